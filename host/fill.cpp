@@ -1,0 +1,367 @@
+// Host dispatch: validation, backend choice, and thread splitting. The
+// arithmetic lives in rng/ (scalar) and host/simd_*.cpp (vector instances of
+// the same templates); nothing here changes a value.
+#include <algorithm>
+#include <atomic>
+#include <cstring>
+#include <thread>
+
+#include "xrng.h"
+
+namespace xrng {
+namespace {
+
+enum class Isa { none = 0, avx2 = 1, avx512 = 2 };
+
+Isa detect_isa() {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_cpu_init();
+  const bool avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") && __builtin_cpu_supports("f16c");
+  const bool avx512 = avx2 && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+                      __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512vl");
+  return avx512 ? Isa::avx512 : avx2 ? Isa::avx2 : Isa::none;
+#else
+  return Isa::none;
+#endif
+}
+
+const Isa kDetected = detect_isa();
+std::atomic<int> g_isa{static_cast<int>(kDetected)};
+
+Isa current_isa() { return static_cast<Isa>(g_isa.load(std::memory_order_relaxed)); }
+
+// Element counts per thread chunk are multiples of this, so chunks start on
+// group and Philox-block boundaries whatever the distribution.
+constexpr uint64_t kChunkAlign = 1024;
+constexpr uint64_t kMinPerThread = 1u << 15;
+
+template <class Body>
+void parallel_ranges(uint64_t count, int threads, Body body) {
+  unsigned t = threads <= 0 ? std::max(1u, std::thread::hardware_concurrency()) : static_cast<unsigned>(threads);
+  const uint64_t max_t = std::max<uint64_t>(1, count / kMinPerThread);
+  if (t > max_t) t = static_cast<unsigned>(max_t);
+  if (t <= 1) {
+    body(uint64_t{0}, count);
+    return;
+  }
+  uint64_t per = (count + t - 1) / t;
+  per = (per + kChunkAlign - 1) / kChunkAlign * kChunkAlign;
+  std::vector<std::thread> pool;
+  std::exception_ptr err;
+  std::atomic<bool> failed{false};
+  for (unsigned i = 1; i < t; ++i) {
+    const uint64_t b = per * i;
+    if (b >= count) break;
+    const uint64_t e = std::min(count, b + per);
+    pool.emplace_back([&, b, e] {
+      try {
+        body(b, e);
+      } catch (...) {
+        if (!failed.exchange(true)) err = std::current_exception();
+      }
+    });
+  }
+  try {
+    body(uint64_t{0}, std::min(count, per));
+  } catch (...) {
+    if (!failed.exchange(true)) err = std::current_exception();
+  }
+  for (auto& th : pool) th.join();
+  if (err) std::rethrow_exception(err);
+}
+
+Isa backend_isa(Backend b) {
+  if (b == Backend::scalar) return Isa::none;
+  if (b == Backend::simd && current_isa() == Isa::none)
+    throw Error("backend cpu-simd: this CPU has no AVX2+FMA (the scalar path is its only backend)");
+  return current_isa();
+}
+
+char* at(void* out, uint64_t i, DType t) { return static_cast<char*>(out) + i * static_cast<uint64_t>(dtype_size(t)); }
+const char* at(const void* in, uint64_t i, DType t) {
+  return static_cast<const char*>(in) + i * static_cast<uint64_t>(dtype_size(t));
+}
+
+void require_buffer(const void* p, uint64_t count, const char* what) {
+  if (count != 0 && p == nullptr) throw Error(std::string(what) + ": null buffer");
+}
+
+template <class OutT>
+void perm_scalar_typed(const PermKey& k, uint64_t start, uint64_t count, void* out) {
+  reference_perm(k, start, count, static_cast<OutT*>(out));
+}
+void perm_scalar(const PermKey& k, uint64_t start, uint64_t count, DType t, void* out) {
+  switch (t) {
+    case DType::i64: return perm_scalar_typed<int64_t>(k, start, count, out);
+    case DType::u64: return perm_scalar_typed<uint64_t>(k, start, count, out);
+    case DType::i32: return perm_scalar_typed<int32_t>(k, start, count, out);
+    case DType::u32: return perm_scalar_typed<uint32_t>(k, start, count, out);
+    default: throw Error("perm: unsupported dtype");
+  }
+}
+
+void store_index(DType t, void* out, uint64_t i, uint64_t v) {
+  switch (t) {
+    case DType::i64: static_cast<int64_t*>(out)[i] = static_cast<int64_t>(v); break;
+    case DType::u64: static_cast<uint64_t*>(out)[i] = v; break;
+    case DType::i32: static_cast<int32_t*>(out)[i] = static_cast<int32_t>(v); break;
+    case DType::u32: static_cast<uint32_t*>(out)[i] = static_cast<uint32_t>(v); break;
+    default: throw Error("perm: unsupported dtype");
+  }
+}
+
+}  // namespace
+
+const char* simd_isa() {
+  switch (current_isa()) {
+    case Isa::avx512: return "avx512";
+    case Isa::avx2: return "avx2";
+    default: return "none";
+  }
+}
+
+bool set_simd_isa(const std::string& name) {
+  Isa want;
+  if (name == "avx512") want = Isa::avx512;
+  else if (name == "avx2") want = Isa::avx2;
+  else if (name == "none") want = Isa::none;
+  else return false;
+  if (static_cast<int>(want) > static_cast<int>(kDetected)) return false;
+  g_isa.store(static_cast<int>(want));
+  return true;
+}
+
+namespace detail {
+void fill_scalar(const Plan& plan, const Stream& s, uint64_t offset, uint64_t start, uint64_t count, void* out) {
+  if (plan.dist == Dist::perm) {
+    perm_scalar(perm_key(s, offset, plan.n), start, count, plan.dtype, out);
+    return;
+  }
+  const bool ok = dispatch_group(plan, [&]<Dist D, DType T>() {
+    reference_fill<D, T>(plan, s, offset, start, count, static_cast<typename Group<D, T>::out_t*>(out));
+  });
+  if (!ok) throw Error(std::string("no element function for ") + dist_name(plan.dist) + "/" + dtype_name(plan.dtype));
+}
+}  // namespace detail
+
+void fill(const Plan& plan, const Key& key, uint64_t offset, uint64_t start, uint64_t count, void* out,
+          const FillOptions& opt) {
+  if (plan.dist == Dist::dropout) throw Error("dropout needs an input buffer: use xrng::dropout");
+  check_counters(plan, offset, start, count);
+  require_buffer(out, count, "fill");
+  if (count == 0) return;
+  const Isa isa = backend_isa(opt.backend);
+  const Stream s = key.stream();
+  if (plan.dist == Dist::perm) {
+    const PermKey k = perm_key(s, offset, plan.n);
+    parallel_ranges(count, opt.threads, [&](uint64_t b, uint64_t e) {
+      void* o = at(out, b, plan.dtype);
+      const bool done = (isa == Isa::avx512 && detail::perm_avx512(k, start + b, e - b, plan.dtype, o)) ||
+                        (isa >= Isa::avx2 && detail::perm_avx2(k, start + b, e - b, plan.dtype, o));
+      if (!done) perm_scalar(k, start + b, e - b, plan.dtype, o);
+    });
+    return;
+  }
+  parallel_ranges(count, opt.threads, [&](uint64_t b, uint64_t e) {
+    void* o = at(out, b, plan.dtype);
+    const bool done = (isa == Isa::avx512 && detail::fill_avx512(plan, s, offset, start + b, e - b, o)) ||
+                      (isa >= Isa::avx2 && detail::fill_avx2(plan, s, offset, start + b, e - b, o));
+    if (!done) detail::fill_scalar(plan, s, offset, start + b, e - b, o);
+  });
+}
+
+void dropout(const Plan& plan, const Key& key, uint64_t offset, uint64_t start, uint64_t count, const void* in,
+             void* out, const FillOptions& opt) {
+  if (plan.dist != Dist::dropout) throw Error("dropout: the plan must be made with Dist::dropout");
+  Plan mask = plan;
+  mask.dist = Dist::bernoulli;
+  check_counters(mask, offset, start, count);
+  require_buffer(in, count, "dropout input");
+  require_buffer(out, count, "dropout output");
+  if (count == 0) return;
+  backend_isa(opt.backend);
+  const Stream s = key.stream();
+  const BernoulliParams& bp = plan.bernoulli;
+  // Dropout is memory bound; the words come from the SIMD bits kernel when
+  // available, the masking itself is a plain loop.
+  parallel_ranges(count, opt.threads, [&](uint64_t b, uint64_t e) {
+    constexpr uint64_t kTile = 4096;
+    uint32_t w[kTile];
+    Plan bits = make_plan(Dist::bits, DType::u32, DrawParams{});
+    const Isa isa = backend_isa(opt.backend);
+    for (uint64_t t = b; t < e; t += kTile) {
+      const uint64_t m = std::min(kTile, e - t);
+      const bool done = (isa == Isa::avx512 && detail::fill_avx512(bits, s, offset, start + t, m, w)) ||
+                        (isa >= Isa::avx2 && detail::fill_avx2(bits, s, offset, start + t, m, w));
+      if (!done) detail::fill_scalar(bits, s, offset, start + t, m, w);
+      switch (plan.dtype) {
+        case DType::f32: {
+          const float* x = reinterpret_cast<const float*>(at(in, t, plan.dtype));
+          float* y = reinterpret_cast<float*>(at(out, t, plan.dtype));
+          for (uint64_t i = 0; i < m; ++i) y[i] = dist::dropout_f32(w[i], x[i], bp);
+          break;
+        }
+        case DType::f64: {
+          const double* x = reinterpret_cast<const double*>(at(in, t, plan.dtype));
+          double* y = reinterpret_cast<double*>(at(out, t, plan.dtype));
+          for (uint64_t i = 0; i < m; ++i) y[i] = dist::dropout_f64(w[i], x[i], bp);
+          break;
+        }
+        case DType::f16: {
+          const uint16_t* x = reinterpret_cast<const uint16_t*>(at(in, t, plan.dtype));
+          uint16_t* y = reinterpret_cast<uint16_t*>(at(out, t, plan.dtype));
+          for (uint64_t i = 0; i < m; ++i) y[i] = dist::dropout_f16(w[i], x[i], bp);
+          break;
+        }
+        case DType::bf16: {
+          const uint16_t* x = reinterpret_cast<const uint16_t*>(at(in, t, plan.dtype));
+          uint16_t* y = reinterpret_cast<uint16_t*>(at(out, t, plan.dtype));
+          for (uint64_t i = 0; i < m; ++i) y[i] = dist::dropout_bf16(w[i], x[i], bp);
+          break;
+        }
+        default: throw Error("dropout: unsupported dtype");
+      }
+    }
+  });
+}
+
+void perm_shard(const Plan& plan, const Key& key, uint64_t offset, uint64_t rank, uint64_t world, uint64_t start,
+                uint64_t count, void* out, const FillOptions& opt) {
+  if (plan.dist != Dist::perm) throw Error("perm_shard: the plan must be a permutation");
+  if (world == 0 || rank >= world)
+    throw Error("perm_shard: need 0 <= rank < world (got rank " + std::to_string(rank) + ", world " +
+                std::to_string(world) + ")");
+  check_counters(plan, offset, 0, 0);
+  require_buffer(out, count, "perm_shard");
+  if (count == 0) return;
+  backend_isa(opt.backend);
+  const PermKey k = perm_key(key.stream(), offset, plan.n);
+  parallel_ranges(count, opt.threads, [&](uint64_t b, uint64_t e) {
+    // positions step by world (mod n) from the first one; one exact reduction per chunk
+    uint64_t pos = perm_shard_position(k.n, rank, world, start + b);
+    const uint64_t step = world % k.n;
+    for (uint64_t j = b; j < e; ++j) {
+      store_index(plan.dtype, out, j, perm_at(k, pos));
+      pos = pos >= k.n - step ? pos - (k.n - step) : pos + step;
+    }
+  });
+}
+
+void perm_inverse(const Plan& plan, const Key& key, uint64_t offset, uint64_t start, uint64_t count, void* out,
+                  const FillOptions& opt) {
+  if (plan.dist != Dist::perm) throw Error("perm_inverse: the plan must be a permutation");
+  check_counters(plan, offset, start, count);
+  require_buffer(out, count, "perm_inverse");
+  if (count == 0) return;
+  backend_isa(opt.backend);
+  const PermKey k = perm_key(key.stream(), offset, plan.n);
+  parallel_ranges(count, opt.threads, [&](uint64_t b, uint64_t e) {
+    for (uint64_t i = b; i < e; ++i) store_index(plan.dtype, out, i, perm_inverse(k, start + i));
+  });
+}
+
+// ---- typed conveniences ----------------------------------------------------------------
+namespace {
+void typed(Dist d, DType t, const DrawParams& q, const Key& key, uint64_t offset, void* out, uint64_t n,
+           const FillOptions& opt) {
+  fill(make_plan(d, t, q), key, offset, 0, n, out, opt);
+}
+DrawParams range(double lo, double hi) {
+  DrawParams q;
+  q.low = lo;
+  q.high = hi;
+  return q;
+}
+DrawParams moments(double mean, double std) {
+  DrawParams q;
+  q.mean = mean;
+  q.std = std;
+  return q;
+}
+DrawParams irange(int64_t lo, int64_t hi) {
+  DrawParams q;
+  q.ilow = lo;
+  q.ihigh = hi;
+  return q;
+}
+DrawParams prob(double p) {
+  DrawParams q;
+  q.p = p;
+  return q;
+}
+DrawParams size(uint64_t n) {
+  DrawParams q;
+  q.n = n;
+  return q;
+}
+}  // namespace
+
+void bits(const Key& k, uint64_t o, uint32_t* out, size_t n, const FillOptions& opt) {
+  typed(Dist::bits, DType::u32, {}, k, o, out, n, opt);
+}
+void bits(const Key& k, uint64_t o, uint64_t* out, size_t n, const FillOptions& opt) {
+  typed(Dist::bits, DType::u64, {}, k, o, out, n, opt);
+}
+void uniform(const Key& k, uint64_t o, float* out, size_t n, double lo, double hi, const FillOptions& opt) {
+  typed(Dist::uniform, DType::f32, range(lo, hi), k, o, out, n, opt);
+}
+void uniform(const Key& k, uint64_t o, double* out, size_t n, double lo, double hi, const FillOptions& opt) {
+  typed(Dist::uniform, DType::f64, range(lo, hi), k, o, out, n, opt);
+}
+void normal(const Key& k, uint64_t o, float* out, size_t n, double mean, double std, const FillOptions& opt) {
+  typed(Dist::normal, DType::f32, moments(mean, std), k, o, out, n, opt);
+}
+void normal(const Key& k, uint64_t o, double* out, size_t n, double mean, double std, const FillOptions& opt) {
+  typed(Dist::normal, DType::f64, moments(mean, std), k, o, out, n, opt);
+}
+void bernoulli(const Key& k, uint64_t o, uint8_t* out, size_t n, double p, const FillOptions& opt) {
+  typed(Dist::bernoulli, DType::u8, prob(p), k, o, out, n, opt);
+}
+void randint(const Key& k, uint64_t o, int32_t* out, size_t n, int64_t lo, int64_t hi, const FillOptions& opt) {
+  typed(Dist::randint, DType::i32, irange(lo, hi), k, o, out, n, opt);
+}
+void randint(const Key& k, uint64_t o, int64_t* out, size_t n, int64_t lo, int64_t hi, const FillOptions& opt) {
+  typed(Dist::randint, DType::i64, irange(lo, hi), k, o, out, n, opt);
+}
+void randperm(const Key& k, uint64_t o, int64_t* out, uint64_t n, const FillOptions& opt) {
+  typed(Dist::perm, DType::i64, size(n), k, o, out, n, opt);
+}
+std::vector<int64_t> randperm(const Key& k, uint64_t o, uint64_t n, const FillOptions& opt) {
+  make_plan(Dist::perm, DType::i64, size(n));  // validate n before allocating
+  std::vector<int64_t> v(n);
+  randperm(k, o, v.data(), n, opt);
+  return v;
+}
+uint64_t perm_element(const Key& k, uint64_t o, uint64_t n, uint64_t i) {
+  const Plan p = make_plan(Dist::perm, DType::u64, size(n));
+  check_counters(p, o, 0, 0);
+  if (i >= n) throw Error("perm_element: index " + std::to_string(i) + " >= n = " + std::to_string(n));
+  return perm_at(perm_key(k.stream(), o, n), i);
+}
+uint64_t perm_position(const Key& k, uint64_t o, uint64_t n, uint64_t v) {
+  const Plan p = make_plan(Dist::perm, DType::u64, size(n));
+  check_counters(p, o, 0, 0);
+  if (v >= n) throw Error("perm_position: value " + std::to_string(v) + " >= n = " + std::to_string(n));
+  return perm_inverse(perm_key(k.stream(), o, n), v);
+}
+
+// ---- Generator ---------------------------------------------------------------------------
+void Generator::draw(const Plan& plan, uint64_t count, void* out, const FillOptions& opt) {
+  const uint64_t used = check_counters(plan, offset_, 0, plan.dist == Dist::perm ? plan.n : count);
+  if (used > ~offset_) throw Error("generator exhausted: the draw would wrap the 64-bit word offset");
+  fill(plan, key_, offset_, 0, count, out, opt);
+  offset_ += used;
+}
+void Generator::skip(const Plan& plan, uint64_t count) {
+  const uint64_t used = check_counters(plan, offset_, 0, plan.dist == Dist::perm ? plan.n : count);
+  if (used > ~offset_) throw Error("generator exhausted: the skip would wrap the 64-bit word offset");
+  offset_ += used;
+}
+void Generator::normal(float* out, size_t n, double mean, double std, const FillOptions& opt) {
+  draw(make_plan(Dist::normal, DType::f32, moments(mean, std)), n, out, opt);
+}
+void Generator::uniform(float* out, size_t n, double low, double high, const FillOptions& opt) {
+  draw(make_plan(Dist::uniform, DType::f32, range(low, high)), n, out, opt);
+}
+
+}  // namespace xrng

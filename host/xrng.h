@@ -1,0 +1,115 @@
+// xrng host API: fill caller-supplied buffers on the CPU.
+//
+// Every function computes elements [start, start + count) of a draw at word
+// `offset` of the stream named by `key`; out[0] receives element `start`.
+// Results do not depend on the backend (scalar or SIMD), the number of
+// threads, or how a draw is split into calls. Errors (bad parameters, counter
+// overflow, null buffers) throw xrng::Error before anything is written.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "../rng/keys.h"
+#include "../rng/plan.h"
+
+namespace xrng {
+
+enum class Backend { scalar, simd, automatic };
+
+struct FillOptions {
+  Backend backend = Backend::automatic;  // scalar: the reference; simd: best available ISA (error if none)
+  int threads = 1;                       // 0: all hardware threads
+};
+
+// The SIMD instruction set the host dispatcher uses: "avx512", "avx2" or
+// "none" (no FMA-capable SIMD: the scalar path is used).
+const char* simd_isa();
+// Forces the dispatcher below the detected ISA ("avx2", "none"); for tests and
+// benchmarks. Returns false if the name is unknown or not supported here.
+bool set_simd_isa(const std::string& name);
+
+// ---- generic entry points (any distribution / dtype of a Plan) ---------------------
+// out has room for `count` elements of plan.dtype.
+void fill(const Plan& plan, const Key& key, uint64_t offset, uint64_t start, uint64_t count, void* out,
+          const FillOptions& opt = {});
+// Dropout (plan from make_plan(Dist::dropout, dtype, {.p = p})): out[i] is 0
+// where element start+i is dropped, else in[i] / (1 - p). in == out is allowed.
+void dropout(const Plan& plan, const Key& key, uint64_t offset, uint64_t start, uint64_t count, const void* in,
+             void* out, const FillOptions& opt = {});
+// Shard `rank` of `world` of a permutation plan: elements j in [start, start+count)
+// of the shard, i.e. perm((rank + j * world) mod n).
+void perm_shard(const Plan& plan, const Key& key, uint64_t offset, uint64_t rank, uint64_t world, uint64_t start,
+                uint64_t count, void* out, const FillOptions& opt = {});
+// Inverse permutation: out[i] = position of value (start + i).
+void perm_inverse(const Plan& plan, const Key& key, uint64_t offset, uint64_t start, uint64_t count, void* out,
+                  const FillOptions& opt = {});
+
+// ---- typed conveniences ----------------------------------------------------------
+void bits(const Key& key, uint64_t offset, uint32_t* out, size_t n, const FillOptions& opt = {});
+void bits(const Key& key, uint64_t offset, uint64_t* out, size_t n, const FillOptions& opt = {});
+void uniform(const Key& key, uint64_t offset, float* out, size_t n, double low = 0.0, double high = 1.0,
+             const FillOptions& opt = {});
+void uniform(const Key& key, uint64_t offset, double* out, size_t n, double low = 0.0, double high = 1.0,
+             const FillOptions& opt = {});
+void normal(const Key& key, uint64_t offset, float* out, size_t n, double mean = 0.0, double std = 1.0,
+            const FillOptions& opt = {});
+void normal(const Key& key, uint64_t offset, double* out, size_t n, double mean = 0.0, double std = 1.0,
+            const FillOptions& opt = {});
+void bernoulli(const Key& key, uint64_t offset, uint8_t* out, size_t n, double p, const FillOptions& opt = {});
+void randint(const Key& key, uint64_t offset, int32_t* out, size_t n, int64_t low, int64_t high,
+             const FillOptions& opt = {});
+void randint(const Key& key, uint64_t offset, int64_t* out, size_t n, int64_t low, int64_t high,
+             const FillOptions& opt = {});
+void randperm(const Key& key, uint64_t offset, int64_t* out, uint64_t n, const FillOptions& opt = {});
+std::vector<int64_t> randperm(const Key& key, uint64_t offset, uint64_t n, const FillOptions& opt = {});
+
+// Random access to single elements of a permutation.
+uint64_t perm_element(const Key& key, uint64_t offset, uint64_t n, uint64_t i);
+uint64_t perm_position(const Key& key, uint64_t offset, uint64_t n, uint64_t value);
+
+// ---- a stateful generator ------------------------------------------------------------
+// Remembers (key, offset) and nothing else; each draw starts at the current
+// offset and advances it by the words the draw consumes (plan_words), so a
+// sequence of draws equals one draw at explicit offsets.
+class Generator {
+ public:
+  explicit Generator(uint64_t seed = 0, uint64_t subseq = 0, uint64_t offset = 0) : key_(seed, subseq), offset_(offset) {}
+  Generator(const Key& key, uint64_t offset) : key_(key), offset_(offset) {}
+
+  const Key& key() const { return key_; }
+  uint64_t offset() const { return offset_; }
+  void set_offset(uint64_t w) { offset_ = w; }
+
+  // Draw `count` elements of `plan` into out and advance.
+  void draw(const Plan& plan, uint64_t count, void* out, const FillOptions& opt = {});
+  // Advance as if `count` elements of `plan` had been drawn.
+  void skip(const Plan& plan, uint64_t count);
+
+  void normal(float* out, size_t n, double mean = 0.0, double std = 1.0, const FillOptions& opt = {});
+  void uniform(float* out, size_t n, double low = 0.0, double high = 1.0, const FillOptions& opt = {});
+
+  // A generator on a derived key, starting at offset 0 (see Key::fold_in/split).
+  Generator fold_in(uint64_t data) const { return Generator(key_.fold_in(data), 0); }
+  Generator split(uint64_t i) const { return Generator(key_.split(i), 0); }
+
+ private:
+  Key key_;
+  uint64_t offset_ = 0;
+};
+
+// ---- internal: per-ISA kernels (host/simd_*.cpp) ----------------------------------------
+namespace detail {
+// Fills elements [start, start+count) with the ISA's vector code; returns false
+// when the plan is not vectorised there (the caller then runs the scalar path).
+bool fill_avx2(const Plan& plan, const Stream& s, uint64_t offset, uint64_t start, uint64_t count, void* out);
+bool fill_avx512(const Plan& plan, const Stream& s, uint64_t offset, uint64_t start, uint64_t count, void* out);
+bool perm_avx2(const PermKey& k, uint64_t start, uint64_t count, DType t, void* out);
+bool perm_avx512(const PermKey& k, uint64_t start, uint64_t count, DType t, void* out);
+// The scalar reference for one contiguous range (no threads).
+void fill_scalar(const Plan& plan, const Stream& s, uint64_t offset, uint64_t start, uint64_t count, void* out);
+}  // namespace detail
+
+}  // namespace xrng

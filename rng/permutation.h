@@ -1,0 +1,118 @@
+// Random-access permutations of [0, n), 1 <= n <= 2^63.
+//
+// perm(i) is a keyed bijection of [0, 2^(2h)) (a balanced Feistel network
+// with h-bit halves, 2h the bit length of n - 1 rounded up to an even number,
+// at least 2) restricted to [0, n) by cycle-walking: apply it again while the
+// result is >= n. The domain is below 4n, so the expected number of walks is
+// below 4. Inverse: the same walk with the inverse network. Both take O(1)
+// memory and expected O(1) time, and depend on nothing but (key, n, i).
+#pragma once
+
+#include "stream.h"
+
+namespace xrng {
+
+constexpr int kPermRounds = 8;  // Feistel rounds; the draw consumes one word per round
+
+struct PermKey {
+  uint64_t n = 1;
+  uint32_t half_bits = 1;            // h
+  uint32_t half_mask = 1;            // 2^h - 1
+  uint32_t round_key[kPermRounds] = {};
+};
+
+namespace detail {
+
+// Round function: murmur3's 32-bit finaliser of the half xored with the round
+// key (a bijection of 32-bit words with full avalanche), cut to h bits.
+XRNG_HD XRNG_INLINE uint32_t feistel_f(uint32_t x, uint32_t k) {
+  x ^= k;
+  x ^= x >> 16;
+  x *= 0x85ebca6bu;
+  x ^= x >> 13;
+  x *= 0xc2b2ae35u;
+  x ^= x >> 16;
+  return x;
+}
+
+}  // namespace detail
+
+// Builds the key of a permutation of [0, n) whose round keys are the words
+// offset .. offset + kPermRounds - 1 of the stream. n must be in [1, 2^63].
+XRNG_HD XRNG_INLINE PermKey perm_key(const Stream& s, uint64_t offset, uint64_t n) {
+  PermKey k;
+  k.n = n;
+  uint32_t bits = 0;
+  while (bits < 64 && (n - 1) >> bits) ++bits;  // bit length of n - 1
+  if (bits < 2) bits = 2;
+  bits += bits & 1u;
+  k.half_bits = bits / 2;
+  k.half_mask = k.half_bits == 32 ? 0xffffffffu : ((1u << k.half_bits) - 1u);
+  for (int r = 0; r < kPermRounds; ++r) k.round_key[r] = stream_word(s, offset + static_cast<uint64_t>(r));
+  return k;
+}
+
+// One pass of the Feistel network over [0, 2^(2h)).
+XRNG_HD XRNG_INLINE uint64_t feistel_forward(const PermKey& k, uint64_t x) {
+  uint32_t l = static_cast<uint32_t>(x >> k.half_bits);
+  uint32_t r = static_cast<uint32_t>(x) & k.half_mask;
+  for (int i = 0; i < kPermRounds; ++i) {
+    const uint32_t nl = r;
+    r = (l ^ detail::feistel_f(r, k.round_key[i])) & k.half_mask;
+    l = nl;
+  }
+  return (static_cast<uint64_t>(l) << k.half_bits) | r;
+}
+XRNG_HD XRNG_INLINE uint64_t feistel_inverse(const PermKey& k, uint64_t x) {
+  uint32_t l = static_cast<uint32_t>(x >> k.half_bits);
+  uint32_t r = static_cast<uint32_t>(x) & k.half_mask;
+  for (int i = kPermRounds - 1; i >= 0; --i) {
+    const uint32_t pr = l;
+    l = (r ^ detail::feistel_f(l, k.round_key[i])) & k.half_mask;
+    r = pr;
+  }
+  return (static_cast<uint64_t>(l) << k.half_bits) | r;
+}
+
+// The element at position i (< n) of the permutation.
+XRNG_HD XRNG_INLINE uint64_t perm_at(const PermKey& k, uint64_t i) {
+  uint64_t x = i;
+  do {
+    x = feistel_forward(k, x);
+  } while (x >= k.n);
+  return x;
+}
+// The position of value v (< n): perm_at(k, perm_inverse(k, v)) == v.
+XRNG_HD XRNG_INLINE uint64_t perm_inverse(const PermKey& k, uint64_t v) {
+  uint64_t x = v;
+  do {
+    x = feistel_inverse(k, x);
+  } while (x >= k.n);
+  return x;
+}
+
+// Position of the j-th element of shard `rank` of `world` (DistributedSampler's
+// layout): (rank + j * world) mod n, the wrap-around giving the padding
+// DistributedSampler adds when n is not a multiple of world. Exact for any
+// 64-bit j and world (a 128-bit product reduced by binary long division).
+XRNG_HD XRNG_INLINE uint64_t perm_shard_position(uint64_t n, uint64_t rank, uint64_t world, uint64_t j) {
+  const uint64_t lo = j * world;
+#if defined(__CUDA_ARCH__)
+  const uint64_t hi = __umul64hi(j, world);
+#else
+  const uint64_t hi = static_cast<uint64_t>((static_cast<unsigned __int128>(j) * world) >> 64);
+#endif
+  uint64_t rem = hi % n;  // n <= 2^63, so 2 * rem < 2^64 below
+  for (int b = 63; b >= 0; --b) {
+    rem = rem >= n - rem ? rem - (n - rem) : rem << 1;
+    if ((lo >> b) & 1u) rem = rem + 1 == n ? 0 : rem + 1;
+  }
+  const uint64_t r = rank % n;
+  return rem >= n - r ? rem - (n - r) : rem + r;
+}
+
+XRNG_HD XRNG_INLINE uint64_t perm_shard_at(const PermKey& k, uint64_t rank, uint64_t world, uint64_t j) {
+  return perm_at(k, perm_shard_position(k.n, rank, world, j));
+}
+
+}  // namespace xrng
