@@ -1,0 +1,139 @@
+#!/usr/bin/env python3
+"""CLI tests for `xrng`: known answers, formats, random access, fingerprints, bad input.
+
+Usage: test_cli.py PATH_TO_XRNG KAT_DIR
+"""
+import hashlib
+import os
+import struct
+import subprocess
+import sys
+
+XRNG, KAT_DIR = sys.argv[1], sys.argv[2]
+passed = failed = 0
+
+
+def run(*args, ok=True):
+    p = subprocess.run([XRNG, *map(str, args)], capture_output=True)
+    if ok and p.returncode != 0:
+        raise AssertionError(f"xrng {' '.join(map(str, args))} failed: {p.stderr.decode()}")
+    return p
+
+
+def check(name, cond, detail=""):
+    global passed, failed
+    if cond:
+        passed += 1
+    else:
+        failed += 1
+        print(f"FAIL {name} {detail}")
+
+
+def lines(*args):
+    return run(*args).stdout.decode().split()
+
+
+# 1. cuRAND stream known answers through the CLI
+with open(os.path.join(KAT_DIR, "curand_stream.txt")) as f:
+    for ln in f:
+        if ln.startswith("#") or not ln.strip():
+            continue
+        toks = ln.split()
+        seed, subseq, offset, words = toks[0], toks[1], toks[2], toks[3:]
+        got = lines("gen", "--dist", "bits", "--seed", seed, "--subseq", subseq, "--offset", offset,
+                    "--count", len(words), "--format", "hex")
+        check(f"kat {seed} {subseq} {offset}", got == words, f"{got} != {words}")
+
+# 2. formats: hex width, bin = hex, fingerprint = sha256(bin), text round-trips
+widths = {"u32": 8, "u64": 16, "f32": 8, "f64": 16, "f16": 4, "bf16": 4, "i32": 8, "i64": 16, "u8": 2}
+cases = [("bits", "u32", []), ("bits", "u64", []), ("uniform", "f32", []), ("uniform", "f64", ["--low", "-3", "--high", "0x10"]),
+         ("uniform", "f16", []), ("uniform", "bf16", []), ("normal", "f32", ["--mean", "1.5", "--std", "0.5"]),
+         ("normal", "f64", []), ("normal", "f16", []), ("normal", "bf16", []), ("bernoulli", "u8", ["--p", "0.3"]),
+         ("randint", "i32", ["--low", "-7", "--high", "100"]), ("randint", "i64", ["--low", "-9223372036854775808", "--high", "9223372036854775807"]),
+         ("perm", "i64", ["--n", "1000"]), ("perm", "i32", ["--n", "77"])]
+fmt = {"u32": "<I", "u64": "<Q", "f32": "<f", "f64": "<d", "f16": "<H", "bf16": "<H", "i32": "<i", "i64": "<q", "u8": "<B"}
+for dist, dt, extra in cases:
+    base = ["--dist", dist, "--dtype", dt, "--seed", "0x1234", "--subseq", "3", "--offset", "5", *extra]
+    cnt = ["--count", 77]
+    hx = lines("gen", *base, *cnt, "--format", "hex")
+    check(f"hex width {dist}/{dt}", all(len(h) == widths[dt] for h in hx) and len(hx) == 77)
+    b = run("gen", *base, *cnt, "--format", "bin").stdout
+    sz = struct.calcsize(fmt[dt])
+    vals = [struct.unpack_from(fmt[dt], b, i * sz)[0] for i in range(77)]
+    bits_from_bin = [format(struct.unpack_from({1: "<B", 2: "<H", 4: "<I", 8: "<Q"}[sz], b, i * sz)[0], f"0{2*sz}x") for i in range(77)]
+    check(f"bin == hex {dist}/{dt}", bits_from_bin == hx)
+    fp = lines("fingerprint", *base, *cnt)[0]
+    check(f"fingerprint {dist}/{dt}", fp == hashlib.sha256(b).hexdigest())
+    txt = lines("gen", *base, *cnt, "--format", "text")
+    if dt in ("f32", "f64"):
+        back = [struct.unpack(fmt[dt], struct.pack(fmt[dt], float(t)))[0] for t in txt]
+        check(f"text round-trip {dist}/{dt}", [struct.pack(fmt[dt], v) for v in back] == [struct.pack(fmt[dt], v) for v in vals])
+    elif dt in ("f16",):
+        back = [struct.pack("<e", float(t)) for t in txt]
+        check(f"text round-trip {dist}/{dt}", back == [struct.pack("<H", v) for v in vals])
+    elif dt == "bf16":
+        back = [struct.pack("<f", float(t))[2:] for t in txt]
+        check(f"text round-trip {dist}/{dt}", back == [struct.pack("<H", v) for v in vals])
+    else:
+        check(f"text {dist}/{dt}", [int(t) for t in txt] == vals)
+    # 3. random access and chunking: --start k gives the tail; any split concatenates
+    for k in (1, 2, 5, 33):
+        tail = lines("gen", *base, "--start", k, "--count", 77 - k, "--format", "hex")
+        check(f"random access {dist}/{dt} k={k}", tail == hx[k:])
+    # 4. backends and threads agree
+    big = 100003 if dist != "perm" else 77
+    fps = {lines("fingerprint", *base, "--count", big, "--backend", be, "--threads", th)[0]
+           for be in ("cpu-scalar", "auto") for th in (1, 2, 3)}
+    check(f"backends/threads {dist}/{dt}", len(fps) == 1, str(fps))
+
+# 5. --epoch E is --seed 123456789+E; decimal == hex numbers
+check("epoch", lines("gen", "--dist", "bits", "--epoch", 3, "--count", 4) ==
+      lines("gen", "--dist", "bits", "--seed", 123456792, "--count", 4))
+check("hex numbers", lines("gen", "--dist", "bits", "--seed", "0x10", "--count", "0x4") ==
+      lines("gen", "--dist", "bits", "--seed", 16, "--count", 4))
+# perm: a permutation; shards form it; inverse inverts it
+perm = [int(x) for x in lines("gen", "--dist", "perm", "--n", 1001, "--seed", 9)]
+check("perm is a permutation", sorted(perm) == list(range(1001)))
+inv = [int(x) for x in lines("gen", "--dist", "perm", "--n", 1001, "--seed", 9, "--inverse")]
+check("perm inverse", all(perm[inv[v]] == v for v in range(1001)))
+shards = [[int(x) for x in lines("gen", "--dist", "perm", "--n", 1001, "--seed", 9, "--rank", r, "--world", 4, "--count", 251)] for r in range(4)]
+check("perm shards interleave", all(shards[r][j] == perm[(r + 4 * j) % 1001] for r in range(4) for j in range(251)))
+check("perm last element", lines("gen", "--dist", "perm", "--n", 2**63, "--start", 2**63 - 1, "--count", 1) != [])
+
+# 6. bad input: non-zero exit, one line on stderr, nothing on stdout, no crash
+bad = [
+    [], ["frobnicate"], ["gen"], ["gen", "--dist", "normal"], ["gen", "--dist", "normal", "--count", "-1"],
+    ["gen", "--dist", "normal", "--count", "1e3"], ["gen", "--dist", "normal", "--count", "18446744073709551616"],
+    ["gen", "--dist", "nope", "--count", "1"], ["gen", "--dist", "normal", "--dtype", "i32", "--count", "1"],
+    ["gen", "--dist", "bits", "--dtype", "f99", "--count", "1"],
+    ["gen", "--dist", "bernoulli", "--p", "1.5", "--count", "1"], ["gen", "--dist", "bernoulli", "--p", "-0.1", "--count", "1"],
+    ["gen", "--dist", "bernoulli", "--p", "nan", "--count", "1"], ["gen", "--dist", "bernoulli", "--count", "1"],
+    ["gen", "--dist", "uniform", "--low", "1", "--high", "1", "--count", "1"],
+    ["gen", "--dist", "uniform", "--low", "2", "--high", "1", "--count", "1"],
+    ["gen", "--dist", "uniform", "--low", "0", "--high", "inf", "--count", "1"],
+    ["gen", "--dist", "uniform", "--dtype", "f16", "--low", "0", "--high", "1e6", "--count", "1"],
+    ["gen", "--dist", "normal", "--std", "-1", "--count", "1"], ["gen", "--dist", "normal", "--mean", "nan", "--count", "1"],
+    ["gen", "--dist", "randint", "--low", "5", "--high", "5", "--count", "1"],
+    ["gen", "--dist", "randint", "--dtype", "i32", "--low", "0", "--high", "3000000000", "--count", "1"],
+    ["gen", "--dist", "perm", "--n", "0"], ["gen", "--dist", "perm", "--n", str(2**63 + 1), "--count", "1"],
+    ["gen", "--dist", "perm", "--n", "10", "--start", "5", "--count", "6"],
+    ["gen", "--dist", "perm", "--n", "10", "--rank", "4", "--world", "4", "--count", "1"],
+    ["gen", "--dist", "bits", "--offset", "0xffffffffffffffff", "--count", "2"],
+    ["gen", "--dist", "bits", "--offset", "0x1ffffffffffffffff", "--count", "1"],
+    ["gen", "--dist", "normal", "--dtype", "f64", "--offset", "0xfffffffffffffffc", "--count", "3"],
+    ["gen", "--dist", "bits", "--count", "1", "--format", "xml"], ["gen", "--dist", "bits", "--count", "1", "--backend", "gpu"],
+    ["gen", "--dist", "bits", "--count", "1", "--seed", "1", "--epoch", "1"], ["gen", "--dist", "bits", "--count", "1", "--bogus", "1"],
+    ["gen", "--dist", "bits", "--count", "1", "--p", "0.5"], ["gen", "--dist", "bits", "--count"],
+    ["gen", "--dist", "dropout", "--count", "1"], ["fingerprint", "--dist", "bits", "--count", "1", "--format", "hex"],
+    ["verify", "--bogus"],
+]
+for args in bad:
+    p = run(*args, ok=False)
+    err = p.stderr.decode().strip().splitlines()
+    check(f"bad input {args}", p.returncode not in (0, 134, 136, 139) and p.returncode > 0 and len(err) >= 1
+          and (len(err) == 1 or not args) and p.stdout == b"", f"rc={p.returncode} err={err}")
+# the last word of the stream is reachable, one past it is not
+check("last word ok", run("gen", "--dist", "bits", "--offset", "0xffffffffffffffff", "--count", "1").returncode == 0)
+
+print(f"{passed} passed, {failed} failed")
+sys.exit(1 if failed else 0)
