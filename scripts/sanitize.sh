@@ -1,0 +1,10 @@
+#!/usr/bin/env bash
+# Builds the host library, CLI and unit tests with ASan + UBSan and runs them
+# (the statistical and exhaustive suites are left to the optimised build).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DXRNG_SANITIZE=ON -DXRNG_CUDA=OFF -DXRNG_BENCH=OFF >build-asan.configure.log 2>&1 \
+  || { cat build-asan.configure.log; exit 1; }
+cmake --build build-asan -j"$(nproc)"
+(cd build-asan && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+  ctest --output-on-failure -L unit -j1 --timeout 1800)
