@@ -131,19 +131,27 @@ XRNG_HD XRNG_INLINE uint8_t bernoulli_u8(uint32_t w, const BernoulliParams& p) {
 }
 // Dropout drops an element with probability p (the element's Bernoulli(p) bit
 // is 1) and scales the kept ones by 1/(1-p). Dropped elements are exactly +0.
+// A kept NaN becomes the type's canonical quiet NaN: NaN payloads propagate
+// differently through x86 and GPU arithmetic, canonical NaNs are portable.
 XRNG_HD XRNG_INLINE float dropout_f32(uint32_t w, float x, const BernoulliParams& p) {
-  return static_cast<uint64_t>(w) < p.threshold ? 0.0f : x * p.scale_f32;
+  if (static_cast<uint64_t>(w) < p.threshold) return 0.0f;
+  if ((math::as_u32(x) & 0x7fffffffu) > 0x7f800000u) return math::as_f32(0x7fc00000u);
+  return x * p.scale_f32;
 }
 XRNG_HD XRNG_INLINE double dropout_f64(uint32_t w, double x, const BernoulliParams& p) {
-  return static_cast<uint64_t>(w) < p.threshold ? 0.0 : x * p.scale;
+  if (static_cast<uint64_t>(w) < p.threshold) return 0.0;
+  if ((math::as_u64(x) & 0x7fffffffffffffffull) > 0x7ff0000000000000ull) return math::as_f64(0x7ff8000000000000ull);
+  return x * p.scale;
 }
 XRNG_HD XRNG_INLINE uint16_t dropout_f16(uint32_t w, uint16_t x, const BernoulliParams& p) {
-  return static_cast<uint64_t>(w) < p.threshold ? uint16_t(0)
-                                                  : math::f32_to_f16_bits(math::f16_bits_to_f32(x) * p.scale_f32);
+  if (static_cast<uint64_t>(w) < p.threshold) return 0;
+  if ((x & 0x7fffu) > 0x7c00u) return 0x7e00u;
+  return math::f32_to_f16_bits(math::f16_bits_to_f32(x) * p.scale_f32);
 }
 XRNG_HD XRNG_INLINE uint16_t dropout_bf16(uint32_t w, uint16_t x, const BernoulliParams& p) {
-  return static_cast<uint64_t>(w) < p.threshold ? uint16_t(0)
-                                                  : math::f32_to_bf16_bits(math::bf16_bits_to_f32(x) * p.scale_f32);
+  if (static_cast<uint64_t>(w) < p.threshold) return 0;
+  if ((x & 0x7fffu) > 0x7f80u) return 0x7fc0u;
+  return math::f32_to_bf16_bits(math::bf16_bits_to_f32(x) * p.scale_f32);
 }
 
 // ---- randint -----------------------------------------------------------------------

@@ -104,16 +104,18 @@ XRNG_HD void reference_fill(const Plan& p, const Stream& s, uint64_t offset, uin
                             typename Group<D, T>::out_t* out) {
   using G = Group<D, T>;
   if (count == 0) return;
-  const uint64_t end = start + count;
-  for (uint64_t g = start / G::kGroup; g * G::kGroup < end; ++g) {
+  const uint64_t last = start + (count - 1);  // inclusive: start + count may be 2^64
+  const uint64_t g_last = last / G::kGroup;
+  for (uint64_t g = start / G::kGroup;; ++g) {
     uint32_t w[G::kWords];
     stream_words(s, offset + G::kWords * g, G::kWords, w);
     typename G::out_t v[G::kGroup];
     G::eval(w, p, v);
     for (uint32_t j = 0; j < G::kGroup; ++j) {
       const uint64_t e = g * G::kGroup + j;
-      if (e >= start && e < end) out[e - start] = v[j];
+      if (e >= start && e <= last) out[e - start] = v[j];
     }
+    if (g == g_last) break;  // not a loop condition: g_last may be 2^64 - 1
   }
 }
 

@@ -100,6 +100,15 @@ shards = [[int(x) for x in lines("gen", "--dist", "perm", "--n", 1001, "--seed",
 check("perm shards interleave", all(shards[r][j] == perm[(r + 4 * j) % 1001] for r in range(4) for j in range(251)))
 check("perm last element", lines("gen", "--dist", "perm", "--n", 2**63, "--start", 2**63 - 1, "--count", 1) != [])
 
+# draws that end exactly at element 2^64 (the end index wraps in 64 bits)
+for be in ("cpu-scalar", "auto"):
+    a = lines("gen", "--dist", "bits", "--start", "0xfffffffffffffffd", "--count", 3, "--format", "hex", "--backend", be)
+    b = lines("gen", "--dist", "bits", "--offset", "0xfffffffffffffffd", "--count", 3, "--format", "hex")
+    check(f"end at element 2^64 ({be})", a == b and len(a) == 3, f"{a} != {b}")
+    a = lines("gen", "--dist", "uniform", "--start", "0xffffffffffffffff", "--count", 1, "--format", "hex", "--backend", be)
+    b = lines("gen", "--dist", "uniform", "--offset", "0xffffffffffffffff", "--count", 1, "--format", "hex")
+    check(f"uniform last element ({be})", a == b and len(a) == 1, f"{a} != {b}")
+
 # 6. bad input: non-zero exit, one line on stderr, nothing on stdout, no crash
 bad = [
     [], ["frobnicate"], ["gen"], ["gen", "--dist", "normal"], ["gen", "--dist", "normal", "--count", "-1"],

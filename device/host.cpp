@@ -1,0 +1,97 @@
+// The synchronous, CUDA-free face of the backend (xrng_cuda_host.h): device
+// discovery and compute-then-copy helpers over the asynchronous API.
+#include <cstddef>
+#include <limits>
+
+#include "detail.cuh"
+#include "xrng_cuda.h"
+
+namespace xrng::cuda {
+namespace {
+
+// A device allocation freed on every path out of a helper.
+class DeviceBuffer {
+ public:
+  explicit DeviceBuffer(uint64_t bytes) {
+    if (bytes > std::numeric_limits<size_t>::max()) throw Error("cuda: buffer too large");
+    detail::check(cudaMalloc(&p_, static_cast<size_t>(bytes == 0 ? 1 : bytes)), "cudaMalloc");
+  }
+  ~DeviceBuffer() { cudaFree(p_); }
+  DeviceBuffer(const DeviceBuffer&) = delete;
+  DeviceBuffer& operator=(const DeviceBuffer&) = delete;
+  void* get() const { return p_; }
+
+ private:
+  void* p_ = nullptr;
+};
+
+uint64_t bytes_of(const Plan& p, uint64_t count) {
+  const uint64_t sz = static_cast<uint64_t>(dtype_size(p.dtype));
+  if (count > std::numeric_limits<uint64_t>::max() / sz) throw Error("cuda: buffer size overflows");
+  return count * sz;
+}
+
+void copy_back(void* host_out, const DeviceBuffer& dev, uint64_t bytes) {
+  // Synchronous on the legacy default stream: waits for the kernel and
+  // reports its execution errors.
+  detail::check(cudaMemcpy(host_out, dev.get(), static_cast<size_t>(bytes), cudaMemcpyDeviceToHost),
+                "cudaMemcpy device to host");
+}
+
+}  // namespace
+
+bool available() {
+  int n = 0;
+  const cudaError_t e = cudaGetDeviceCount(&n);
+  if (e != cudaSuccess) {
+    (void)cudaGetLastError();
+    return false;
+  }
+  return n > 0;
+}
+
+std::string device_name() {
+  if (!available()) return "";
+  int dev = 0;
+  cudaDeviceProp prop{};
+  if (cudaGetDevice(&dev) != cudaSuccess || cudaGetDeviceProperties(&prop, dev) != cudaSuccess) {
+    (void)cudaGetLastError();
+    return "";
+  }
+  return prop.name;
+}
+
+void fill_to_host(const Plan& plan, const Key& key, uint64_t offset, uint64_t start, uint64_t count, void* host_out,
+                  int grid, int block) {
+  const LaunchConfig cfg{grid, block};
+  detail::validate_fill(plan, offset, start, count, host_out, cfg);
+  if (count == 0) return;
+  const uint64_t bytes = bytes_of(plan, count);
+  DeviceBuffer out(bytes);
+  fill(plan, key, offset, start, count, out.get(), 0, cfg);
+  copy_back(host_out, out, bytes);
+}
+
+void perm_shard_to_host(const Plan& plan, const Key& key, uint64_t offset, uint64_t rank, uint64_t world,
+                        uint64_t start, uint64_t count, void* host_out) {
+  detail::validate_perm_shard(plan, offset, rank, world, count, host_out, {});
+  if (count == 0) return;
+  const uint64_t bytes = bytes_of(plan, count);
+  DeviceBuffer out(bytes);
+  perm_shard(plan, key, offset, rank, world, start, count, out.get(), 0, {});
+  copy_back(host_out, out, bytes);
+}
+
+void dropout_to_host(const Plan& plan, const Key& key, uint64_t offset, uint64_t start, uint64_t count,
+                     const void* host_in, void* host_out) {
+  detail::validate_dropout(plan, offset, start, count, host_in, host_out, {});
+  if (count == 0) return;
+  const uint64_t bytes = bytes_of(plan, count);
+  DeviceBuffer in(bytes), out(bytes);
+  detail::check(cudaMemcpy(in.get(), host_in, static_cast<size_t>(bytes), cudaMemcpyHostToDevice),
+                "cudaMemcpy host to device");
+  dropout(plan, key, offset, start, count, in.get(), out.get(), 0, {});
+  copy_back(host_out, out, bytes);
+}
+
+}  // namespace xrng::cuda

@@ -1,0 +1,326 @@
+"""xrng: random tensors that are the same bit for bit on every device.
+
+Every element is a pure function of (seed, subseq, offset, element index,
+parameters) under xrng stream v1 (Philox4x32-10, the cuRAND-compatible
+stream). Element ``i`` of a tensor, counted in row-major order over its shape
+whatever its strides, equals element ``i`` of ``xrng gen`` with the same
+arguments, on the CPU (any SIMD width, any thread count), on CUDA GPUs and on
+any other torch device.
+
+Where a draw starts:
+
+* ``seed=S`` (with ``subseq`` and ``offset``): a stateless draw at word
+  ``offset`` of stream (S, subseq);
+* ``generator=g``: a draw at ``g.offset``, after which ``g`` advances by the
+  words the draw consumed;
+* neither: ``xrng.default_generator`` (seed 0 until :func:`manual_seed`).
+
+Paths (``path=``): ``"auto"`` fills CPU tensors with the host SIMD backend,
+CUDA tensors with the CUDA kernels when built with them, and tensors of any
+other device (privateuse1/NPU, MPS, XPU, ...) on the host before a copy;
+``"host_transfer"`` forces the host-then-copy path on CUDA too. All paths give
+the same bits.
+
+Errors (bad sizes, p outside [0, 1], an empty range, a dtype the distribution
+does not have) raise ``ValueError`` before anything is written.
+"""
+from __future__ import annotations
+
+import numbers
+from typing import Optional, Sequence, Union
+
+import torch
+
+from . import _C
+from ._C import Generator
+
+__all__ = [
+    "Generator", "default_generator", "manual_seed", "stream_version", "simd_isa", "has_cuda_kernels",
+    "rand", "randn", "randint", "bernoulli", "randperm", "dropout",
+    "rand_like", "randn_like", "randint_like", "bernoulli_like",
+    "uniform_", "normal_", "randint_", "bernoulli_", "bits_", "perm_shard", "perm_element", "perm_position",
+]
+__version__ = "1.0.0"
+
+stream_version: int = _C.stream_version
+simd_isa = _C.simd_isa
+has_cuda_kernels = _C.has_cuda_kernels
+
+#: The generator used when a call names neither ``seed`` nor ``generator``.
+default_generator: Generator = Generator(0)
+
+_PATHS = ("auto", "host_transfer")
+_Size = Union[int, Sequence[int], torch.Size]
+_Device = Union[str, torch.device, int, None]
+
+
+def manual_seed(seed: int, subseq: int = 0) -> Generator:
+    """Resets :data:`default_generator` to ``Generator(seed, subseq, 0)`` and returns it."""
+    global default_generator
+    default_generator = Generator(_u64(seed, "seed"), _u64(subseq, "subseq"), 0)
+    return default_generator
+
+
+# ---- argument handling (no arithmetic on values: that is all in _C) -----------------------
+def _u64(x: int, what: str) -> int:
+    if isinstance(x, bool) or not isinstance(x, numbers.Integral):
+        raise TypeError(f"{what} must be an int, got {type(x).__name__}")
+    x = int(x)
+    if not 0 <= x < 2**64:
+        raise ValueError(f"{what} must be in [0, 2**64), got {x}")
+    return x
+
+
+def _size(size: tuple) -> list:
+    if len(size) == 1 and isinstance(size[0], (tuple, list, torch.Size)):
+        size = tuple(size[0])
+    out = []
+    for s in size:
+        if isinstance(s, bool) or not isinstance(s, numbers.Integral):
+            raise TypeError(f"size must be a sequence of ints, got {size!r}")
+        if s < 0:
+            raise ValueError(f"negative dimension {int(s)} in size {tuple(size)}")
+        out.append(int(s))
+    return out
+
+
+def _generator(seed: Optional[int], subseq: int, offset: int, generator: Optional[Generator]) -> Generator:
+    if generator is not None:
+        if seed is not None:
+            raise ValueError("pass either seed= or generator=, not both")
+        if subseq or offset:
+            raise ValueError("subseq= and offset= go with seed=; a generator carries its own")
+        if not isinstance(generator, Generator):
+            raise TypeError(f"generator must be an xrng.Generator, got {type(generator).__name__}")
+        return generator
+    if seed is None:
+        if subseq or offset:
+            raise ValueError("subseq= and offset= need seed=")
+        return default_generator
+    return Generator(_u64(seed, "seed"), _u64(subseq, "subseq"), _u64(offset, "offset"))
+
+
+def _path(path: str) -> str:
+    if path not in _PATHS:
+        raise ValueError(f"path must be one of {_PATHS}, got {path!r}")
+    return path
+
+
+def _empty(size: list, dtype, device, out: Optional[torch.Tensor], default: torch.dtype) -> torch.Tensor:
+    if out is not None:
+        if list(out.shape) != size:
+            raise ValueError(f"out has shape {tuple(out.shape)}, the draw has {tuple(size)}")
+        if dtype is not None and out.dtype != dtype:
+            raise ValueError(f"out has dtype {out.dtype}, dtype= says {dtype}")
+        return out
+    return torch.empty(size, dtype=default if dtype is None else dtype, device=device)
+
+
+def _finish(t: torch.Tensor, requires_grad: bool) -> torch.Tensor:
+    return t.requires_grad_() if requires_grad else t
+
+
+# ---- factories ---------------------------------------------------------------------------------
+def rand(*size: _Size, seed: Optional[int] = None, subseq: int = 0, offset: int = 0,
+         generator: Optional[Generator] = None, out: Optional[torch.Tensor] = None,
+         dtype: Optional[torch.dtype] = None, device: _Device = None, requires_grad: bool = False,
+         low: float = 0.0, high: float = 1.0, path: str = "auto", threads: int = 0) -> torch.Tensor:
+    """Uniform values in [low, high) (default [0, 1)), like :func:`torch.rand`.
+
+    dtype: float32 (default), float64, float16 or bfloat16. ``threads``: host
+    threads (0: ``torch.get_num_threads()``); values never depend on it.
+    """
+    g = _generator(seed, subseq, offset, generator)
+    t = _empty(_size(size), dtype, device, out, torch.float32)
+    return _finish(_C.uniform_(t, g, float(low), float(high), _path(path), threads), requires_grad)
+
+
+def randn(*size: _Size, seed: Optional[int] = None, subseq: int = 0, offset: int = 0,
+          generator: Optional[Generator] = None, out: Optional[torch.Tensor] = None,
+          dtype: Optional[torch.dtype] = None, device: _Device = None, requires_grad: bool = False,
+          mean: float = 0.0, std: float = 1.0, path: str = "auto", threads: int = 0) -> torch.Tensor:
+    """Normal values (default mean 0, std 1), like :func:`torch.randn`.
+
+    Values come in pairs (Box-Muller): elements 2k and 2k+1 share four stream
+    words; a draw of n elements consumes ``2 * ceil(n / 2)`` words (f64: twice
+    that). dtype: float32 (default), float64, float16 or bfloat16.
+    """
+    g = _generator(seed, subseq, offset, generator)
+    t = _empty(_size(size), dtype, device, out, torch.float32)
+    return _finish(_C.normal_(t, g, float(mean), float(std), _path(path), threads), requires_grad)
+
+
+def randint(*args, size: Optional[_Size] = None, low: Optional[int] = None, high: Optional[int] = None,
+            seed: Optional[int] = None, subseq: int = 0, offset: int = 0, generator: Optional[Generator] = None,
+            out: Optional[torch.Tensor] = None, dtype: Optional[torch.dtype] = None, device: _Device = None,
+            path: str = "auto", threads: int = 0) -> torch.Tensor:
+    """Integers uniform in [low, high), like :func:`torch.randint`.
+
+    Call as ``randint(high, size)`` or ``randint(low, high, size)`` (or with
+    keywords). dtype: int64 (default, an i64 draw), int32, int16, int8 or uint8
+    (an i32 draw, converted; the range must fit the dtype).
+    """
+    pos = list(args)
+    if size is None and pos and isinstance(pos[-1], (tuple, list, torch.Size)):
+        size = pos.pop()
+    if len(pos) == 2:
+        if low is not None or high is not None:
+            raise TypeError("randint: low/high given twice")
+        low, high = pos
+    elif len(pos) == 1:
+        if high is not None:
+            raise TypeError("randint: high given twice")
+        high = pos[0]
+    elif pos:
+        raise TypeError("randint(low=0, high, size)")
+    if high is None or size is None:
+        raise TypeError("randint needs high and size")
+    low = 0 if low is None else low
+    g = _generator(seed, subseq, offset, generator)
+    t = _empty(_size((size,)), dtype, device, out, torch.int64)
+    return _C.randint_(t, g, int(low), int(high), _path(path), threads)
+
+
+def bernoulli(*size: _Size, p: float = 0.5, seed: Optional[int] = None, subseq: int = 0, offset: int = 0,
+              generator: Optional[Generator] = None, out: Optional[torch.Tensor] = None,
+              dtype: Optional[torch.dtype] = None, device: _Device = None, path: str = "auto",
+              threads: int = 0) -> torch.Tensor:
+    """A mask of Bernoulli(p) draws: 1 (True) with probability p.
+
+    One stream word per element, compared with ``round(p * 2**32)``. dtype:
+    bool (default) or uint8.
+    """
+    g = _generator(seed, subseq, offset, generator)
+    t = _empty(_size(size), dtype, device, out, torch.bool)
+    return _C.bernoulli_(t, g, float(p), _path(path), threads)
+
+
+def randperm(n: int, *, seed: Optional[int] = None, subseq: int = 0, offset: int = 0,
+             generator: Optional[Generator] = None, out: Optional[torch.Tensor] = None,
+             dtype: Optional[torch.dtype] = None, device: _Device = None, path: str = "auto",
+             threads: int = 0) -> torch.Tensor:
+    """A random permutation of ``range(n)``, like :func:`torch.randperm`.
+
+    A keyed Feistel bijection: it consumes 8 stream words whatever n, and any
+    element can be computed alone (:func:`perm_element`). dtype: int64
+    (default) or int32.
+    """
+    if isinstance(n, bool) or not isinstance(n, numbers.Integral) or n < 1:
+        raise ValueError(f"randperm: n must be an int >= 1, got {n!r}")
+    g = _generator(seed, subseq, offset, generator)
+    t = _empty([int(n)], dtype, device, out, torch.int64)
+    return _C.randperm_(t, g, _path(path), threads)
+
+
+def dropout(input: torch.Tensor, p: float = 0.5, training: bool = True, inplace: bool = False, *,
+            seed: Optional[int] = None, subseq: int = 0, offset: int = 0, generator: Optional[Generator] = None,
+            path: str = "auto", threads: int = 0) -> torch.Tensor:
+    """Dropout like :func:`torch.nn.functional.dropout`: element i is +0 where the
+    i-th Bernoulli(p) draw is 1, else ``input[i] / (1 - p)`` (scaled in the
+    input's precision as xrng's SPEC states). Consumes one word per element.
+    No autograd: use it on tensors that do not require grad, or under no_grad.
+    """
+    if not training:
+        return input
+    g = _generator(seed, subseq, offset, generator)
+    if inplace:
+        return _C.dropout_out(input, input, float(p), g, _path(path), threads)
+    out = torch.empty_like(input, memory_format=torch.contiguous_format)
+    return _C.dropout_out(out, input, float(p), g, _path(path), threads)
+
+
+def _like(input: torch.Tensor, dtype, device):
+    return list(input.shape), (input.dtype if dtype is None else dtype), (input.device if device is None else device)
+
+
+def rand_like(input: torch.Tensor, *, dtype=None, device=None, **kw) -> torch.Tensor:
+    """:func:`rand` with the shape, dtype and device of ``input``."""
+    size, dtype, device = _like(input, dtype, device)
+    return rand(size, dtype=dtype, device=device, **kw)
+
+
+def randn_like(input: torch.Tensor, *, dtype=None, device=None, **kw) -> torch.Tensor:
+    """:func:`randn` with the shape, dtype and device of ``input``."""
+    size, dtype, device = _like(input, dtype, device)
+    return randn(size, dtype=dtype, device=device, **kw)
+
+
+def randint_like(input: torch.Tensor, low: int = 0, high: Optional[int] = None, *, dtype=None, device=None,
+                 **kw) -> torch.Tensor:
+    """:func:`randint` with the shape, dtype and device of ``input``
+    (``randint_like(x, high)`` or ``randint_like(x, low, high)``)."""
+    if high is None:
+        low, high = 0, low
+    size, dtype, device = _like(input, dtype, device)
+    return randint(int(low), int(high), size, dtype=dtype, device=device, **kw)
+
+
+def bernoulli_like(input: torch.Tensor, p: float = 0.5, *, dtype=None, device=None, **kw) -> torch.Tensor:
+    """:func:`bernoulli` with the shape and device of ``input`` (dtype bool unless given)."""
+    size, _, device = _like(input, dtype, device)
+    return bernoulli(size, p=p, dtype=torch.bool if dtype is None else dtype, device=device, **kw)
+
+
+# ---- in-place fills of existing tensors (any device, contiguous or strided) -------------------
+def _inplace_generator(kw: dict) -> Generator:
+    return _generator(kw.pop("seed", None), kw.pop("subseq", 0), kw.pop("offset", 0), kw.pop("generator", None))
+
+
+def uniform_(tensor: torch.Tensor, low: float = 0.0, high: float = 1.0, **kw) -> torch.Tensor:
+    """Fills ``tensor`` with :func:`rand` values; element i (row-major) is draw element i."""
+    g = _inplace_generator(kw)
+    return _C.uniform_(tensor, g, float(low), float(high), _path(kw.pop("path", "auto")), kw.pop("threads", 0))
+
+
+def normal_(tensor: torch.Tensor, mean: float = 0.0, std: float = 1.0, **kw) -> torch.Tensor:
+    """Fills ``tensor`` with :func:`randn` values."""
+    g = _inplace_generator(kw)
+    return _C.normal_(tensor, g, float(mean), float(std), _path(kw.pop("path", "auto")), kw.pop("threads", 0))
+
+
+def randint_(tensor: torch.Tensor, low: int, high: int, **kw) -> torch.Tensor:
+    """Fills an integer ``tensor`` with :func:`randint` values in [low, high)."""
+    g = _inplace_generator(kw)
+    return _C.randint_(tensor, g, int(low), int(high), _path(kw.pop("path", "auto")), kw.pop("threads", 0))
+
+
+def bernoulli_(tensor: torch.Tensor, p: float = 0.5, **kw) -> torch.Tensor:
+    """Fills a bool/uint8 ``tensor`` with a Bernoulli(p) mask."""
+    g = _inplace_generator(kw)
+    return _C.bernoulli_(tensor, g, float(p), _path(kw.pop("path", "auto")), kw.pop("threads", 0))
+
+
+def bits_(tensor: torch.Tensor, **kw) -> torch.Tensor:
+    """Fills a uint32 (one word each) or uint64 (two words) tensor with raw stream bits."""
+    g = _inplace_generator(kw)
+    return _C.bits_(tensor, g, _path(kw.pop("path", "auto")), kw.pop("threads", 0))
+
+
+# ---- random access into permutations -------------------------------------------------------------
+def perm_shard(n: int, rank: int, world: int, start: int = 0, count: Optional[int] = None, *, seed: int = 0,
+               subseq: int = 0, offset: int = 0, dtype: torch.dtype = torch.int64, device: _Device = None,
+               path: str = "auto", threads: int = 0) -> torch.Tensor:
+    """Elements [start, start + count) of shard ``rank`` of ``world`` of the
+    permutation ``randperm(n, seed=seed, subseq=subseq, offset=offset)``:
+    element j is ``perm[(rank + j * world) % n]`` (DistributedSampler's layout,
+    wrapping around when world does not divide n). Only the shard is computed.
+    """
+    if count is None:
+        count = -(-n // world) - start if world > 0 else 0
+    out = torch.empty([max(int(count), 0)], dtype=dtype, device=device)
+    if count < 0:
+        raise ValueError(f"perm_shard: negative count {count}")
+    return _C.perm_shard_(out, _u64(n, "n"), _u64(seed, "seed"), _u64(subseq, "subseq"), _u64(offset, "offset"),
+                          _u64(rank, "rank"), _u64(world, "world"), _u64(start, "start"), _path(path), threads)
+
+
+def perm_element(n: int, i: int, *, seed: int = 0, subseq: int = 0, offset: int = 0) -> int:
+    """``randperm(n, seed=..., ...)[i]`` without computing the rest."""
+    return _C.perm_element(_u64(seed, "seed"), _u64(subseq, "subseq"), _u64(offset, "offset"), _u64(n, "n"),
+                           _u64(i, "i"))
+
+
+def perm_position(n: int, value: int, *, seed: int = 0, subseq: int = 0, offset: int = 0) -> int:
+    """The index at which ``value`` appears in ``randperm(n, seed=..., ...)``."""
+    return _C.perm_position(_u64(seed, "seed"), _u64(subseq, "subseq"), _u64(offset, "offset"), _u64(n, "n"),
+                            _u64(value, "value"))

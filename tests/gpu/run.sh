@@ -1,0 +1,192 @@
+#!/usr/bin/env bash
+# xrng's GPU proofs and benchmarks in one script, for a lent GPU machine
+# (H100/H200: nvcc 13, cmake, python3 with a CUDA torch; no network, nothing
+# installable). Before the call, on the development machine:
+#     tests/gpu/prepare_deps.sh          # doctest/Random123/Eigen headers -> .gpu-deps/
+# then run this with the device tool, carrying .gpu-deps:
+#     run(command="tests/gpu/run.sh", carry=[".gpu-deps"])
+# It configures and builds everything with CUDA for the local GPU
+# (-DCMAKE_CUDA_ARCHITECTURES=native), runs the CUDA tests (ctest -L cuda:
+# CPU reference equivalence, launch invariance, exhaustive 2^32 transforms,
+# cuRAND witness, golden file), the GPU benchmark, the torch benchmark, the
+# Python CUDA tests (pytest -m cuda, if the bindings exist), then the CPU
+# tests and the CPU exhaustive tests while time remains, and prints a summary
+# table last. Full log: $OUT/log when $OUT is set (else /tmp/xrng-gpu-run.log).
+#
+# Environment: XRNG_GPU_BUDGET_S (default 510: no phase starts after that many
+# seconds, and each phase is cut at the budget, so the run stays under 9
+# minutes), XRNG_GPU_BUILD_DIR (default build-gpu), XRNG_GPU_JOBS (default
+# nproc), XRNG_COMMIT (shown when the copy has no .git), XRNG_GPU_ARCH
+# (default native), XRNG_GPU_SKIP_PYTHON=1 (no bindings build / pytest).
+set -uo pipefail
+export PATH=/usr/local/cuda/bin:$PATH
+cd "$(dirname "$0")/../.."
+ROOT=$PWD
+T0=$(date +%s)
+BUDGET=${XRNG_GPU_BUDGET_S:-510}
+B=${XRNG_GPU_BUILD_DIR:-build-gpu}
+case $B in /*) ;; *) B=$ROOT/$B ;; esac
+JOBS=${XRNG_GPU_JOBS:-$(nproc)}
+ARCH=${XRNG_GPU_ARCH:-native}
+if [ -n "${OUT:-}" ]; then LOG=$OUT/log; else LOG=/tmp/xrng-gpu-run.log; fi
+mkdir -p "$(dirname "$LOG")"
+exec > >(tee "$LOG") 2>&1
+
+mkdir -p "$B"
+RES=$B/results.txt
+: >"$RES"
+record() { echo "$1|$2|$3" >>"$RES"; }  # name | PASS/FAIL/SKIPPED/NOT RUN | detail
+left() { echo $((BUDGET - ($(date +%s) - T0))); }
+elapsed() { echo $(($(date +%s) - T0)); }
+phase() { echo; echo "=== [$(elapsed) s] $*"; }
+
+# Runs ctest with the given selection and records one result per test.
+run_ctest() {  # run_ctest LABEL-FOR-LOG ctest-args...
+  local what=$1
+  shift
+  local t
+  t=$(left)
+  if [ "$t" -le 20 ]; then
+    record "ctest $what" "NOT RUN" "time budget spent"
+    return
+  fi
+  local out=$B/ctest-$what.txt
+  timeout "$t" ctest --test-dir "$B" --output-on-failure --timeout "$t" "$@" 2>&1 | tee "$out"
+  local rc=${PIPESTATUS[0]}
+  python3 - "$out" "$rc" >>"$RES" <<'PY'
+import re, sys
+text = open(sys.argv[1], errors="replace").read()
+seen = False
+for m in re.finditer(r"Test\s+#\d+:\s+(\S+)\s+\.*\s*\**\s*(Passed|Failed|Skipped|Not Run|Timeout|Exception[^\n]*|SEGFAULT[^\n]*)", text):
+    name, st = m.group(1), m.group(2)
+    status = {"Passed": "PASS", "Skipped": "SKIPPED", "Not Run": "NOT RUN"}.get(st, "FAIL")
+    print(f"ctest {name}|{status}|{st}")
+    seen = True
+if not seen and sys.argv[2] != "124":
+    print(f"ctest selection|{'FAIL' if sys.argv[2] != '0' else 'NOT RUN'}|no test ran (ctest rc {sys.argv[2]})")
+PY
+  # tests still running at the budget are neither passed nor failed
+  if [ "$rc" = 124 ]; then record "ctest $what (rest)" "NOT RUN" "cut at the time budget (XRNG_GPU_BUDGET_S)"; fi
+}
+
+phase "environment"
+DEVICE=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1)
+[ -n "$DEVICE" ] || DEVICE="(nvidia-smi found no GPU)"
+nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.max.sm --format=csv 2>&1 | head -3
+nvcc --version 2>&1 | tail -2
+cmake --version | head -1
+python3 -c "import torch; print('torch', torch.__version__, 'cuda', torch.version.cuda, 'available', torch.cuda.is_available())" 2>&1
+COMMIT=$(git rev-parse --short HEAD 2>/dev/null || true)
+if [ -n "$COMMIT" ]; then
+  [ -z "$(git status --porcelain 2>/dev/null)" ] || COMMIT="$COMMIT+dirty"
+else
+  COMMIT=${XRNG_COMMIT:-unknown (no .git in this copy)}
+fi
+echo "commit: $COMMIT  cores: $(nproc)"
+EXTRA=$ROOT/.gpu-deps/include
+if [ ! -d "$EXTRA/doctest" ]; then
+  echo "WARNING: $EXTRA/doctest is missing: run tests/gpu/prepare_deps.sh and carry .gpu-deps; doctest tests will not build"
+fi
+
+phase "configure and build (CUDA arch $ARCH, $JOBS jobs)"
+if cmake -S . -B "$B" -DCMAKE_BUILD_TYPE=Release -DXRNG_CUDA=ON -DCMAKE_CUDA_ARCHITECTURES="$ARCH" \
+  -DXRNG_EXTRA_INCLUDE="$EXTRA" >"$B/configure.txt" 2>&1; then
+  tail -5 "$B/configure.txt"
+  if timeout "$(left)" cmake --build "$B" -j "$JOBS" >"$B/build.txt" 2>&1; then
+    record "build (all targets)" PASS "$(elapsed) s"
+  else
+    grep -E "error|Error" "$B/build.txt" | head -20
+    record "build (all targets)" FAIL "see $B/build.txt"
+    # the CUDA targets alone, so the GPU proofs still run
+    if timeout "$(left)" cmake --build "$B" -j "$JOBS" --target test_cuda test_cuda_host bench_gpu >"$B/build-cuda.txt" 2>&1; then
+      record "build (CUDA targets)" PASS ""
+    else
+      grep -E "error" "$B/build-cuda.txt" | head -20
+      record "build (CUDA targets)" FAIL "see $B/build-cuda.txt"
+    fi
+  fi
+else
+  tail -30 "$B/configure.txt"
+  record "configure" FAIL "see $B/configure.txt"
+fi
+
+phase "CUDA tests (ctest -L cuda)"
+run_ctest cuda -L cuda
+
+phase "GPU benchmark"
+if [ -x "$B/device/bench_gpu/bench_gpu" ] && [ "$(left)" -gt 60 ]; then
+  timeout "$(left)" "$B/device/bench_gpu/bench_gpu" >"$B/bench_gpu.txt" 2>&1
+  rc=$?
+  cat "$B/bench_gpu.txt"
+  if [ $rc = 0 ]; then record "bench_gpu (outputs == CPU)" PASS "table above"
+  elif [ $rc = 77 ]; then record "bench_gpu" SKIPPED "no usable CUDA device"
+  else record "bench_gpu" FAIL "rc $rc"; fi
+  [ -n "${OUT:-}" ] && cp "$B/bench_gpu.txt" "$OUT/bench_gpu.txt"
+else
+  record "bench_gpu" "NOT RUN" "not built or no time left"
+fi
+if [ "$(left)" -gt 60 ]; then
+  timeout 120 python3 bench/gpu/bench_torch.py 2>&1 | tee "$B/bench_torch.txt"
+  if [ "${PIPESTATUS[0]}" != 0 ]; then record "bench_torch.py" FAIL "see log"
+  elif grep -q SKIPPED "$B/bench_torch.txt"; then record "bench_torch.py" SKIPPED "torch sees no GPU"
+  else record "bench_torch.py" PASS "informational"; fi
+  [ -n "${OUT:-}" ] && cp "$B/bench_torch.txt" "$OUT/bench_torch.txt"
+fi
+
+phase "Python CUDA tests (pytest -m cuda)"
+if [ "${XRNG_GPU_SKIP_PYTHON:-0}" = 1 ]; then
+  record "pytest -m cuda" "NOT RUN" "XRNG_GPU_SKIP_PYTHON=1"
+elif [ -f pyproject.toml ] && [ -d tests/python ] && [ -f bindings/CMakeLists.txt ]; then
+  if [ "$(left)" -gt 150 ]; then
+    rm -rf "$B/pylib"
+    if CMAKE_ARGS="-DCMAKE_CUDA_ARCHITECTURES=$ARCH -DXRNG_TORCH_CUDA=ON" CMAKE_BUILD_PARALLEL_LEVEL=$JOBS \
+      timeout "$(left)" python3 -m pip install --no-build-isolation --no-deps --no-index --target "$B/pylib" . \
+      >"$B/pip.txt" 2>&1; then
+      PYTHONPATH="$B/pylib${PYTHONPATH:+:$PYTHONPATH}" XRNG_CLI="$B/xrng" \
+        timeout "$(left)" python3 -m pytest -m cuda tests/python -q -rs -p no:cacheprovider 2>&1 | tee "$B/pytest.txt"
+      rc=${PIPESTATUS[0]}
+      summary=$(tail -1 "$B/pytest.txt")
+      if [ "$rc" = 0 ] && ! grep -qE " skipped" <<<"$summary"; then record "pytest -m cuda" PASS "$summary"
+      elif [ "$rc" = 0 ]; then record "pytest -m cuda" PASS "$summary (see skips above)"
+      elif [ "$rc" = 5 ]; then record "pytest -m cuda" "NOT RUN" "no test collected"
+      else record "pytest -m cuda" FAIL "$summary"; fi
+    else
+      tail -30 "$B/pip.txt"
+      record "pytest -m cuda" FAIL "the bindings did not build (see $B/pip.txt)"
+    fi
+  else
+    record "pytest -m cuda" "NOT RUN" "time budget spent"
+  fi
+else
+  record "pytest -m cuda" SKIPPED "no Python bindings in this tree"
+fi
+
+phase "CPU tests (ctest, not cuda, not exhaustive)"
+run_ctest cpu -LE "cuda|exhaustive" -j "$JOBS"
+
+phase "CPU exhaustive tests (while time remains)"
+run_ctest cpu-exhaustive -L exhaustive -LE cuda
+
+phase "summary"
+[ -n "${OUT:-}" ] && cp "$RES" "$OUT/results.txt" 2>/dev/null
+{
+  echo "device:  $DEVICE"
+  echo "date:    $(date -u +%Y-%m-%dT%H:%M:%SZ)"
+  echo "commit:  $COMMIT"
+  echo "elapsed: $(elapsed) s"
+  printf '%-44s %-8s %s\n' "proof" "result" "detail"
+  while IFS='|' read -r n s d; do
+    printf '%-44s %-8s %s\n' "$n" "$s" "$d"
+  done <"$RES"
+} | tee "$B/summary.txt"
+[ -n "${OUT:-}" ] && cp "$B/summary.txt" "$OUT/summary.txt"
+# exit 1: something failed; 2: nothing failed but a GPU proof did not run; 0: all ran and passed
+if grep -q "|FAIL|" "$RES"; then
+  echo "RESULT: FAILURES (see above)"
+  exit 1
+elif grep -qE "^(ctest cuda_|bench_gpu|ctest cuda \(rest\))[^|]*\|(SKIPPED|NOT RUN)\|" "$RES"; then
+  echo "RESULT: INCOMPLETE (a GPU proof was skipped or not run)"
+  exit 2
+fi
+echo "RESULT: ALL PASSED"
+exit 0

@@ -1,0 +1,101 @@
+"""Shared fixtures: the xrng CLI (XRNG_CLI), the xdev PrivateUse1 test backend,
+and the `cuda` marker (skipped, with the reason shown, when torch sees no GPU)."""
+import os
+import pathlib
+import subprocess
+
+import pytest
+import torch
+
+REPO = pathlib.Path(__file__).resolve().parents[2]
+
+
+def pytest_configure(config):
+    config.addinivalue_line("markers", "cuda: needs a CUDA GPU (skipped with a reason when there is none)")
+    config.addinivalue_line("markers", "slow: builds a C++ extension or spawns processes")
+
+
+def pytest_collection_modifyitems(config, items):
+    if torch.cuda.is_available():
+        return
+    skip = pytest.mark.skip(reason="CUDA test: torch.cuda.is_available() is False on this machine")
+    for item in items:
+        if "cuda" in item.keywords:
+            item.add_marker(skip)
+
+
+class Cli:
+    """Runs the `xrng` command-line tool named by $XRNG_CLI."""
+
+    def __init__(self, path):
+        self.path = path
+
+    def __call__(self, *args) -> bytes:
+        r = subprocess.run([self.path, *map(str, args)], capture_output=True, timeout=120)
+        if r.returncode != 0:
+            raise RuntimeError(f"xrng {' '.join(map(str, args))} failed: {r.stderr.decode()}")
+        return r.stdout
+
+    def bin(self, *args) -> bytes:
+        return self("gen", *args, "--format", "bin")
+
+    def fingerprint(self, *args) -> str:
+        return self("fingerprint", *args).decode().split()[0]
+
+
+@pytest.fixture(scope="session")
+def cli():
+    path = os.environ.get("XRNG_CLI")
+    if not path:
+        pytest.skip("XRNG_CLI is not set: point it at the xrng command-line binary (e.g. build/xrng)")
+    if not os.access(path, os.X_OK):
+        pytest.fail(f"XRNG_CLI={path} is not an executable file")
+    return Cli(path)
+
+
+@pytest.fixture(scope="session")
+def xdev():
+    """Builds (once; cached under build-py/) and registers the "xdev" PrivateUse1 backend."""
+    from torch.utils import cpp_extension
+
+    build = pathlib.Path(os.environ.get("XRNG_TEST_BUILD_DIR", REPO / "build-py" / "test_ext"))
+    build.mkdir(parents=True, exist_ok=True)
+    mod = cpp_extension.load(name="xrng_test_xdev", sources=[str(pathlib.Path(__file__).with_name("xdev_backend.cpp"))],
+                             build_directory=str(build), extra_cflags=["-O1"], verbose=False)
+    if torch._C._get_privateuse1_backend_name() != "xdev":
+        torch.utils.rename_privateuse1_backend("xdev")
+        torch._register_device_module("xdev", _xdev_device_module())
+    return mod
+
+
+def _xdev_device_module():
+    """The torch.xdev module torch consults for a device's index and state."""
+    import types
+
+    m = types.ModuleType("torch.xdev")
+    m.is_available = lambda: True
+    m.is_initialized = lambda: True
+    m.device_count = lambda: 1
+    m.current_device = lambda: 0
+    m._is_in_bad_fork = lambda: False
+    m.manual_seed_all = lambda seed: None
+    m.synchronize = lambda device=None: None
+    return m
+
+
+def as_bytes(t: torch.Tensor) -> bytes:
+    """The raw little-endian bytes of a tensor in row-major order (what `xrng gen --format bin` prints)."""
+    t = t.detach().cpu().contiguous().reshape(-1)
+    if t.dtype in (torch.float16, torch.bfloat16):
+        t = t.view(torch.int16)
+    elif t.dtype == torch.bool:
+        t = t.view(torch.uint8)
+    elif t.dtype == torch.uint32:
+        t = t.view(torch.int32)
+    elif t.dtype == torch.uint64:
+        t = t.view(torch.int64)
+    return t.numpy().tobytes()
+
+
+def same_bits(a: torch.Tensor, b: torch.Tensor) -> bool:
+    return a.shape == b.shape and a.dtype == b.dtype and as_bytes(a) == as_bytes(b)

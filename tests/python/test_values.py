@@ -1,0 +1,223 @@
+"""Values: equality with the xrng CLI, generator semantics, strided outputs,
+thread/SIMD independence, and errors raised as Python exceptions."""
+import pytest
+import torch
+
+import xrng
+from conftest import as_bytes, same_bits
+
+# (xrng call producing n elements, the CLI arguments of the same draw)
+CASES = {
+    "normal-f32": (lambda n, **k: xrng.randn(n, **k), ["--dist", "normal", "--dtype", "f32"]),
+    "normal-f64-moments": (lambda n, **k: xrng.randn(n, dtype=torch.float64, mean=-2.5, std=3.0, **k),
+                           ["--dist", "normal", "--dtype", "f64", "--mean", "-2.5", "--std", "3"]),
+    "normal-f16": (lambda n, **k: xrng.randn(n, dtype=torch.float16, **k), ["--dist", "normal", "--dtype", "f16"]),
+    "normal-bf16": (lambda n, **k: xrng.randn(n, dtype=torch.bfloat16, **k), ["--dist", "normal", "--dtype", "bf16"]),
+    "uniform-f32": (lambda n, **k: xrng.rand(n, **k), ["--dist", "uniform", "--dtype", "f32"]),
+    "uniform-f64-range": (lambda n, **k: xrng.rand(n, dtype=torch.float64, low=-1.0, high=4.0, **k),
+                          ["--dist", "uniform", "--dtype", "f64", "--low", "-1", "--high", "4"]),
+    "uniform-f16": (lambda n, **k: xrng.rand(n, dtype=torch.float16, **k), ["--dist", "uniform", "--dtype", "f16"]),
+    "uniform-bf16": (lambda n, **k: xrng.rand(n, dtype=torch.bfloat16, **k), ["--dist", "uniform", "--dtype", "bf16"]),
+    "randint-i64": (lambda n, **k: xrng.randint(-5, 1000, (n,), **k),
+                    ["--dist", "randint", "--dtype", "i64", "--low", "-5", "--high", "1000"]),
+    "randint-i32": (lambda n, **k: xrng.randint(-5, 1000, (n,), dtype=torch.int32, **k),
+                    ["--dist", "randint", "--dtype", "i32", "--low", "-5", "--high", "1000"]),
+    "bernoulli": (lambda n, **k: xrng.bernoulli(n, p=0.3, dtype=torch.uint8, **k),
+                  ["--dist", "bernoulli", "--p", "0.3"]),
+    "bernoulli-bool": (lambda n, **k: xrng.bernoulli(n, p=0.7, **k), ["--dist", "bernoulli", "--p", "0.7"]),
+    "bits-u32": (lambda n, **k: xrng.bits_(torch.empty(n, dtype=torch.uint32), **k), ["--dist", "bits", "--dtype", "u32"]),
+    "bits-u64": (lambda n, **k: xrng.bits_(torch.empty(n, dtype=torch.uint64), **k), ["--dist", "bits", "--dtype", "u64"]),
+}
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_equals_cli(cli, name):
+    make, args = CASES[name]
+    n = 1001  # odd: the last normal pair is cut
+    key = ["--seed", "12345", "--subseq", "3", "--offset", "7"]
+    t = make(n, seed=12345, subseq=3, offset=7)
+    assert as_bytes(t) == cli.bin(*args, *key, "--count", n)
+    # element i of the tensor is `xrng gen --start i`
+    assert as_bytes(t[37:137]) == cli.bin(*args, *key, "--start", 37, "--count", 100)
+    assert as_bytes(t[-1:]) == cli.bin(*args, *key, "--start", n - 1, "--count", 1)
+
+
+@pytest.mark.parametrize("dtype,cli_dtype", [(torch.int64, "i64"), (torch.int32, "i32")])
+def test_randperm_equals_cli(cli, dtype, cli_dtype):
+    p = xrng.randperm(5000, seed=99, offset=4, dtype=dtype)
+    assert as_bytes(p) == cli.bin("--dist", "perm", "--dtype", cli_dtype, "--n", 5000, "--seed", 99, "--offset", 4,
+                                  "--count", 5000)
+    assert sorted(p.tolist()) == list(range(5000))
+
+
+def test_perm_shard_equals_cli(cli):
+    s = xrng.perm_shard(1003, rank=2, world=4, start=5, count=200, seed=8)
+    assert as_bytes(s) == cli.bin("--dist", "perm", "--n", 1003, "--rank", 2, "--world", 4, "--seed", 8, "--start", 5,
+                                  "--count", 200)
+
+
+def test_fingerprint_matches_cli(cli):
+    import hashlib
+    t = xrng.randn(4096, seed=2024)
+    assert hashlib.sha256(as_bytes(t)).hexdigest() == cli.fingerprint("--dist", "normal", "--dtype", "f32",
+                                                                        "--seed", 2024, "--count", 4096)
+
+
+def test_randint_narrow_dtypes_are_the_i32_draw():
+    ref = xrng.randint(-100, 100, (777,), dtype=torch.int32, seed=5)
+    for dt in (torch.int16, torch.int8):
+        t = xrng.randint(-100, 100, (777,), dtype=dt, seed=5)
+        assert t.dtype == dt and torch.equal(t.to(torch.int32), ref)
+    u = xrng.randint(0, 256, (777,), dtype=torch.uint8, seed=5)
+    assert torch.equal(u.to(torch.int32), xrng.randint(0, 256, (777,), dtype=torch.int32, seed=5))
+
+
+def test_dropout_is_the_bernoulli_mask():
+    x = xrng.randn(4097, seed=1)
+    for p in (0.0, 0.1, 0.5, 1.0):
+        y = xrng.dropout(x, p, seed=77, offset=3)
+        mask = xrng.bernoulli(4097, p=p, seed=77, offset=3)
+        assert torch.all(y[mask] == 0)
+        if p < 1.0:
+            scale = torch.tensor(1.0 / (1.0 - p), dtype=torch.float32)
+            assert same_bits(y[~mask], x[~mask] * scale)
+    # in place, and eval mode
+    z = x.clone()
+    assert xrng.dropout(z, 0.25, inplace=True, seed=77) is z
+    assert same_bits(z, xrng.dropout(x, 0.25, seed=77))
+    assert xrng.dropout(x, 0.5, training=False) is x
+
+
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16, torch.float64])
+def test_dropout_dtypes(dtype):
+    x = xrng.randn(1000, dtype=dtype, seed=3)
+    y = xrng.dropout(x, 0.4, seed=4)
+    mask = xrng.bernoulli(1000, p=0.4, seed=4)
+    assert torch.all(y[mask] == 0) and y.dtype == dtype
+    assert torch.count_nonzero(y[~mask]).item() == torch.count_nonzero(x[~mask]).item()
+
+
+def test_generator_advances_by_words_consumed():
+    g = xrng.Generator(7, subseq=1)
+    a = xrng.randn(5, generator=g)          # 3 normal pairs: 6 words
+    assert g.offset == 6
+    b = xrng.rand(3, dtype=torch.float64, generator=g)  # 2 words each
+    assert g.offset == 12
+    c = xrng.randint(0, 10, (4,), generator=g)          # 4 words each (i64)
+    assert g.offset == 28
+    d = xrng.randperm(100, generator=g)                 # 8 words whatever n
+    assert g.offset == 36
+    e = xrng.bernoulli(3, p=0.5, generator=g)           # 1 word each
+    assert g.offset == 39
+    assert same_bits(a, xrng.randn(5, seed=7, subseq=1))
+    assert same_bits(b, xrng.rand(3, dtype=torch.float64, seed=7, subseq=1, offset=6))
+    assert same_bits(c, xrng.randint(0, 10, (4,), seed=7, subseq=1, offset=12))
+    assert same_bits(d, xrng.randperm(100, seed=7, subseq=1, offset=28))
+    assert same_bits(e, xrng.bernoulli(3, p=0.5, seed=7, subseq=1, offset=36))
+
+
+def test_generator_draws_equal_one_big_draw():
+    g = xrng.Generator(3)
+    parts = [xrng.randn(n, generator=g) for n in (2, 10, 64, 4)]
+    assert same_bits(torch.cat(parts), xrng.randn(80, seed=3))
+
+
+def test_default_generator_and_manual_seed():
+    xrng.manual_seed(11)
+    a = xrng.randn(10)
+    b = xrng.randn(10)
+    xrng.manual_seed(11)
+    assert same_bits(torch.cat([a, b]), xrng.randn(20))
+    assert same_bits(a, xrng.randn(10, seed=11))
+
+
+def test_strided_outputs_follow_logical_order():
+    base = torch.zeros(6, 8)
+    t = base.t()  # 8 x 6, column-major in memory
+    xrng.normal_(t, seed=21)
+    assert same_bits(t.reshape(-1), xrng.randn(48, seed=21))
+    u = torch.zeros(5, 12, dtype=torch.float64)[:, ::3]
+    xrng.uniform_(u, seed=22, low=2.0, high=3.0)
+    assert same_bits(u.reshape(-1), xrng.rand(20, seed=22, low=2.0, high=3.0, dtype=torch.float64))
+    m = torch.zeros(4, 10, dtype=torch.bool)[:, 1::2]
+    xrng.bernoulli_(m, p=0.5, seed=23)
+    assert same_bits(m.reshape(-1), xrng.bernoulli(20, p=0.5, seed=23))
+    k = torch.zeros(3, 8, dtype=torch.int16).t()
+    xrng.randint_(k, -3, 3, seed=24)
+    assert torch.equal(k.reshape(-1), xrng.randint(-3, 3, (24,), dtype=torch.int16, seed=24))
+
+
+def test_shapes_like_and_out():
+    t = xrng.randn(2, 3, 4, seed=1)
+    assert t.shape == (2, 3, 4) and same_bits(t, xrng.randn((2, 3, 4), seed=1))
+    assert same_bits(t.reshape(-1), xrng.randn(24, seed=1))
+    assert same_bits(xrng.randn_like(t, seed=1), t)
+    assert xrng.rand_like(t, seed=1, dtype=torch.float64).dtype == torch.float64
+    r = xrng.randint_like(t.to(torch.int32), 5, seed=2)
+    assert r.dtype == torch.int32 and r.shape == t.shape and int(r.max()) < 5
+    assert xrng.bernoulli_like(t, 0.5, seed=3).dtype == torch.bool
+    out = torch.empty(2, 3, 4)
+    assert xrng.randn(2, 3, 4, seed=1, out=out) is out and same_bits(out, t)
+    assert xrng.randn(0, seed=1).numel() == 0
+    assert xrng.randn(seed=1).shape == ()  # a 0-d tensor, one element
+    assert xrng.randn(3, seed=4, requires_grad=True).requires_grad
+
+
+def test_threads_and_simd_do_not_change_values():
+    n = 300_001
+    ref = xrng.randn(n, seed=9, threads=1)
+    assert same_bits(xrng.randn(n, seed=9, threads=2), ref)
+    assert same_bits(xrng.randn(n, seed=9, threads=7), ref)
+    isa = xrng.simd_isa()
+    try:
+        assert xrng._C.set_simd_isa("none")
+        assert same_bits(xrng.randn(n, seed=9, threads=2), ref)
+        assert same_bits(xrng.randperm(10_000, seed=9), xrng.randperm(10_000, seed=9))
+    finally:
+        xrng._C.set_simd_isa(isa)
+
+
+def test_perm_random_access():
+    p = xrng.randperm(1000, seed=5, offset=2)
+    assert xrng.perm_element(1000, 17, seed=5, offset=2) == p[17].item()
+    assert xrng.perm_position(1000, int(p[17]), seed=5, offset=2) == 17
+
+
+@pytest.mark.parametrize("call,match", [
+    (lambda: xrng.randn(-1, seed=0), "negative dimension"),
+    (lambda: xrng.bernoulli(3, p=1.5, seed=0), r"p must be in \[0, 1\]"),
+    (lambda: xrng.bernoulli(3, p=-0.1, seed=0), r"p must be in \[0, 1\]"),
+    (lambda: xrng.dropout(torch.ones(3), 2.0, seed=0), r"p must be in \[0, 1\]"),
+    (lambda: xrng.randint(5, 5, (3,), seed=0), "empty range"),
+    (lambda: xrng.randint(0, 300, (3,), dtype=torch.int8, seed=0), "does not fit"),
+    (lambda: xrng.randint(0, 2**40, (3,), dtype=torch.int32, seed=0), "does not fit"),
+    (lambda: xrng.randn(3, dtype=torch.int64, seed=0), "not available for distribution normal"),
+    (lambda: xrng.rand(3, dtype=torch.int32, seed=0), "not available for distribution uniform"),
+    (lambda: xrng.bernoulli(3, dtype=torch.float32, seed=0), "not available for distribution bernoulli"),
+    (lambda: xrng.randint(0, 3, (3,), dtype=torch.float32, seed=0), "not available for distribution randint"),
+    (lambda: xrng.randperm(10, dtype=torch.int16, seed=0), "not available for distribution perm"),
+    (lambda: xrng.randperm(0, seed=0), "n must be"),
+    (lambda: xrng.rand(3, low=1.0, high=1.0, seed=0), "empty range"),
+    (lambda: xrng.randn(3, std=-1.0, seed=0), "std"),
+    (lambda: xrng.randn(3, seed=-1), r"seed must be in \[0, 2\*\*64\)"),
+    (lambda: xrng.randn(3, seed=1, generator=xrng.Generator(1)), "not both"),
+    (lambda: xrng.randn(3, offset=4), "need seed"),
+    (lambda: xrng.randn(3, seed=1, path="teleport"), "path must be"),
+    (lambda: xrng.randn(3, seed=1, offset=2**64 - 2), "counter overflow|exhausted"),
+    (lambda: xrng.randn(3, out=torch.empty(4), seed=1), "shape"),
+    (lambda: xrng.randn(3, device="meta", seed=1), "no path for device meta"),
+    (lambda: xrng.normal_(torch.empty(3).to_sparse(), seed=1), "strided"),
+    (lambda: xrng.perm_shard(10, rank=3, world=3, seed=1), "rank"),
+])
+def test_bad_input_raises(call, match):
+    with pytest.raises(ValueError, match=match):
+        call()
+
+
+def test_failed_draw_leaves_generator_unchanged():
+    g = xrng.Generator(1, offset=5)
+    with pytest.raises(ValueError):
+        xrng.randint(0, 300, (3,), dtype=torch.int8, generator=g)
+    with pytest.raises(ValueError):
+        xrng.randn(3, dtype=torch.int64, generator=g)
+    assert g.offset == 5
