@@ -1,0 +1,263 @@
+// Bad input never crashes and never writes: make_plan, check_counters, fill
+// and friends throw xrng::Error with a message.
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <limits>
+
+#include "host/xrng.h"
+
+using xrng::Dist;
+using xrng::DrawParams;
+using xrng::DType;
+using xrng::Error;
+
+namespace {
+const double kInf = std::numeric_limits<double>::infinity();
+const double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+DrawParams uni(double lo, double hi) {
+  DrawParams q;
+  q.low = lo;
+  q.high = hi;
+  return q;
+}
+DrawParams nor(double m, double s) {
+  DrawParams q;
+  q.mean = m;
+  q.std = s;
+  return q;
+}
+DrawParams prob(double p) {
+  DrawParams q;
+  q.p = p;
+  return q;
+}
+DrawParams irange(int64_t lo, int64_t hi) {
+  DrawParams q;
+  q.ilow = lo;
+  q.ihigh = hi;
+  return q;
+}
+DrawParams size(uint64_t n) {
+  DrawParams q;
+  q.n = n;
+  return q;
+}
+}  // namespace
+
+TEST_CASE("unknown names") {
+  CHECK_THROWS_AS(xrng::parse_dist("gaussian"), Error);
+  CHECK_THROWS_AS(xrng::parse_dist(""), Error);
+  CHECK_THROWS_AS(xrng::parse_dist("Normal"), Error);
+  CHECK_THROWS_AS(xrng::parse_dtype("float32"), Error);
+  CHECK_THROWS_AS(xrng::parse_dtype(""), Error);
+  CHECK_THROWS_AS(xrng::parse_dtype("u16"), Error);
+  for (const char* d : {"bits", "uniform", "normal", "bernoulli", "randint", "perm", "dropout"})
+    CHECK(std::string(xrng::dist_name(xrng::parse_dist(d))) == d);
+  for (const char* t : {"u32", "u64", "f32", "f64", "f16", "bf16", "i32", "i64", "u8"})
+    CHECK(std::string(xrng::dtype_name(xrng::parse_dtype(t))) == t);
+}
+
+TEST_CASE("dtype not available for a distribution") {
+  const Dist dists[] = {Dist::bits, Dist::uniform, Dist::normal, Dist::bernoulli, Dist::randint, Dist::perm,
+                        Dist::dropout};
+  const DType types[] = {DType::u32, DType::u64, DType::f32, DType::f64, DType::f16,
+                         DType::bf16, DType::i32, DType::i64, DType::u8};
+  int rejected = 0;
+  for (Dist d : dists) {
+    for (DType t : types) {
+      DrawParams q = uni(0, 1);
+      q.ilow = 0;
+      q.ihigh = 10;
+      q.n = 10;
+      if (xrng::dtype_supported(d, t)) {
+        CHECK_NOTHROW(xrng::make_plan(d, t, q));
+      } else {
+        CHECK_THROWS_AS(xrng::make_plan(d, t, q), Error);
+        ++rejected;
+      }
+    }
+  }
+  CHECK(rejected > 40);
+  CHECK_THROWS_AS(xrng::make_plan(Dist::normal, DType::i32, nor(0, 1)), Error);
+  CHECK_THROWS_AS(xrng::make_plan(Dist::bits, DType::f32, {}), Error);
+  CHECK_THROWS_AS(xrng::make_plan(Dist::bernoulli, DType::f32, prob(0.5)), Error);
+  CHECK_THROWS_AS(xrng::make_plan(Dist::randint, DType::u64, irange(0, 3)), Error);
+}
+
+TEST_CASE("uniform ranges") {
+  for (DType t : {DType::f32, DType::f64, DType::f16, DType::bf16}) {
+    INFO(xrng::dtype_name(t));
+    CHECK_THROWS_AS(xrng::make_plan(Dist::uniform, t, uni(1, 1)), Error);        // empty
+    CHECK_THROWS_AS(xrng::make_plan(Dist::uniform, t, uni(2, 1)), Error);        // inverted
+    CHECK_THROWS_AS(xrng::make_plan(Dist::uniform, t, uni(kNaN, 1)), Error);
+    CHECK_THROWS_AS(xrng::make_plan(Dist::uniform, t, uni(0, kNaN)), Error);
+    CHECK_THROWS_AS(xrng::make_plan(Dist::uniform, t, uni(-kInf, 0)), Error);
+    CHECK_THROWS_AS(xrng::make_plan(Dist::uniform, t, uni(0, kInf)), Error);
+    CHECK_THROWS_AS(xrng::make_plan(Dist::uniform, t, uni(-1e308, 1e308)), Error);  // width overflows double
+    CHECK_NOTHROW(xrng::make_plan(Dist::uniform, t, uni(-1, 1)));
+  }
+  // ranges that overflow the output type
+  CHECK_THROWS_AS(xrng::make_plan(Dist::uniform, DType::f32, uni(0, 1e39)), Error);
+  CHECK_THROWS_AS(xrng::make_plan(Dist::uniform, DType::f16, uni(0, 70000)), Error);
+  CHECK_THROWS_AS(xrng::make_plan(Dist::uniform, DType::f16, uni(-65520, 0)), Error);
+  CHECK_THROWS_AS(xrng::make_plan(Dist::uniform, DType::bf16, uni(0, 1e39)), Error);
+  // ranges empty only after rounding to the type
+  CHECK_THROWS_AS(xrng::make_plan(Dist::uniform, DType::f32, uni(1.0, 1.0 + 1e-12)), Error);
+  CHECK_THROWS_AS(xrng::make_plan(Dist::uniform, DType::f16, uni(1.0, 1.0 + 1e-4)), Error);
+  CHECK_THROWS_AS(xrng::make_plan(Dist::uniform, DType::bf16, uni(1.0, 1.001)), Error);
+}
+
+TEST_CASE("normal parameters") {
+  for (DType t : {DType::f32, DType::f64, DType::f16, DType::bf16}) {
+    CHECK_THROWS_AS(xrng::make_plan(Dist::normal, t, nor(0, -1)), Error);
+    CHECK_THROWS_AS(xrng::make_plan(Dist::normal, t, nor(0, -0x1p-1074)), Error);
+    CHECK_THROWS_AS(xrng::make_plan(Dist::normal, t, nor(kNaN, 1)), Error);
+    CHECK_THROWS_AS(xrng::make_plan(Dist::normal, t, nor(0, kNaN)), Error);
+    CHECK_THROWS_AS(xrng::make_plan(Dist::normal, t, nor(kInf, 1)), Error);
+    CHECK_THROWS_AS(xrng::make_plan(Dist::normal, t, nor(0, kInf)), Error);
+    CHECK_NOTHROW(xrng::make_plan(Dist::normal, t, nor(0, 0)));
+  }
+}
+
+TEST_CASE("probabilities") {
+  for (Dist d : {Dist::bernoulli, Dist::dropout}) {
+    const DType t = d == Dist::bernoulli ? DType::u8 : DType::f32;
+    for (double p : {-0.1, 1.0000001, kNaN, kInf, -kInf, -0x1p-1074})
+      CHECK_THROWS_AS(xrng::make_plan(d, t, prob(p)), Error);
+    for (double p : {0.0, 1.0, 0.5, 1e-300}) CHECK_NOTHROW(xrng::make_plan(d, t, prob(p)));
+  }
+}
+
+TEST_CASE("randint ranges") {
+  const int64_t mn = std::numeric_limits<int64_t>::min(), mx = std::numeric_limits<int64_t>::max();
+  for (DType t : {DType::i32, DType::i64}) {
+    CHECK_THROWS_AS(xrng::make_plan(Dist::randint, t, irange(0, 0)), Error);
+    CHECK_THROWS_AS(xrng::make_plan(Dist::randint, t, irange(5, -5)), Error);
+    CHECK_THROWS_AS(xrng::make_plan(Dist::randint, t, irange(mx, mn)), Error);
+    CHECK_NOTHROW(xrng::make_plan(Dist::randint, t, irange(-1, 0)));
+  }
+  CHECK_THROWS_AS(xrng::make_plan(Dist::randint, DType::i32, irange(0, (int64_t{1} << 31) + 1)), Error);
+  CHECK_THROWS_AS(xrng::make_plan(Dist::randint, DType::i32, irange(-(int64_t{1} << 31) - 1, 0)), Error);
+  CHECK_THROWS_AS(xrng::make_plan(Dist::randint, DType::i32, irange(mn, mx)), Error);
+  CHECK_NOTHROW(xrng::make_plan(Dist::randint, DType::i32, irange(-(int64_t{1} << 31), int64_t{1} << 31)));
+  CHECK_NOTHROW(xrng::make_plan(Dist::randint, DType::i64, irange(mn, mx)));
+}
+
+TEST_CASE("permutation sizes and slices") {
+  CHECK_THROWS_AS(xrng::make_plan(Dist::perm, DType::i64, size(0)), Error);
+  CHECK_THROWS_AS(xrng::make_plan(Dist::perm, DType::i64, size((1ull << 63) + 1)), Error);
+  CHECK_THROWS_AS(xrng::make_plan(Dist::perm, DType::i64, size(~0ull)), Error);
+  CHECK_NOTHROW(xrng::make_plan(Dist::perm, DType::i64, size(1ull << 63)));
+  CHECK_THROWS_AS(xrng::make_plan(Dist::perm, DType::i32, size((1ull << 31) + 1)), Error);
+  CHECK_THROWS_AS(xrng::make_plan(Dist::perm, DType::u32, size((1ull << 32) + 1)), Error);
+  CHECK_NOTHROW(xrng::make_plan(Dist::perm, DType::u32, size(1ull << 32)));
+
+  const xrng::Plan p = xrng::make_plan(Dist::perm, DType::i64, size(10));
+  CHECK_THROWS_AS(xrng::check_counters(p, 0, 0, 11), Error);
+  CHECK_THROWS_AS(xrng::check_counters(p, 0, 5, 6), Error);
+  CHECK_THROWS_AS(xrng::check_counters(p, 0, 10, 1), Error);
+  CHECK_THROWS_AS(xrng::check_counters(p, 0, ~0ull, 2), Error);  // start + count wraps
+  CHECK_NOTHROW(xrng::check_counters(p, 0, 10, 0));
+  int64_t out[16] = {};
+  const xrng::Key k(1);
+  CHECK_THROWS_AS(xrng::fill(p, k, 0, 5, 6, out), Error);
+  CHECK_THROWS_AS(xrng::perm_inverse(p, k, 0, 9, 2, out), Error);
+  CHECK_THROWS_AS(xrng::perm_element(k, 0, 10, 10), Error);
+  CHECK_THROWS_AS(xrng::perm_position(k, 0, 10, 10), Error);
+  CHECK_THROWS_AS(xrng::perm_element(k, 0, 0, 0), Error);
+  CHECK_THROWS_AS(xrng::randperm(k, 0, 0), Error);
+  // a permutation key needs 8 words: offsets beyond 2^64 - 8 overflow
+  CHECK_NOTHROW(xrng::check_counters(p, 0ull - 8, 0, 10));
+  CHECK_THROWS_AS(xrng::check_counters(p, 0ull - 7, 0, 10), Error);
+  CHECK_THROWS_AS(xrng::perm_element(k, 0ull - 7, 10, 0), Error);
+}
+
+TEST_CASE("perm_shard rank and world") {
+  const xrng::Plan p = xrng::make_plan(Dist::perm, DType::i64, size(10));
+  const xrng::Key k(3);
+  int64_t out[8] = {};
+  CHECK_THROWS_AS(xrng::perm_shard(p, k, 0, 0, 0, 0, 4, out), Error);
+  CHECK_THROWS_AS(xrng::perm_shard(p, k, 0, 3, 3, 0, 4, out), Error);
+  CHECK_THROWS_AS(xrng::perm_shard(p, k, 0, 7, 2, 0, 4, out), Error);
+  CHECK_THROWS_AS(xrng::perm_shard(p, k, 0, 0, 3, 0, 4, nullptr), Error);
+  CHECK_THROWS_AS(xrng::perm_shard(xrng::make_plan(Dist::bits, DType::u32, {}), k, 0, 0, 3, 0, 4, out), Error);
+  CHECK_NOTHROW(xrng::perm_shard(p, k, 0, 2, 3, 0, 4, out));
+}
+
+TEST_CASE("counter overflow near 2^64") {
+  const uint64_t top = ~0ull;  // 2^64 - 1: the last word index
+  uint32_t w[8] = {};
+  const xrng::Key k(9);
+  const xrng::Plan b32 = xrng::make_plan(Dist::bits, DType::u32, {});
+  CHECK_NOTHROW(xrng::fill(b32, k, top, 0, 1, w));   // word 2^64 - 1 is the last one
+  CHECK_THROWS_AS(xrng::fill(b32, k, top, 0, 2, w), Error);
+  CHECK_THROWS_AS(xrng::fill(b32, k, top - 3, 2, 3, w), Error);
+  CHECK_NOTHROW(xrng::fill(b32, k, top - 3, 2, 2, w));
+  const xrng::Plan nf = xrng::make_plan(Dist::normal, DType::f32, nor(0, 1));
+  float f[4];
+  // normal pairs: 3 elements need 2 pairs = 4 words
+  CHECK_NOTHROW(xrng::fill(nf, k, 0ull - 4, 0, 3, f));
+  CHECK_THROWS_AS(xrng::fill(nf, k, 0ull - 3, 0, 3, f), Error);
+  // start near 2^64: start + count must not wrap
+  CHECK_THROWS_AS(xrng::fill(b32, k, 0, ~0ull, 2, w), Error);
+  CHECK_THROWS_AS(xrng::check_counters(b32, 0, ~0ull - 1, ~0ull - 1), Error);
+  const xrng::Plan n64 = xrng::make_plan(Dist::normal, DType::f64, nor(0, 1));
+  // 2^63 f64 normals are 2^62 pairs of 4 words: exactly the whole stream
+  CHECK_NOTHROW(xrng::check_counters(n64, 0, 0, 1ull << 63));
+  CHECK_THROWS_AS(xrng::check_counters(n64, 1, 0, 1ull << 63), Error);
+  CHECK_THROWS_AS(xrng::check_counters(n64, 0, 1, 1ull << 63), Error);
+  const xrng::Plan ri = xrng::make_plan(Dist::randint, DType::i64, irange(0, 5));
+  CHECK_THROWS_AS(xrng::check_counters(ri, 1, 0, 1ull << 62), Error);
+  CHECK_NOTHROW(xrng::check_counters(ri, 0, 0, 1ull << 62));
+  // dropout counts its mask words
+  const xrng::Plan dp = xrng::make_plan(Dist::dropout, DType::f32, prob(0.5));
+  float in[2] = {1, 2}, o[2];
+  CHECK_THROWS_AS(xrng::dropout(dp, k, top, 0, 2, in, o), Error);
+  CHECK_NOTHROW(xrng::dropout(dp, k, top, 0, 1, in, o));
+}
+
+TEST_CASE("null buffers") {
+  const xrng::Key k(1);
+  const xrng::Plan b32 = xrng::make_plan(Dist::bits, DType::u32, {});
+  CHECK_THROWS_AS(xrng::fill(b32, k, 0, 0, 1, nullptr), Error);
+  CHECK_NOTHROW(xrng::fill(b32, k, 0, 0, 0, nullptr));  // nothing to write
+  CHECK_THROWS_AS(xrng::bits(k, 0, static_cast<uint32_t*>(nullptr), 3), Error);
+  CHECK_THROWS_AS(xrng::normal(k, 0, static_cast<float*>(nullptr), 3), Error);
+  const xrng::Plan dp = xrng::make_plan(Dist::dropout, DType::f32, prob(0.5));
+  float buf[4] = {};
+  CHECK_THROWS_AS(xrng::dropout(dp, k, 0, 0, 4, nullptr, buf), Error);
+  CHECK_THROWS_AS(xrng::dropout(dp, k, 0, 0, 4, buf, nullptr), Error);
+  CHECK_THROWS_AS(xrng::perm_inverse(xrng::make_plan(Dist::perm, DType::i64, size(5)), k, 0, 0, 5, nullptr), Error);
+  // dropout plans through fill, and non-dropout plans through dropout
+  CHECK_THROWS_AS(xrng::fill(dp, k, 0, 0, 4, buf), Error);
+  CHECK_THROWS_AS(xrng::dropout(b32, k, 0, 0, 4, buf, buf), Error);
+}
+
+TEST_CASE("errors are thrown before anything is written") {
+  uint32_t w[4] = {0xaaaaaaaau, 0xaaaaaaaau, 0xaaaaaaaau, 0xaaaaaaaau};
+  const xrng::Plan b32 = xrng::make_plan(Dist::bits, DType::u32, {});
+  CHECK_THROWS_AS(xrng::fill(b32, xrng::Key(1), ~0ull - 1, 0, 4, w), Error);
+  for (uint32_t x : w) CHECK(x == 0xaaaaaaaau);
+}
+
+TEST_CASE("generator exhaustion") {
+  const xrng::Plan b32 = xrng::make_plan(Dist::bits, DType::u32, {});
+  uint32_t w[8];
+  xrng::Generator g(1, 0, ~0ull - 3);
+  g.draw(b32, 3, w);
+  CHECK(g.offset() == ~0ull);
+  // one word (2^64 - 1) is left, but consuming it would wrap the offset
+  CHECK_THROWS_AS(g.draw(b32, 1, w), Error);
+  CHECK_THROWS_AS(g.skip(b32, 1), Error);
+  CHECK(g.offset() == ~0ull);  // a failed draw does not move the generator
+  xrng::Generator h(1, 0, ~0ull - 10);
+  CHECK_THROWS_AS(h.skip(b32, 100), Error);
+  CHECK(h.offset() == ~0ull - 10);
+  const xrng::Plan pm = xrng::make_plan(Dist::perm, DType::i64, size(4));
+  xrng::Generator q(1, 0, ~0ull - 7);
+  int64_t v[4];
+  CHECK_THROWS_AS(q.draw(pm, 4, v), Error);  // 8 key words would end exactly at 2^64: the offset wraps
+  CHECK_THROWS_AS(q.draw(pm, 5, v), Error);  // count > n
+}

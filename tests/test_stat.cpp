@@ -1,0 +1,324 @@
+// Statistical suite (label "stat"): fixed seeds, explicit thresholds. Every
+// threshold is a tail probability of the test statistic under the null
+// hypothesis; with fixed seeds a test is deterministic, so a failure is a
+// property of the stream, never bad luck to be retried with another seed.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <numeric>
+#include <string>
+#include <vector>
+
+#include "host/xrng.h"
+#include "stat_util.h"
+
+using xrng::Dist;
+using xrng::DrawParams;
+using xrng::DType;
+using xrng_test::chi2;
+using xrng_test::chi2_critical;
+
+namespace {
+
+const xrng::FillOptions kOpt{xrng::Backend::automatic, 2};
+
+// Kolmogorov: P(sqrt(n) D > 1.95) = 0.001 (asymptotically). Six KS tests
+// run in the suite, so a correct stream fails one with probability < 1%.
+constexpr double kKsMax = 1.95;
+// Moments: |sample mean of x^k - E[x^k]| < 5 standard errors, the standard
+// error being the exact sqrt(Var(x^k) / n) of the target law (a two-sided
+// 5-sigma band: 5.7e-7 per check).
+constexpr double kMomentSigmas = 5.0;
+// Chi-square: reject above the Wilson-Hilferty quantile at z = 4 (3.2e-5).
+constexpr double kChi2Z = 4.0;
+
+template <class T>
+std::vector<T> draw(Dist d, DType t, const DrawParams& q, uint64_t seed, uint64_t n) {
+  std::vector<T> v(n);
+  xrng::fill(xrng::make_plan(d, t, q), xrng::Key(seed), 0, 0, n, v.data(), kOpt);
+  return v;
+}
+
+// Checks E[x^k] for k = 1..4 against exact values, with exact variances
+// Var(x^k) = E[x^2k] - E[x^k]^2 from the moments `m` (m[k] = E[x^k], k <= 8).
+void check_moments(const xrng_test::Moments& s, const double m[9], const std::string& what) {
+  for (int k = 1; k <= 4; ++k) {
+    const double se = std::sqrt((m[2 * k] - m[k] * m[k]) / static_cast<double>(s.n));
+    const double got = s.mean(k);
+    MESSAGE(what, ": E[x^", k, "] = ", got, " (expected ", m[k], ", ", (got - m[k]) / se, " standard errors)");
+    CHECK(std::fabs(got - m[k]) < kMomentSigmas * se);
+  }
+}
+
+}  // namespace
+
+TEST_SUITE("stat") {
+
+TEST_CASE("uniform f32/f64: KS and moments, n = 10^7") {
+  const uint64_t n = 10000000;
+  // E[u^k] = 1/(k+1) for u uniform on [0, 1)
+  double m[9];
+  for (int k = 0; k <= 8; ++k) m[k] = 1.0 / (k + 1);
+  {
+    std::vector<float> u = draw<float>(Dist::uniform, DType::f32, {}, 1001, n);
+    xrng_test::Moments s;
+    s.add(u);
+    check_moments(s, m, "uniform f32");
+    CHECK(*std::min_element(u.begin(), u.end()) >= 0.0f);
+    CHECK(*std::max_element(u.begin(), u.end()) < 1.0f);
+    const double k = xrng_test::ks_sqrt_n_d(u, [](double x) { return x; });
+    MESSAGE("uniform f32: sqrt(n) D = ", k);
+    CHECK(k < kKsMax);
+  }
+  {
+    std::vector<double> u = draw<double>(Dist::uniform, DType::f64, {}, 1002, n);
+    xrng_test::Moments s;
+    s.add(u);
+    check_moments(s, m, "uniform f64");
+    const double k = xrng_test::ks_sqrt_n_d(u, [](double x) { return x; });
+    MESSAGE("uniform f64: sqrt(n) D = ", k);
+    CHECK(k < kKsMax);
+  }
+  {  // an affine range: KS against the CDF of U[-3, 5)
+    DrawParams q;
+    q.low = -3;
+    q.high = 5;
+    std::vector<float> u = draw<float>(Dist::uniform, DType::f32, q, 1003, n);
+    const double k = xrng_test::ks_sqrt_n_d(u, [](double x) { return (x + 3.0) / 8.0; });
+    MESSAGE("uniform f32 [-3, 5): sqrt(n) D = ", k);
+    CHECK(k < kKsMax);
+  }
+}
+
+TEST_CASE("normal f32/f64: KS and moments, n = 10^7") {
+  const uint64_t n = 10000000;
+  // E[z^k] for k = 0..8: 1, 0, 1, 0, 3, 0, 15, 0, 105
+  const double m[9] = {1, 0, 1, 0, 3, 0, 15, 0, 105};
+  {
+    std::vector<float> z = draw<float>(Dist::normal, DType::f32, {}, 2001, n);
+    xrng_test::Moments s;
+    s.add(z);
+    check_moments(s, m, "normal f32");
+    const double k = xrng_test::ks_sqrt_n_d(z, xrng_test::normal_cdf);
+    MESSAGE("normal f32: sqrt(n) D = ", k);
+    CHECK(k < kKsMax);
+  }
+  {
+    std::vector<double> z = draw<double>(Dist::normal, DType::f64, {}, 2002, n);
+    xrng_test::Moments s;
+    s.add(z);
+    check_moments(s, m, "normal f64");
+    const double k = xrng_test::ks_sqrt_n_d(z, xrng_test::normal_cdf);
+    MESSAGE("normal f64: sqrt(n) D = ", k);
+    CHECK(k < kKsMax);
+  }
+  {  // mean and std: KS of (z - mean) / std, odd elements only (the sin half of each pair)
+    DrawParams q;
+    q.mean = 10.0;
+    q.std = 3.0;
+    std::vector<float> z = draw<float>(Dist::normal, DType::f32, q, 2003, n);
+    std::vector<double> odd;
+    odd.reserve(n / 2);
+    for (size_t i = 1; i < z.size(); i += 2) odd.push_back((static_cast<double>(z[i]) - 10.0) / 3.0);
+    const double k = xrng_test::ks_sqrt_n_d(odd, xrng_test::normal_cdf);
+    MESSAGE("normal f32 (10, 3) sin half: sqrt(n) D = ", k);
+    CHECK(k < kKsMax);
+  }
+}
+
+TEST_CASE("normal f32: tail frequencies beyond 4, 5 and 6 sigma") {
+  // 2^30 values in chunks. The count beyond x is Poisson (binomial with tiny
+  // p) with mean lambda = n P(|Z| > x); we accept |count - lambda| <= 5
+  // sqrt(lambda) + 3, a bound a Poisson variable exceeds with probability
+  // below 1e-5 for the lambdas here (about 68000, 616 and 2).
+  const uint64_t n = uint64_t{1} << 30, chunk = uint64_t{1} << 22;
+  const xrng::Plan p = xrng::make_plan(Dist::normal, DType::f32, {});
+  std::vector<float> z(chunk);
+  uint64_t c4 = 0, c5 = 0, c6 = 0;
+  float zmax = 0;
+  for (uint64_t s = 0; s < n; s += chunk) {
+    xrng::fill(p, xrng::Key(3001), 0, s, chunk, z.data(), kOpt);
+    for (float v : z) {
+      const float a = std::fabs(v);
+      c4 += a > 4.0f;
+      c5 += a > 5.0f;
+      c6 += a > 6.0f;
+      zmax = std::max(zmax, a);
+    }
+  }
+  const double nd = static_cast<double>(n);
+  const double l4 = nd * std::erfc(4.0 / std::sqrt(2.0)), l5 = nd * std::erfc(5.0 / std::sqrt(2.0)),
+               l6 = nd * std::erfc(6.0 / std::sqrt(2.0));
+  MESSAGE("n = 2^30: |z| > 4: ", c4, " (expected ", l4, "); |z| > 5: ", c5, " (expected ", l5, "); |z| > 6: ", c6,
+          " (expected ", l6, "); max |z| = ", zmax);
+  CHECK(std::fabs(static_cast<double>(c4) - l4) <= 5.0 * std::sqrt(l4) + 3.0);
+  CHECK(std::fabs(static_cast<double>(c5) - l5) <= 5.0 * std::sqrt(l5) + 3.0);
+  CHECK(std::fabs(static_cast<double>(c6) - l6) <= 5.0 * std::sqrt(l6) + 3.0);
+}
+
+TEST_CASE("normal f32 reaches |z| > 6.5: the radius of word 0") {
+  // u = (0 + 1/2) 2^-32 gives the largest radius, sqrt(66 ln 2) = 6.7636...
+  const double r0 = xrng::math::box_muller_radius<32, double, uint64_t>(uint64_t{0});
+  MESSAGE("radius(word 0) = ", r0);
+  CHECK(r0 >= 6.5);
+  CHECK(r0 == doctest::Approx(std::sqrt(66.0 * std::log(2.0))).epsilon(1e-15));
+  // and the element function passes it through: angle word 0 is cos = 1, sin = 0
+  float out[2];
+  xrng::dist::normal_f32(0u, 0u, xrng::NormalParams{}, out);
+  CHECK(out[0] >= 6.5f);
+  CHECK(out[1] == 0.0f);
+  // angle word 2^31 (half a turn): z0 = -r
+  xrng::dist::normal_f32(0u, 0x80000000u, xrng::NormalParams{}, out);
+  CHECK(out[0] <= -6.5f);
+}
+
+TEST_CASE("bernoulli: chi-square for several p") {
+  const uint64_t n = 10000000;
+  for (double p : {0.5, 0.3, 0.1, 0.9, 0.001}) {
+    DrawParams q;
+    q.p = p;
+    const std::vector<uint8_t> b = draw<uint8_t>(Dist::bernoulli, DType::u8, q, 4001, n);
+    std::vector<uint64_t> obs(2, 0);
+    for (uint8_t x : b) {
+      REQUIRE(x <= 1);
+      ++obs[x];
+    }
+    const std::vector<double> exp = {n * (1 - p), n * p};
+    const double c = chi2(obs, exp);
+    MESSAGE("bernoulli p = ", p, ": ones ", obs[1], " (expected ", exp[1], "), chi2 = ", c, " (df 1, limit ",
+            chi2_critical(1, kChi2Z), ")");
+    CHECK(c < chi2_critical(1, kChi2Z));
+  }
+  // p = 0 and p = 1 are exact
+  DrawParams z;
+  z.p = 0.0;
+  for (uint8_t x : draw<uint8_t>(Dist::bernoulli, DType::u8, z, 4002, 100000)) REQUIRE(x == 0);
+  z.p = 1.0;
+  for (uint8_t x : draw<uint8_t>(Dist::bernoulli, DType::u8, z, 4002, 100000)) REQUIRE(x == 1);
+}
+
+TEST_CASE("randint: chi-square on small ranges") {
+  const uint64_t n = 10000000;
+  struct R {
+    int64_t lo, hi;
+  };
+  for (DType t : {DType::i32, DType::i64}) {
+    for (const R& r : {R{0, 2}, R{0, 3}, R{0, 7}, R{0, 10}, R{-5, 5}, R{-1000, -1}, R{0, 1000}}) {
+      DrawParams q;
+      q.ilow = r.lo;
+      q.ihigh = r.hi;
+      const uint64_t range = static_cast<uint64_t>(r.hi - r.lo);
+      std::vector<uint64_t> obs(range, 0);
+      if (t == DType::i32) {
+        for (int32_t x : draw<int32_t>(Dist::randint, t, q, 5001 + range + 7919 * static_cast<uint64_t>(r.lo + 1000), n)) {
+          REQUIRE(x >= r.lo);
+          REQUIRE(x < r.hi);
+          ++obs[x - r.lo];
+        }
+      } else {
+        for (int64_t x : draw<int64_t>(Dist::randint, t, q, 5002 + range + 7919 * static_cast<uint64_t>(r.lo + 1000), n)) {
+          REQUIRE(x >= r.lo);
+          REQUIRE(x < r.hi);
+          ++obs[x - r.lo];
+        }
+      }
+      const std::vector<double> exp(range, static_cast<double>(n) / range);
+      const double c = chi2(obs, exp), lim = chi2_critical(range - 1.0, kChi2Z);
+      MESSAGE("randint ", std::string(xrng::dtype_name(t)), " [", r.lo, ", ", r.hi, "): chi2 = ", c, " (df ", range - 1, ", limit ",
+              lim, ")");
+      CHECK(c < lim);
+    }
+  }
+  // the extremes of the full i64 range are reachable in principle; here we
+  // check the sign balance of the full range: P(x < 0) = 2^63 / (2^64 - 1)
+  DrawParams f;
+  f.ilow = INT64_MIN;
+  f.ihigh = INT64_MAX;
+  uint64_t neg = 0;
+  for (int64_t x : draw<int64_t>(Dist::randint, DType::i64, f, 5999, n)) neg += x < 0;
+  const std::vector<uint64_t> obs = {neg, n - neg};
+  const std::vector<double> exp = {n / 2.0, n / 2.0};
+  CHECK(chi2(obs, exp) < chi2_critical(1, kChi2Z));
+}
+
+// Permutations on consecutive seeds (the "seed + epoch" recipe: related keys
+// are the hard case for a keyed bijection).
+TEST_CASE("permutation: chi-square of positions (value v at position i)") {
+  struct C {
+    uint64_t n, keys;
+  };
+  for (const C& c : {C{5, 100000}, C{10, 100000}, C{100, 20000}}) {
+    const xrng::Plan p = xrng::make_plan(Dist::perm, DType::i64, [&] {
+      DrawParams q;
+      q.n = c.n;
+      return q;
+    }());
+    std::vector<uint64_t> cnt(c.n * c.n, 0);
+    std::vector<int64_t> v(c.n);
+    for (uint64_t k = 0; k < c.keys; ++k) {
+      xrng::fill(p, xrng::Key(6000 + k), 0, 0, c.n, v.data());
+      for (uint64_t i = 0; i < c.n; ++i) ++cnt[i * c.n + v[i]];
+    }
+    const std::vector<double> exp(c.n * c.n, static_cast<double>(c.keys) / c.n);
+    // rows and columns of the table each sum to `keys`: (n-1)^2 degrees of freedom
+    const double df = static_cast<double>((c.n - 1) * (c.n - 1));
+    const double x = chi2(cnt, exp), lim = chi2_critical(df, kChi2Z);
+    MESSAGE("perm positions n = ", c.n, ", ", c.keys, " keys: chi2 = ", x, " (df ", df, ", limit ", lim, ")");
+    CHECK(x < lim);
+  }
+}
+
+TEST_CASE("permutation: chi-square of all orderings for n = 3, 4, 5") {
+  struct C {
+    uint64_t n, keys;
+  };
+  for (const C& c : {C{3, 60000}, C{4, 72000}, C{5, 120000}}) {
+    DrawParams q;
+    q.n = c.n;
+    const xrng::Plan p = xrng::make_plan(Dist::perm, DType::i64, q);
+    uint64_t fact = 1;
+    for (uint64_t i = 2; i <= c.n; ++i) fact *= i;
+    std::map<std::vector<int64_t>, uint64_t> seen;
+    std::vector<int64_t> v(c.n);
+    for (uint64_t k = 0; k < c.keys; ++k) {
+      xrng::fill(p, xrng::Key(7000 + k), 0, 0, c.n, v.data());
+      ++seen[v];
+    }
+    std::vector<uint64_t> obs;
+    for (const auto& kv : seen) obs.push_back(kv.second);
+    obs.resize(fact, 0);  // orderings never seen count as 0
+    const std::vector<double> exp(fact, static_cast<double>(c.keys) / fact);
+    const double x = chi2(obs, exp), lim = chi2_critical(fact - 1.0, kChi2Z);
+    const auto mm = std::minmax_element(obs.begin(), obs.end());
+    MESSAGE("perm orderings n = ", c.n, ", ", c.keys, " keys: ", seen.size(), " of ", fact,
+            " orderings seen, counts in [", *mm.first, ", ", *mm.second, "] (expected ", exp[0], "), chi2 = ", x,
+            " (df ", fact - 1, ", limit ", lim, ")");
+    CHECK(seen.size() == fact);
+    CHECK(x < lim);
+  }
+}
+
+TEST_CASE("permutation: positions of values for n = 10^6 across keys") {
+  // For each of a few values v, the position of v under 100000 keys, binned
+  // into 100 equal bins (expected 1000 per bin); likewise the value at a few
+  // positions. Chi-square with 99 degrees of freedom.
+  const uint64_t n = 1000000, keys = 100000, bins = 100;
+  for (uint64_t v : {uint64_t{0}, uint64_t{1}, uint64_t{500000}, n - 1}) {
+    std::vector<uint64_t> pos(bins, 0), val(bins, 0);
+    for (uint64_t k = 0; k < keys; ++k) {
+      const xrng::Key key(8000 + k);
+      ++pos[xrng::perm_position(key, 0, n, v) / (n / bins)];
+      ++val[xrng::perm_element(key, 0, n, v) / (n / bins)];
+    }
+    const std::vector<double> exp(bins, static_cast<double>(keys) / bins);
+    const double xp = chi2(pos, exp), xv = chi2(val, exp), lim = chi2_critical(bins - 1.0, kChi2Z);
+    MESSAGE("perm n = 10^6, v = ", v, ": chi2(position of v) = ", xp, ", chi2(value at position v) = ", xv,
+            " (df 99, limit ", lim, ")");
+    CHECK(xp < lim);
+    CHECK(xv < lim);
+  }
+}
+
+}  // TEST_SUITE("stat")
