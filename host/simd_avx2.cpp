@@ -1,7 +1,17 @@
-// Placeholder until the AVX2 kernels land: declines every plan, so the
-// dispatcher runs the scalar reference.
-#include "xrng.h"
+// AVX2 + FMA + F16C instance of the vector backend (host/simd_impl.h).
+// Compiled with -mavx2 -mfma -mf16c; called only after the dispatcher has
+// checked the CPU.
+#define XRNG_SIMD_BYTES 32
+#include "simd_impl.h"
+
 namespace xrng::detail {
-bool fill_avx2(const Plan&, const Stream&, uint64_t, uint64_t, uint64_t, void*) { return false; }
-bool perm_avx2(const PermKey&, uint64_t, uint64_t, DType, void*) { return false; }
+bool fill_avx2(const Plan& plan, const Stream& s, uint64_t offset, uint64_t start, uint64_t count, void* out) {
+  return fill_impl(plan, s, offset, start, count, out);
+}
+bool perm_avx2(const PermKey& k, uint64_t start, uint64_t count, DType t, void* out) {
+  return perm_impl(k, start, count, t, out);
+}
+bool probe_avx2(Probe which, const Plan& plan, const uint32_t* in, size_t n, void* out) {
+  return probe_impl(which, plan, in, n, out);
+}
 }  // namespace xrng::detail

@@ -1,7 +1,23 @@
-// Placeholder until the AVX-512 kernels land: declines every plan, so the
-// dispatcher runs the scalar reference.
-#include "xrng.h"
+// AVX-512 (F, BW, DQ, VL) instance of the vector backend (host/simd_impl.h):
+// the same kernels as AVX2 at twice the width. Called only after the
+// dispatcher has checked the CPU.
+#define XRNG_SIMD_BYTES 64
+// GCC 12's avx512fintrin.h trips -Wuninitialized on its own _mm512_undefined_*
+// placeholders (GCC bug 105593); the warning is about the header, not this code.
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic ignored "-Wuninitialized"
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
+#include "simd_impl.h"
+
 namespace xrng::detail {
-bool fill_avx512(const Plan&, const Stream&, uint64_t, uint64_t, uint64_t, void*) { return false; }
-bool perm_avx512(const PermKey&, uint64_t, uint64_t, DType, void*) { return false; }
+bool fill_avx512(const Plan& plan, const Stream& s, uint64_t offset, uint64_t start, uint64_t count, void* out) {
+  return fill_impl(plan, s, offset, start, count, out);
+}
+bool perm_avx512(const PermKey& k, uint64_t start, uint64_t count, DType t, void* out) {
+  return perm_impl(k, start, count, t, out);
+}
+bool probe_avx512(Probe which, const Plan& plan, const uint32_t* in, size_t n, void* out) {
+  return probe_impl(which, plan, in, n, out);
+}
 }  // namespace xrng::detail

@@ -168,10 +168,11 @@ TEST_CASE("permutation sizes and slices") {
   CHECK_THROWS_AS(xrng::perm_position(k, 0, 10, 10), Error);
   CHECK_THROWS_AS(xrng::perm_element(k, 0, 0, 0), Error);
   CHECK_THROWS_AS(xrng::randperm(k, 0, 0), Error);
-  // a permutation key needs 8 words: offsets beyond 2^64 - 8 overflow
-  CHECK_NOTHROW(xrng::check_counters(p, 0ull - 8, 0, 10));
-  CHECK_THROWS_AS(xrng::check_counters(p, 0ull - 7, 0, 10), Error);
-  CHECK_THROWS_AS(xrng::perm_element(k, 0ull - 7, 10, 0), Error);
+  // a permutation key needs kPermRounds words: offsets beyond 2^64 - kPermRounds overflow
+  constexpr uint64_t kw = xrng::kPermRounds;
+  CHECK_NOTHROW(xrng::check_counters(p, 0ull - kw, 0, 10));
+  CHECK_THROWS_AS(xrng::check_counters(p, 0ull - (kw - 1), 0, 10), Error);
+  CHECK_THROWS_AS(xrng::perm_element(k, 0ull - (kw - 1), 10, 0), Error);
 }
 
 TEST_CASE("perm_shard rank and world") {

@@ -1,0 +1,119 @@
+#!/usr/bin/env python3
+"""xrng vs torch, NumPy and the C++ standard library on the CPU, side by side.
+
+One run, same machine, same sizes, same thread counts; prints a markdown table
+of ns per element (median of --reps calls into preallocated buffers) and each
+library's time as a multiple of xrng's SIMD time (> 1: xrng is faster).
+
+    python3 bench/compare.py [--xrng-time build/bench/xrng_time] [--n 16777216]
+                             [--threads 1,2] [--reps 5]
+
+xrng and std::mt19937 figures come from bench/xrng_time (C++), the others
+from this process. NumPy's Generator is single-threaded: listed at 1 thread.
+"""
+import argparse
+import glob
+import json
+import os
+import subprocess
+import sys
+import time
+
+
+def median_ns(fn, n, reps):
+    fn()  # warm-up (allocations, page faults, lazy init)
+    ts = []
+    for _ in range(reps):
+        t0 = time.perf_counter_ns()
+        fn()
+        ts.append((time.perf_counter_ns() - t0) / n)
+    ts.sort()
+    return ts[len(ts) // 2]
+
+
+def find_timer(root):
+    cands = sorted(glob.glob(os.path.join(root, "build*", "bench", "xrng_time")), key=os.path.getmtime)
+    return cands[-1] if cands else None
+
+
+def torch_rows(n, threads, reps):
+    try:
+        import torch
+    except ImportError:
+        return {}
+    torch.set_num_threads(threads)
+    torch.manual_seed(42)
+    f = torch.empty(n, dtype=torch.float32)
+    b = torch.empty(n, dtype=torch.uint8)
+    p = torch.empty(n, dtype=torch.int64)
+    return {
+        "uniform_f32": ("torch.rand(out=)", median_ns(lambda: torch.rand(n, out=f), n, reps)),
+        "normal_f32": ("torch.randn(out=)", median_ns(lambda: torch.randn(n, out=f), n, reps)),
+        "bernoulli_u8": ("uint8.bernoulli_(0.3)", median_ns(lambda: b.bernoulli_(0.3), n, reps)),
+        "randperm_i64": ("torch.randperm(out=)", median_ns(lambda: torch.randperm(n, out=p), n, reps)),
+    }
+
+
+def numpy_rows(n, threads, reps):
+    if threads != 1:
+        return {}
+    try:
+        import numpy as np
+    except ImportError:
+        return {}
+    g = np.random.Generator(np.random.Philox(42))
+    f = np.empty(n, dtype=np.float32)
+    return {
+        "uniform_f32": ("Philox random(f32, out=)", median_ns(lambda: g.random(n, dtype=np.float32, out=f), n, reps)),
+        "normal_f32": ("Philox standard_normal(f32, out=)",
+                       median_ns(lambda: g.standard_normal(n, dtype=np.float32, out=f), n, reps)),
+        "bernoulli_u8": ("Philox random(f32) < 0.3", median_ns(lambda: g.random(n, dtype=np.float32, out=f) < 0.3, n, reps)),
+        "randperm_i64": ("Philox permutation(n)", median_ns(lambda: g.permutation(n), n, reps)),
+    }
+
+
+def main():
+    here = os.path.dirname(os.path.abspath(__file__))
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--xrng-time", default=None, help="path of the xrng_time binary (default: newest build*/bench/xrng_time)")
+    ap.add_argument("--n", type=int, default=1 << 24)
+    ap.add_argument("--threads", default="1,2")
+    ap.add_argument("--reps", type=int, default=5)
+    a = ap.parse_args()
+    timer = a.xrng_time or find_timer(os.path.dirname(here))
+    if not timer or not os.path.exists(timer):
+        sys.exit("compare.py: xrng_time not found; build the target xrng_time or pass --xrng-time")
+
+    ops = ["uniform_f32", "normal_f32", "bernoulli_u8", "randperm_i64"]
+    print(f"n = {a.n}, median of {a.reps} calls, ns/element; ratio = other / xrng SIMD (> 1: xrng faster)\n")
+    for t in [int(x) for x in a.threads.split(",")]:
+        out = subprocess.run([timer, "--n", str(a.n), "--threads", str(t), "--reps", str(a.reps)],
+                             check=True, capture_output=True, text=True).stdout
+        res = json.loads(out)
+        isa = res["isa"]
+        xr = {(r["op"], r["variant"]): r["ns_per_elem"] for r in res["results"] if r["lib"] == "xrng"}
+        std = {r["op"]: (r["variant"], r["ns_per_elem"]) for r in res["results"] if r["lib"] != "xrng"}
+        th = torch_rows(a.n, t, a.reps)
+        nprows = numpy_rows(a.n, t, a.reps)
+        print(f"### {t} thread{'s' if t > 1 else ''} (xrng SIMD ISA: {isa})\n")
+        print("| op | xrng simd | xrng scalar | torch | numpy | std::mt19937 |")
+        print("|---|---|---|---|---|---|")
+        for op in ops:
+            base = xr.get((op, isa))
+
+            def cell(v):
+                if v is None:
+                    return "n/a"
+                name, ns = v
+                ratio = f" ({ns / base:.1f}x)" if base else ""
+                return f"{ns:.2f}{ratio} `{name}`"
+
+            simd = f"{base:.2f}" if base is not None else "n/a"
+            sc = xr.get((op, "scalar"))
+            scalar = f"{sc:.2f} ({sc / base:.1f}x)" if (sc is not None and base) else "n/a"
+            print(f"| {op} | {simd} | {scalar} | {cell(th.get(op))} | {cell(nprows.get(op))} | {cell(std.get(op))} |")
+        print()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,98 @@
+// Timing helper of bench/compare.py: ns per element of xrng's CPU fills and
+// of the C++ standard library's mt19937 distributions, printed as JSON.
+//
+//   xrng_time [--n N] [--threads T] [--reps R]
+//
+// Each figure is the median wall time of R repetitions of one call filling
+// an N-element caller buffer (pages touched beforehand).
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "host/xrng.h"
+
+namespace {
+
+template <class F>
+double median_ns(int reps, uint64_t n, F f) {
+  std::vector<double> t;
+  f();  // warm-up
+  for (int r = 0; r < reps; ++r) {
+    const auto a = std::chrono::steady_clock::now();
+    f();
+    const auto b = std::chrono::steady_clock::now();
+    t.push_back(std::chrono::duration<double, std::nano>(b - a).count() / static_cast<double>(n));
+  }
+  std::sort(t.begin(), t.end());
+  return t[t.size() / 2];
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  uint64_t n = uint64_t{1} << 24;
+  int threads = 1, reps = 5;
+  for (int i = 1; i + 1 < argc; i += 2) {
+    const std::string a = argv[i];
+    if (a == "--n") n = std::strtoull(argv[i + 1], nullptr, 10);
+    else if (a == "--threads") threads = std::atoi(argv[i + 1]);
+    else if (a == "--reps") reps = std::atoi(argv[i + 1]);
+    else {
+      std::fprintf(stderr, "usage: xrng_time [--n N] [--threads T] [--reps R]\n");
+      return 2;
+    }
+  }
+  std::vector<float> f(n);
+  std::vector<uint8_t> b(n);
+  std::vector<int64_t> perm(n);
+  std::memset(f.data(), 0, n * sizeof(float));
+  std::memset(b.data(), 0, n);
+  std::memset(perm.data(), 0, n * sizeof(int64_t));
+  const xrng::Key key(42);
+  const bool have_simd = std::string(xrng::simd_isa()) != "none";
+
+  std::printf("{\"n\": %llu, \"threads\": %d, \"isa\": \"%s\", \"results\": [\n", static_cast<unsigned long long>(n),
+              threads, xrng::simd_isa());
+  bool first = true;
+  auto emit = [&](const char* lib, const char* op, const char* variant, double ns) {
+    std::printf("%s  {\"lib\": \"%s\", \"op\": \"%s\", \"variant\": \"%s\", \"ns_per_elem\": %.4f}", first ? "" : ",\n",
+                lib, op, variant, ns);
+    first = false;
+  };
+  for (const xrng::Backend be : {xrng::Backend::scalar, xrng::Backend::simd}) {
+    if (be == xrng::Backend::simd && !have_simd) continue;
+    const xrng::FillOptions opt{be, threads};
+    const char* v = be == xrng::Backend::simd ? xrng::simd_isa() : "scalar";
+    emit("xrng", "uniform_f32", v, median_ns(reps, n, [&] { xrng::uniform(key, 0, f.data(), n, 0.0, 1.0, opt); }));
+    emit("xrng", "normal_f32", v, median_ns(reps, n, [&] { xrng::normal(key, 0, f.data(), n, 0.0, 1.0, opt); }));
+    emit("xrng", "bernoulli_u8", v, median_ns(reps, n, [&] { xrng::bernoulli(key, 0, b.data(), n, 0.3, opt); }));
+    emit("xrng", "randperm_i64", v, median_ns(reps, n, [&] { xrng::randperm(key, 0, perm.data(), n, opt); }));
+  }
+  // The C++ standard library, one thread (mt19937 is sequential).
+  if (threads == 1) {
+    std::mt19937 g(42);
+    std::uniform_real_distribution<float> u(0.0f, 1.0f);
+    std::normal_distribution<float> z(0.0f, 1.0f);
+    std::bernoulli_distribution ber(0.3);
+    emit("std::mt19937", "uniform_f32", "uniform_real_distribution<float>", median_ns(reps, n, [&] {
+           for (uint64_t i = 0; i < n; ++i) f[i] = u(g);
+         }));
+    emit("std::mt19937", "normal_f32", "normal_distribution<float>", median_ns(reps, n, [&] {
+           for (uint64_t i = 0; i < n; ++i) f[i] = z(g);
+         }));
+    emit("std::mt19937", "bernoulli_u8", "bernoulli_distribution", median_ns(reps, n, [&] {
+           for (uint64_t i = 0; i < n; ++i) b[i] = ber(g);
+         }));
+    emit("std::mt19937", "randperm_i64", "iota + std::shuffle", median_ns(reps, n, [&] {
+           for (uint64_t i = 0; i < n; ++i) perm[i] = static_cast<int64_t>(i);
+           std::shuffle(perm.begin(), perm.end(), g);
+         }));
+  }
+  std::printf("\n]}\n");
+  return 0;
+}
