@@ -217,29 +217,6 @@ void check_randint_fits(const Plan& plan, at::ScalarType t) {
                 ") does not fit " + type_name(t));
 }
 
-DrawParams with_range(double lo, double hi) {
-  DrawParams q;
-  q.low = lo;
-  q.high = hi;
-  return q;
-}
-DrawParams with_moments(double mean, double std) {
-  DrawParams q;
-  q.mean = mean;
-  q.std = std;
-  return q;
-}
-DrawParams with_irange(int64_t lo, int64_t hi) {
-  DrawParams q;
-  q.ilow = lo;
-  q.ihigh = hi;
-  return q;
-}
-DrawParams with_p(double p) {
-  DrawParams q;
-  q.p = p;
-  return q;
-}
 
 at::TensorOptions defaults(at::TensorOptions opt, at::ScalarType dtype) {
   return opt.has_dtype() ? opt : opt.dtype(dtype);
@@ -503,22 +480,22 @@ at::Tensor bernoulli_like(const at::Tensor& like, double p, Generator& gen, at::
 // ---- in-place fills ---------------------------------------------------------------------------
 at::Tensor& uniform_(at::Tensor& t, Generator& gen, double low, double high, const RunOptions& run) {
   check_defined(t, "uniform_");
-  return fill_(t, make_plan(Dist::uniform, draw_dtype(Dist::uniform, t.scalar_type()), with_range(low, high)), gen,
+  return fill_(t, make_plan(Dist::uniform, draw_dtype(Dist::uniform, t.scalar_type()), DrawParams::range(low, high)), gen,
                run);
 }
 at::Tensor& normal_(at::Tensor& t, Generator& gen, double mean, double std, const RunOptions& run) {
   check_defined(t, "normal_");
-  return fill_(t, make_plan(Dist::normal, draw_dtype(Dist::normal, t.scalar_type()), with_moments(mean, std)), gen,
+  return fill_(t, make_plan(Dist::normal, draw_dtype(Dist::normal, t.scalar_type()), DrawParams::moments(mean, std)), gen,
                run);
 }
 at::Tensor& randint_(at::Tensor& t, int64_t low, int64_t high, Generator& gen, const RunOptions& run) {
   check_defined(t, "randint_");
-  return fill_(t, make_plan(Dist::randint, draw_dtype(Dist::randint, t.scalar_type()), with_irange(low, high)), gen,
+  return fill_(t, make_plan(Dist::randint, draw_dtype(Dist::randint, t.scalar_type()), DrawParams::int_range(low, high)), gen,
                run);
 }
 at::Tensor& bernoulli_(at::Tensor& t, double p, Generator& gen, const RunOptions& run) {
   check_defined(t, "bernoulli_");
-  return fill_(t, make_plan(Dist::bernoulli, draw_dtype(Dist::bernoulli, t.scalar_type()), with_p(p)), gen, run);
+  return fill_(t, make_plan(Dist::bernoulli, draw_dtype(Dist::bernoulli, t.scalar_type()), DrawParams::probability(p)), gen, run);
 }
 at::Tensor& dropout_(at::Tensor& t, double p, Generator& gen, const RunOptions& run) {
   return dropout_out(t, t, p, gen, run);

@@ -266,34 +266,6 @@ void typed(Dist d, DType t, const DrawParams& q, const Key& key, uint64_t offset
            const FillOptions& opt) {
   fill(make_plan(d, t, q), key, offset, 0, n, out, opt);
 }
-DrawParams range(double lo, double hi) {
-  DrawParams q;
-  q.low = lo;
-  q.high = hi;
-  return q;
-}
-DrawParams moments(double mean, double std) {
-  DrawParams q;
-  q.mean = mean;
-  q.std = std;
-  return q;
-}
-DrawParams irange(int64_t lo, int64_t hi) {
-  DrawParams q;
-  q.ilow = lo;
-  q.ihigh = hi;
-  return q;
-}
-DrawParams prob(double p) {
-  DrawParams q;
-  q.p = p;
-  return q;
-}
-DrawParams size(uint64_t n) {
-  DrawParams q;
-  q.n = n;
-  return q;
-}
 }  // namespace
 
 void bits(const Key& k, uint64_t o, uint32_t* out, size_t n, const FillOptions& opt) {
@@ -303,43 +275,43 @@ void bits(const Key& k, uint64_t o, uint64_t* out, size_t n, const FillOptions& 
   typed(Dist::bits, DType::u64, {}, k, o, out, n, opt);
 }
 void uniform(const Key& k, uint64_t o, float* out, size_t n, double lo, double hi, const FillOptions& opt) {
-  typed(Dist::uniform, DType::f32, range(lo, hi), k, o, out, n, opt);
+  typed(Dist::uniform, DType::f32, DrawParams::range(lo, hi), k, o, out, n, opt);
 }
 void uniform(const Key& k, uint64_t o, double* out, size_t n, double lo, double hi, const FillOptions& opt) {
-  typed(Dist::uniform, DType::f64, range(lo, hi), k, o, out, n, opt);
+  typed(Dist::uniform, DType::f64, DrawParams::range(lo, hi), k, o, out, n, opt);
 }
 void normal(const Key& k, uint64_t o, float* out, size_t n, double mean, double std, const FillOptions& opt) {
-  typed(Dist::normal, DType::f32, moments(mean, std), k, o, out, n, opt);
+  typed(Dist::normal, DType::f32, DrawParams::moments(mean, std), k, o, out, n, opt);
 }
 void normal(const Key& k, uint64_t o, double* out, size_t n, double mean, double std, const FillOptions& opt) {
-  typed(Dist::normal, DType::f64, moments(mean, std), k, o, out, n, opt);
+  typed(Dist::normal, DType::f64, DrawParams::moments(mean, std), k, o, out, n, opt);
 }
 void bernoulli(const Key& k, uint64_t o, uint8_t* out, size_t n, double p, const FillOptions& opt) {
-  typed(Dist::bernoulli, DType::u8, prob(p), k, o, out, n, opt);
+  typed(Dist::bernoulli, DType::u8, DrawParams::probability(p), k, o, out, n, opt);
 }
 void randint(const Key& k, uint64_t o, int32_t* out, size_t n, int64_t lo, int64_t hi, const FillOptions& opt) {
-  typed(Dist::randint, DType::i32, irange(lo, hi), k, o, out, n, opt);
+  typed(Dist::randint, DType::i32, DrawParams::int_range(lo, hi), k, o, out, n, opt);
 }
 void randint(const Key& k, uint64_t o, int64_t* out, size_t n, int64_t lo, int64_t hi, const FillOptions& opt) {
-  typed(Dist::randint, DType::i64, irange(lo, hi), k, o, out, n, opt);
+  typed(Dist::randint, DType::i64, DrawParams::int_range(lo, hi), k, o, out, n, opt);
 }
 void randperm(const Key& k, uint64_t o, int64_t* out, uint64_t n, const FillOptions& opt) {
-  typed(Dist::perm, DType::i64, size(n), k, o, out, n, opt);
+  typed(Dist::perm, DType::i64, DrawParams::perm_size(n), k, o, out, n, opt);
 }
 std::vector<int64_t> randperm(const Key& k, uint64_t o, uint64_t n, const FillOptions& opt) {
-  make_plan(Dist::perm, DType::i64, size(n));  // validate n before allocating
+  make_plan(Dist::perm, DType::i64, DrawParams::perm_size(n));  // validate n before allocating
   std::vector<int64_t> v(n);
   randperm(k, o, v.data(), n, opt);
   return v;
 }
 uint64_t perm_element(const Key& k, uint64_t o, uint64_t n, uint64_t i) {
-  const Plan p = make_plan(Dist::perm, DType::u64, size(n));
+  const Plan p = make_plan(Dist::perm, DType::u64, DrawParams::perm_size(n));
   check_counters(p, o, 0, 0);
   if (i >= n) throw Error("perm_element: index " + std::to_string(i) + " >= n = " + std::to_string(n));
   return perm_at(perm_key(k.stream(), o, n), i);
 }
 uint64_t perm_position(const Key& k, uint64_t o, uint64_t n, uint64_t v) {
-  const Plan p = make_plan(Dist::perm, DType::u64, size(n));
+  const Plan p = make_plan(Dist::perm, DType::u64, DrawParams::perm_size(n));
   check_counters(p, o, 0, 0);
   if (v >= n) throw Error("perm_position: value " + std::to_string(v) + " >= n = " + std::to_string(n));
   return perm_inverse(perm_key(k.stream(), o, n), v);
@@ -358,10 +330,10 @@ void Generator::skip(const Plan& plan, uint64_t count) {
   offset_ += used;
 }
 void Generator::normal(float* out, size_t n, double mean, double std, const FillOptions& opt) {
-  draw(make_plan(Dist::normal, DType::f32, moments(mean, std)), n, out, opt);
+  draw(make_plan(Dist::normal, DType::f32, DrawParams::moments(mean, std)), n, out, opt);
 }
 void Generator::uniform(float* out, size_t n, double low, double high, const FillOptions& opt) {
-  draw(make_plan(Dist::uniform, DType::f32, range(low, high)), n, out, opt);
+  draw(make_plan(Dist::uniform, DType::f32, DrawParams::range(low, high)), n, out, opt);
 }
 
 }  // namespace xrng

@@ -27,6 +27,36 @@ struct DrawParams {
   double p = 0.5;                  // bernoulli, dropout
   int64_t ilow = 0, ihigh = 0;     // randint: [ilow, ihigh)
   uint64_t n = 0;                  // perm: permutation of [0, n)
+
+  // Named constructors: DrawParams::range(-1, 1), DrawParams::moments(0, 2), ...
+  static DrawParams range(double lo, double hi) {
+    DrawParams q;
+    q.low = lo;
+    q.high = hi;
+    return q;
+  }
+  static DrawParams moments(double mean, double std) {
+    DrawParams q;
+    q.mean = mean;
+    q.std = std;
+    return q;
+  }
+  static DrawParams probability(double p) {
+    DrawParams q;
+    q.p = p;
+    return q;
+  }
+  static DrawParams int_range(int64_t lo, int64_t hi) {
+    DrawParams q;
+    q.ilow = lo;
+    q.ihigh = hi;
+    return q;
+  }
+  static DrawParams perm_size(uint64_t n) {
+    DrawParams q;
+    q.n = n;
+    return q;
+  }
 };
 
 inline const char* dist_name(Dist d) {

@@ -16,34 +16,6 @@ namespace {
 const double kInf = std::numeric_limits<double>::infinity();
 const double kNaN = std::numeric_limits<double>::quiet_NaN();
 
-DrawParams uni(double lo, double hi) {
-  DrawParams q;
-  q.low = lo;
-  q.high = hi;
-  return q;
-}
-DrawParams nor(double m, double s) {
-  DrawParams q;
-  q.mean = m;
-  q.std = s;
-  return q;
-}
-DrawParams prob(double p) {
-  DrawParams q;
-  q.p = p;
-  return q;
-}
-DrawParams irange(int64_t lo, int64_t hi) {
-  DrawParams q;
-  q.ilow = lo;
-  q.ihigh = hi;
-  return q;
-}
-DrawParams size(uint64_t n) {
-  DrawParams q;
-  q.n = n;
-  return q;
-}
 }  // namespace
 
 TEST_CASE("unknown names") {
@@ -67,7 +39,7 @@ TEST_CASE("dtype not available for a distribution") {
   int rejected = 0;
   for (Dist d : dists) {
     for (DType t : types) {
-      DrawParams q = uni(0, 1);
+      DrawParams q = DrawParams::range(0, 1);
       q.ilow = 0;
       q.ihigh = 10;
       q.n = 10;
@@ -80,44 +52,44 @@ TEST_CASE("dtype not available for a distribution") {
     }
   }
   CHECK(rejected > 40);
-  CHECK_THROWS_AS(xrng::make_plan(Dist::normal, DType::i32, nor(0, 1)), Error);
+  CHECK_THROWS_AS(xrng::make_plan(Dist::normal, DType::i32, DrawParams::moments(0, 1)), Error);
   CHECK_THROWS_AS(xrng::make_plan(Dist::bits, DType::f32, {}), Error);
-  CHECK_THROWS_AS(xrng::make_plan(Dist::bernoulli, DType::f32, prob(0.5)), Error);
-  CHECK_THROWS_AS(xrng::make_plan(Dist::randint, DType::u64, irange(0, 3)), Error);
+  CHECK_THROWS_AS(xrng::make_plan(Dist::bernoulli, DType::f32, DrawParams::probability(0.5)), Error);
+  CHECK_THROWS_AS(xrng::make_plan(Dist::randint, DType::u64, DrawParams::int_range(0, 3)), Error);
 }
 
 TEST_CASE("uniform ranges") {
   for (DType t : {DType::f32, DType::f64, DType::f16, DType::bf16}) {
     INFO(xrng::dtype_name(t));
-    CHECK_THROWS_AS(xrng::make_plan(Dist::uniform, t, uni(1, 1)), Error);        // empty
-    CHECK_THROWS_AS(xrng::make_plan(Dist::uniform, t, uni(2, 1)), Error);        // inverted
-    CHECK_THROWS_AS(xrng::make_plan(Dist::uniform, t, uni(kNaN, 1)), Error);
-    CHECK_THROWS_AS(xrng::make_plan(Dist::uniform, t, uni(0, kNaN)), Error);
-    CHECK_THROWS_AS(xrng::make_plan(Dist::uniform, t, uni(-kInf, 0)), Error);
-    CHECK_THROWS_AS(xrng::make_plan(Dist::uniform, t, uni(0, kInf)), Error);
-    CHECK_THROWS_AS(xrng::make_plan(Dist::uniform, t, uni(-1e308, 1e308)), Error);  // width overflows double
-    CHECK_NOTHROW(xrng::make_plan(Dist::uniform, t, uni(-1, 1)));
+    CHECK_THROWS_AS(xrng::make_plan(Dist::uniform, t, DrawParams::range(1, 1)), Error);        // empty
+    CHECK_THROWS_AS(xrng::make_plan(Dist::uniform, t, DrawParams::range(2, 1)), Error);        // inverted
+    CHECK_THROWS_AS(xrng::make_plan(Dist::uniform, t, DrawParams::range(kNaN, 1)), Error);
+    CHECK_THROWS_AS(xrng::make_plan(Dist::uniform, t, DrawParams::range(0, kNaN)), Error);
+    CHECK_THROWS_AS(xrng::make_plan(Dist::uniform, t, DrawParams::range(-kInf, 0)), Error);
+    CHECK_THROWS_AS(xrng::make_plan(Dist::uniform, t, DrawParams::range(0, kInf)), Error);
+    CHECK_THROWS_AS(xrng::make_plan(Dist::uniform, t, DrawParams::range(-1e308, 1e308)), Error);  // width overflows double
+    CHECK_NOTHROW(xrng::make_plan(Dist::uniform, t, DrawParams::range(-1, 1)));
   }
   // ranges that overflow the output type
-  CHECK_THROWS_AS(xrng::make_plan(Dist::uniform, DType::f32, uni(0, 1e39)), Error);
-  CHECK_THROWS_AS(xrng::make_plan(Dist::uniform, DType::f16, uni(0, 70000)), Error);
-  CHECK_THROWS_AS(xrng::make_plan(Dist::uniform, DType::f16, uni(-65520, 0)), Error);
-  CHECK_THROWS_AS(xrng::make_plan(Dist::uniform, DType::bf16, uni(0, 1e39)), Error);
+  CHECK_THROWS_AS(xrng::make_plan(Dist::uniform, DType::f32, DrawParams::range(0, 1e39)), Error);
+  CHECK_THROWS_AS(xrng::make_plan(Dist::uniform, DType::f16, DrawParams::range(0, 70000)), Error);
+  CHECK_THROWS_AS(xrng::make_plan(Dist::uniform, DType::f16, DrawParams::range(-65520, 0)), Error);
+  CHECK_THROWS_AS(xrng::make_plan(Dist::uniform, DType::bf16, DrawParams::range(0, 1e39)), Error);
   // ranges empty only after rounding to the type
-  CHECK_THROWS_AS(xrng::make_plan(Dist::uniform, DType::f32, uni(1.0, 1.0 + 1e-12)), Error);
-  CHECK_THROWS_AS(xrng::make_plan(Dist::uniform, DType::f16, uni(1.0, 1.0 + 1e-4)), Error);
-  CHECK_THROWS_AS(xrng::make_plan(Dist::uniform, DType::bf16, uni(1.0, 1.001)), Error);
+  CHECK_THROWS_AS(xrng::make_plan(Dist::uniform, DType::f32, DrawParams::range(1.0, 1.0 + 1e-12)), Error);
+  CHECK_THROWS_AS(xrng::make_plan(Dist::uniform, DType::f16, DrawParams::range(1.0, 1.0 + 1e-4)), Error);
+  CHECK_THROWS_AS(xrng::make_plan(Dist::uniform, DType::bf16, DrawParams::range(1.0, 1.001)), Error);
 }
 
 TEST_CASE("normal parameters") {
   for (DType t : {DType::f32, DType::f64, DType::f16, DType::bf16}) {
-    CHECK_THROWS_AS(xrng::make_plan(Dist::normal, t, nor(0, -1)), Error);
-    CHECK_THROWS_AS(xrng::make_plan(Dist::normal, t, nor(0, -0x1p-1074)), Error);
-    CHECK_THROWS_AS(xrng::make_plan(Dist::normal, t, nor(kNaN, 1)), Error);
-    CHECK_THROWS_AS(xrng::make_plan(Dist::normal, t, nor(0, kNaN)), Error);
-    CHECK_THROWS_AS(xrng::make_plan(Dist::normal, t, nor(kInf, 1)), Error);
-    CHECK_THROWS_AS(xrng::make_plan(Dist::normal, t, nor(0, kInf)), Error);
-    CHECK_NOTHROW(xrng::make_plan(Dist::normal, t, nor(0, 0)));
+    CHECK_THROWS_AS(xrng::make_plan(Dist::normal, t, DrawParams::moments(0, -1)), Error);
+    CHECK_THROWS_AS(xrng::make_plan(Dist::normal, t, DrawParams::moments(0, -0x1p-1074)), Error);
+    CHECK_THROWS_AS(xrng::make_plan(Dist::normal, t, DrawParams::moments(kNaN, 1)), Error);
+    CHECK_THROWS_AS(xrng::make_plan(Dist::normal, t, DrawParams::moments(0, kNaN)), Error);
+    CHECK_THROWS_AS(xrng::make_plan(Dist::normal, t, DrawParams::moments(kInf, 1)), Error);
+    CHECK_THROWS_AS(xrng::make_plan(Dist::normal, t, DrawParams::moments(0, kInf)), Error);
+    CHECK_NOTHROW(xrng::make_plan(Dist::normal, t, DrawParams::moments(0, 0)));
   }
 }
 
@@ -125,36 +97,36 @@ TEST_CASE("probabilities") {
   for (Dist d : {Dist::bernoulli, Dist::dropout}) {
     const DType t = d == Dist::bernoulli ? DType::u8 : DType::f32;
     for (double p : {-0.1, 1.0000001, kNaN, kInf, -kInf, -0x1p-1074})
-      CHECK_THROWS_AS(xrng::make_plan(d, t, prob(p)), Error);
-    for (double p : {0.0, 1.0, 0.5, 1e-300}) CHECK_NOTHROW(xrng::make_plan(d, t, prob(p)));
+      CHECK_THROWS_AS(xrng::make_plan(d, t, DrawParams::probability(p)), Error);
+    for (double p : {0.0, 1.0, 0.5, 1e-300}) CHECK_NOTHROW(xrng::make_plan(d, t, DrawParams::probability(p)));
   }
 }
 
 TEST_CASE("randint ranges") {
   const int64_t mn = std::numeric_limits<int64_t>::min(), mx = std::numeric_limits<int64_t>::max();
   for (DType t : {DType::i32, DType::i64}) {
-    CHECK_THROWS_AS(xrng::make_plan(Dist::randint, t, irange(0, 0)), Error);
-    CHECK_THROWS_AS(xrng::make_plan(Dist::randint, t, irange(5, -5)), Error);
-    CHECK_THROWS_AS(xrng::make_plan(Dist::randint, t, irange(mx, mn)), Error);
-    CHECK_NOTHROW(xrng::make_plan(Dist::randint, t, irange(-1, 0)));
+    CHECK_THROWS_AS(xrng::make_plan(Dist::randint, t, DrawParams::int_range(0, 0)), Error);
+    CHECK_THROWS_AS(xrng::make_plan(Dist::randint, t, DrawParams::int_range(5, -5)), Error);
+    CHECK_THROWS_AS(xrng::make_plan(Dist::randint, t, DrawParams::int_range(mx, mn)), Error);
+    CHECK_NOTHROW(xrng::make_plan(Dist::randint, t, DrawParams::int_range(-1, 0)));
   }
-  CHECK_THROWS_AS(xrng::make_plan(Dist::randint, DType::i32, irange(0, (int64_t{1} << 31) + 1)), Error);
-  CHECK_THROWS_AS(xrng::make_plan(Dist::randint, DType::i32, irange(-(int64_t{1} << 31) - 1, 0)), Error);
-  CHECK_THROWS_AS(xrng::make_plan(Dist::randint, DType::i32, irange(mn, mx)), Error);
-  CHECK_NOTHROW(xrng::make_plan(Dist::randint, DType::i32, irange(-(int64_t{1} << 31), int64_t{1} << 31)));
-  CHECK_NOTHROW(xrng::make_plan(Dist::randint, DType::i64, irange(mn, mx)));
+  CHECK_THROWS_AS(xrng::make_plan(Dist::randint, DType::i32, DrawParams::int_range(0, (int64_t{1} << 31) + 1)), Error);
+  CHECK_THROWS_AS(xrng::make_plan(Dist::randint, DType::i32, DrawParams::int_range(-(int64_t{1} << 31) - 1, 0)), Error);
+  CHECK_THROWS_AS(xrng::make_plan(Dist::randint, DType::i32, DrawParams::int_range(mn, mx)), Error);
+  CHECK_NOTHROW(xrng::make_plan(Dist::randint, DType::i32, DrawParams::int_range(-(int64_t{1} << 31), int64_t{1} << 31)));
+  CHECK_NOTHROW(xrng::make_plan(Dist::randint, DType::i64, DrawParams::int_range(mn, mx)));
 }
 
 TEST_CASE("permutation sizes and slices") {
-  CHECK_THROWS_AS(xrng::make_plan(Dist::perm, DType::i64, size(0)), Error);
-  CHECK_THROWS_AS(xrng::make_plan(Dist::perm, DType::i64, size((1ull << 63) + 1)), Error);
-  CHECK_THROWS_AS(xrng::make_plan(Dist::perm, DType::i64, size(~0ull)), Error);
-  CHECK_NOTHROW(xrng::make_plan(Dist::perm, DType::i64, size(1ull << 63)));
-  CHECK_THROWS_AS(xrng::make_plan(Dist::perm, DType::i32, size((1ull << 31) + 1)), Error);
-  CHECK_THROWS_AS(xrng::make_plan(Dist::perm, DType::u32, size((1ull << 32) + 1)), Error);
-  CHECK_NOTHROW(xrng::make_plan(Dist::perm, DType::u32, size(1ull << 32)));
+  CHECK_THROWS_AS(xrng::make_plan(Dist::perm, DType::i64, DrawParams::perm_size(0)), Error);
+  CHECK_THROWS_AS(xrng::make_plan(Dist::perm, DType::i64, DrawParams::perm_size((1ull << 63) + 1)), Error);
+  CHECK_THROWS_AS(xrng::make_plan(Dist::perm, DType::i64, DrawParams::perm_size(~0ull)), Error);
+  CHECK_NOTHROW(xrng::make_plan(Dist::perm, DType::i64, DrawParams::perm_size(1ull << 63)));
+  CHECK_THROWS_AS(xrng::make_plan(Dist::perm, DType::i32, DrawParams::perm_size((1ull << 31) + 1)), Error);
+  CHECK_THROWS_AS(xrng::make_plan(Dist::perm, DType::u32, DrawParams::perm_size((1ull << 32) + 1)), Error);
+  CHECK_NOTHROW(xrng::make_plan(Dist::perm, DType::u32, DrawParams::perm_size(1ull << 32)));
 
-  const xrng::Plan p = xrng::make_plan(Dist::perm, DType::i64, size(10));
+  const xrng::Plan p = xrng::make_plan(Dist::perm, DType::i64, DrawParams::perm_size(10));
   CHECK_THROWS_AS(xrng::check_counters(p, 0, 0, 11), Error);
   CHECK_THROWS_AS(xrng::check_counters(p, 0, 5, 6), Error);
   CHECK_THROWS_AS(xrng::check_counters(p, 0, 10, 1), Error);
@@ -176,7 +148,7 @@ TEST_CASE("permutation sizes and slices") {
 }
 
 TEST_CASE("perm_shard rank and world") {
-  const xrng::Plan p = xrng::make_plan(Dist::perm, DType::i64, size(10));
+  const xrng::Plan p = xrng::make_plan(Dist::perm, DType::i64, DrawParams::perm_size(10));
   const xrng::Key k(3);
   int64_t out[8] = {};
   CHECK_THROWS_AS(xrng::perm_shard(p, k, 0, 0, 0, 0, 4, out), Error);
@@ -196,7 +168,7 @@ TEST_CASE("counter overflow near 2^64") {
   CHECK_THROWS_AS(xrng::fill(b32, k, top, 0, 2, w), Error);
   CHECK_THROWS_AS(xrng::fill(b32, k, top - 3, 2, 3, w), Error);
   CHECK_NOTHROW(xrng::fill(b32, k, top - 3, 2, 2, w));
-  const xrng::Plan nf = xrng::make_plan(Dist::normal, DType::f32, nor(0, 1));
+  const xrng::Plan nf = xrng::make_plan(Dist::normal, DType::f32, DrawParams::moments(0, 1));
   float f[4];
   // normal pairs: 3 elements need 2 pairs = 4 words
   CHECK_NOTHROW(xrng::fill(nf, k, 0ull - 4, 0, 3, f));
@@ -204,16 +176,16 @@ TEST_CASE("counter overflow near 2^64") {
   // start near 2^64: start + count must not wrap
   CHECK_THROWS_AS(xrng::fill(b32, k, 0, ~0ull, 2, w), Error);
   CHECK_THROWS_AS(xrng::check_counters(b32, 0, ~0ull - 1, ~0ull - 1), Error);
-  const xrng::Plan n64 = xrng::make_plan(Dist::normal, DType::f64, nor(0, 1));
+  const xrng::Plan n64 = xrng::make_plan(Dist::normal, DType::f64, DrawParams::moments(0, 1));
   // 2^63 f64 normals are 2^62 pairs of 4 words: exactly the whole stream
   CHECK_NOTHROW(xrng::check_counters(n64, 0, 0, 1ull << 63));
   CHECK_THROWS_AS(xrng::check_counters(n64, 1, 0, 1ull << 63), Error);
   CHECK_THROWS_AS(xrng::check_counters(n64, 0, 1, 1ull << 63), Error);
-  const xrng::Plan ri = xrng::make_plan(Dist::randint, DType::i64, irange(0, 5));
+  const xrng::Plan ri = xrng::make_plan(Dist::randint, DType::i64, DrawParams::int_range(0, 5));
   CHECK_THROWS_AS(xrng::check_counters(ri, 1, 0, 1ull << 62), Error);
   CHECK_NOTHROW(xrng::check_counters(ri, 0, 0, 1ull << 62));
   // dropout counts its mask words
-  const xrng::Plan dp = xrng::make_plan(Dist::dropout, DType::f32, prob(0.5));
+  const xrng::Plan dp = xrng::make_plan(Dist::dropout, DType::f32, DrawParams::probability(0.5));
   float in[2] = {1, 2}, o[2];
   CHECK_THROWS_AS(xrng::dropout(dp, k, top, 0, 2, in, o), Error);
   CHECK_NOTHROW(xrng::dropout(dp, k, top, 0, 1, in, o));
@@ -226,11 +198,11 @@ TEST_CASE("null buffers") {
   CHECK_NOTHROW(xrng::fill(b32, k, 0, 0, 0, nullptr));  // nothing to write
   CHECK_THROWS_AS(xrng::bits(k, 0, static_cast<uint32_t*>(nullptr), 3), Error);
   CHECK_THROWS_AS(xrng::normal(k, 0, static_cast<float*>(nullptr), 3), Error);
-  const xrng::Plan dp = xrng::make_plan(Dist::dropout, DType::f32, prob(0.5));
+  const xrng::Plan dp = xrng::make_plan(Dist::dropout, DType::f32, DrawParams::probability(0.5));
   float buf[4] = {};
   CHECK_THROWS_AS(xrng::dropout(dp, k, 0, 0, 4, nullptr, buf), Error);
   CHECK_THROWS_AS(xrng::dropout(dp, k, 0, 0, 4, buf, nullptr), Error);
-  CHECK_THROWS_AS(xrng::perm_inverse(xrng::make_plan(Dist::perm, DType::i64, size(5)), k, 0, 0, 5, nullptr), Error);
+  CHECK_THROWS_AS(xrng::perm_inverse(xrng::make_plan(Dist::perm, DType::i64, DrawParams::perm_size(5)), k, 0, 0, 5, nullptr), Error);
   // dropout plans through fill, and non-dropout plans through dropout
   CHECK_THROWS_AS(xrng::fill(dp, k, 0, 0, 4, buf), Error);
   CHECK_THROWS_AS(xrng::dropout(b32, k, 0, 0, 4, buf, buf), Error);
@@ -256,7 +228,7 @@ TEST_CASE("generator exhaustion") {
   xrng::Generator h(1, 0, ~0ull - 10);
   CHECK_THROWS_AS(h.skip(b32, 100), Error);
   CHECK(h.offset() == ~0ull - 10);
-  const xrng::Plan pm = xrng::make_plan(Dist::perm, DType::i64, size(4));
+  const xrng::Plan pm = xrng::make_plan(Dist::perm, DType::i64, DrawParams::perm_size(4));
   xrng::Generator q(1, 0, ~0ull - 7);
   int64_t v[4];
   CHECK_THROWS_AS(q.draw(pm, 4, v), Error);  // 8 key words would end exactly at 2^64: the offset wraps
