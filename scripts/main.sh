@@ -4,7 +4,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
-bash scripts/build.sh >/dev/null
+bash scripts/build.sh >build.log 2>&1 || { tail -40 build.log; echo "main: build failed (full log: build.log)"; exit 1; }
 echo
 ./build/xrng verify
 echo
