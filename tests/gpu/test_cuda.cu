@@ -380,9 +380,9 @@ TEST_SUITE("equivalence") {
 TEST_SUITE("edge") {
   // Elements up to 2^64 - 1 (a draw whose end, start + count, is 2^64). Kept
   // apart: when this was written, the core's reference_fill (rng/draw.h) wrote
-  // nothing for such a draw (its loop bound start + count wraps to 0), so this
-  // case fails until that is fixed, whatever the GPU does; the bits case is
-  // also checked against stream_word directly.
+  // nothing for such a draw (its loop bound start + count wrapped to 0; fixed
+  // since, see tests/cli/test_cli.py); the bits case is also checked against
+  // stream_word directly.
   TEST_CASE("draws ending at element 2^64") {
     ++g_cases_run;
     for (const Plan& p : all_plans()) {
