@@ -300,7 +300,14 @@ void randperm(const Key& k, uint64_t o, int64_t* out, uint64_t n, const FillOpti
 }
 std::vector<int64_t> randperm(const Key& k, uint64_t o, uint64_t n, const FillOptions& opt) {
   make_plan(Dist::perm, DType::i64, DrawParams::perm_size(n));  // validate n before allocating
-  std::vector<int64_t> v(n);
+  std::vector<int64_t> v;
+  try {
+    if (n > v.max_size()) throw std::bad_alloc();
+    v.resize(n);
+  } catch (const std::bad_alloc&) {
+    throw Error("randperm: n = " + std::to_string(n) +
+                " is too large to materialise; use perm_element or a slice (xrng::fill with start/count)");
+  }
   randperm(k, o, v.data(), n, opt);
   return v;
 }

@@ -140,6 +140,7 @@ TEST_CASE("permutation sizes and slices") {
   CHECK_THROWS_AS(xrng::perm_position(k, 0, 10, 10), Error);
   CHECK_THROWS_AS(xrng::perm_element(k, 0, 0, 0), Error);
   CHECK_THROWS_AS(xrng::randperm(k, 0, 0), Error);
+  CHECK_THROWS_AS(xrng::randperm(k, 0, 1ull << 62), Error);  // too large to materialise: an Error, not bad_alloc
   // a permutation key needs kPermRounds words: offsets beyond 2^64 - kPermRounds overflow
   constexpr uint64_t kw = xrng::kPermRounds;
   CHECK_NOTHROW(xrng::check_counters(p, 0ull - kw, 0, 10));
