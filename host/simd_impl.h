@@ -46,6 +46,16 @@
 namespace xrng::detail {
 namespace {
 
+// min / max local to this translation unit. std::min / std::max would be
+// instantiated here as weak (COMDAT) symbols compiled with AVX enabled, and in
+// an unoptimised build the linker may pick this copy for baseline callers
+// elsewhere (a SIGILL on a CPU without AVX); tests/simd/check_isa_symbols.cmake
+// checks that these objects export nothing but their entry points.
+template <class T>
+XRNG_INLINE T lmin(T a, T b) { return b < a ? b : a; }
+template <class T>
+XRNG_INLINE T lmax(T a, T b) { return a < b ? b : a; }
+
 using u128 = unsigned __int128;
 
 constexpr int kBytes = XRNG_SIMD_BYTES;
@@ -379,7 +389,7 @@ struct WordSource {
       w1 = a;
     }
     w0 = a;
-    const u128 target = std::max(we, std::min(end, w0 + kFillWords));
+    const u128 target = lmax<u128>(we, lmin<u128>(end, w0 + kFillWords));
     while (w1 < target) {
       philox_batch(keys, static_cast<uint64_t>(w1 >> 2), buf + static_cast<size_t>(w1 - w0));
       w1 += kBatchWords;
@@ -612,7 +622,7 @@ void stream_copy(void* dst, const void* src, size_t bytes) {
   char* d = static_cast<char*>(dst);
   const char* s = static_cast<const char*>(src);
   size_t head = (kBytes - reinterpret_cast<uintptr_t>(d) % kBytes) % kBytes;
-  head = std::min(head, bytes);
+  head = lmin(head, bytes);
   std::memcpy(d, s, head);
   size_t i = head;
   for (; i + kBytes <= bytes; i += kBytes) stream_store(d + i, loadu<vu32>(s + i));
@@ -643,14 +653,14 @@ void fill_kernel(const Plan& p, const Stream& s, uint64_t off, uint64_t start, u
   u128 g = start / G;
   if (start % G != 0) {
     const uint64_t from = start % G;
-    partial(g, from, static_cast<uint64_t>(std::min<u128>(G, from + static_cast<u128>(count))));
+    partial(g, from, static_cast<uint64_t>(lmin<u128>(G, from + static_cast<u128>(count))));
     ++g;
   }
   const u128 g_full = end / G;
   const bool nt = count * sizeof(out_t) >= kStreamBytes;
   alignas(64) out_t stage[kTileGroups * G];
   while (g < g_full) {
-    const uint64_t n = static_cast<uint64_t>(std::min<u128>(kTileGroups, g_full - g));
+    const uint64_t n = static_cast<uint64_t>(lmin<u128>(kTileGroups, g_full - g));
     if (nt) {
       run_groups<DI, T>(words(g, n), n, p, stage);
       stream_copy(o, stage, n * G * sizeof(out_t));
@@ -742,7 +752,7 @@ void perm_kernel(const PermKey& k, uint64_t start, uint64_t count, OutT* out) {
   alignas(64) uint32_t pi[kT + V], pli[kT + V], pri[kT + V];
   const vu32 lane = iota<vu32>();
   for (uint64_t t0 = 0; t0 < count; t0 += kT) {
-    const uint64_t tn = std::min(kT, count - t0);
+    const uint64_t tn = lmin<uint64_t>(kT, count - t0);
     uint64_t np = 0;
     for (uint64_t j = 0; j < tn; j += V) {
       vu32 l[R], r[R];
@@ -781,7 +791,7 @@ void perm_kernel(const PermKey& k, uint64_t start, uint64_t count, OutT* out) {
         for (int v = 0; v < R; ++v) {
           const uint64_t qv = q + v * N32;
           if (qv >= np) break;
-          const vi32 valid = lane < static_cast<uint32_t>(std::min<uint64_t>(N32, np - qv));
+          const vi32 valid = lane < static_cast<uint32_t>(lmin<uint64_t>(N32, np - qv));
           const vi32 in = pl.inside(l[v], r[v]);
           unsigned acc = mask_bits(in & valid);
           const unsigned rej = mask_bits(~in & valid);
@@ -832,7 +842,7 @@ bool probe_impl(Probe which, const Plan& plan, const uint32_t* in, size_t n, voi
       double* o = static_cast<double*>(out);
       for (size_t i = 0; i < n; i += N64) {
         alignas(64) uint32_t w[N64] = {};
-        const size_t m = std::min<size_t>(N64, n - i);
+        const size_t m = lmin<size_t>(N64, n - i);
         std::memcpy(w, in + i, m * sizeof(uint32_t));
         const U x = uof(__builtin_convertvector(loadu<vu32h>(w), vu64));
         alignas(64) double r[2 * N64];
@@ -863,7 +873,7 @@ bool probe_impl(Probe which, const Plan& plan, const uint32_t* in, size_t n, voi
       uint16_t* o = static_cast<uint16_t*>(out);
       for (size_t i = 0; i < n; i += N32) {
         alignas(64) uint32_t w[N32] = {};
-        const size_t m = std::min<size_t>(N32, n - i);
+        const size_t m = lmin<size_t>(N32, n - i);
         std::memcpy(w, in + i, m * sizeof(uint32_t));
         const vf32 f = loadu<vf32>(w);
         alignas(64) uint16_t r[N32];
