@@ -509,33 +509,31 @@ XRNG_INLINE void normal_f32_lanes(const uint32_t* w, const NormalParams& p, vf32
     out[r] = __builtin_shuffle(c, kInterleave32);
   }
 }
-template <>
-struct Kernel<Dist::normal, DType::f32> {
+// normal f32 / f16 / bf16: the binary32 pairs of normal_f32_lanes, stored as
+// they are or rounded to 16 bits (dist::normal_f16 / normal_bf16).
+template <DType T>
+struct NormalNarrowKernel {
   static constexpr int S = kNormalRegs * N64;
-  static void step(const uint32_t* w, const Plan& pl, float* o) {
+  template <class O>
+  static void step(const uint32_t* w, const Plan& pl, O* o) {
     vf32 z[kNormalRegs];
     normal_f32_lanes(w, pl.normal, z);
-    for (int r = 0; r < kNormalRegs; ++r) storeu(o + r * N32, z[r]);
+    for (int r = 0; r < kNormalRegs; ++r) {
+      if constexpr (T == DType::f32)
+        storeu(o + r * N32, z[r]);
+      else if constexpr (T == DType::f16)
+        storeu(o + r * N32, f32_to_f16(z[r]));
+      else
+        storeu(o + r * N32, f32_to_bf16(z[r]));
+    }
   }
 };
 template <>
-struct Kernel<Dist::normal, DType::f16> {
-  static constexpr int S = kNormalRegs * N64;
-  static void step(const uint32_t* w, const Plan& pl, uint16_t* o) {
-    vf32 z[kNormalRegs];
-    normal_f32_lanes(w, pl.normal, z);
-    for (int r = 0; r < kNormalRegs; ++r) storeu(o + r * N32, f32_to_f16(z[r]));
-  }
-};
+struct Kernel<Dist::normal, DType::f32> : NormalNarrowKernel<DType::f32> {};
 template <>
-struct Kernel<Dist::normal, DType::bf16> {
-  static constexpr int S = kNormalRegs * N64;
-  static void step(const uint32_t* w, const Plan& pl, uint16_t* o) {
-    vf32 z[kNormalRegs];
-    normal_f32_lanes(w, pl.normal, z);
-    for (int r = 0; r < kNormalRegs; ++r) storeu(o + r * N32, f32_to_bf16(z[r]));
-  }
-};
+struct Kernel<Dist::normal, DType::f16> : NormalNarrowKernel<DType::f16> {};
+template <>
+struct Kernel<Dist::normal, DType::bf16> : NormalNarrowKernel<DType::bf16> {};
 template <>
 struct Kernel<Dist::normal, DType::f64> {
   static constexpr int S = kNormalRegs * N64;
