@@ -86,28 +86,12 @@ void require_buffer(const void* p, uint64_t count, const char* what) {
   if (count != 0 && p == nullptr) throw Error(std::string(what) + ": null buffer");
 }
 
-template <class OutT>
-void perm_scalar_typed(const PermKey& k, uint64_t start, uint64_t count, void* out) {
-  reference_perm(k, start, count, static_cast<OutT*>(out));
-}
-void perm_scalar(const PermKey& k, uint64_t start, uint64_t count, DType t, void* out) {
-  switch (t) {
-    case DType::i64: return perm_scalar_typed<int64_t>(k, start, count, out);
-    case DType::u64: return perm_scalar_typed<uint64_t>(k, start, count, out);
-    case DType::i32: return perm_scalar_typed<int32_t>(k, start, count, out);
-    case DType::u32: return perm_scalar_typed<uint32_t>(k, start, count, out);
-    default: throw Error("perm: unsupported dtype");
-  }
-}
-
-void store_index(DType t, void* out, uint64_t i, uint64_t v) {
-  switch (t) {
-    case DType::i64: static_cast<int64_t*>(out)[i] = static_cast<int64_t>(v); break;
-    case DType::u64: static_cast<uint64_t*>(out)[i] = v; break;
-    case DType::i32: static_cast<int32_t*>(out)[i] = static_cast<int32_t>(v); break;
-    case DType::u32: static_cast<uint32_t*>(out)[i] = static_cast<uint32_t>(v); break;
-    default: throw Error("perm: unsupported dtype");
-  }
+// Calls body.template operator()<R>() with the plan's permutation row.
+template <class Body>
+void with_perm_row(const Plan& plan, Body&& body) {
+  visit_row(plan, [&]<class R>() {
+    if constexpr (R::kind == Kind::permutation) body.template operator()<R>();
+  });
 }
 
 }  // namespace
@@ -133,32 +117,36 @@ bool set_simd_isa(const std::string& name) {
 
 namespace detail {
 void fill_scalar(const Plan& plan, const Stream& s, uint64_t offset, uint64_t start, uint64_t count, void* out) {
-  if (plan.dist == Dist::perm) {
-    perm_scalar(perm_key(s, offset, plan.n), start, count, plan.dtype, out);
-    return;
-  }
-  const bool ok = dispatch_group(plan, [&]<Dist D, DType T>() {
-    reference_fill<D, T>(plan, s, offset, start, count, static_cast<typename Group<D, T>::out_t*>(out));
+  visit_row(plan, [&]<class R>() {
+    if constexpr (R::kind == Kind::element) {
+      reference_fill<R>(plan, s, offset, start, count, static_cast<typename R::out_t*>(out));
+    } else if constexpr (R::kind == Kind::permutation) {
+      reference_perm<R>(perm_key(s, offset, plan.n), start, count, static_cast<typename R::out_t*>(out));
+    } else {
+      throw Error(std::string(dist_name(R::dist)) + " transforms an input: use xrng::transform");
+    }
   });
-  if (!ok) throw Error(std::string("no element function for ") + dist_name(plan.dist) + "/" + dtype_name(plan.dtype));
 }
 }  // namespace detail
 
 void fill(const Plan& plan, const Key& key, uint64_t offset, uint64_t start, uint64_t count, void* out,
           const FillOptions& opt) {
-  if (plan.dist == Dist::dropout) throw Error("dropout needs an input buffer: use xrng::dropout");
+  if (plan.kind == Kind::transform)
+    throw Error(std::string(dist_name(plan.dist)) + " transforms an input: use xrng::transform (xrng::dropout)");
   check_counters(plan, offset, start, count);
   require_buffer(out, count, "fill");
   if (count == 0) return;
   const Isa isa = backend_isa(opt.backend);
   const Stream s = key.stream();
-  if (plan.dist == Dist::perm) {
+  if (plan.kind == Kind::permutation) {
     const PermKey k = perm_key(s, offset, plan.n);
     parallel_ranges(count, opt.threads, [&](uint64_t b, uint64_t e) {
       void* o = at(out, b, plan.dtype);
       const bool done = (isa == Isa::avx512 && detail::perm_avx512(k, start + b, e - b, plan.dtype, o)) ||
                         (isa >= Isa::avx2 && detail::perm_avx2(k, start + b, e - b, plan.dtype, o));
-      if (!done) perm_scalar(k, start + b, e - b, plan.dtype, o);
+      if (!done) with_perm_row(plan, [&]<class R>() {
+        reference_perm<R>(k, start + b, e - b, static_cast<typename R::out_t*>(o));
+      });
     });
     return;
   }
@@ -170,64 +158,48 @@ void fill(const Plan& plan, const Key& key, uint64_t offset, uint64_t start, uin
   });
 }
 
-void dropout(const Plan& plan, const Key& key, uint64_t offset, uint64_t start, uint64_t count, const void* in,
-             void* out, const FillOptions& opt) {
-  if (plan.dist != Dist::dropout) throw Error("dropout: the plan must be made with Dist::dropout");
-  Plan mask = plan;
-  mask.dist = Dist::bernoulli;
-  check_counters(mask, offset, start, count);
-  require_buffer(in, count, "dropout input");
-  require_buffer(out, count, "dropout output");
+void transform(const Plan& plan, const Key& key, uint64_t offset, uint64_t start, uint64_t count, const void* in,
+               void* out, const FillOptions& opt) {
+  if (plan.kind != Kind::transform)
+    throw Error(std::string("transform: ") + dist_name(plan.dist) + " draws no input transform (use xrng::fill)");
+  check_counters(plan, offset, start, count);
+  require_buffer(in, count, "transform input");
+  require_buffer(out, count, "transform output");
   if (count == 0) return;
-  backend_isa(opt.backend);
+  const Isa isa = backend_isa(opt.backend);
   const Stream s = key.stream();
-  const BernoulliParams& bp = plan.bernoulli;
-  // Dropout is memory bound; the words come from the SIMD bits kernel when
-  // available, the masking itself is a plain loop.
-  parallel_ranges(count, opt.threads, [&](uint64_t b, uint64_t e) {
-    constexpr uint64_t kTile = 4096;
-    uint32_t w[kTile];
-    Plan bits = make_plan(Dist::bits, DType::u32, DrawParams{});
-    const Isa isa = backend_isa(opt.backend);
-    for (uint64_t t = b; t < e; t += kTile) {
-      const uint64_t m = std::min(kTile, e - t);
-      const bool done = (isa == Isa::avx512 && detail::fill_avx512(bits, s, offset, start + t, m, w)) ||
-                        (isa >= Isa::avx2 && detail::fill_avx2(bits, s, offset, start + t, m, w));
-      if (!done) detail::fill_scalar(bits, s, offset, start + t, m, w);
-      switch (plan.dtype) {
-        case DType::f32: {
-          const float* x = reinterpret_cast<const float*>(at(in, t, plan.dtype));
-          float* y = reinterpret_cast<float*>(at(out, t, plan.dtype));
-          for (uint64_t i = 0; i < m; ++i) y[i] = dist::dropout_f32(w[i], x[i], bp);
-          break;
+  const Plan bits = make_plan(Dist::bits, DType::u32, DrawParams{});
+  // Transforms are memory bound: the words come from the SIMD bits kernel
+  // when available, the element function is a plain loop over them.
+  visit_row(plan, [&]<class R>() {
+    if constexpr (R::kind == Kind::transform) {
+      using T = typename R::out_t;
+      parallel_ranges(count, opt.threads, [&](uint64_t b, uint64_t e) {
+        constexpr uint64_t kTile = 4096;
+        uint32_t w[kTile];
+        const T* x = static_cast<const T*>(in) + b;
+        T* y = static_cast<T*>(out) + b;
+        for (uint64_t t = b; t < e; t += kTile) {
+          const uint64_t m = std::min(kTile, e - t);
+          const bool done = (isa == Isa::avx512 && detail::fill_avx512(bits, s, offset, start + t, m, w)) ||
+                            (isa >= Isa::avx2 && detail::fill_avx2(bits, s, offset, start + t, m, w));
+          if (!done) detail::fill_scalar(bits, s, offset, start + t, m, w);
+          for (uint64_t i = 0; i < m; ++i) y[t - b + i] = R::eval(&w[i], x[t - b + i], plan);
         }
-        case DType::f64: {
-          const double* x = reinterpret_cast<const double*>(at(in, t, plan.dtype));
-          double* y = reinterpret_cast<double*>(at(out, t, plan.dtype));
-          for (uint64_t i = 0; i < m; ++i) y[i] = dist::dropout_f64(w[i], x[i], bp);
-          break;
-        }
-        case DType::f16: {
-          const uint16_t* x = reinterpret_cast<const uint16_t*>(at(in, t, plan.dtype));
-          uint16_t* y = reinterpret_cast<uint16_t*>(at(out, t, plan.dtype));
-          for (uint64_t i = 0; i < m; ++i) y[i] = dist::dropout_f16(w[i], x[i], bp);
-          break;
-        }
-        case DType::bf16: {
-          const uint16_t* x = reinterpret_cast<const uint16_t*>(at(in, t, plan.dtype));
-          uint16_t* y = reinterpret_cast<uint16_t*>(at(out, t, plan.dtype));
-          for (uint64_t i = 0; i < m; ++i) y[i] = dist::dropout_bf16(w[i], x[i], bp);
-          break;
-        }
-        default: throw Error("dropout: unsupported dtype");
-      }
+      });
     }
   });
 }
 
+void dropout(const Plan& plan, const Key& key, uint64_t offset, uint64_t start, uint64_t count, const void* in,
+             void* out, const FillOptions& opt) {
+  if (plan.dist != Dist::dropout) throw Error("dropout: the plan must be made with Dist::dropout");
+  transform(plan, key, offset, start, count, in, out, opt);
+}
+
 void perm_shard(const Plan& plan, const Key& key, uint64_t offset, uint64_t rank, uint64_t world, uint64_t start,
                 uint64_t count, void* out, const FillOptions& opt) {
-  if (plan.dist != Dist::perm) throw Error("perm_shard: the plan must be a permutation");
+  if (plan.kind != Kind::permutation) throw Error("perm_shard: the plan must be a permutation");
   if (world == 0 || rank >= world)
     throw Error("perm_shard: need 0 <= rank < world (got rank " + std::to_string(rank) + ", world " +
                 std::to_string(world) + ")");
@@ -236,27 +208,27 @@ void perm_shard(const Plan& plan, const Key& key, uint64_t offset, uint64_t rank
   if (count == 0) return;
   backend_isa(opt.backend);
   const PermKey k = perm_key(key.stream(), offset, plan.n);
-  parallel_ranges(count, opt.threads, [&](uint64_t b, uint64_t e) {
-    // positions step by world (mod n) from the first one; one exact reduction per chunk
-    uint64_t pos = perm_shard_position(k.n, rank, world, start + b);
-    const uint64_t step = world % k.n;
-    for (uint64_t j = b; j < e; ++j) {
-      store_index(plan.dtype, out, j, perm_at(k, pos));
-      pos = pos >= k.n - step ? pos - (k.n - step) : pos + step;
-    }
+  with_perm_row(plan, [&]<class R>() {
+    auto* o = static_cast<typename R::out_t*>(out);
+    parallel_ranges(count, opt.threads, [&](uint64_t b, uint64_t e) {
+      R::shard(k, rank, world, start + b, e - b, o + b);
+    });
   });
 }
 
 void perm_inverse(const Plan& plan, const Key& key, uint64_t offset, uint64_t start, uint64_t count, void* out,
                   const FillOptions& opt) {
-  if (plan.dist != Dist::perm) throw Error("perm_inverse: the plan must be a permutation");
+  if (plan.kind != Kind::permutation) throw Error("perm_inverse: the plan must be a permutation");
   check_counters(plan, offset, start, count);
   require_buffer(out, count, "perm_inverse");
   if (count == 0) return;
   backend_isa(opt.backend);
   const PermKey k = perm_key(key.stream(), offset, plan.n);
-  parallel_ranges(count, opt.threads, [&](uint64_t b, uint64_t e) {
-    for (uint64_t i = b; i < e; ++i) store_index(plan.dtype, out, i, perm_inverse(k, start + i));
+  with_perm_row(plan, [&]<class R>() {
+    auto* o = static_cast<typename R::out_t*>(out);
+    parallel_ranges(count, opt.threads, [&](uint64_t b, uint64_t e) {
+      for (uint64_t i = b; i < e; ++i) o[i] = R::position(k, start + i);
+    });
   });
 }
 
@@ -326,13 +298,13 @@ uint64_t perm_position(const Key& k, uint64_t o, uint64_t n, uint64_t v) {
 
 // ---- Generator ---------------------------------------------------------------------------
 void Generator::draw(const Plan& plan, uint64_t count, void* out, const FillOptions& opt) {
-  const uint64_t used = check_counters(plan, offset_, 0, plan.dist == Dist::perm ? plan.n : count);
+  const uint64_t used = check_counters(plan, offset_, 0, plan.kind == Kind::permutation ? plan.n : count);
   if (used > ~offset_) throw Error("generator exhausted: the draw would wrap the 64-bit word offset");
   fill(plan, key_, offset_, 0, count, out, opt);
   offset_ += used;
 }
 void Generator::skip(const Plan& plan, uint64_t count) {
-  const uint64_t used = check_counters(plan, offset_, 0, plan.dist == Dist::perm ? plan.n : count);
+  const uint64_t used = check_counters(plan, offset_, 0, plan.kind == Kind::permutation ? plan.n : count);
   if (used > ~offset_) throw Error("generator exhausted: the skip would wrap the 64-bit word offset");
   offset_ += used;
 }

@@ -12,8 +12,8 @@
 // offset, start element and count the same code path (no scalar head or tail:
 // partial vectors are run on padded copies).
 //
-// Values. The double-precision transforms are the templates of rng/math.h and
-// rng/distributions.h instantiated with the lane types DR<R> / UR<R> below
+// Values. The double-precision transforms are the templates of rng/detail/math.h and
+// rng/detail/distributions.h instantiated with the lane types DR<R> / UR<R> below
 // (R registers of N64 lanes), so the operation sequence is the scalar one by
 // construction. The few element
 // functions that distributions.h writes only in scalar form (uniform,
@@ -196,9 +196,9 @@ XRNG_INLINE void compress_store(uint32_t* p, vu32 v, unsigned m) {
 }
 #endif
 
-// ---- lane types for the templates of rng/math.h ------------------------------------------------
+// ---- lane types for the templates of rng/detail/math.h ------------------------------------------------
 // DR<R>: R registers of N64 doubles, UR<R>: R registers of N64 uint64 (see
-// the contract at the top of rng/math.h). Every operation is applied to the R
+// the contract at the top of rng/detail/math.h). Every operation is applied to the R
 // registers one after the other, so one instantiation of a math.h template
 // carries R independent dependency chains: the long polynomial and
 // divide/sqrt latencies of one register overlap with the work of the others.
@@ -400,7 +400,7 @@ struct WordSource {
 
 // ---- value kernels -------------------------------------------------------------------------------
 // Kernel<dist, dtype>: S groups per step, each group G elements from K words
-// (G and K as Group<dist, dtype> in rng/draw.h). step() reads S*K words and
+// (G and K as Group<dist, dtype> in rng/registry.h). step() reads S*K words and
 // writes S*G elements.
 template <Dist DI, DType T>
 struct Kernel;
@@ -596,13 +596,13 @@ struct Kernel<Dist::randint, DType::i64> {
 };
 
 template <Dist DI, DType T>
-using out_of = typename Group<DI, T>::out_t;
+using out_of = typename Row<DI, T>::out_t;
 
 // n groups from words w (n*K words, nothing read beyond) into o (n*G elements).
 template <Dist DI, DType T>
 __attribute__((flatten)) void run_groups(const uint32_t* w, uint64_t n, const Plan& p, out_of<DI, T>* o) {
   using Kn = Kernel<DI, T>;
-  constexpr uint64_t K = Group<DI, T>::kWords, G = Group<DI, T>::kGroup, S = Kn::S;
+  constexpr uint64_t K = Row<DI, T>::kWords, G = Row<DI, T>::kGroup, S = Kn::S;
   uint64_t i = 0;
   for (; i + S <= n; i += S) Kn::step(w + i * K, p, o + i * G);
   if (i < n) {  // a partial step on a padded copy
@@ -633,7 +633,7 @@ constexpr uint64_t kStreamBytes = uint64_t{4} << 20;
 template <Dist DI, DType T>
 void fill_kernel(const Plan& p, const Stream& s, uint64_t off, uint64_t start, uint64_t count, void* outv) {
   using out_t = out_of<DI, T>;
-  constexpr uint64_t K = Group<DI, T>::kWords, G = Group<DI, T>::kGroup;
+  constexpr uint64_t K = Row<DI, T>::kWords, G = Row<DI, T>::kGroup;
   constexpr uint64_t kTileGroups = kTileWords / K;
   out_t* o = static_cast<out_t*>(outv);
   const u128 end = static_cast<u128>(start) + count;
@@ -818,9 +818,20 @@ void perm_kernel(const PermKey& k, uint64_t start, uint64_t count, OutT* out) {
 }
 
 // ---- entry points ---------------------------------------------------------------------------------
+// Rows with a SIMD kernel run it; any other row returns false and the caller
+// runs the scalar element function (bit-identical, only slower).
+template <class R>
+concept HasKernel = R::kind == Kind::element && R::version == 1 && requires { Kernel<R::dist, R::dtype>::S; };
+
 bool fill_impl(const Plan& plan, const Stream& s, uint64_t offset, uint64_t start, uint64_t count, void* out) {
-  if (count == 0) return dispatch_group(plan, []<Dist, DType>() {});
-  return dispatch_group(plan, [&]<Dist DI, DType T>() { fill_kernel<DI, T>(plan, s, offset, start, count, out); });
+  bool done = false;
+  visit_row(plan, [&]<class R>() {
+    if constexpr (HasKernel<R>) {
+      if (count != 0) fill_kernel<R::dist, R::dtype>(plan, s, offset, start, count, out);
+      done = true;
+    }
+  });
+  return done;
 }
 
 bool perm_impl(const PermKey& k, uint64_t start, uint64_t count, DType t, void* out) {

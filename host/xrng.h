@@ -14,6 +14,7 @@
 
 #include "../rng/keys.h"
 #include "../rng/plan.h"
+#include "../rng/detail/rows.h"
 
 namespace xrng {
 
@@ -35,6 +36,10 @@ bool set_simd_isa(const std::string& name);
 // out has room for `count` elements of plan.dtype.
 void fill(const Plan& plan, const Key& key, uint64_t offset, uint64_t start, uint64_t count, void* out,
           const FillOptions& opt = {});
+// A transform draw (Kind::transform, e.g. dropout): out[i] = f(words of
+// element start+i, in[i]). in == out is allowed.
+void transform(const Plan& plan, const Key& key, uint64_t offset, uint64_t start, uint64_t count, const void* in,
+               void* out, const FillOptions& opt = {});
 // Dropout (plan from make_plan(Dist::dropout, dtype, {.p = p})): out[i] is 0
 // where element start+i is dropped, else in[i] / (1 - p). in == out is allowed.
 void dropout(const Plan& plan, const Key& key, uint64_t offset, uint64_t start, uint64_t count, const void* in,

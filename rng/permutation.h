@@ -13,11 +13,10 @@
 // memory and expected O(1) time, and depend on nothing but (key, n, i).
 #pragma once
 
+#include "registry.h"
 #include "stream.h"
 
 namespace xrng {
-
-constexpr int kPermRounds = 12;  // Feistel rounds; the draw consumes one word per round
 
 struct PermKey {
   uint64_t n = 1;
@@ -118,6 +117,22 @@ XRNG_HD XRNG_INLINE uint64_t perm_shard_position(uint64_t n, uint64_t rank, uint
 
 XRNG_HD XRNG_INLINE uint64_t perm_shard_at(const PermKey& k, uint64_t rank, uint64_t world, uint64_t j) {
   return perm_at(k, perm_shard_position(k.n, rank, world, j));
+}
+
+// Elements j = start .. start + count - 1 of shard `rank` of `world`, as
+// perm_shard_at but with one exact reduction for the first position and then
+// steps of (world mod n), the way every backend walks a range of a shard.
+template <class OutT>
+XRNG_HD void perm_shard_range(const PermKey& k, uint64_t rank, uint64_t world, uint64_t start, uint64_t count,
+                              OutT* out) {
+  if (count == 0) return;
+  uint64_t pos = perm_shard_position(k.n, rank, world, start);
+  const uint64_t step = world % k.n;
+  for (uint64_t j = 0;; ++j) {
+    out[j] = static_cast<OutT>(perm_at(k, pos));
+    if (j + 1 == count) break;
+    pos = pos >= k.n - step ? pos - (k.n - step) : pos + step;
+  }
 }
 
 }  // namespace xrng

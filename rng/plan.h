@@ -1,7 +1,8 @@
 // Host-side construction and validation of draws. Everything that can be
 // wrong with a request (names, sizes, parameters, counters) is rejected here,
-// once, with an xrng::Error carrying a one-line message; backends then
-// evaluate the plan without further checks.
+// once, for every backend, with an xrng::Error carrying a one-line message;
+// backends then evaluate the plan without further checks. Each distribution's
+// validation is its DistDef<D>::prepare below.
 #pragma once
 
 #include <cmath>
@@ -10,7 +11,10 @@
 #include <stdexcept>
 #include <string>
 
-#include "draw.h"
+#include <vector>
+
+#include "detail/distributions.h"
+#include "registry.h"
 
 namespace xrng {
 
@@ -19,14 +23,15 @@ class Error : public std::invalid_argument {
   using std::invalid_argument::invalid_argument;
 };
 
-// The user-facing parameters of a draw; fields a distribution does not use
-// are ignored.
+// The user-facing parameters of a draw, one field per XRNG_PARAMS entry
+// (registry.h); fields a distribution does not read are ignored.
 struct DrawParams {
-  double low = 0.0, high = 1.0;    // uniform
-  double mean = 0.0, std = 1.0;    // normal
-  double p = 0.5;                  // bernoulli, dropout
-  int64_t ilow = 0, ihigh = 0;     // randint: [ilow, ihigh)
-  uint64_t n = 0;                  // perm: permutation of [0, n)
+#define XRNG_X(name, kind, def, doc) kind##_t name = def;
+  using real_t = double;
+  using integer_t = int64_t;
+  using count_t = uint64_t;
+  XRNG_PARAMS(XRNG_X)
+#undef XRNG_X
 
   // Named constructors: DrawParams::range(-1, 1), DrawParams::moments(0, 2), ...
   static DrawParams range(double lo, double hi) {
@@ -57,68 +62,155 @@ struct DrawParams {
     q.n = n;
     return q;
   }
+  static DrawParams with_rate(double rate) {
+    DrawParams q;
+    q.rate = rate;
+    return q;
+  }
+  static DrawParams location_scale(double median, double sigma) {
+    DrawParams q;
+    q.median = median;
+    q.sigma = sigma;
+    return q;
+  }
+
+  // Generic access by Param, for code driven by the registry (the CLI, the
+  // golden file). Integer and count parameters convert from and to double
+  // only through their own accessors.
+  double real(Param id) const;
+  void set_real(Param id, double v);
+  int64_t integer(Param id) const;
+  void set_integer(Param id, int64_t v);
+  uint64_t count(Param id) const;
+  void set_count(Param id, uint64_t v);
 };
 
-inline const char* dist_name(Dist d) {
-  switch (d) {
-    case Dist::bits: return "bits";
-    case Dist::uniform: return "uniform";
-    case Dist::normal: return "normal";
-    case Dist::bernoulli: return "bernoulli";
-    case Dist::randint: return "randint";
-    case Dist::perm: return "perm";
-    case Dist::dropout: return "dropout";
-  }
-  return "?";
+// A validated draw: which row of the registry, and the parameters prepared
+// for the element functions. Plain values, passed by value to GPU kernels.
+//   element / transform draws: groups of `group` elements consume `words`
+//                              consecutive stream words each;
+//   permutation draws:         the key consumes `words` words (the whole
+//                              draw); `group` is 1.
+struct Plan {
+  Dist dist = Dist::bits;
+  DType dtype = DType::u32;
+  Kind kind = Kind::element;
+  uint8_t version = 1;  // the stream version of the row's definition (registry.h)
+  uint32_t group = 1;
+  uint32_t words = 1;
+  UniformParams uniform;          // uniform
+  NormalParams normal;            // normal, log_normal
+  BernoulliParams bernoulli;      // bernoulli, dropout
+  RandintParams randint;          // randint
+  ExponentialParams exponential;  // exponential
+  GeometricParams geometric;      // geometric
+  CauchyParams cauchy;            // cauchy
+  uint64_t n = 0;                 // perm: the permutation's size
+};
+
+// Words consumed by a draw of `count` elements (elements [0, count) or any
+// other `count` consecutive elements starting at a group boundary).
+XRNG_HD XRNG_INLINE uint64_t plan_words(const Plan& p, uint64_t count) {
+  if (p.kind == Kind::permutation) return p.words;
+  return p.words * ((count / p.group) + (count % p.group != 0 ? 1u : 0u));
 }
-inline const char* dtype_name(DType t) {
-  switch (t) {
-    case DType::u32: return "u32";
-    case DType::u64: return "u64";
-    case DType::f32: return "f32";
-    case DType::f64: return "f64";
-    case DType::f16: return "f16";
-    case DType::bf16: return "bf16";
-    case DType::i32: return "i32";
-    case DType::i64: return "i64";
-    case DType::u8: return "u8";
-  }
-  return "?";
+
+namespace detail {
+[[noreturn]] inline void bad_param(Param id) {
+  throw Error(std::string("DrawParams: parameter '") + kParams[static_cast<unsigned>(id)].name +
+              "' is not of the kind asked for");
 }
+}  // namespace detail
+
+inline double DrawParams::real(Param id) const {
+  switch (id) {
+#define XRNG_X(name, kind, def, doc) \
+  case Param::name:                  \
+    if constexpr (ParamKind::kind == ParamKind::real) return static_cast<double>(name); \
+    break;
+    XRNG_PARAMS(XRNG_X)
+#undef XRNG_X
+  }
+  detail::bad_param(id);
+}
+inline void DrawParams::set_real(Param id, double v) {
+  switch (id) {
+#define XRNG_X(name, kind, def, doc) \
+  case Param::name:                  \
+    if constexpr (ParamKind::kind == ParamKind::real) { name = static_cast<kind##_t>(v); return; } \
+    break;
+    XRNG_PARAMS(XRNG_X)
+#undef XRNG_X
+  }
+  detail::bad_param(id);
+}
+inline int64_t DrawParams::integer(Param id) const {
+  switch (id) {
+#define XRNG_X(name, kind, def, doc) \
+  case Param::name:                  \
+    if constexpr (ParamKind::kind == ParamKind::integer) return static_cast<int64_t>(name); \
+    break;
+    XRNG_PARAMS(XRNG_X)
+#undef XRNG_X
+  }
+  detail::bad_param(id);
+}
+inline void DrawParams::set_integer(Param id, int64_t v) {
+  switch (id) {
+#define XRNG_X(name, kind, def, doc) \
+  case Param::name:                  \
+    if constexpr (ParamKind::kind == ParamKind::integer) { name = static_cast<kind##_t>(v); return; } \
+    break;
+    XRNG_PARAMS(XRNG_X)
+#undef XRNG_X
+  }
+  detail::bad_param(id);
+}
+inline uint64_t DrawParams::count(Param id) const {
+  switch (id) {
+#define XRNG_X(name, kind, def, doc) \
+  case Param::name:                  \
+    if constexpr (ParamKind::kind == ParamKind::count) return static_cast<uint64_t>(name); \
+    break;
+    XRNG_PARAMS(XRNG_X)
+#undef XRNG_X
+  }
+  detail::bad_param(id);
+}
+inline void DrawParams::set_count(Param id, uint64_t v) {
+  switch (id) {
+#define XRNG_X(name, kind, def, doc) \
+  case Param::name:                  \
+    if constexpr (ParamKind::kind == ParamKind::count) { name = static_cast<kind##_t>(v); return; } \
+    break;
+    XRNG_PARAMS(XRNG_X)
+#undef XRNG_X
+  }
+  detail::bad_param(id);
+}
+
 inline Dist parse_dist(const std::string& s) {
-  for (Dist d : {Dist::bits, Dist::uniform, Dist::normal, Dist::bernoulli, Dist::randint, Dist::perm, Dist::dropout})
-    if (s == dist_name(d)) return d;
-  throw Error("unknown distribution '" + s + "' (bits, uniform, normal, bernoulli, randint, perm, dropout)");
+  std::string all;
+  for (const DistInfo& d : kDists) {
+    if (s == d.name) return d.id;
+    all += (all.empty() ? "" : ", ") + std::string(d.name);
+  }
+  throw Error("unknown distribution '" + s + "' (" + all + ")");
 }
 inline DType parse_dtype(const std::string& s) {
-  for (DType t : {DType::u32, DType::u64, DType::f32, DType::f64, DType::f16, DType::bf16, DType::i32, DType::i64,
-                  DType::u8})
+  std::string all;
+  for (DType t : kAllDTypes) {
     if (s == dtype_name(t)) return t;
-  throw Error("unknown dtype '" + s + "' (u32, u64, f32, f64, f16, bf16, i32, i64, u8)");
-}
-
-// The output type a distribution gives when none is named.
-inline DType default_dtype(Dist d) {
-  switch (d) {
-    case Dist::bits: return DType::u32;
-    case Dist::bernoulli: return DType::u8;
-    case Dist::randint: return DType::i64;
-    case Dist::perm: return DType::i64;
-    default: return DType::f32;
+    all += (all.empty() ? "" : ", ") + std::string(dtype_name(t));
   }
+  throw Error("unknown dtype '" + s + "' (" + all + ")");
 }
-
-inline bool dtype_supported(Dist d, DType t) {
-  switch (d) {
-    case Dist::bits: return t == DType::u32 || t == DType::u64;
-    case Dist::uniform:
-    case Dist::normal:
-    case Dist::dropout: return t == DType::f32 || t == DType::f64 || t == DType::f16 || t == DType::bf16;
-    case Dist::bernoulli: return t == DType::u8;
-    case Dist::randint: return t == DType::i32 || t == DType::i64;
-    case Dist::perm: return t == DType::i64 || t == DType::u64 || t == DType::i32 || t == DType::u32;
-  }
-  return false;
+// The dtypes a distribution offers, in table order.
+inline std::vector<DType> dist_dtypes(Dist d) {
+  std::vector<DType> v;
+  for (const RowInfo& r : kRows)
+    if (r.dist == d && r.version == 1) v.push_back(r.dtype);
+  return v;
 }
 
 namespace detail {
@@ -171,83 +263,167 @@ inline double max_finite(DType t) {
   }
 }
 
+// log(1 - p) for p in (0, 1), from math::log_unit (never libm, so that every
+// host prepares the same bits): log1p(x) = log(1 + x) * x / ((1 + x) - 1)
+// (Goldberg's correction for the rounding of 1 + x).
+inline double log1p_neg(double p) {
+  const double u = 1.0 - p;
+  if (u == 1.0) return -p;
+  return math::log_unit<double, uint64_t>(u) * (-p / (u - 1.0));
+}
+
 }  // namespace detail
 
-// Validates a draw and prepares its parameters. Throws xrng::Error.
-inline Plan make_plan(Dist d, DType t, const DrawParams& q) {
-  if (!dtype_supported(d, t))
-    throw Error(std::string("dtype ") + dtype_name(t) + " is not available for distribution " + dist_name(d));
+// ---- per-distribution validation --------------------------------------------------------
+// DistDef<D>::prepare(q, t, plan) checks the parameters a distribution reads
+// (registry.h, XRNG_DISTS) and fills its part of the plan. make_plan calls it
+// through a switch generated from the table, so a distribution without a
+// DistDef does not compile.
+template <Dist D>
+struct DistDef;
+
+template <>
+struct DistDef<Dist::bits> {
+  static void prepare(const DrawParams&, DType, Plan&) {}
+};
+template <>
+struct DistDef<Dist::uniform> {
+  static void prepare(const DrawParams& q, DType t, Plan& p) {
+    if (!std::isfinite(q.low) || !std::isfinite(q.high))
+      throw Error("uniform: low and high must be finite (got low=" + detail::num(q.low) +
+                  ", high=" + detail::num(q.high) + ")");
+    const double lo = detail::round_to(t, q.low), hi = detail::round_to(t, q.high);
+    if (!(lo < hi))
+      throw Error("uniform: empty range [" + detail::num(q.low) + ", " + detail::num(q.high) + ") in " +
+                  dtype_name(t));
+    if (std::fabs(lo) > detail::max_finite(t) || std::fabs(hi) > detail::max_finite(t))
+      throw Error("uniform: low/high overflow " + std::string(dtype_name(t)));
+    const double width = hi - lo;
+    if (!std::isfinite(width)) throw Error("uniform: high - low overflows double");
+    p.uniform.low = lo;
+    p.uniform.high = hi;
+    p.uniform.width = width;
+    p.uniform.below_high = detail::below(t, hi, &p.uniform.below_high_bits);
+    p.uniform.unit = lo == 0.0 && hi == 1.0;
+  }
+};
+namespace detail {
+inline void location_scale(const char* dist, const char* loc, double l, const char* scale, double s) {
+  if (!std::isfinite(l) || !std::isfinite(s) || s < 0.0)
+    throw Error(std::string(dist) + ": " + loc + " must be finite and " + scale + " finite and >= 0 (got " + loc +
+                "=" + num(l) + ", " + scale + "=" + num(s) + ")");
+}
+inline void probability(const char* dist, double p, bool allow_zero) {
+  if (!(p >= 0.0 && p <= 1.0) || (!allow_zero && p == 0.0))
+    throw Error(std::string(dist) + ": p must be in " + (allow_zero ? "[0, 1]" : "(0, 1]") + " (got " + num(p) +
+                ")");
+}
+}  // namespace detail
+template <>
+struct DistDef<Dist::normal> {
+  static void prepare(const DrawParams& q, DType, Plan& p) {
+    detail::location_scale("normal", "mean", q.mean, "std", q.std);
+    p.normal.mean = q.mean;
+    p.normal.std = q.std;
+  }
+};
+template <>
+struct DistDef<Dist::bernoulli> {
+  static void prepare(const DrawParams& q, DType, Plan& p) {
+    detail::probability(dist_name(p.dist), q.p, true);
+    // threshold = round-half-even(p * 2^32); p * 2^32 is exact in double.
+    const double x = q.p * 4294967296.0;
+    uint64_t th = static_cast<uint64_t>(x);
+    const double frac = x - static_cast<double>(th);
+    if (frac > 0.5 || (frac == 0.5 && (th & 1u))) ++th;
+    p.bernoulli.threshold = th;
+    p.bernoulli.scale = q.p < 1.0 ? 1.0 / (1.0 - q.p) : 0.0;
+    p.bernoulli.scale_f32 = static_cast<float>(p.bernoulli.scale);
+  }
+};
+template <>
+struct DistDef<Dist::dropout> : DistDef<Dist::bernoulli> {};  // the mask is a bernoulli(p) draw
+template <>
+struct DistDef<Dist::randint> {
+  static void prepare(const DrawParams& q, DType t, Plan& p) {
+    if (!(q.ilow < q.ihigh))
+      throw Error("randint: empty range [" + std::to_string(q.ilow) + ", " + std::to_string(q.ihigh) + ")");
+    if (t == DType::i32 && (q.ilow < INT32_MIN || q.ihigh - 1 > INT32_MAX))
+      throw Error("randint: range [" + std::to_string(q.ilow) + ", " + std::to_string(q.ihigh) +
+                  ") does not fit i32");
+    p.randint.low = q.ilow;
+    p.randint.range = static_cast<uint64_t>(q.ihigh) - static_cast<uint64_t>(q.ilow);
+  }
+};
+template <>
+struct DistDef<Dist::perm> {
+  static void prepare(const DrawParams& q, DType t, Plan& p) {
+    if (q.n < 1 || q.n > (1ull << 63)) throw Error("perm: n must be in [1, 2^63] (got " + std::to_string(q.n) + ")");
+    if ((t == DType::i32 && q.n - 1 > INT32_MAX) || (t == DType::u32 && q.n - 1 > UINT32_MAX))
+      throw Error("perm: n = " + std::to_string(q.n) + " does not fit " + dtype_name(t));
+    p.n = q.n;
+  }
+};
+template <>
+struct DistDef<Dist::exponential> {
+  static void prepare(const DrawParams& q, DType, Plan& p) {
+    if (!(std::isfinite(q.rate) && q.rate > 0.0))
+      throw Error("exponential: rate must be finite and > 0 (got " + detail::num(q.rate) + ")");
+    p.exponential.rate = q.rate;
+  }
+};
+template <>
+struct DistDef<Dist::geometric> {
+  static void prepare(const DrawParams& q, DType, Plan& p) {
+    detail::probability("geometric", q.p, false);
+    p.geometric.certain = q.p == 1.0;
+    p.geometric.log1m_p = q.p == 1.0 ? -1.0 : detail::log1p_neg(q.p);
+  }
+};
+template <>
+struct DistDef<Dist::log_normal> {
+  static void prepare(const DrawParams& q, DType, Plan& p) {
+    detail::location_scale("log_normal", "mean", q.mean, "std", q.std);
+    p.normal.mean = q.mean;
+    p.normal.std = q.std;
+  }
+};
+template <>
+struct DistDef<Dist::cauchy> {
+  static void prepare(const DrawParams& q, DType, Plan& p) {
+    detail::location_scale("cauchy", "median", q.median, "sigma", q.sigma);
+    p.cauchy.median = q.median;
+    p.cauchy.sigma = q.sigma;
+  }
+};
+
+// Validates a draw and prepares its parameters. Throws xrng::Error. `version`
+// is the stream version (only 1 exists so far).
+inline Plan make_plan(Dist d, DType t, const DrawParams& q, int version = kStreamVersion) {
+  if (version < 1 || version > kStreamVersion)
+    throw Error("stream version " + std::to_string(version) + " does not exist (1.." +
+                std::to_string(kStreamVersion) + ")");
+  const RowInfo* row = find_row(d, t, version);
+  if (row == nullptr) {
+    std::string all;
+    for (DType u : dist_dtypes(d)) all += (all.empty() ? "" : ", ") + std::string(dtype_name(u));
+    throw Error(std::string("dtype ") + dtype_name(t) + " is not available for distribution " + dist_name(d) +
+                " (" + all + ")");
+  }
   Plan p;
   p.dist = d;
   p.dtype = t;
-  p.group = 1;
-  p.words = 1;
+  p.kind = dist_kind(d);
+  p.version = static_cast<uint8_t>(row->version);
+  p.group = row->group;
+  p.words = row->words;
   switch (d) {
-    case Dist::bits:
-      p.words = t == DType::u64 ? 2 : 1;
-      break;
-    case Dist::uniform: {
-      if (!std::isfinite(q.low) || !std::isfinite(q.high))
-        throw Error("uniform: low and high must be finite (got low=" + detail::num(q.low) +
-                    ", high=" + detail::num(q.high) + ")");
-      const double lo = detail::round_to(t, q.low), hi = detail::round_to(t, q.high);
-      if (!(lo < hi))
-        throw Error("uniform: empty range [" + detail::num(q.low) + ", " + detail::num(q.high) + ") in " +
-                    dtype_name(t));
-      if (std::fabs(lo) > detail::max_finite(t) || std::fabs(hi) > detail::max_finite(t))
-        throw Error("uniform: low/high overflow " + std::string(dtype_name(t)));
-      const double width = hi - lo;
-      if (!std::isfinite(width)) throw Error("uniform: high - low overflows double");
-      p.uniform.low = lo;
-      p.uniform.high = hi;
-      p.uniform.width = width;
-      p.uniform.below_high = detail::below(t, hi, &p.uniform.below_high_bits);
-      p.uniform.unit = lo == 0.0 && hi == 1.0;
-      p.words = t == DType::f64 ? 2 : 1;
-      break;
-    }
-    case Dist::normal:
-      if (!std::isfinite(q.mean) || !std::isfinite(q.std) || q.std < 0.0)
-        throw Error("normal: mean must be finite and std finite and >= 0 (got mean=" + detail::num(q.mean) +
-                    ", std=" + detail::num(q.std) + ")");
-      p.normal.mean = q.mean;
-      p.normal.std = q.std;
-      p.group = 2;
-      p.words = t == DType::f64 ? 4 : 2;
-      break;
-    case Dist::bernoulli:
-    case Dist::dropout: {
-      if (!(q.p >= 0.0 && q.p <= 1.0))
-        throw Error(std::string(dist_name(d)) + ": p must be in [0, 1] (got " + detail::num(q.p) + ")");
-      // threshold = round-half-even(p * 2^32); p * 2^32 is exact in double.
-      const double x = q.p * 4294967296.0;
-      uint64_t th = static_cast<uint64_t>(x);
-      const double frac = x - static_cast<double>(th);
-      if (frac > 0.5 || (frac == 0.5 && (th & 1u))) ++th;
-      p.bernoulli.threshold = th;
-      p.bernoulli.p = q.p;
-      p.bernoulli.scale = q.p < 1.0 ? 1.0 / (1.0 - q.p) : 0.0;
-      p.bernoulli.scale_f32 = static_cast<float>(p.bernoulli.scale);
-      break;
-    }
-    case Dist::randint: {
-      if (!(q.ilow < q.ihigh))
-        throw Error("randint: empty range [" + std::to_string(q.ilow) + ", " + std::to_string(q.ihigh) + ")");
-      if (t == DType::i32 && (q.ilow < INT32_MIN || q.ihigh - 1 > INT32_MAX))
-        throw Error("randint: range [" + std::to_string(q.ilow) + ", " + std::to_string(q.ihigh) +
-                    ") does not fit i32");
-      p.randint.low = q.ilow;
-      p.randint.range = static_cast<uint64_t>(q.ihigh) - static_cast<uint64_t>(q.ilow);
-      p.words = t == DType::i64 ? 4 : 2;
-      break;
-    }
-    case Dist::perm:
-      if (q.n < 1 || q.n > (1ull << 63)) throw Error("perm: n must be in [1, 2^63] (got " + std::to_string(q.n) + ")");
-      if ((t == DType::i32 && q.n - 1 > INT32_MAX) || (t == DType::u32 && q.n - 1 > UINT32_MAX))
-        throw Error("perm: n = " + std::to_string(q.n) + " does not fit " + dtype_name(t));
-      p.n = q.n;
-      p.words = kPermRounds;
-      break;
+#define XRNG_X(name, kind, dtype, params, doc) \
+  case Dist::name:                             \
+    DistDef<Dist::name>::prepare(q, t, p);     \
+    break;
+    XRNG_DISTS(XRNG_X)
+#undef XRNG_X
   }
   return p;
 }
@@ -258,7 +434,7 @@ inline Plan make_plan(Dist d, DType t, const DrawParams& q) {
 inline uint64_t check_counters(const Plan& p, uint64_t offset, uint64_t start, uint64_t count) {
   using u128 = unsigned __int128;
   u128 last;  // one past the last word touched
-  if (p.dist == Dist::perm) {
+  if (p.kind == Kind::permutation) {
     if (count > p.n || start > p.n - count)
       throw Error("perm: elements [" + std::to_string(start) + ", " + std::to_string(start) + "+" +
                   std::to_string(count) + ") exceed n = " + std::to_string(p.n));

@@ -12,7 +12,7 @@
 // mixer, so a changed value changes H except with probability ~2^-64.
 #pragma once
 
-#include "rng/distributions.h"
+#include "rng/detail/distributions.h"
 
 namespace xrng_test {
 

@@ -4,7 +4,7 @@
 
 #include <cstdint>
 
-#include "rng/distributions.h"
+#include "rng/detail/distributions.h"
 
 namespace xrng_test {
 

@@ -3,11 +3,14 @@
 //
 // A draw of dist/dtype at stream offset `off` splits elements into groups of
 // G elements; group g consumes the K words off + K*g .. off + K*g + K - 1
-// (see SPEC.md, "Distributions"). G is 2 for normal, 1 otherwise.
+// (see SPEC.md, "Distributions"; G and K are the columns of XRNG_ROWS in
+// registry.h). G is 2 for normal and log_normal, 1 otherwise.
 //
 // Value transforms are templates over the lane types of math.h, so the host
 // SIMD backends run these very bodies.
 #pragma once
+
+#include <cstdint>
 
 #include "math.h"
 
@@ -29,13 +32,23 @@ struct NormalParams {
 };
 struct BernoulliParams {
   uint64_t threshold = 0;   // element is 1 when word < threshold (threshold <= 2^32)
-  double p = 0.0;
   double scale = 1.0;       // dropout: 1 / (1 - p), in double
   float scale_f32 = 1.0f;   // dropout: the same rounded to binary32
 };
 struct RandintParams {
   int64_t low = 0;
   uint64_t range = 1;       // high - low, 1 .. 2^64 - 1
+};
+struct ExponentialParams {
+  double rate = 1.0;        // > 0, finite
+};
+struct GeometricParams {
+  double log1m_p = -1.0;    // log(1 - p) < 0, computed once with math::log1p_neg (p < 1)
+  bool certain = false;     // p == 1: every element is 1
+};
+struct CauchyParams {
+  double median = 0.0;
+  double sigma = 1.0;
 };
 
 namespace dist {
@@ -180,6 +193,74 @@ XRNG_HD XRNG_INLINE int64_t randint_i64(const uint32_t w[4], const RandintParams
   const uint64_t v = hh + carry;
   return static_cast<int64_t>(static_cast<uint64_t>(p.low) + v);
 }
+
+// ---- exponential ----------------------------------------------------------------------
+// -log(u) / rate with u = (m + 1/2) 2^-bits in (0, 1): m is the word (f32, f16,
+// bf16) or the top 52 bits of two words (f64). Evaluated in double, rounded
+// once to binary32 (f16/bf16 then rounded from that binary32 value, as normal).
+template <class D, class U>
+XRNG_HD XRNG_INLINE D exponential_core32(U w, D rate) {
+  return math::neg_log_unit<32, D, U>(w) / rate;
+}
+XRNG_HD XRNG_INLINE float exponential_f32(uint32_t w, const ExponentialParams& p) {
+  return static_cast<float>(exponential_core32<double, uint64_t>(w, p.rate));
+}
+XRNG_HD XRNG_INLINE double exponential_f64(uint32_t w0, uint32_t w1, const ExponentialParams& p) {
+  return math::neg_log_unit<52, double, uint64_t>(bits_u64(w0, w1) >> 12) / p.rate;
+}
+
+// ---- geometric ------------------------------------------------------------------------
+// The number of Bernoulli(p) trials up to and including the first success:
+// k = ceil(log(u) / log(1 - p)) >= 1 with u as for the exponential (32 bits:
+// f32, f16, bf16, i32; 52 bits: f64, i64). Float outputs are k rounded to the
+// type (inf beyond its range); integer outputs saturate at the type's maximum.
+XRNG_HD XRNG_INLINE double ceil_positive(double k) {
+  if (!(k < 4503599627370496.0)) return k;  // >= 2^52 (or inf): already an integer
+  const double t = (k + 4503599627370496.0) - 4503599627370496.0;  // k rounded to an integer
+  return t < k ? t + 1.0 : t;
+}
+template <int bits>
+XRNG_HD XRNG_INLINE double geometric_value(uint64_t m, const GeometricParams& p) {
+  if (p.certain) return 1.0;
+  return ceil_positive(math::log_unit<double, uint64_t>(math::unit_open<bits, double, uint64_t>(m)) / p.log1m_p);
+}
+XRNG_HD XRNG_INLINE int64_t saturate_i64(double k) {
+  return k >= 9223372036854775808.0 ? INT64_MAX : static_cast<int64_t>(k);
+}
+
+// ---- log-normal ---------------------------------------------------------------------------
+// exp of the normal pair of the same words (normal_pair_*_core with mean and
+// std), exp in double (math::exp_), rounded once to binary32 (f16/bf16 from there).
+XRNG_HD XRNG_INLINE void log_normal_f32(uint32_t w0, uint32_t w1, const NormalParams& p, float out[2]) {
+  double z0, z1;
+  normal_pair_f32_core<double, uint64_t>(w0, w1, p.mean, p.std, &z0, &z1);
+  out[0] = static_cast<float>(math::exp_<double, uint64_t>(z0));
+  out[1] = static_cast<float>(math::exp_<double, uint64_t>(z1));
+}
+XRNG_HD XRNG_INLINE void log_normal_f64(const uint32_t w[4], const NormalParams& p, double out[2]) {
+  double z0, z1;
+  normal_pair_f64_core<double, uint64_t>(bits_u64(w[0], w[1]), bits_u64(w[2], w[3]), p.mean, p.std, &z0, &z1);
+  out[0] = math::exp_<double, uint64_t>(z0);
+  out[1] = math::exp_<double, uint64_t>(z1);
+}
+
+// ---- Cauchy ---------------------------------------------------------------------------------
+// median + sigma * tan(pi (u - 1/2)), u as for the exponential, in double,
+// rounded once to binary32 (f16/bf16 from there).
+template <class D, class U>
+XRNG_HD XRNG_INLINE D cauchy_core32(U w, D median, D sigma) {
+  return median + sigma * math::tan_centered<32, D, U>(w);
+}
+XRNG_HD XRNG_INLINE float cauchy_f32(uint32_t w, const CauchyParams& p) {
+  return static_cast<float>(cauchy_core32<double, uint64_t>(w, p.median, p.sigma));
+}
+XRNG_HD XRNG_INLINE double cauchy_f64(uint32_t w0, uint32_t w1, const CauchyParams& p) {
+  return p.median + p.sigma * math::tan_centered<52, double, uint64_t>(bits_u64(w0, w1) >> 12);
+}
+
+// ---- narrowing of a binary32 value to the 16-bit types ---------------------------------------
+XRNG_HD XRNG_INLINE uint16_t to_f16(float f) { return math::f32_to_f16_bits(f); }
+XRNG_HD XRNG_INLINE uint16_t to_bf16(float f) { return math::f32_to_bf16_bits(f); }
 
 }  // namespace dist
 }  // namespace xrng

@@ -9,13 +9,14 @@
 //
 // A lane type must provide: D + - * / D, U + - & | ^ U, U << int, U >> int
 // (logical), construction from a double / uint64_t constant (broadcast), and
-// the free functions fma_(D, D, D), sqrt_(D), as_u64(D), as_f64(U).
+// the free functions fma_(D, D, D), sqrt_(D), min_(D, D), max_(D, D),
+// as_u64(D), as_f64(U).
 #pragma once
 
 #include <cmath>
 #include <cstring>
 
-#include "config.h"
+#include "../config.h"
 
 namespace xrng {
 namespace math {
@@ -35,6 +36,9 @@ XRNG_HD XRNG_INLINE double sqrt_(double a) {
   return std::sqrt(a);
 #endif
 }
+// min and max of two non-NaN values (the operands of xrng's transforms are never NaN).
+XRNG_HD XRNG_INLINE double min_(double a, double b) { return b < a ? b : a; }
+XRNG_HD XRNG_INLINE double max_(double a, double b) { return a < b ? b : a; }
 XRNG_HD XRNG_INLINE uint64_t as_u64(double d) {
 #if defined(__CUDA_ARCH__)
   return static_cast<uint64_t>(__double_as_longlong(d));
@@ -122,9 +126,10 @@ XRNG_HD XRNG_INLINE D log_unit(D u) {
 // The reduction is exact integer arithmetic: q = round(4t) picks the quadrant
 // and r = t - q/4 in [-1/8, 1/8) turns is formed exactly; only x = 2 pi r is
 // rounded (once). Taylor polynomials on |x| <= pi/4, truncated below 2^-60.
+// bits <= 54: the reduced angle rb < 2^(bits-2) <= 2^52 still converts exactly.
 template <int bits, class D, class U>
 XRNG_HD XRNG_INLINE void sincos_turns(U m, D* c_out, D* s_out) {
-  static_assert(bits >= 8 && bits <= 52, "angle resolution");
+  static_assert(bits >= 8 && bits <= 54, "angle resolution");
   const U eighth = U(1ull << (bits - 3));
   const U a = m + eighth;
   const U q = a >> (bits - 2);                 // 0..4 (4 is quadrant 0)
@@ -170,11 +175,76 @@ XRNG_HD XRNG_INLINE void sincos_turns(U m, D* c_out, D* s_out) {
 
 // ---- Box-Muller radius sqrt(-2 log u) for u = (m + 1/2) / 2^bits ----------------
 // m < 2^bits, bits <= 52, so u is exact, in (0, 1), and never 0 or 1.
+// ---- the open unit interval: u = (m + 1/2) / 2^bits for m < 2^bits -------------------
+// Exact in double for bits <= 52, never 0 or 1.
+template <int bits, class D, class U>
+XRNG_HD XRNG_INLINE D unit_open(U m) {
+  static_assert(bits >= 8 && bits <= 52, "unit resolution");
+  return (u52_to_f64<D, U>(m) + D(0.5)) * D(1.0 / static_cast<double>(1ull << bits));
+}
+
 template <int bits, class D, class U>
 XRNG_HD XRNG_INLINE D box_muller_radius(U m) {
-  static_assert(bits >= 8 && bits <= 52, "radius resolution");
-  const D u = (u52_to_f64<D, U>(m) + D(0.5)) * D(1.0 / static_cast<double>(1ull << bits));
-  return sqrt_(log_unit<D, U>(u) * D(-2.0));
+  return sqrt_(log_unit<D, U>(unit_open<bits, D, U>(m)) * D(-2.0));
+}
+
+// ---- -log(u) for u = (m + 1/2) / 2^bits: the exponential's transform ----------------
+template <int bits, class D, class U>
+XRNG_HD XRNG_INLINE D neg_log_unit(U m) {
+  return D(0.0) - log_unit<D, U>(unit_open<bits, D, U>(m));
+}
+
+// ---- tan(pi (u - 1/2)) for u = (m + 1/2) / 2^bits: the Cauchy transform ----------------
+// In turns, pi (u - 1/2) is (2m + 1 - 2^bits) / 2^(bits+2): an odd multiple of
+// 2^-(bits+2), formed exactly in integers (mod 2^(bits+2)), never a quarter turn,
+// so cos is never 0. tan = sin / cos, one division.
+template <int bits, class D, class U>
+XRNG_HD XRNG_INLINE D tan_centered(U m) {
+  static_assert(bits >= 8 && bits <= 52, "unit resolution");
+  const U a = ((m << 1) + U((3ull << bits) + 1ull)) & U((1ull << (bits + 2)) - 1ull);
+  D c, s;
+  sincos_turns<bits + 2, D, U>(a, &c, &s);
+  return s / c;
+}
+
+// ---- e^x in double ------------------------------------------------------------------------
+// x = k ln2 + r with k = round(x / ln2) (by the 1.5 * 2^52 shifter, so k is
+// formed without a conversion instruction), ln 2 split into a 32-bit head
+// (k * ln2_hi is exact) and a tail, as in fdlibm's e_exp.c. e^r on
+// |r| <= 0.35 is the Taylor polynomial to r^14 (next term below 2^-62), and
+// 2^k is applied as 2^k1 * 2^k2 with k1 = floor(k/2): both factors are normal
+// doubles and the first product is exact, so the result is rounded once, also
+// where it overflows to inf or underflows into the subnormals. x is clamped to
+// [-746, 710] first, where e^x rounds to 0 and to inf already.
+template <class D, class U>
+XRNG_HD XRNG_INLINE D exp_(D x) {
+  x = min_(max_(x, D(-746.0)), D(710.0));
+  const D shifter = D(0x1.8p52);
+  const D kd0 = x * D(0x1.71547652b82fep0) + shifter;  // 1/ln2
+  const U kb = as_u64(kd0) - as_u64(shifter) + U(2048);  // k + 2048, in [971, 3073]
+  const D kd = kd0 - shifter;
+  const D hi = x - kd * D(0x1.62e42feep-1);
+  const D lo = kd * D(0x1.a39ef35793c76p-33);
+  const D r = hi - lo;
+  D p = D(1.0 / 87178291200.0);          // 1/14!
+  p = fma_(p, r, D(1.0 / 6227020800.0));  // 1/13!
+  p = fma_(p, r, D(1.0 / 479001600.0));   // 1/12!
+  p = fma_(p, r, D(1.0 / 39916800.0));    // 1/11!
+  p = fma_(p, r, D(1.0 / 3628800.0));     // 1/10!
+  p = fma_(p, r, D(1.0 / 362880.0));      // 1/9!
+  p = fma_(p, r, D(1.0 / 40320.0));       // 1/8!
+  p = fma_(p, r, D(1.0 / 5040.0));        // 1/7!
+  p = fma_(p, r, D(1.0 / 720.0));         // 1/6!
+  p = fma_(p, r, D(1.0 / 120.0));         // 1/5!
+  p = fma_(p, r, D(1.0 / 24.0));          // 1/4!
+  p = fma_(p, r, D(1.0 / 6.0));           // 1/3!
+  p = fma_(p, r, D(0.5));                 // 1/2!
+  const D e = D(1.0) + fma_(r * r, p, r);
+  const U k1b = kb >> 1;  // floor(k/2) + 1024
+  const U k2b = kb - k1b;  // k - floor(k/2) + 1024
+  const D s1 = as_f64((k1b - U(1)) << 52);  // 2^floor(k/2)
+  const D s2 = as_f64((k2b - U(1)) << 52);
+  return (e * s1) * s2;
 }
 
 // ---- binary16 and bfloat16, rounded from binary32 to nearest even ---------------
