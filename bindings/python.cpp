@@ -141,6 +141,32 @@ hidden cache.)doc")
       },
       py::arg("tensor"), py::arg("generator"), py::arg("path"), py::arg("threads"), nogil);
   m.def(
+      "draw_",
+      [](at::Tensor t, Generator& g, const std::string& dist, const py::dict& params, const std::string& path,
+         int threads) {
+        // Any element distribution of the registry, parameters by name (registry.h, XRNG_PARAMS).
+        const xrng::Dist d = xrng::parse_dist(dist);
+        xrng::DrawParams q;
+        for (const auto& item : params) {
+          const std::string name = py::str(item.first);
+          const xrng::ParamInfo* info = nullptr;
+          for (const xrng::ParamInfo& pi : xrng::kParams)
+            if (name == pi.name) info = &pi;
+          if (info == nullptr || !xrng::dist_has_param(d, info->id))
+            throw xrng::Error(dist + ": unknown parameter '" + name + "'");
+          switch (info->kind) {
+            case xrng::ParamKind::real: q.set_real(info->id, item.second.cast<double>()); break;
+            case xrng::ParamKind::integer: q.set_integer(info->id, item.second.cast<int64_t>()); break;
+            case xrng::ParamKind::count: q.set_count(info->id, item.second.cast<uint64_t>()); break;
+          }
+        }
+        const xrng::Plan plan = xrng::make_plan(d, draw_dtype(d, t.scalar_type()), q);
+        py::gil_scoped_release nogil;
+        return fill_(t, plan, g, run_options(path, threads));
+      },
+      py::arg("tensor"), py::arg("generator"), py::arg("dist"), py::arg("params"), py::arg("path"),
+      py::arg("threads"));
+  m.def(
       "dropout_out",
       [](at::Tensor out, const at::Tensor& in, double p, Generator& g, const std::string& path, int threads) {
         return dropout_out(out, in, p, g, run_options(path, threads));

@@ -295,31 +295,25 @@ void Generator::set_state(const at::Tensor& state) {
 
 // ---- generic entry points ------------------------------------------------------------------
 DType draw_dtype(Dist dist, at::ScalarType t) {
-  switch (dist) {
-    case Dist::uniform:
-    case Dist::normal:
-    case Dist::dropout:
-      if (t == at::kFloat) return DType::f32;
-      if (t == at::kDouble) return DType::f64;
-      if (t == at::kHalf) return DType::f16;
-      if (t == at::kBFloat16) return DType::bf16;
-      break;
-    case Dist::randint:
-      if (t == at::kLong) return DType::i64;
-      if (t == at::kInt || t == at::kShort || t == at::kChar || t == at::kByte) return DType::i32;
-      break;
-    case Dist::bernoulli:
-      if (t == at::kBool || t == at::kByte) return DType::u8;
-      break;
-    case Dist::perm:
-      if (t == at::kLong) return DType::i64;
-      if (t == at::kInt) return DType::i32;
-      break;
-    case Dist::bits:
-      if (t == at::kUInt32) return DType::u32;
-      if (t == at::kUInt64) return DType::u64;
-      break;
+  // The xrng dtype stored exactly as the tensor's, when the distribution has that row.
+  std::optional<DType> exact;
+  switch (t) {
+    case at::kFloat: exact = DType::f32; break;
+    case at::kDouble: exact = DType::f64; break;
+    case at::kHalf: exact = DType::f16; break;
+    case at::kBFloat16: exact = DType::bf16; break;
+    case at::kInt: exact = DType::i32; break;
+    case at::kLong: exact = DType::i64; break;
+    case at::kUInt32: exact = DType::u32; break;
+    case at::kUInt64: exact = DType::u64; break;
+    case at::kByte:
+    case at::kBool: exact = DType::u8; break;
+    default: break;
   }
+  if (exact && dtype_supported(dist, *exact)) return *exact;
+  // Narrow integer tensors draw i32 and cast (randint, geometric into int16/int8/uint8).
+  const bool narrow_int = t == at::kShort || t == at::kChar || t == at::kByte;
+  if (narrow_int && dtype_supported(dist, DType::i32) && dist != Dist::perm) return DType::i32;
   throw Error(std::string("dtype ") + type_name(t) + " is not available for distribution " + dist_name(dist));
 }
 

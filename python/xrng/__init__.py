@@ -38,7 +38,8 @@ __all__ = [
     "Generator", "default_generator", "manual_seed", "stream_version", "simd_isa", "has_cuda_kernels",
     "rand", "randn", "randint", "bernoulli", "randperm", "dropout",
     "rand_like", "randn_like", "randint_like", "bernoulli_like",
-    "uniform_", "normal_", "randint_", "bernoulli_", "bits_", "perm_shard", "perm_element", "perm_position",
+    "uniform_", "normal_", "randint_", "bernoulli_", "bits_",
+    "exponential_", "geometric_", "log_normal_", "cauchy_", "perm_shard", "perm_element", "perm_position",
 ]
 __version__ = "1.0.0"
 
@@ -294,6 +295,31 @@ def bits_(tensor: torch.Tensor, **kw) -> torch.Tensor:
     """Fills a uint32 (one word each) or uint64 (two words) tensor with raw stream bits."""
     g = _inplace_generator(kw)
     return _C.bits_(tensor, g, _path(kw.pop("path", "auto")), kw.pop("threads", 0))
+
+
+def _draw_(tensor: torch.Tensor, dist: str, params: dict, kw: dict) -> torch.Tensor:
+    g = _inplace_generator(kw)
+    return _C.draw_(tensor, g, dist, params, _path(kw.pop("path", "auto")), kw.pop("threads", 0))
+
+
+def exponential_(tensor: torch.Tensor, rate: float = 1.0, **kw) -> torch.Tensor:
+    """Fills a float ``tensor`` with Exponential(rate) values, ``-log(u) / rate`` (torch's ``lambd``)."""
+    return _draw_(tensor, "exponential", {"rate": float(rate)}, kw)
+
+
+def geometric_(tensor: torch.Tensor, p: float, **kw) -> torch.Tensor:
+    """Fills ``tensor`` (float or integer) with Geometric(p) values: trials up to the first success, >= 1."""
+    return _draw_(tensor, "geometric", {"p": float(p)}, kw)
+
+
+def log_normal_(tensor: torch.Tensor, mean: float = 1.0, std: float = 2.0, **kw) -> torch.Tensor:
+    """Fills a float ``tensor`` with ``exp(N(mean, std))`` values (torch's defaults: mean 1, std 2)."""
+    return _draw_(tensor, "log_normal", {"mean": float(mean), "std": float(std)}, kw)
+
+
+def cauchy_(tensor: torch.Tensor, median: float = 0.0, sigma: float = 1.0, **kw) -> torch.Tensor:
+    """Fills a float ``tensor`` with Cauchy(median, sigma) values, ``median + sigma tan(pi (u - 1/2))``."""
+    return _draw_(tensor, "cauchy", {"median": float(median), "sigma": float(sigma)}, kw)
 
 
 # ---- random access into permutations -------------------------------------------------------------
