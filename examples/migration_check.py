@@ -1,89 +1,116 @@
 #!/usr/bin/env python3
-"""Migration check: record the fingerprint of every RNG draw of a run, replay
-it elsewhere, and report the first draw that differs.
+"""Migration check on a real model: where does a run on another device or dtype part from the reference?
 
-    # on the old machine / device
-    python examples/migration_check.py record --out draws.jsonl --device cpu
-    # on the new one
-    python examples/migration_check.py replay --log draws.jsonl --device cuda [--path host_transfer]
+Builds a small BERT (masked LM) or GPT-2 (causal LM) from a transformers config
+with random weights (nothing is downloaded), records every module's outputs
+(and, with --grads, the gradients of one backward pass) with xrng.migrate on
+the CPU in float32 twice, in bfloat16, and on CUDA in float32 when a GPU is
+present, then prints the comparison tables:
 
-The "run" is a short training-like loop that draws everything a real one
-draws: a shuffle per epoch, dropout masks, noise, random crops (randint) and
-augmentation flips (bernoulli), from one xrng Generator plus per-epoch keys.
-Each line of the log is one draw: its number, its name, its shape/dtype and the
-SHA-256 of its bytes. Replay exits with status 1 at the first difference.
+* CPU float32, run again: every tensor must have equal bits (exit status 1 if not);
+* CPU float32 vs CPU bfloat16: where and by how much the bfloat16 run departs;
+* CPU float32 vs CUDA float32: where the GPU's arithmetic first departs.
+
+    python examples/migration_check.py [--model bert|gpt2|all] [--grads] [--train] [--seed S] [--out DIR]
+
+--seed S runs each record under xrng.reproducible(seed=S) (weight init and
+dropout from the xrng stream, the same on every device); without it the build
+seeds torch's generator itself, as an unmodified program would. --train keeps
+dropout on (with no --seed, torch's generator then draws different masks on
+each device and dtype). The build functions work with the CLI as well:
+
+    python -m xrng.migrate record --build examples/migration_check.py:bert --out cpu.json --tensors
 """
 import argparse
-import hashlib
-import json
+import pathlib
 import sys
+import tempfile
 
 import torch
 
-import xrng
+from xrng import migrate
+
+VOCAB, BATCH, SEQ = 1000, 2, 32
 
 
-def draws(device="cpu", path="auto", seed=31337, steps=4, epochs=2):
-    """Yields (name, tensor) for every random draw of the run, in order."""
-    g = xrng.Generator(seed)
-    x = torch.ones(8, 64)
-    for epoch in range(epochs):
-        yield f"epoch{epoch}/shuffle", xrng.randperm(512, generator=g.fold_in(epoch), device=device, path=path)
-        for step in range(steps):
-            tag = f"epoch{epoch}/step{step}"
-            yield f"{tag}/crop", xrng.randint(0, 32, (8, 2), generator=g, device=device, path=path)
-            yield f"{tag}/flip", xrng.bernoulli(8, p=0.5, generator=g, device=device, path=path)
-            yield f"{tag}/noise", xrng.randn(8, 64, generator=g, device=device, path=path, std=0.1)
-            yield f"{tag}/noise_bf16", xrng.randn(8, 64, dtype=torch.bfloat16, generator=g, device=device, path=path)
-            yield f"{tag}/dropout", xrng.dropout(x.to(device), 0.1, generator=g, path=path)
-            yield f"{tag}/init", xrng.rand(64, low=-0.125, high=0.125, dtype=torch.float64, generator=g,
-                                           device=device, path=path)
+def _inputs():
+    # Token ids from a separate generator, so they do not depend on how many
+    # draws the weight init made, nor on whether the reproducible mode is on.
+    g = torch.Generator().manual_seed(1234)
+    ids = torch.randint(0, VOCAB, (BATCH, SEQ), generator=g)
+    return {"input_ids": ids, "attention_mask": torch.ones_like(ids), "labels": ids}
 
 
-def record_of(i, name, t):
-    data = t.detach().cpu().contiguous()
-    raw = (data.view(torch.int16) if data.dtype in (torch.float16, torch.bfloat16) else data).numpy().tobytes()
-    return {"draw": i, "name": name, "shape": list(t.shape), "dtype": str(t.dtype).replace("torch.", ""),
-            "sha256": hashlib.sha256(raw).hexdigest()}
+def _dropout_mode(model, train):
+    return model.train() if train else model.eval()
+
+
+def bert(train=False):
+    """(model, inputs): a 2-layer BERT masked LM (hidden 128, 4 heads) with random weights, and a batch with labels."""
+    from transformers import BertConfig, BertForMaskedLM
+
+    torch.manual_seed(0)
+    config = BertConfig(vocab_size=VOCAB, hidden_size=128, num_hidden_layers=2, num_attention_heads=4,
+                        intermediate_size=256, max_position_embeddings=64)
+    return _dropout_mode(BertForMaskedLM(config), train), _inputs()
+
+
+def gpt2(train=False):
+    """(model, inputs): a 2-layer GPT-2 LM (n_embd 128, 4 heads) with random weights, and a batch with labels."""
+    from transformers import GPT2Config, GPT2LMHeadModel
+
+    torch.manual_seed(0)
+    config = GPT2Config(vocab_size=VOCAB, n_embd=128, n_layer=2, n_head=4, n_positions=64, use_cache=False,
+                        bos_token_id=0, eos_token_id=0)
+    return _dropout_mode(GPT2LMHeadModel(config), train), _inputs()
+
+
+MODELS = {"bert": bert, "gpt2": gpt2}
+
+
+def check(name, out, *, grads=False, train=False, seed=None, cuda=None):
+    """Records model ``name`` in every configuration and prints the tables.
+
+    Returns (ok, tables): ok is False when the repeated CPU float32 run is not
+    bit-identical; tables maps a comparison's title to its rows.
+    """
+    build = lambda: MODELS[name](train=train)  # noqa: E731
+    cuda = torch.cuda.is_available() if cuda is None else cuda
+    runs = {"cpu-float32": ("cpu", torch.float32), "cpu-float32-again": ("cpu", torch.float32),
+            "cpu-bfloat16": ("cpu", torch.bfloat16)}
+    if cuda:
+        runs["cuda-float32"] = ("cuda", torch.float32)
+    rec = {}
+    for run, (device, dtype) in runs.items():
+        rec[run] = migrate.record_build(build, out / f"{name}-{run}.json", device=device, dtype=dtype, grads=grads,
+                                        tensors=True, seed=seed, label=f"{name} {run}")
+    tables = {}
+    for other in [r for r in runs if r != "cpu-float32"]:
+        title = f"{name}: cpu-float32 vs {other}"
+        rows = migrate.compare(rec["cpu-float32"], rec[other])
+        tables[title] = rows
+        print(f"== {title}\na: {migrate.describe(rec['cpu-float32'])}\nb: {migrate.describe(rec[other])}")
+        print(migrate.format_table(rows) + "\n")
+    again = tables[f"{name}: cpu-float32 vs cpu-float32-again"]
+    ok = not migrate.failures(again)
+    print(f"{name}: the repeated CPU float32 run is " + (f"bit-identical ({len(again)} tensors)" if ok else
+          f"NOT bit-identical (first difference: {migrate.first_difference(again).key})"))
+    return ok, tables
 
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    sub = ap.add_subparsers(dest="cmd", required=True)
-    rec = sub.add_parser("record")
-    rec.add_argument("--out", required=True)
-    rep = sub.add_parser("replay")
-    rep.add_argument("--log", required=True)
-    for p in (rec, rep):
-        p.add_argument("--device", default="cpu")
-        p.add_argument("--path", default="auto", choices=["auto", "host_transfer"])
-        p.add_argument("--seed", type=int, default=31337)
+    ap.add_argument("--model", choices=[*MODELS, "all"], default="bert")
+    ap.add_argument("--grads", action="store_true", help="also record output and parameter gradients")
+    ap.add_argument("--train", action="store_true", help="train mode: dropout on")
+    ap.add_argument("--seed", type=int, help="record under xrng.reproducible(seed=SEED)")
+    ap.add_argument("--out", help="directory for the recordings (default: a temporary one)")
     args = ap.parse_args(argv)
-
-    run = (record_of(i, name, t) for i, (name, t) in enumerate(draws(args.device, args.path, args.seed)))
-    if args.cmd == "record":
-        n = 0
-        with open(args.out, "w") as f:
-            for r in run:
-                f.write(json.dumps(r) + "\n")
-                n += 1
-        print(f"recorded {n} draws on {args.device} ({args.path}) to {args.out}")
-        return 0
-    with open(args.log) as f:
-        expected = [json.loads(line) for line in f if line.strip()]
-    n = 0
-    for want, got in zip(expected, run):
-        n += 1
-        if want != got:
-            print(f"first difference at draw {want['draw']} ({want['name']}): "
-                  f"expected {want['dtype']}{want['shape']} {want['sha256'][:16]}, "
-                  f"got {got['dtype']}{got['shape']} {got['sha256'][:16]} on {args.device} ({args.path})")
-            return 1
-    if n != len(expected):
-        print(f"the log has {len(expected)} draws, this run made {n}")
-        return 1
-    print(f"all {n} draws identical on {args.device} ({args.path})")
-    return 0
+    with tempfile.TemporaryDirectory() as tmp:
+        out = pathlib.Path(args.out or tmp)
+        names = list(MODELS) if args.model == "all" else [args.model]
+        results = [check(n, out, grads=args.grads, train=args.train, seed=args.seed)[0] for n in names]
+    return 0 if all(results) else 1
 
 
 if __name__ == "__main__":
