@@ -461,7 +461,8 @@ class Row:
     max of |a| is over its finite elements). 0 / 0 is 0, x / 0 is inf.
     cosine: sum(a b) / (|a| |b|) over the elements finite in both; 1 for two
     all-zero tensors, 0 when only one is all zero.
-    Equal rows have (0, 0, 1). Elements equal in both (the same infinity, NaN
+    Equal rows have (0, 0, 1); an unequal row can have max_abs 0 when the bits
+    differ only where the numbers compare equal (-0 and +0). Elements equal in both (the same infinity, NaN
     in both) contribute no error; a non-finite value on one side only makes
     max_abs inf. The three are None where they need the tensors and either
     recording has none.
