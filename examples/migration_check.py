@@ -9,6 +9,9 @@ present, then prints the comparison tables:
 
 * CPU float32, run again: every tensor must have equal bits (exit status 1 if not);
 * CPU float32 vs CPU bfloat16: where and by how much the bfloat16 run departs;
+* CPU float32 vs CPU float32 with transformers' "eager" attention instead of
+  "sdpa": a library-level change of one kernel, where the first difference is
+  the first module after the attention;
 * CPU float32 vs CUDA float32: where the GPU's arithmetic first departs.
 
     python examples/migration_check.py [--model bert|gpt2|all] [--grads] [--train] [--seed S] [--out DIR]
@@ -22,6 +25,7 @@ each device and dtype). The build functions work with the CLI as well:
     python -m xrng.migrate record --build examples/migration_check.py:bert --out cpu.json --tensors
 """
 import argparse
+import functools
 import pathlib
 import sys
 import tempfile
@@ -41,28 +45,36 @@ def _inputs():
     return {"input_ids": ids, "attention_mask": torch.ones_like(ids), "labels": ids}
 
 
-def _dropout_mode(model, train):
-    return model.train() if train else model.eval()
+def _finish(model, train, attention):
+    if attention is not None:
+        model.set_attn_implementation(attention)
+    return (model.train() if train else model.eval()), _inputs()
 
 
-def bert(train=False):
-    """(model, inputs): a 2-layer BERT masked LM (hidden 128, 4 heads) with random weights, and a batch with labels."""
+def bert(train=False, attention=None):
+    """(model, inputs): a 2-layer BERT masked LM (hidden 128, 4 heads) with random weights, and a batch with labels.
+
+    train: dropout on. attention: transformers' attention implementation ("sdpa", "eager"; None: the default).
+    """
     from transformers import BertConfig, BertForMaskedLM
 
     torch.manual_seed(0)
     config = BertConfig(vocab_size=VOCAB, hidden_size=128, num_hidden_layers=2, num_attention_heads=4,
                         intermediate_size=256, max_position_embeddings=64)
-    return _dropout_mode(BertForMaskedLM(config), train), _inputs()
+    return _finish(BertForMaskedLM(config), train, attention)
 
 
-def gpt2(train=False):
-    """(model, inputs): a 2-layer GPT-2 LM (n_embd 128, 4 heads) with random weights, and a batch with labels."""
+def gpt2(train=False, attention=None):
+    """(model, inputs): a 2-layer GPT-2 LM (n_embd 128, 4 heads) with random weights, and a batch with labels.
+
+    Arguments as for :func:`bert`.
+    """
     from transformers import GPT2Config, GPT2LMHeadModel
 
     torch.manual_seed(0)
     config = GPT2Config(vocab_size=VOCAB, n_embd=128, n_layer=2, n_head=4, n_positions=64, use_cache=False,
                         bos_token_id=0, eos_token_id=0)
-    return _dropout_mode(GPT2LMHeadModel(config), train), _inputs()
+    return _finish(GPT2LMHeadModel(config), train, attention)
 
 
 MODELS = {"bert": bert, "gpt2": gpt2}
@@ -74,14 +86,14 @@ def check(name, out, *, grads=False, train=False, seed=None, cuda=None):
     Returns (ok, tables): ok is False when the repeated CPU float32 run is not
     bit-identical; tables maps a comparison's title to its rows.
     """
-    build = lambda: MODELS[name](train=train)  # noqa: E731
     cuda = torch.cuda.is_available() if cuda is None else cuda
-    runs = {"cpu-float32": ("cpu", torch.float32), "cpu-float32-again": ("cpu", torch.float32),
-            "cpu-bfloat16": ("cpu", torch.bfloat16)}
+    runs = {"cpu-float32": ("cpu", torch.float32, None), "cpu-float32-again": ("cpu", torch.float32, None),
+            "cpu-bfloat16": ("cpu", torch.bfloat16, None), "cpu-float32-eager-attention": ("cpu", torch.float32, "eager")}
     if cuda:
-        runs["cuda-float32"] = ("cuda", torch.float32)
+        runs["cuda-float32"] = ("cuda", torch.float32, None)
     rec = {}
-    for run, (device, dtype) in runs.items():
+    for run, (device, dtype, attention) in runs.items():
+        build = functools.partial(MODELS[name], train=train, attention=attention)
         rec[run] = migrate.record_build(build, out / f"{name}-{run}.json", device=device, dtype=dtype, grads=grads,
                                         tensors=True, seed=seed, label=f"{name} {run}")
     tables = {}

@@ -1,6 +1,7 @@
 """The examples run (in seconds, on a CPU) and say what they claim."""
 import importlib.util
 import pathlib
+import re
 import subprocess
 import sys
 
@@ -47,9 +48,15 @@ def test_migration_check_on_gpt2(tmp_path):
     pytest.importorskip("transformers", reason="the migration example builds a transformers GPT-2")
     out = run("migration_check.py", "--model", "gpt2", "--out", tmp_path)
     assert "gpt2: the repeated CPU float32 run is bit-identical (32 tensors)" in out
-    table = out[out.index("== gpt2: cpu-float32 vs cpu-bfloat16"):]
+    bf16 = out[out.index("== gpt2: cpu-float32 vs cpu-bfloat16"):]
     # the token embedding is the first module to run, and its bfloat16 weights are rounded
-    assert "first difference: #1 transformer.wte#0:out" in table
+    assert "32 tensors: 0 equal bits, 0 equal values, 32 differ" in bf16
+    assert "first difference: #1 transformer.wte#0:out" in bf16
+    # another attention kernel: every module before the first attention block has the same bits
+    eager = out[out.index("== gpt2: cpu-float32 vs cpu-float32-eager-attention"):]
+    first = re.search(r"first difference: #(\d+) (\S+)", eager)
+    assert first[2].startswith("transformer.h.0.attn")
+    assert eager[:first.start()].count(" bits ") >= int(first[1]) - 1 >= 4
     assert {p.name for p in tmp_path.glob("gpt2-cpu-*")} >= {
         f"gpt2-cpu-{r}.{ext}" for r in ("float32", "float32-again", "bfloat16") for ext in ("json", "safetensors")}
 
