@@ -87,8 +87,11 @@ def check(name, out, *, grads=False, train=False, seed=None, cuda=None):
     bit-identical; tables maps a comparison's title to its rows.
     """
     cuda = torch.cuda.is_available() if cuda is None else cuda
-    runs = {"cpu-float32": ("cpu", torch.float32, None), "cpu-float32-again": ("cpu", torch.float32, None),
-            "cpu-bfloat16": ("cpu", torch.bfloat16, None), "cpu-float32-eager-attention": ("cpu", torch.float32, "eager")}
+    # run name -> (device, dtype, attention implementation); the first is the reference
+    runs = {"cpu-float32": ("cpu", torch.float32, None),
+            "cpu-float32-again": ("cpu", torch.float32, None),
+            "cpu-bfloat16": ("cpu", torch.bfloat16, None),
+            "cpu-float32-eager-attention": ("cpu", torch.float32, "eager")}
     if cuda:
         runs["cuda-float32"] = ("cuda", torch.float32, None)
     rec = {}

@@ -212,10 +212,11 @@ def load(path: _PathLike, *, tensors: bool = True) -> Recording:
     rec = Recording(meta=doc["meta"], entries=doc["entries"])
     if tensors and doc.get("tensors_file"):
         st = path.parent / doc["tensors_file"]
+        reader = _safetensors()
         try:
-            loaded = _safetensors().load_file(str(st))
-        except OSError as e:
-            raise MigrateError(f"cannot read the tensors of {path}: {e}") from None
+            loaded = reader.load_file(str(st))
+        except Exception as e:  # a missing file (OSError) or a damaged one (safetensors' own error type)
+            raise MigrateError(f"cannot read the tensors of {path} from {st}: {e}") from None
         want = {e["key"] for e in rec.entries}
         if set(loaded) != want:
             raise MigrateError(f"{st} does not hold the tensors of {path} "
@@ -306,7 +307,9 @@ def _mode(seed: Optional[int]):
     if mode is None:  # the package may not re-export it: look for the submodule
         try:
             mode = importlib.import_module("xrng.reproducible")
-        except ModuleNotFoundError:
+        except ModuleNotFoundError as e:
+            if e.name != "xrng.reproducible":
+                raise  # the mode exists but something it imports does not: show that
             mode = None
     if isinstance(mode, types.ModuleType):
         mode = getattr(mode, "reproducible", None)
@@ -434,7 +437,10 @@ def record_build(build: Callable[[], Tuple[torch.nn.Module, Any]], path: Optiona
     float32 build cast to bfloat16 are the float32 weights rounded, which is
     what a dtype migration changes.
     """
-    device = torch.device(device)
+    try:
+        device = torch.device(device)
+    except RuntimeError as e:
+        raise MigrateError(f"device {device!r}: {e}") from None
     if device.type == "cuda" and not torch.cuda.is_available():
         raise MigrateError(f"device {device}: torch sees no CUDA GPU here")
     with _mode(seed):
@@ -468,7 +474,7 @@ class Row:
     recording has none.
     """
 
-    index: int
+    index: int  # the row's number in the table, from 1
     key: str
     shape_a: Optional[Tuple[int, ...]]
     shape_b: Optional[Tuple[int, ...]]

@@ -197,6 +197,10 @@ def test_save_and_load_round_trip(tmp_path):
     save_file(t, tmp_path / "r.safetensors")
     with pytest.raises(migrate.MigrateError, match="head#0:out does not match its SHA-256"):
         migrate.load(tmp_path / "r.json")
+    (tmp_path / "r.safetensors").unlink()
+    with pytest.raises(migrate.MigrateError, match="cannot read the tensors of .*r.json"):
+        migrate.load(tmp_path / "r.json")
+    assert migrate.load(tmp_path / "r.json", tensors=False).entries == rec.entries
     (tmp_path / "x.json").write_text("{}")
     with pytest.raises(migrate.MigrateError, match="not an xrng.migrate recording"):
         migrate.load(tmp_path / "x.json")
@@ -293,6 +297,11 @@ def test_bad_build_results_are_refused():
         migrate.record_build(lambda: Net())
     with pytest.raises(migrate.MigrateError, match="must be a torch.nn.Module"):
         migrate.record(lambda x: x, torch.ones(1))
+    with pytest.raises(migrate.MigrateError, match="device 'nowhere'"):
+        migrate.record_build(build, device="nowhere")
+    if not torch.cuda.is_available():
+        with pytest.raises(migrate.MigrateError, match="torch sees no CUDA GPU"):
+            migrate.record_build(build, device="cuda")
 
 
 @pytest.mark.skipif(hasattr(xrng, "reproducible"), reason="this xrng has the reproducible mode")
