@@ -304,10 +304,52 @@ def test_bad_build_results_are_refused():
             migrate.record_build(build, device="cuda")
 
 
-@pytest.mark.skipif(hasattr(xrng, "reproducible"), reason="this xrng has the reproducible mode")
+@pytest.mark.slow
+def test_record_on_another_device(xdev):
+    """The xdev test backend keeps host memory and runs every op through torch's CPU
+    fallback, so its recording must equal the CPU one bit for bit."""
+    a = migrate.record_build(build, device="cpu", tensors=True)
+    b = migrate.record_build(build, device="xdev", tensors=True)
+    assert (a.meta["device"], b.meta["device"]) == ("cpu", "xdev:0")
+    rows = migrate.compare(a, b)
+    assert [r.key for r in rows] == FORWARD_KEYS and all(r.equal == "bits" for r in rows)
+
+
+def _has_mode():
+    try:
+        with migrate._mode(0):
+            return True
+    except migrate.MigrateError:
+        return False
+
+
+@pytest.mark.skipif(_has_mode(), reason="this xrng has the reproducible mode")
 def test_a_seed_needs_the_reproducible_mode():
     with pytest.raises(migrate.MigrateError, match=r"xrng.reproducible\(seed=...\), which this xrng"):
         migrate.record_build(build, seed=0)
+
+
+def unseeded():
+    """A build that does not seed torch: its weights are reproducible only under the mode."""
+    model = nn.Sequential(nn.Linear(16, 16), nn.Dropout(0.5), nn.Linear(16, 4)).train()
+    return model, (torch.ones(3, 16),)
+
+
+@pytest.mark.skipif(not _has_mode(), reason="xrng.reproducible is not in this xrng")
+def test_seed_records_under_the_reproducible_mode():
+    a = migrate.record_build(unseeded, seed=0, grads=True, tensors=True)
+    b = migrate.record_build(unseeded, seed=0, grads=True, tensors=True)
+    assert a.meta["mode"] is True and a.meta["seed"] == 0 and a.meta["training"] is True
+    rows = migrate.compare(a, b)
+    assert len(rows) == len(a.entries) and all(r.equal == "bits" for r in rows)
+    # the control: the same build without the mode draws other weights each time
+    assert migrate.first_difference(migrate.compare(migrate.record_build(unseeded), migrate.record_build(unseeded)))
+    # another seed: other weights from the first module on
+    other = migrate.compare(a, migrate.record_build(unseeded, seed=1, grads=True))
+    assert migrate.first_difference(other).key == "0#0:out"
+    # a dropout mask from the mode does not depend on the dtype: the same elements are zero
+    c = migrate.record_build(unseeded, seed=0, dtype=torch.float64, tensors=True)
+    assert torch.equal(a.tensors["1#0:out"] == 0, c.tensors["1#0:out"] == 0)
 
 
 def test_transformers_model_output():
