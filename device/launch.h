@@ -120,24 +120,29 @@ inline void require_buffer(const void* p, uint64_t count, const char* what) {
   if (count != 0 && p == nullptr) throw Error(std::string("cuda ") + what + ": null buffer");
 }
 
-// A plan that names no registry row can only be hand-made (make_plan never
-// builds one); the kernels are instantiated per row, so there is nothing to run.
-struct RowProbe {
+// The kind of the plan's registry row, which picks the kernel. A plan that
+// names no row can only be hand-made (make_plan never builds one): the
+// kernels are instantiated per row, so there is nothing to run.
+struct RowKind {
+  Kind* kind;
   template <class R>
-  XRNG_HD void operator()() const {}
+  XRNG_HD void operator()() const {
+    *kind = R::kind;
+  }
 };
-inline void require_row(const Plan& p) {
-  if (!visit_row(p, RowProbe{}))
+inline Kind row_kind(const Plan& p) {
+  Kind k = Kind::element;
+  if (!visit_row(p, RowKind{&k}))
     throw Error(std::string("no registry row for ") + dist_name(p.dist) + "/" + dtype_name(p.dtype) +
                 " in stream v" + std::to_string(p.version) + " (build plans with xrng::make_plan)");
+  return k;
 }
 
 // fill: element and permutation rows.
 inline void check_fill(const Plan& p, uint64_t offset, uint64_t start, uint64_t count, const void* out,
                        const LaunchConfig& cfg) {
-  if (p.kind == Kind::transform)
+  if (row_kind(p) == Kind::transform)
     throw Error(std::string(dist_name(p.dist)) + " transforms an input: use xrng::cuda::transform (xrng::cuda::dropout)");
-  require_row(p);
   check_counters(p, offset, start, count);
   require_buffer(out, count, "fill");
   check_config(cfg);
@@ -146,9 +151,8 @@ inline void check_fill(const Plan& p, uint64_t offset, uint64_t start, uint64_t 
 // transform: transform rows (dropout).
 inline void check_transform(const Plan& p, uint64_t offset, uint64_t start, uint64_t count, const void* in,
                             const void* out, const LaunchConfig& cfg) {
-  if (p.kind != Kind::transform)
+  if (row_kind(p) != Kind::transform)
     throw Error(std::string("transform: ") + dist_name(p.dist) + " draws no input transform (use xrng::cuda::fill)");
-  require_row(p);
   check_counters(p, offset, start, count);
   require_buffer(in, count, "transform input");
   require_buffer(out, count, "transform output");
@@ -157,8 +161,7 @@ inline void check_transform(const Plan& p, uint64_t offset, uint64_t start, uint
 
 // perm_shard / perm_inverse: permutation rows.
 inline void check_perm(const Plan& p, const char* op) {
-  if (p.kind != Kind::permutation) throw Error(std::string(op) + ": the plan must be a permutation");
-  require_row(p);
+  if (row_kind(p) != Kind::permutation) throw Error(std::string(op) + ": the plan must be a permutation");
 }
 // rank and world are the only arguments of a shard the core does not check
 // (the host API checks them the same way).
