@@ -93,7 +93,7 @@ std::vector<BackendDef> backends() {
                      cuda::fill_to_host(p, key, c.offset, c.start, c.count, o);
                    } else if (c.op == "dropout") {
                      const auto in = golden::from_bits(c.dtype, c.in);
-                     cuda::dropout_to_host(p, key, c.offset, c.start, c.count, in.data(), o);
+                     cuda::transform_to_host(p, key, c.offset, c.start, c.count, in.data(), o);
                    } else if (c.op == "perm_shard") {
                      cuda::perm_shard_to_host(p, key, c.offset, c.rank, c.world, c.start, c.count, o);
                    } else if (c.op == "perm_inverse") {

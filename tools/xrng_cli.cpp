@@ -355,7 +355,7 @@ void compute(const Request& r, uint64_t b, uint64_t m, void* out) {
     if (r.shard)
       xrng::cuda::perm_shard_to_host(r.plan, r.key, r.offset, r.rank, r.world, r.start + b, m, out);
     else if (r.inverse)
-      throw Error("--inverse with --backend cuda is not available from the CLI");
+      xrng::cuda::perm_inverse_to_host(r.plan, r.key, r.offset, r.start + b, m, out);
     else
       xrng::cuda::fill_to_host(r.plan, r.key, r.offset, r.start + b, m, out);
     return;
