@@ -5,7 +5,7 @@
 #   3. build it and run both programs (xrng::host and xrng::core), and the
 #      installed `xrng` binary.
 # Usage: cmake -DBUILD_DIR=... -DCONSUMER_DIR=... -DWORK_DIR=... -DGENERATOR=...
-#              -DCXX=... [-DCONFIG=...] -P run_consumer.cmake
+#              -DCXX=... [-DCONFIG=...] [-DFLAGS=<compile and link flags>] -P run_consumer.cmake
 foreach(v BUILD_DIR CONSUMER_DIR WORK_DIR GENERATOR CXX)
   if(NOT DEFINED ${v})
     message(FATAL_ERROR "run_consumer.cmake: -D${v}= is required")
@@ -34,6 +34,7 @@ endif()
 
 step("configure" ${CMAKE_COMMAND} -S ${CONSUMER_DIR} -B ${WORK_DIR}/build -G ${GENERATOR}
      -DCMAKE_CXX_COMPILER=${CXX} -DCMAKE_BUILD_TYPE=${CONFIG} -DCMAKE_PREFIX_PATH=${prefix}
+     "-DCMAKE_CXX_FLAGS=${FLAGS}" "-DCMAKE_EXE_LINKER_FLAGS=${FLAGS}"
      -DCMAKE_FIND_USE_PACKAGE_REGISTRY=OFF -DCMAKE_FIND_USE_SYSTEM_PACKAGE_REGISTRY=OFF)
 # The package found must be the one just installed.
 file(STRINGS ${WORK_DIR}/build/CMakeCache.txt found REGEX "^xrng_DIR:")
