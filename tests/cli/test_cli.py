@@ -139,6 +139,17 @@ for be in ("cpu-scalar", "auto"):
     b = lines("gen", "--dist", "uniform", "--offset", "0xffffffffffffffff", "--count", 1, "--format", "hex")
     check(f"uniform last element ({be})", a == b and len(a) == 1, f"{a} != {b}")
 
+# verify --quick: every golden case on every backend, one table row per registry row, all agreeing
+p = run("verify", "--quick", ok=False)
+out = p.stdout.decode()
+ncases = sum(1 for ln in open(GOLDEN) if ln.strip() and not ln.startswith("#"))
+check("verify --quick passes", p.returncode == 0 and "verify: all backends agree" in out, out[-500:])
+check("verify reads every golden case", f"golden_v1.txt, {ncases} cases" in out, str(ncases))
+table = [ln.split() for ln in out.splitlines() if ln.startswith("  ") and "/" in ln.split()[0]]
+check("verify table rows", {r[0] for r in table} >= {"geometric/i32", "geometric/i64", "log_normal/f16", "cauchy/bf16",
+                                                       "exponential/f64", "perm/u32", "dropout/bf16", "bits/u32"}
+      and all(r[-1] == "yes" for r in table), str(table[:3]))
+
 # registry-derived usage: every distribution, its dtypes and parameter flags
 usage = run("--help").stdout.decode()
 for word in ("exponential", "geometric", "log_normal", "cauchy", "--rate", "--median", "--sigma", "--ilow|--low",
