@@ -21,7 +21,7 @@
 #include <string>
 #include <vector>
 
-#include "golden.h"
+#include "golden/format.h"
 #include "golden/sample_params.h"
 #include "rng/detail/rows.h"
 #include "rng/keys.h"
@@ -138,7 +138,7 @@ inline Op golden_op(const std::string& op) {
   if (op == "perm_inverse") return Op::perm_inverse;
   throw std::runtime_error("golden: unknown op " + op);
 }
-inline Request from_golden(const xrng_test::GoldenCase& c) {
+inline Request from_golden(const golden::GoldenCase& c) {
   Request q;
   q.op = golden_op(c.op);
   q.plan = c.plan();
@@ -149,13 +149,13 @@ inline Request from_golden(const xrng_test::GoldenCase& c) {
   q.rank = c.rank;
   q.world = c.world;
   if (q.op == Op::transform) {
-    q.in = xrng_test::from_bits(c.dtype, c.in);
+    q.in = golden::from_bits(c.dtype, c.in);
     q.in.resize(q.bytes());
   }
   return q;
 }
-inline const std::vector<xrng_test::GoldenCase>& golden_cases() {
-  static const std::vector<xrng_test::GoldenCase> cases = xrng_test::read_golden(xrng_test::golden_path());
+inline const std::vector<golden::GoldenCase>& golden_cases() {
+  static const std::vector<golden::GoldenCase> cases = golden::read_golden(golden::golden_path());
   return cases;
 }
 
@@ -174,7 +174,7 @@ inline std::vector<Plan> plans_under_test() {
   std::vector<Plan> v;
   for (const RowInfo& r : kRows) {
     std::vector<DrawParams> ps = golden::sample_params(r.dist);
-    for (const xrng_test::GoldenCase& c : golden_cases()) {
+    for (const golden::GoldenCase& c : golden_cases()) {
       if (c.dist != r.dist || c.dtype != r.dtype) continue;
       bool seen = false;
       for (const DrawParams& q : ps) seen = seen || same_params(q, c.params);

@@ -187,8 +187,8 @@ TEST_SUITE("equivalence") {
       const std::vector<unsigned char> fwd = gpu_to_host(q);
       q.op = Op::perm_inverse;
       const std::vector<unsigned char> inv = gpu_to_host(q);
-      const std::vector<uint64_t> v = xrng_test::to_bits(q.plan.dtype, fwd.data(), n);
-      const std::vector<uint64_t> w = xrng_test::to_bits(q.plan.dtype, inv.data(), n);
+      const std::vector<uint64_t> v = golden::to_bits(q.plan.dtype, fwd.data(), n);
+      const std::vector<uint64_t> w = golden::to_bits(q.plan.dtype, inv.data(), n);
       std::vector<uint64_t> s = v;
       std::sort(s.begin(), s.end());
       bool perm_ok = true, inv_ok = true;
@@ -536,7 +536,7 @@ TEST_SUITE("golden") {
     int bad = 0;
     for (const auto& c : cases) {
       const std::vector<unsigned char> got = gpu_to_host(from_golden(c));
-      if (xrng_test::to_bits(c.dtype, got.data(), c.count) != c.out) {
+      if (golden::to_bits(c.dtype, got.data(), c.count) != c.out) {
         ++bad;
         FAIL_CHECK("golden ", c.name());
       }

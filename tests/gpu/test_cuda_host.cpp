@@ -408,7 +408,7 @@ TEST_CASE("kernel chunk bodies on the CPU reproduce the golden file") {
     HostBuf bin(q.bytes()), bout(q.bytes());
     if (q.op == Op::transform && q.count) std::memcpy(bin.region(0), q.in.data(), q.bytes());
     emulate_kernel(q, bin.region(0), bout.region(0), r);
-    CHECK_MESSAGE(xrng_test::to_bits(c.dtype, bout.region(0), c.count) == c.out, c.name());
+    CHECK_MESSAGE(golden::to_bits(c.dtype, bout.region(0), c.count) == c.out, c.name());
     ++checked;
   }
   MESSAGE(checked, " golden cases reproduced by the chunk bodies");
