@@ -192,8 +192,9 @@ LibTorch API uses too.)doc")
             return Generator(t[0].cast<uint64_t>(), t[1].cast<uint64_t>(), t[2].cast<uint64_t>());
           }));
 
-  // The in-place fills. uniform_ ... bits_ name their parameters; draw_ takes
-  // any distribution of the registry with its parameters by name.
+  // The in-place fills of xrng_torch.h, one binding each (uniform_ ...
+  // cauchy_); draw_ takes any distribution of the registry with its
+  // parameters by name (what registry-driven code and the golden test use).
   const auto nogil = py::call_guard<py::gil_scoped_release>();
   m.def(
       "uniform_",
@@ -235,6 +236,32 @@ LibTorch API uses too.)doc")
         return bits_(t, g, run_options(path, threads));
       },
       py::arg("tensor"), py::arg("generator"), py::arg("path"), py::arg("threads"), nogil);
+  m.def(
+      "exponential_",
+      [](at::Tensor t, Generator& g, double rate, const std::string& path, int threads) {
+        return exponential_(t, g, rate, run_options(path, threads));
+      },
+      py::arg("tensor"), py::arg("generator"), py::arg("rate"), py::arg("path"), py::arg("threads"), nogil);
+  m.def(
+      "geometric_",
+      [](at::Tensor t, Generator& g, double p, const std::string& path, int threads) {
+        return geometric_(t, p, g, run_options(path, threads));
+      },
+      py::arg("tensor"), py::arg("generator"), py::arg("p"), py::arg("path"), py::arg("threads"), nogil);
+  m.def(
+      "log_normal_",
+      [](at::Tensor t, Generator& g, double mean, double std, const std::string& path, int threads) {
+        return log_normal_(t, g, mean, std, run_options(path, threads));
+      },
+      py::arg("tensor"), py::arg("generator"), py::arg("mean"), py::arg("std"), py::arg("path"), py::arg("threads"),
+      nogil);
+  m.def(
+      "cauchy_",
+      [](at::Tensor t, Generator& g, double median, double sigma, const std::string& path, int threads) {
+        return cauchy_(t, g, median, sigma, run_options(path, threads));
+      },
+      py::arg("tensor"), py::arg("generator"), py::arg("median"), py::arg("sigma"), py::arg("path"),
+      py::arg("threads"), nogil);
   m.def(
       "draw_",
       [](at::Tensor t, Generator& g, const std::string& dist, const py::dict& params, const std::string& path,

@@ -15,6 +15,11 @@ Where a draw starts:
   words the draw consumed;
 * neither: ``xrng.default_generator`` (seed 0 until :func:`manual_seed`).
 
+Derived streams: ``g.split(i)`` (the i-th child) and ``g.fold_in(data)`` (a
+step, layer or rank folded in) give generators on unrelated keys, the same
+operations as C++ ``Key::split`` / ``Key::fold_in``. ``g.fork(i)`` is a
+deprecated alias of ``g.split(i)``.
+
 Paths (``path=``): ``"auto"`` fills CPU tensors with the host SIMD backend,
 CUDA tensors with the CUDA kernels when built with them, and tensors of any
 other device (privateuse1/NPU, MPS, XPU, ...) on the host before a copy;
@@ -128,8 +133,9 @@ def rand(*size: _Size, seed: Optional[int] = None, subseq: int = 0, offset: int 
          low: float = 0.0, high: float = 1.0, path: str = "auto", threads: int = 0) -> torch.Tensor:
     """Uniform values in [low, high) (default [0, 1)), like :func:`torch.rand`.
 
-    dtype: float32 (default), float64, float16 or bfloat16. ``threads``: host
-    threads (0: ``torch.get_num_threads()``); values never depend on it.
+    One stream word per element (float64: two). dtype: float32 (default),
+    float64, float16 or bfloat16. ``threads``: host threads (0:
+    ``torch.get_num_threads()``); values never depend on it.
     """
     g = _generator(seed, subseq, offset, generator)
     t = _empty(_size(size), dtype, device, out, torch.float32)
@@ -142,9 +148,11 @@ def randn(*size: _Size, seed: Optional[int] = None, subseq: int = 0, offset: int
           mean: float = 0.0, std: float = 1.0, path: str = "auto", threads: int = 0) -> torch.Tensor:
     """Normal values (default mean 0, std 1), like :func:`torch.randn`.
 
-    Values come in pairs (Box-Muller): elements 2k and 2k+1 share four stream
-    words; a draw of n elements consumes ``2 * ceil(n / 2)`` words (f64: twice
-    that). dtype: float32 (default), float64, float16 or bfloat16.
+    Values come in pairs (Box-Muller): elements 2k and 2k+1 come from the same
+    2 stream words (f64: 4 words); a draw of n elements consumes
+    ``2 * ceil(n / 2)`` words (f64: ``4 * ceil(n / 2)``), so an odd n skips the
+    unused half of its last pair. dtype: float32 (default), float64, float16
+    or bfloat16.
     """
     g = _generator(seed, subseq, offset, generator)
     t = _empty(_size(size), dtype, device, out, torch.float32)
@@ -158,8 +166,9 @@ def randint(*args, size: Optional[_Size] = None, low: Optional[int] = None, high
     """Integers uniform in [low, high), like :func:`torch.randint`.
 
     Call as ``randint(high, size)`` or ``randint(low, high, size)`` (or with
-    keywords). dtype: int64 (default, an i64 draw), int32, int16, int8 or uint8
-    (an i32 draw, converted; the range must fit the dtype).
+    keywords). dtype: int64 (default, an i64 draw: 4 stream words per
+    element), int32, int16, int8 or uint8 (an i32 draw: 2 words per element,
+    converted; the range must fit the dtype).
     """
     pos = list(args)
     if size is None and pos and isinstance(pos[-1], (tuple, list, torch.Size)):
@@ -202,9 +211,9 @@ def randperm(n: int, *, seed: Optional[int] = None, subseq: int = 0, offset: int
              threads: int = 0) -> torch.Tensor:
     """A random permutation of ``range(n)``, like :func:`torch.randperm`.
 
-    A keyed Feistel bijection: it consumes 8 stream words whatever n, and any
-    element can be computed alone (:func:`perm_element`). dtype: int64
-    (default) or int32.
+    A keyed Feistel bijection: it consumes 12 stream words (one round key per
+    Feistel round) whatever n, and any element can be computed alone
+    (:func:`perm_element`). dtype: int64 (default) or int32.
     """
     if isinstance(n, bool) or not isinstance(n, numbers.Integral) or n < 1:
         raise ValueError(f"randperm: n must be an int >= 1, got {n!r}")
@@ -263,63 +272,82 @@ def bernoulli_like(input: torch.Tensor, p: float = 0.5, *, dtype=None, device=No
 
 
 # ---- in-place fills of existing tensors (any device, contiguous or strided) -------------------
-def _inplace_generator(kw: dict) -> Generator:
-    return _generator(kw.pop("seed", None), kw.pop("subseq", 0), kw.pop("offset", 0), kw.pop("generator", None))
+def _inplace_args(kw: dict, what: str) -> tuple:
+    """(generator, path, threads) from the keywords of an in-place fill; a
+    keyword no fill takes (a misspelt parameter) is a TypeError, not ignored."""
+    g = _generator(kw.pop("seed", None), kw.pop("subseq", 0), kw.pop("offset", 0), kw.pop("generator", None))
+    path, threads = _path(kw.pop("path", "auto")), kw.pop("threads", 0)
+    if kw:
+        raise TypeError(f"{what}() got unexpected keyword argument(s) {', '.join(sorted(kw))}")
+    return g, path, threads
 
 
 def uniform_(tensor: torch.Tensor, low: float = 0.0, high: float = 1.0, **kw) -> torch.Tensor:
     """Fills ``tensor`` with :func:`rand` values; element i (row-major) is draw element i."""
-    g = _inplace_generator(kw)
-    return _C.uniform_(tensor, g, float(low), float(high), _path(kw.pop("path", "auto")), kw.pop("threads", 0))
+    g, path, threads = _inplace_args(kw, "uniform_")
+    return _C.uniform_(tensor, g, float(low), float(high), path, threads)
 
 
 def normal_(tensor: torch.Tensor, mean: float = 0.0, std: float = 1.0, **kw) -> torch.Tensor:
     """Fills ``tensor`` with :func:`randn` values."""
-    g = _inplace_generator(kw)
-    return _C.normal_(tensor, g, float(mean), float(std), _path(kw.pop("path", "auto")), kw.pop("threads", 0))
+    g, path, threads = _inplace_args(kw, "normal_")
+    return _C.normal_(tensor, g, float(mean), float(std), path, threads)
 
 
 def randint_(tensor: torch.Tensor, low: int, high: int, **kw) -> torch.Tensor:
     """Fills an integer ``tensor`` with :func:`randint` values in [low, high)."""
-    g = _inplace_generator(kw)
-    return _C.randint_(tensor, g, int(low), int(high), _path(kw.pop("path", "auto")), kw.pop("threads", 0))
+    g, path, threads = _inplace_args(kw, "randint_")
+    return _C.randint_(tensor, g, int(low), int(high), path, threads)
 
 
 def bernoulli_(tensor: torch.Tensor, p: float = 0.5, **kw) -> torch.Tensor:
     """Fills a bool/uint8 ``tensor`` with a Bernoulli(p) mask."""
-    g = _inplace_generator(kw)
-    return _C.bernoulli_(tensor, g, float(p), _path(kw.pop("path", "auto")), kw.pop("threads", 0))
+    g, path, threads = _inplace_args(kw, "bernoulli_")
+    return _C.bernoulli_(tensor, g, float(p), path, threads)
 
 
 def bits_(tensor: torch.Tensor, **kw) -> torch.Tensor:
     """Fills a uint32 (one word each) or uint64 (two words) tensor with raw stream bits."""
-    g = _inplace_generator(kw)
-    return _C.bits_(tensor, g, _path(kw.pop("path", "auto")), kw.pop("threads", 0))
-
-
-def _draw_(tensor: torch.Tensor, dist: str, params: dict, kw: dict) -> torch.Tensor:
-    g = _inplace_generator(kw)
-    return _C.draw_(tensor, g, dist, params, _path(kw.pop("path", "auto")), kw.pop("threads", 0))
+    g, path, threads = _inplace_args(kw, "bits_")
+    return _C.bits_(tensor, g, path, threads)
 
 
 def exponential_(tensor: torch.Tensor, rate: float = 1.0, **kw) -> torch.Tensor:
-    """Fills a float ``tensor`` with Exponential(rate) values, ``-log(u) / rate`` (torch's ``lambd``)."""
-    return _draw_(tensor, "exponential", {"rate": float(rate)}, kw)
+    """Fills a float ``tensor`` with Exponential(rate) values, ``-log(u) / rate`` (torch's ``lambd``).
+
+    One stream word per element (float64: two).
+    """
+    g, path, threads = _inplace_args(kw, "exponential_")
+    return _C.exponential_(tensor, g, float(rate), path, threads)
 
 
 def geometric_(tensor: torch.Tensor, p: float, **kw) -> torch.Tensor:
-    """Fills ``tensor`` (float or integer) with Geometric(p) values: trials up to the first success, >= 1."""
-    return _draw_(tensor, "geometric", {"p": float(p)}, kw)
+    """Fills ``tensor`` with Geometric(p) values, p in (0, 1]: trials up to the first success, >= 1.
+
+    dtype: float32, float16, bfloat16, int32 (one stream word per element,
+    int32 saturating at 2**31 - 1) or float64, int64 (two words). Narrower
+    integer tensors are refused: the values are unbounded.
+    """
+    g, path, threads = _inplace_args(kw, "geometric_")
+    return _C.geometric_(tensor, g, float(p), path, threads)
 
 
 def log_normal_(tensor: torch.Tensor, mean: float = 1.0, std: float = 2.0, **kw) -> torch.Tensor:
-    """Fills a float ``tensor`` with ``exp(N(mean, std))`` values (torch's defaults: mean 1, std 2)."""
-    return _draw_(tensor, "log_normal", {"mean": float(mean), "std": float(std)}, kw)
+    """Fills a float ``tensor`` with ``exp(N(mean, std))`` values (torch's defaults: mean 1, std 2).
+
+    Drawn in Box-Muller pairs like :func:`randn`: 2 words per pair (float64: 4).
+    """
+    g, path, threads = _inplace_args(kw, "log_normal_")
+    return _C.log_normal_(tensor, g, float(mean), float(std), path, threads)
 
 
 def cauchy_(tensor: torch.Tensor, median: float = 0.0, sigma: float = 1.0, **kw) -> torch.Tensor:
-    """Fills a float ``tensor`` with Cauchy(median, sigma) values, ``median + sigma tan(pi (u - 1/2))``."""
-    return _draw_(tensor, "cauchy", {"median": float(median), "sigma": float(sigma)}, kw)
+    """Fills a float ``tensor`` with Cauchy(median, sigma) values, ``median + sigma tan(pi (u - 1/2))``.
+
+    One stream word per element (float64: two).
+    """
+    g, path, threads = _inplace_args(kw, "cauchy_")
+    return _C.cauchy_(tensor, g, float(median), float(sigma), path, threads)
 
 
 # ---- random access into permutations -------------------------------------------------------------
