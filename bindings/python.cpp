@@ -7,6 +7,8 @@
 #include <pybind11/stl.h>
 
 #include <string>
+#include <tuple>
+#include <variant>
 
 #include "xrng_torch.h"
 
@@ -51,6 +53,17 @@ xrng::DrawParams draw_params(xrng::Dist d, const py::dict& params) {
     }
   }
   return q;
+}
+
+// Where a draw starts, from Python: an xrng.Generator, which the draw
+// advances, or a stream position (seed, subseq, offset) for the stateless
+// calls (seed=...), which advance nothing and so may end exactly at word 2^64.
+using Position = std::tuple<uint64_t, uint64_t, uint64_t>;
+using Source = std::variant<Generator*, Position>;
+// pybind11 loads None as a null Generator*.
+Generator& checked(Generator* g) {
+  if (g == nullptr) throw xrng::Error("source must be an xrng.Generator or a (seed, subseq, offset) tuple, not None");
+  return *g;
 }
 
 const char* kind_name(xrng::Kind k) {
@@ -192,97 +205,38 @@ LibTorch API uses too.)doc")
             return Generator(t[0].cast<uint64_t>(), t[1].cast<uint64_t>(), t[2].cast<uint64_t>());
           }));
 
-  // The in-place fills of xrng_torch.h, one binding each (uniform_ ...
-  // cauchy_); draw_ takes any distribution of the registry with its
-  // parameters by name (what registry-driven code and the golden test use).
-  const auto nogil = py::call_guard<py::gil_scoped_release>();
-  m.def(
-      "uniform_",
-      [](at::Tensor t, Generator& g, double low, double high, const std::string& path, int threads) {
-        return uniform_(t, g, low, high, run_options(path, threads));
-      },
-      py::arg("tensor"), py::arg("generator"), py::arg("low"), py::arg("high"), py::arg("path"), py::arg("threads"),
-      nogil);
-  m.def(
-      "normal_",
-      [](at::Tensor t, Generator& g, double mean, double std, const std::string& path, int threads) {
-        return normal_(t, g, mean, std, run_options(path, threads));
-      },
-      py::arg("tensor"), py::arg("generator"), py::arg("mean"), py::arg("std"), py::arg("path"), py::arg("threads"),
-      nogil);
-  m.def(
-      "randint_",
-      [](at::Tensor t, Generator& g, int64_t low, int64_t high, const std::string& path, int threads) {
-        return randint_(t, low, high, g, run_options(path, threads));
-      },
-      py::arg("tensor"), py::arg("generator"), py::arg("low"), py::arg("high"), py::arg("path"), py::arg("threads"),
-      nogil);
-  m.def(
-      "bernoulli_",
-      [](at::Tensor t, Generator& g, double p, const std::string& path, int threads) {
-        return bernoulli_(t, p, g, run_options(path, threads));
-      },
-      py::arg("tensor"), py::arg("generator"), py::arg("p"), py::arg("path"), py::arg("threads"), nogil);
-  m.def(
-      "randperm_",
-      [](at::Tensor t, Generator& g, const std::string& path, int threads) {
-        return draw_(t, xrng::Dist::perm, xrng::DrawParams::perm_size(static_cast<uint64_t>(t.numel())), g,
-                     run_options(path, threads));
-      },
-      py::arg("tensor"), py::arg("generator"), py::arg("path"), py::arg("threads"), nogil);
-  m.def(
-      "bits_",
-      [](at::Tensor t, Generator& g, const std::string& path, int threads) {
-        return bits_(t, g, run_options(path, threads));
-      },
-      py::arg("tensor"), py::arg("generator"), py::arg("path"), py::arg("threads"), nogil);
-  m.def(
-      "exponential_",
-      [](at::Tensor t, Generator& g, double rate, const std::string& path, int threads) {
-        return exponential_(t, g, rate, run_options(path, threads));
-      },
-      py::arg("tensor"), py::arg("generator"), py::arg("rate"), py::arg("path"), py::arg("threads"), nogil);
-  m.def(
-      "geometric_",
-      [](at::Tensor t, Generator& g, double p, const std::string& path, int threads) {
-        return geometric_(t, p, g, run_options(path, threads));
-      },
-      py::arg("tensor"), py::arg("generator"), py::arg("p"), py::arg("path"), py::arg("threads"), nogil);
-  m.def(
-      "log_normal_",
-      [](at::Tensor t, Generator& g, double mean, double std, const std::string& path, int threads) {
-        return log_normal_(t, g, mean, std, run_options(path, threads));
-      },
-      py::arg("tensor"), py::arg("generator"), py::arg("mean"), py::arg("std"), py::arg("path"), py::arg("threads"),
-      nogil);
-  m.def(
-      "cauchy_",
-      [](at::Tensor t, Generator& g, double median, double sigma, const std::string& path, int threads) {
-        return cauchy_(t, g, median, sigma, run_options(path, threads));
-      },
-      py::arg("tensor"), py::arg("generator"), py::arg("median"), py::arg("sigma"), py::arg("path"),
-      py::arg("threads"), nogil);
+  // The fills. Every in-place function of the Python package is one draw_
+  // call with its distribution's parameters by name (registry.h,
+  // XRNG_PARAMS), from a Source: a Generator or a stateless stream position.
   m.def(
       "draw_",
-      [](at::Tensor t, Generator& g, const std::string& dist, const py::dict& params, const std::string& path,
+      [](at::Tensor t, const Source& source, const std::string& dist, const py::dict& params, const std::string& path,
          int threads) {
         const xrng::Dist d = xrng::parse_dist(dist);
         const xrng::DrawParams q = draw_params(d, params);
         const RunOptions run = run_options(path, threads);
         py::gil_scoped_release nogil;
-        return draw_(t, d, q, g, run);
+        if (Generator* const* g = std::get_if<Generator*>(&source)) return draw_(t, d, q, checked(*g), run);
+        const auto& [seed, subseq, offset] = std::get<Position>(source);
+        return draw_(t, d, q, xrng::Key(seed, subseq), offset, run);
       },
-      py::arg("tensor"), py::arg("generator"), py::arg("dist"), py::arg("params"), py::arg("path"),
+      py::arg("tensor"), py::arg("source"), py::arg("dist"), py::arg("params"), py::arg("path"),
       py::arg("threads"),
-      "Fills `tensor` with a draw of `dist` (an element or permutation distribution of the registry), "
-      "parameters by name (registry()['dists'][dist]['params']); advances `generator`.");
+      "Fills `tensor` with a draw of `dist` (an element or permutation distribution of the registry), parameters by "
+      "name (registry()['dists'][dist]['params']). source: a Generator (advanced by the draw) or a (seed, subseq, "
+      "offset) tuple (a stateless draw, which may end exactly at word 2**64).");
   m.def(
       "dropout_out",
-      [](at::Tensor out, const at::Tensor& in, double p, Generator& g, const std::string& path, int threads) {
-        return dropout_out(out, in, p, g, run_options(path, threads));
+      [](at::Tensor out, const at::Tensor& in, double p, const Source& source, const std::string& path, int threads) {
+        const RunOptions run = run_options(path, threads);
+        py::gil_scoped_release nogil;
+        if (Generator* const* g = std::get_if<Generator*>(&source)) return dropout_out(out, in, p, checked(*g), run);
+        const auto& [seed, subseq, offset] = std::get<Position>(source);
+        return dropout_out(out, in, p, xrng::Key(seed, subseq), offset, run);
       },
-      py::arg("out"), py::arg("input"), py::arg("p"), py::arg("generator"), py::arg("path"), py::arg("threads"),
-      nogil);
+      py::arg("out"), py::arg("input"), py::arg("p"), py::arg("source"), py::arg("path"), py::arg("threads"),
+      "out = dropout(input) with the Bernoulli(p) mask of the draw at `source` (as for draw_).");
+  const auto nogil = py::call_guard<py::gil_scoped_release>();
   m.def(
       "perm_shard_",
       [](at::Tensor out, uint64_t n, uint64_t seed, uint64_t subseq, uint64_t offset, uint64_t rank, uint64_t world,

@@ -39,7 +39,10 @@ std::vector<int64_t> checked_size(at::IntArrayRef size) {
 }  // namespace
 
 // ---- generic entry points ------------------------------------------------------------------
-at::Tensor& fill_(at::Tensor& out, const Plan& plan, Generator& gen, const RunOptions& run) {
+// The stateless forms do the work; the Generator forms check that the draw
+// can advance the generator (before anything is written), draw at its
+// position and then advance it.
+at::Tensor& fill_(at::Tensor& out, const Plan& plan, const Key& key, uint64_t offset, const RunOptions& run) {
   detail::check_writable(out, "fill_");
   if (plan.kind == Kind::transform)
     throw Error(std::string("fill_: ") + dist_name(plan.dist) + " transforms an input tensor: use dropout_out");
@@ -52,35 +55,56 @@ at::Tensor& fill_(at::Tensor& out, const Plan& plan, Generator& gen, const RunOp
   if (plan.kind == Kind::permutation && n != plan.n)
     throw Error("fill_: a permutation of " + std::to_string(plan.n) + " fills a tensor of that many elements, not " +
                 std::to_string(n));
-  const Generator next = advanced(gen, plan, n);
+  check_counters(plan, offset, 0, n);
   detail::Job job;
   job.plan = plan;
-  job.key = gen.key();
-  job.offset = gen.offset();
+  job.key = key;
+  job.offset = offset;
   detail::run(out, job, detail::staging_type(plan, type), run);
+  return out;
+}
+at::Tensor& fill_(at::Tensor& out, const Plan& plan, Generator& gen, const RunOptions& run) {
+  const Generator next = advanced(gen, plan, static_cast<uint64_t>(out.defined() ? out.numel() : 0));
+  fill_(out, plan, gen.key(), gen.offset(), run);
   gen = next;
   return out;
 }
 
+at::Tensor& draw_(at::Tensor& out, Dist dist, const DrawParams& params, const Key& key, uint64_t offset,
+                  const RunOptions& run) {
+  detail::check_writable(out, dist_name(dist));
+  return fill_(out, make_plan(dist, draw_dtype(dist, out.scalar_type()), params), key, offset, run);
+}
 at::Tensor& draw_(at::Tensor& out, Dist dist, const DrawParams& params, Generator& gen, const RunOptions& run) {
   detail::check_writable(out, dist_name(dist));
   return fill_(out, make_plan(dist, draw_dtype(dist, out.scalar_type()), params), gen, run);
 }
 
-at::Tensor& dropout_out(at::Tensor& out, const at::Tensor& in, double p, Generator& gen, const RunOptions& run) {
+namespace {
+Plan dropout_plan(const at::Tensor& out, const at::Tensor& in, double p) {
   detail::check_writable(out, "dropout");
   detail::check_writable(in, "dropout");
   if (!out.sizes().equals(in.sizes()) || out.scalar_type() != in.scalar_type() || out.device() != in.device())
     throw Error("dropout: output and input differ in shape, dtype or device");
-  const Plan plan = make_plan(Dist::dropout, draw_dtype(Dist::dropout, in.scalar_type()), DrawParams::probability(p));
-  const Generator next = advanced(gen, plan, static_cast<uint64_t>(in.numel()));
+  return make_plan(Dist::dropout, draw_dtype(Dist::dropout, in.scalar_type()), DrawParams::probability(p));
+}
+}  // namespace
+
+at::Tensor& dropout_out(at::Tensor& out, const at::Tensor& in, double p, const Key& key, uint64_t offset,
+                        const RunOptions& run) {
   detail::Job job;
   job.op = detail::Job::Op::dropout;
-  job.plan = plan;
-  job.key = gen.key();
-  job.offset = gen.offset();
+  job.plan = dropout_plan(out, in, p);
+  check_counters(job.plan, offset, 0, static_cast<uint64_t>(in.numel()));
+  job.key = key;
+  job.offset = offset;
   job.input = in;
   detail::run(out, job, out.scalar_type(), run);
+  return out;
+}
+at::Tensor& dropout_out(at::Tensor& out, const at::Tensor& in, double p, Generator& gen, const RunOptions& run) {
+  const Generator next = advanced(gen, dropout_plan(out, in, p), static_cast<uint64_t>(in.numel()));
+  dropout_out(out, in, p, gen.key(), gen.offset(), run);
   gen = next;
   return out;
 }

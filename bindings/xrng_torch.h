@@ -79,24 +79,33 @@ DType draw_dtype(Dist dist, at::ScalarType t);
 at::ScalarType scalar_type_of(DType t);
 
 // ---- the generic entry points ------------------------------------------------------------
+// Each comes in two forms: with a Generator, which the draw starts from and
+// advances (an error if that would move its offset to 2^64 or beyond: the
+// generator would be exhausted), and stateless, at word `offset` of `key`'s
+// stream, which advances nothing and may end exactly at word 2^64 (like
+// xrng::fill and `xrng gen --offset`).
+
 // Fills `out` (any device, any strides) with elements [0, out.numel()) of the
-// draw `plan` and advances `gen`. plan.dtype must be
-// draw_dtype(plan.dist, out.scalar_type()); a permutation plan fills a tensor
-// of exactly plan.n elements; a transform plan (dropout) needs an input: use
-// dropout_out. Returns out.
+// draw `plan`. plan.dtype must be draw_dtype(plan.dist, out.scalar_type()); a
+// permutation plan fills a tensor of exactly plan.n elements; a transform
+// plan (dropout) needs an input: use dropout_out. Returns out.
 at::Tensor& fill_(at::Tensor& out, const Plan& plan, Generator& gen, const RunOptions& run = {});
+at::Tensor& fill_(at::Tensor& out, const Plan& plan, const Key& key, uint64_t offset, const RunOptions& run = {});
 // Fills `out` with a draw of `dist` (any element or permutation distribution
 // of the registry) whose parameters are `params` (fields a distribution does
-// not read are ignored), in the type draw_dtype(dist, out.scalar_type()).
-// Validates through make_plan; advances gen.
+// not read are ignored), in the type draw_dtype(dist, out.scalar_type()):
+// make_plan, then fill_.
 at::Tensor& draw_(at::Tensor& out, Dist dist, const DrawParams& params, Generator& gen, const RunOptions& run = {});
+at::Tensor& draw_(at::Tensor& out, Dist dist, const DrawParams& params, const Key& key, uint64_t offset,
+                  const RunOptions& run = {});
 // out = dropout(in) with the draw's Bernoulli(p) mask; in and out have the same
-// shape, dtype and device (out may be in). Advances gen by in.numel() words.
+// shape, dtype and device (out may be in). Consumes in.numel() words.
 at::Tensor& dropout_out(at::Tensor& out, const at::Tensor& in, double p, Generator& gen, const RunOptions& run = {});
+at::Tensor& dropout_out(at::Tensor& out, const at::Tensor& in, double p, const Key& key, uint64_t offset,
+                        const RunOptions& run = {});
 // Shard `rank` of `world` of a permutation of [0, n): its elements
 // [start, start + out.numel()) (see xrng::perm_shard), into an int64, int32,
-// uint64 or uint32 `out`. Does not advance anything: the permutation is
-// named by (key, offset).
+// uint64 or uint32 `out`. Stateless: the permutation is named by (key, offset).
 at::Tensor& perm_shard_out(at::Tensor& out, uint64_t n, const Key& key, uint64_t offset, uint64_t rank,
                            uint64_t world, uint64_t start, const RunOptions& run = {});
 
@@ -129,7 +138,8 @@ at::Tensor bernoulli_like(const at::Tensor& like, double p, Generator& gen, at::
 
 // ---- in-place fills of existing tensors (contiguous or strided, any device) ---------------
 // Each is draw_(t, <dist>, <params>, gen, run); the dtypes a tensor may have
-// are the distribution's rows in rng/registry.h (see draw_dtype).
+// are the distribution's rows in rng/registry.h (see draw_dtype). For a
+// stateless draw, call draw_ with a key and an offset.
 at::Tensor& uniform_(at::Tensor& t, Generator& gen, double low = 0.0, double high = 1.0, const RunOptions& run = {});
 at::Tensor& normal_(at::Tensor& t, Generator& gen, double mean = 0.0, double std = 1.0, const RunOptions& run = {});
 at::Tensor& randint_(at::Tensor& t, int64_t low, int64_t high, Generator& gen, const RunOptions& run = {});

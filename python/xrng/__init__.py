@@ -90,7 +90,11 @@ def _size(size: tuple) -> list:
     return out
 
 
-def _generator(seed: Optional[int], subseq: int, offset: int, generator: Optional[Generator]) -> Generator:
+def _source(seed: Optional[int], subseq: int, offset: int, generator: Optional[Generator]):
+    """Where a draw starts: the Generator it advances (``generator=``, else
+    :data:`default_generator`), or for ``seed=`` the stream position
+    ``(seed, subseq, offset)``, which nothing advances (so a stateless draw may
+    end exactly at word 2**64, like ``xrng gen``)."""
     if generator is not None:
         if seed is not None:
             raise ValueError("pass either seed= or generator=, not both")
@@ -103,7 +107,7 @@ def _generator(seed: Optional[int], subseq: int, offset: int, generator: Optiona
         if subseq or offset:
             raise ValueError("subseq= and offset= need seed=")
         return default_generator
-    return Generator(_u64(seed, "seed"), _u64(subseq, "subseq"), _u64(offset, "offset"))
+    return (_u64(seed, "seed"), _u64(subseq, "subseq"), _u64(offset, "offset"))
 
 
 def _path(path: str) -> str:
@@ -137,9 +141,10 @@ def rand(*size: _Size, seed: Optional[int] = None, subseq: int = 0, offset: int 
     float64, float16 or bfloat16. ``threads``: host threads (0:
     ``torch.get_num_threads()``); values never depend on it.
     """
-    g = _generator(seed, subseq, offset, generator)
+    src = _source(seed, subseq, offset, generator)
     t = _empty(_size(size), dtype, device, out, torch.float32)
-    return _finish(_C.uniform_(t, g, float(low), float(high), _path(path), threads), requires_grad)
+    return _finish(_C.draw_(t, src, "uniform", {"low": float(low), "high": float(high)}, _path(path), threads),
+                   requires_grad)
 
 
 def randn(*size: _Size, seed: Optional[int] = None, subseq: int = 0, offset: int = 0,
@@ -154,9 +159,10 @@ def randn(*size: _Size, seed: Optional[int] = None, subseq: int = 0, offset: int
     unused half of its last pair. dtype: float32 (default), float64, float16
     or bfloat16.
     """
-    g = _generator(seed, subseq, offset, generator)
+    src = _source(seed, subseq, offset, generator)
     t = _empty(_size(size), dtype, device, out, torch.float32)
-    return _finish(_C.normal_(t, g, float(mean), float(std), _path(path), threads), requires_grad)
+    return _finish(_C.draw_(t, src, "normal", {"mean": float(mean), "std": float(std)}, _path(path), threads),
+                   requires_grad)
 
 
 def randint(*args, size: Optional[_Size] = None, low: Optional[int] = None, high: Optional[int] = None,
@@ -186,9 +192,9 @@ def randint(*args, size: Optional[_Size] = None, low: Optional[int] = None, high
     if high is None or size is None:
         raise TypeError("randint needs high and size")
     low = 0 if low is None else low
-    g = _generator(seed, subseq, offset, generator)
+    src = _source(seed, subseq, offset, generator)
     t = _empty(_size((size,)), dtype, device, out, torch.int64)
-    return _C.randint_(t, g, int(low), int(high), _path(path), threads)
+    return _C.draw_(t, src, "randint", {"ilow": int(low), "ihigh": int(high)}, _path(path), threads)
 
 
 def bernoulli(*size: _Size, p: float = 0.5, seed: Optional[int] = None, subseq: int = 0, offset: int = 0,
@@ -200,9 +206,9 @@ def bernoulli(*size: _Size, p: float = 0.5, seed: Optional[int] = None, subseq: 
     One stream word per element, compared with ``round(p * 2**32)``. dtype:
     bool (default) or uint8.
     """
-    g = _generator(seed, subseq, offset, generator)
+    src = _source(seed, subseq, offset, generator)
     t = _empty(_size(size), dtype, device, out, torch.bool)
-    return _C.bernoulli_(t, g, float(p), _path(path), threads)
+    return _C.draw_(t, src, "bernoulli", {"p": float(p)}, _path(path), threads)
 
 
 def randperm(n: int, *, seed: Optional[int] = None, subseq: int = 0, offset: int = 0,
@@ -217,9 +223,9 @@ def randperm(n: int, *, seed: Optional[int] = None, subseq: int = 0, offset: int
     """
     if isinstance(n, bool) or not isinstance(n, numbers.Integral) or n < 1:
         raise ValueError(f"randperm: n must be an int >= 1, got {n!r}")
-    g = _generator(seed, subseq, offset, generator)
+    src = _source(seed, subseq, offset, generator)
     t = _empty([int(n)], dtype, device, out, torch.int64)
-    return _C.randperm_(t, g, _path(path), threads)
+    return _C.draw_(t, src, "perm", {"n": int(n)}, _path(path), threads)
 
 
 def dropout(input: torch.Tensor, p: float = 0.5, training: bool = True, inplace: bool = False, *,
@@ -232,11 +238,11 @@ def dropout(input: torch.Tensor, p: float = 0.5, training: bool = True, inplace:
     """
     if not training:
         return input
-    g = _generator(seed, subseq, offset, generator)
+    src = _source(seed, subseq, offset, generator)
     if inplace:
-        return _C.dropout_out(input, input, float(p), g, _path(path), threads)
+        return _C.dropout_out(input, input, float(p), src, _path(path), threads)
     out = torch.empty_like(input, memory_format=torch.contiguous_format)
-    return _C.dropout_out(out, input, float(p), g, _path(path), threads)
+    return _C.dropout_out(out, input, float(p), src, _path(path), threads)
 
 
 def _like(input: torch.Tensor, dtype, device):
@@ -272,44 +278,40 @@ def bernoulli_like(input: torch.Tensor, p: float = 0.5, *, dtype=None, device=No
 
 
 # ---- in-place fills of existing tensors (any device, contiguous or strided) -------------------
-def _inplace_args(kw: dict, what: str) -> tuple:
-    """(generator, path, threads) from the keywords of an in-place fill; a
-    keyword no fill takes (a misspelt parameter) is a TypeError, not ignored."""
-    g = _generator(kw.pop("seed", None), kw.pop("subseq", 0), kw.pop("offset", 0), kw.pop("generator", None))
+def _fill(tensor: torch.Tensor, dist: str, params: dict, kw: dict) -> torch.Tensor:
+    """An in-place fill: ``dist`` with ``params`` (the registry's names) from the
+    source the keywords name (seed=/subseq=/offset= or generator=); a keyword
+    no fill takes (a misspelt parameter) is a TypeError, not ignored."""
+    src = _source(kw.pop("seed", None), kw.pop("subseq", 0), kw.pop("offset", 0), kw.pop("generator", None))
     path, threads = _path(kw.pop("path", "auto")), kw.pop("threads", 0)
     if kw:
-        raise TypeError(f"{what}() got unexpected keyword argument(s) {', '.join(sorted(kw))}")
-    return g, path, threads
+        raise TypeError(f"{dist}: unexpected keyword argument(s) {', '.join(sorted(kw))}")
+    return _C.draw_(tensor, src, dist, params, path, threads)
 
 
 def uniform_(tensor: torch.Tensor, low: float = 0.0, high: float = 1.0, **kw) -> torch.Tensor:
     """Fills ``tensor`` with :func:`rand` values; element i (row-major) is draw element i."""
-    g, path, threads = _inplace_args(kw, "uniform_")
-    return _C.uniform_(tensor, g, float(low), float(high), path, threads)
+    return _fill(tensor, "uniform", {"low": float(low), "high": float(high)}, kw)
 
 
 def normal_(tensor: torch.Tensor, mean: float = 0.0, std: float = 1.0, **kw) -> torch.Tensor:
     """Fills ``tensor`` with :func:`randn` values."""
-    g, path, threads = _inplace_args(kw, "normal_")
-    return _C.normal_(tensor, g, float(mean), float(std), path, threads)
+    return _fill(tensor, "normal", {"mean": float(mean), "std": float(std)}, kw)
 
 
 def randint_(tensor: torch.Tensor, low: int, high: int, **kw) -> torch.Tensor:
     """Fills an integer ``tensor`` with :func:`randint` values in [low, high)."""
-    g, path, threads = _inplace_args(kw, "randint_")
-    return _C.randint_(tensor, g, int(low), int(high), path, threads)
+    return _fill(tensor, "randint", {"ilow": int(low), "ihigh": int(high)}, kw)
 
 
 def bernoulli_(tensor: torch.Tensor, p: float = 0.5, **kw) -> torch.Tensor:
     """Fills a bool/uint8 ``tensor`` with a Bernoulli(p) mask."""
-    g, path, threads = _inplace_args(kw, "bernoulli_")
-    return _C.bernoulli_(tensor, g, float(p), path, threads)
+    return _fill(tensor, "bernoulli", {"p": float(p)}, kw)
 
 
 def bits_(tensor: torch.Tensor, **kw) -> torch.Tensor:
     """Fills a uint32 (one word each) or uint64 (two words) tensor with raw stream bits."""
-    g, path, threads = _inplace_args(kw, "bits_")
-    return _C.bits_(tensor, g, path, threads)
+    return _fill(tensor, "bits", {}, kw)
 
 
 def exponential_(tensor: torch.Tensor, rate: float = 1.0, **kw) -> torch.Tensor:
@@ -317,8 +319,7 @@ def exponential_(tensor: torch.Tensor, rate: float = 1.0, **kw) -> torch.Tensor:
 
     One stream word per element (float64: two).
     """
-    g, path, threads = _inplace_args(kw, "exponential_")
-    return _C.exponential_(tensor, g, float(rate), path, threads)
+    return _fill(tensor, "exponential", {"rate": float(rate)}, kw)
 
 
 def geometric_(tensor: torch.Tensor, p: float, **kw) -> torch.Tensor:
@@ -328,8 +329,7 @@ def geometric_(tensor: torch.Tensor, p: float, **kw) -> torch.Tensor:
     int32 saturating at 2**31 - 1) or float64, int64 (two words). Narrower
     integer tensors are refused: the values are unbounded.
     """
-    g, path, threads = _inplace_args(kw, "geometric_")
-    return _C.geometric_(tensor, g, float(p), path, threads)
+    return _fill(tensor, "geometric", {"p": float(p)}, kw)
 
 
 def log_normal_(tensor: torch.Tensor, mean: float = 1.0, std: float = 2.0, **kw) -> torch.Tensor:
@@ -337,8 +337,7 @@ def log_normal_(tensor: torch.Tensor, mean: float = 1.0, std: float = 2.0, **kw)
 
     Drawn in Box-Muller pairs like :func:`randn`: 2 words per pair (float64: 4).
     """
-    g, path, threads = _inplace_args(kw, "log_normal_")
-    return _C.log_normal_(tensor, g, float(mean), float(std), path, threads)
+    return _fill(tensor, "log_normal", {"mean": float(mean), "std": float(std)}, kw)
 
 
 def cauchy_(tensor: torch.Tensor, median: float = 0.0, sigma: float = 1.0, **kw) -> torch.Tensor:
@@ -346,8 +345,7 @@ def cauchy_(tensor: torch.Tensor, median: float = 0.0, sigma: float = 1.0, **kw)
 
     One stream word per element (float64: two).
     """
-    g, path, threads = _inplace_args(kw, "cauchy_")
-    return _C.cauchy_(tensor, g, float(median), float(sigma), path, threads)
+    return _fill(tensor, "cauchy", {"median": float(median), "sigma": float(sigma)}, kw)
 
 
 # ---- random access into permutations -------------------------------------------------------------
