@@ -1,5 +1,9 @@
-"""Shared fixtures: the xrng CLI (XRNG_CLI), the xdev PrivateUse1 test backend,
-and the `cuda` marker (skipped, with the reason shown, when torch sees no GPU)."""
+"""Shared fixtures: the xrng CLI ($XRNG_CLI, else the `xrng` command installed
+with the package under test), the xdev PrivateUse1 test backend, and the `cuda`
+marker (skipped, with the reason shown, when torch sees no GPU).
+
+Only the tests that compare with the CLI need it; the value checks against the
+golden vectors (test_golden.py) read tests/data/golden_v1.txt themselves."""
 import os
 import pathlib
 import subprocess
@@ -43,13 +47,34 @@ class Cli:
         return self("fingerprint", *args).decode().split()[0]
 
 
+def installed_cli():
+    """The `xrng` command that pip installed with the imported xrng package (a
+    script of the same wheel), or None when the imported package was not
+    installed by pip (a development tree) or its wheel has no such script."""
+    import importlib.metadata
+
+    import xrng
+    try:
+        dist = importlib.metadata.distribution("xrng")
+    except importlib.metadata.PackageNotFoundError:
+        return None
+    # the distribution found must be the one imported (not another install on sys.path)
+    if pathlib.Path(dist.locate_file("xrng/__init__.py")).resolve() != pathlib.Path(xrng.__file__).resolve():
+        return None
+    for f in dist.files or ():
+        if f.name == "xrng" and f.parent.name == "bin":
+            return str(pathlib.Path(dist.locate_file(f)).resolve())
+    return None
+
+
 @pytest.fixture(scope="session")
 def cli():
-    path = os.environ.get("XRNG_CLI")
+    path = os.environ.get("XRNG_CLI") or installed_cli()
     if not path:
-        pytest.skip("XRNG_CLI is not set: point it at the xrng command-line binary (e.g. build/xrng)")
+        pytest.skip("no xrng CLI: set XRNG_CLI to the command-line binary (e.g. build/xrng), or test a pip-installed "
+                    "xrng, whose wheel carries the `xrng` command")
     if not os.access(path, os.X_OK):
-        pytest.fail(f"XRNG_CLI={path} is not an executable file")
+        pytest.fail(f"the xrng CLI {path} is not an executable file")
     return Cli(path)
 
 
