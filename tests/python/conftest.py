@@ -47,10 +47,9 @@ class Cli:
         return self("fingerprint", *args).decode().split()[0]
 
 
-def installed_cli():
-    """The `xrng` command that pip installed with the imported xrng package (a
-    script of the same wheel), or None when the imported package was not
-    installed by pip (a development tree) or its wheel has no such script."""
+def pip_installed_dist():
+    """The pip distribution of the imported xrng package, or None when it was
+    not installed by pip (a development tree, or another install shadows it)."""
     import importlib.metadata
 
     import xrng
@@ -58,12 +57,29 @@ def installed_cli():
         dist = importlib.metadata.distribution("xrng")
     except importlib.metadata.PackageNotFoundError:
         return None
-    # the distribution found must be the one imported (not another install on sys.path)
     if pathlib.Path(dist.locate_file("xrng/__init__.py")).resolve() != pathlib.Path(xrng.__file__).resolve():
         return None
-    for f in dist.files or ():
-        if f.name == "xrng" and f.parent.name == "bin":
-            return str(pathlib.Path(dist.locate_file(f)).resolve())
+    return dist
+
+
+def installed_cli():
+    """The `xrng` command installed by the wheel of the imported package (a
+    script of the wheel), or None."""
+    import sysconfig
+
+    dist = pip_installed_dist()
+    if dist is None or not any(f.name == "xrng" and f.parent.name == "bin" for f in dist.files or ()):
+        return None
+    site = pathlib.Path(dist.locate_file("")).resolve()
+    # `pip install --target DIR`: DIR/bin (its RECORD paths are relative to a
+    # temporary prefix, so they cannot be followed)
+    if (site / "bin" / "xrng").is_file():
+        return str(site / "bin" / "xrng")
+    # a normal install into this interpreter: its scripts directory
+    if site in {pathlib.Path(sysconfig.get_path(k)).resolve() for k in ("purelib", "platlib")}:
+        script = pathlib.Path(sysconfig.get_path("scripts")) / "xrng"
+        if script.is_file():
+            return str(script)
     return None
 
 
