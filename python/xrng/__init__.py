@@ -10,7 +10,8 @@ any other torch device.
 Where a draw starts:
 
 * ``seed=S`` (with ``subseq`` and ``offset``): a stateless draw at word
-  ``offset`` of stream (S, subseq);
+  ``offset`` of stream (S, subseq); it may use the stream up to its last word
+  (2**64 - 1), like ``xrng gen``;
 * ``generator=g``: a draw at ``g.offset``, after which ``g`` advances by the
   words the draw consumed;
 * neither: ``xrng.default_generator`` (seed 0 until :func:`manual_seed`).

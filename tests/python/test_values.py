@@ -214,6 +214,22 @@ def test_bad_input_raises(call, match):
         call()
 
 
+def test_stateless_draws_reach_the_last_word_generators_do_not():
+    # seed=...: (key, offset) only, so a draw may end exactly at word 2**64;
+    # a Generator cannot advance there (SPEC.md section 3: "generator exhausted").
+    t = xrng.rand(6, seed=3, offset=2**64 - 6)
+    assert same_bits(t[-1:], xrng.rand(1, seed=3, offset=2**64 - 1))
+    with pytest.raises(ValueError, match="counter overflow"):
+        xrng.rand(7, seed=3, offset=2**64 - 6)
+    g = xrng.Generator(3, offset=2**64 - 6)
+    with pytest.raises(ValueError, match="exhausted"):
+        xrng.rand(6, generator=g)
+    assert same_bits(xrng.rand(5, generator=g), t[:5]) and g.offset == 2**64 - 1
+    # dropout too: the last 4 of 5 elements are the 4 elements one word later
+    tail = xrng.dropout(torch.ones(4), 0.5, seed=3, offset=2**64 - 4)
+    assert same_bits(tail, xrng.dropout(torch.ones(5), 0.5, seed=3, offset=2**64 - 5)[1:])
+
+
 def test_failed_draw_leaves_generator_unchanged():
     g = xrng.Generator(1, offset=5)
     with pytest.raises(ValueError):
