@@ -93,7 +93,7 @@ Plan dropout_plan(const at::Tensor& out, const at::Tensor& in, double p) {
 at::Tensor& dropout_out(at::Tensor& out, const at::Tensor& in, double p, const Key& key, uint64_t offset,
                         const RunOptions& run) {
   detail::Job job;
-  job.op = detail::Job::Op::dropout;
+  job.op = detail::Job::Op::transform;
   job.plan = dropout_plan(out, in, p);
   check_counters(job.plan, offset, 0, static_cast<uint64_t>(in.numel()));
   job.key = key;

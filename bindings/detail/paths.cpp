@@ -1,6 +1,6 @@
 // The device paths (see paths.h): where a job's values are computed and how
 // they reach the tensor. No arithmetic on values happens here (STYLE.md #12):
-// every value is written by xrng::fill / xrng::dropout / xrng::perm_shard on
+// every value is written by xrng::fill / xrng::transform / xrng::perm_shard on
 // the host or by their xrng::cuda counterparts on a GPU.
 #include "paths.h"
 
@@ -53,13 +53,16 @@ Producer host_producer(const Job& job, const RunOptions& opts) {
   fo.threads = opts.threads > 0 ? opts.threads : at::get_num_threads();
   switch (job.op) {
     case Job::Op::fill:
-      return [&job, fo](uint64_t s, uint64_t c, void* dst) { xrng::fill(job.plan, job.key, job.offset, s, c, dst, fo); };
-    case Job::Op::dropout: {
+      return [&job, fo](uint64_t s, uint64_t c, void* dst) {
+        xrng::fill(job.plan, job.key, job.offset, s, c, dst, fo);
+      };
+    case Job::Op::transform: {
       // The input comes to the host once, in row-major order; the lambda keeps it alive.
       const at::Tensor x = job.input.to(at::kCPU).contiguous();
       const size_t es = x.element_size();
       return [&job, fo, x, es](uint64_t s, uint64_t c, void* dst) {
-        xrng::dropout(job.plan, job.key, job.offset, s, c, static_cast<const char*>(x.data_ptr()) + s * es, dst, fo);
+        const char* in = static_cast<const char*>(x.data_ptr()) + s * es;
+        xrng::transform(job.plan, job.key, job.offset, s, c, in, dst, fo);
       };
     }
     case Job::Op::perm_shard:
@@ -81,12 +84,12 @@ Producer cuda_producer(const Job& job, const at::Device& device) {
       return [&job, stream, cfg](uint64_t s, uint64_t c, void* dst) {
         xrng::cuda::fill(job.plan, job.key, job.offset, s, c, dst, stream, cfg);
       };
-    case Job::Op::dropout: {
+    case Job::Op::transform: {
       const at::Tensor x = job.input.to(device).contiguous();
       const size_t es = x.element_size();
       return [&job, stream, cfg, x, es](uint64_t s, uint64_t c, void* dst) {
-        xrng::cuda::dropout(job.plan, job.key, job.offset, s, c, static_cast<const char*>(x.data_ptr()) + s * es,
-                            dst, stream, cfg);
+        xrng::cuda::transform(job.plan, job.key, job.offset, s, c, static_cast<const char*>(x.data_ptr()) + s * es,
+                              dst, stream, cfg);
       };
     }
     case Job::Op::perm_shard:

@@ -14,15 +14,15 @@ namespace xrng::torch_api::detail {
 
 // One draw, as the paths see it. Element i of the output is:
 //   fill:        element i of the draw `plan` (element or permutation kind);
-//   dropout:     dropout of input element i with the mask element i;
+//   transform:   the transform draw `plan` (dropout) of input element i;
 //   perm_shard:  element first + i of shard `rank` of `world` of the permutation.
 struct Job {
-  enum class Op { fill, dropout, perm_shard };
+  enum class Op { fill, transform, perm_shard };
   Op op = Op::fill;
   Plan plan;
   Key key;
   uint64_t offset = 0;
-  at::Tensor input;                           // dropout: same shape as the output, any device
+  at::Tensor input;                           // transform: same shape as the output, any device
   uint64_t rank = 0, world = 1, first = 0;    // perm_shard
 };
 

@@ -56,7 +56,8 @@ def parse_golden(path):
             if not eq or not value or key in tok:
                 raise ValueError(f"{path.name}:{lineno}: bad token {item!r}")
             tok[key] = value
-        missing = [k for k in ("op", "dist", "dtype", "seed", "subseq", "offset", "start", "count", "out") if k not in tok]
+        required = ("op", "dist", "dtype", "seed", "subseq", "offset", "start", "count", "out")
+        missing = [k for k in required if k not in tok]
         if missing or tok["op"] not in OPS:
             raise ValueError(f"{path.name}:{lineno}: missing {missing} or unknown op {tok.get('op')!r}")
         params = {}

@@ -27,6 +27,16 @@ CASES = {
     "bernoulli-bool": (lambda n, **k: xrng.bernoulli(n, p=0.7, **k), ["--dist", "bernoulli", "--p", "0.7"]),
     "bits-u32": (lambda n, **k: xrng.bits_(torch.empty(n, dtype=torch.uint32), **k), ["--dist", "bits", "--dtype", "u32"]),
     "bits-u64": (lambda n, **k: xrng.bits_(torch.empty(n, dtype=torch.uint64), **k), ["--dist", "bits", "--dtype", "u64"]),
+    "exponential-f32": (lambda n, **k: xrng.exponential_(torch.empty(n), rate=2.5, **k),
+                        ["--dist", "exponential", "--dtype", "f32", "--rate", "2.5"]),
+    "geometric-i64": (lambda n, **k: xrng.geometric_(torch.empty(n, dtype=torch.int64), 0.125, **k),
+                      ["--dist", "geometric", "--dtype", "i64", "--p", "0.125"]),
+    "geometric-f16": (lambda n, **k: xrng.geometric_(torch.empty(n, dtype=torch.float16), 0.125, **k),
+                      ["--dist", "geometric", "--dtype", "f16", "--p", "0.125"]),
+    "log_normal-bf16": (lambda n, **k: xrng.log_normal_(torch.empty(n, dtype=torch.bfloat16), mean=-0.5, std=0.75, **k),
+                        ["--dist", "log_normal", "--dtype", "bf16", "--mean", "-0.5", "--std", "0.75"]),
+    "cauchy-f64": (lambda n, **k: xrng.cauchy_(torch.empty(n, dtype=torch.float64), median=3.0, sigma=0.25, **k),
+                   ["--dist", "cauchy", "--dtype", "f64", "--median", "3", "--sigma", "0.25"]),
 }
 
 
