@@ -878,11 +878,11 @@ namespace {
 constexpr double kGeoP64[] = {0.999999, 0.3, 1e-4, 1e-12, 1e-300};
 constexpr int kGeoN64 = 5;
 struct RowsAcc {
-  MaxErr e[6];  // exponential rate 1, 2.5; cauchy; log_normal z0, z1; log_normal z0 excess (see below)
-  Largest ln_excess;
+  MaxErr e[5];  // exponential rate 1, 2.5; cauchy; log_normal z0, z1 (double ulps)
+  Largest ln_excess;  // log_normal: largest excess of the error over 1 + 8 |z| ulps
   GeoErr g[kGeoN64], gi[kGeoN64];
   void merge(const RowsAcc& o) {
-    for (int i = 0; i < 6; ++i) e[i].merge(o.e[i]);
+    for (int i = 0; i < 5; ++i) e[i].merge(o.e[i]);
     ln_excess.merge(o.ln_excess);
     for (int i = 0; i < kGeoN64; ++i) {
       g[i].merge(o.g[i]);
