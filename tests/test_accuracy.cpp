@@ -726,17 +726,19 @@ TEST_CASE("accuracy: exp_ in double: sweep, subnormal results, overflow and unde
     if (ex < 0x1p-1022L) {
       acc[1].add(y, ex, inv_ulp64(ex), i);
       acc[1].count += cr;
+      ++acc[5].count;
       excess->add(err - (0.5 + std::ldexp(1.0, std::max(exponent_of(ex) + 1022, -200))), i);
     } else {
       acc[0].add(y, ex, inv_ulp64(ex), i);
       acc[3].count += cr;
+      ++acc[4].count;
     }
   };
   struct Acc {
-    MaxErr e[4];
+    MaxErr e[6];  // [4].count, [5].count: points with normal, subnormal (or zero) results
     Largest excess;
     void merge(const Acc& o) {
-      for (int i = 0; i < 4; ++i) e[i].merge(o.e[i]);
+      for (int i = 0; i < 6; ++i) e[i].merge(o.e[i]);
       excess.merge(o.excess);
     }
   };
@@ -750,12 +752,13 @@ TEST_CASE("accuracy: exp_ in double: sweep, subnormal results, overflow and unde
   });
   const Acc& f = full[0];
   const Acc& s = sub[0];
-  const uint64_t n_sub = kExpSubPoints;
-  MESSAGE("exp_ over ", kExpPoints, " points in [-746, 710]: normal results max error ", fmt(f.e[0].err),
-          " double ulps (point ", f.e[0].at, "), ", f.e[3].count, " correctly rounded; subnormal results max error ",
-          fmt(f.e[1].err), " grid ulps; ", f.e[2].count, " beyond the double range, ", f.e[2].exact_zero, " of them not inf");
-  MESSAGE("exp_ over ", n_sub, " points with subnormal results: max error ", fmt(s.e[1].err), " grid ulps (point ",
-          s.e[1].at, "), ", s.e[1].count, " correctly rounded; largest excess over 1/2 + e's error: ", s.excess.v);
+  MESSAGE("exp_ over ", kExpPoints, " points in [-746, 710]: ", f.e[4].count, " normal results, max error ",
+          fmt(f.e[0].err), " double ulps (point ", f.e[0].at, "), ", f.e[3].count, " correctly rounded; ", f.e[5].count,
+          " subnormal or zero results, max error ", fmt(f.e[1].err), " grid ulps, ", f.e[1].count,
+          " correctly rounded; ", f.e[2].count, " beyond the double range, ", f.e[2].exact_zero, " of them not inf");
+  MESSAGE("exp_ over ", kExpSubPoints, " points in [-745.2, -708.3]: ", s.e[5].count,
+          " subnormal or zero results, max error ", fmt(s.e[1].err), " grid ulps (point ", s.e[1].at, "), ",
+          s.e[1].count, " correctly rounded; largest excess over 1/2 + e's error: ", s.excess.v);
   // e = 1 + (r + r^2 P(r)): the last addition rounds (1/2 ulp), the inner
   // fma (at most 1/4 ulp of e, |e - 1| < 0.42) and r = hi - lo (2^-55
   // absolute: 1/4 ulp of e below 1, 1/8 above) add below 1/2 ulp; the
