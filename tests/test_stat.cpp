@@ -182,10 +182,12 @@ TEST_CASE("bernoulli: chi-square for several p") {
     q.p = p;
     const std::vector<uint8_t> b = draw<uint8_t>(Dist::bernoulli, DType::u8, q, 4001, n);
     std::vector<uint64_t> obs(2, 0);
+    uint64_t other = 0;
     for (uint8_t x : b) {
-      REQUIRE(x <= 1);
-      ++obs[x];
+      if (x > 1) ++other;  // counted, asserted once (an assertion per element costs minutes)
+      else ++obs[x];
     }
+    REQUIRE(other == 0);
     const std::vector<double> exp = {n * (1 - p), n * p};
     const double c = chi2(obs, exp);
     MESSAGE("bernoulli p = ", p, ": ones ", obs[1], " (expected ", exp[1], "), chi2 = ", c, " (df 1, limit ",
@@ -212,19 +214,19 @@ TEST_CASE("randint: chi-square on small ranges") {
       q.ihigh = r.hi;
       const uint64_t range = static_cast<uint64_t>(r.hi - r.lo);
       std::vector<uint64_t> obs(range, 0);
+      uint64_t outside = 0;
       if (t == DType::i32) {
         for (int32_t x : draw<int32_t>(Dist::randint, t, q, 5001 + range + 7919 * static_cast<uint64_t>(r.lo + 1000), n)) {
-          REQUIRE(x >= r.lo);
-          REQUIRE(x < r.hi);
-          ++obs[x - r.lo];
+          if (x < r.lo || x >= r.hi) ++outside;  // counted, asserted once below (an assertion per element costs minutes)
+          else ++obs[x - r.lo];
         }
       } else {
         for (int64_t x : draw<int64_t>(Dist::randint, t, q, 5002 + range + 7919 * static_cast<uint64_t>(r.lo + 1000), n)) {
-          REQUIRE(x >= r.lo);
-          REQUIRE(x < r.hi);
-          ++obs[x - r.lo];
+          if (x < r.lo || x >= r.hi) ++outside;  // counted, asserted once below (an assertion per element costs minutes)
+          else ++obs[x - r.lo];
         }
       }
+      REQUIRE(outside == 0);
       const std::vector<double> exp(range, static_cast<double>(n) / range);
       const double c = chi2(obs, exp), lim = chi2_critical(range - 1.0, kChi2Z);
       MESSAGE("randint ", std::string(xrng::dtype_name(t)), " [", r.lo, ", ", r.hi, "): chi2 = ", c, " (df ", range - 1, ", limit ",
