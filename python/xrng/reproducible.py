@@ -608,12 +608,12 @@ def _dist_handler(name: str, fill: Callable, params: tuple, defaults: dict):
 
 def _h_normal(m, args, kwargs):
     """torch.normal: (Tensor, Tensor), (Tensor, float), (float, Tensor), (float, float, size)."""
-    b = _bind("normal", args, kwargs, ("mean", "std", "size"), {"std": 1.0},
+    b = _bind("normal", args, kwargs, ("mean", "std", "size"), {"std": 1.0, "size": None},
               ("generator", "out", "dtype", "layout", "device", "requires_grad", "pin_memory"))
     mean, std = b["mean"], b.get("std", 1.0)
     tm, ts = isinstance(mean, torch.Tensor), isinstance(std, torch.Tensor)
     if not tm and not ts:
-        if "size" not in b:
+        if b["size"] is None:
             raise _Unsupported("normal(float, float) without size")
         t = _new(_size("normal", (b["size"],), {}), b, torch.get_default_dtype())
         _check_float(t, "normal")
@@ -1056,7 +1056,7 @@ class _FunctionMode(TorchFunctionMode):
         if isinstance(func, torch._ops.OpOverload):  # torch.ops.aten.* called directly
             return self._aten(func, args, kwargs or {})
         if self.track:  # the dispatcher-level check names the call its random aten ops came from
-            return self._pass(func, getattr(func, "__qualname__", repr(func)), args, kwargs or {})
+            return self._pass(func, getattr(func, "__qualname__", repr(func)), args, kwargs or {}, reported=False)
         return func(*args, **(kwargs or {}))
 
     def _handle(self, func, entry, args, kwargs, rerun=None):
@@ -1070,11 +1070,7 @@ class _FunctionMode(TorchFunctionMode):
             return func(*args, **kwargs) if rerun is None else rerun()
         except _Unsupported as e:
             self.owner._report(name, f"is not drawn from xrng here ({e})")
-            prev, self.passing = self.passing, name
-            try:
-                return func(*args, **kwargs) if rerun is None else rerun()
-            finally:
-                self.passing = prev
+            return self._pass(lambda: func(*args, **kwargs) if rerun is None else rerun(), name, (), {})
 
     def _python(self, func, types_, args, kwargs):
         """A Python function (torch.nn.functional, nn.init, ...) handed itself to
@@ -1110,12 +1106,16 @@ class _FunctionMode(TorchFunctionMode):
             return self._pass(func, f"torch.ops.aten.{name}", args, kwargs)
         return func(*args, **kwargs)
 
-    def _pass(self, func, name, args, kwargs):
+    def _pass(self, func, name, args, kwargs, reported=True):
+        """Runs a call with torch's RNG. A reported call's draws from the default
+        generators are known: the watch is moved past them (one report, not two)."""
         prev, self.passing = self.passing, name
         try:
             return func(*args, **kwargs)
         finally:
             self.passing = prev
+            if reported:
+                self.owner._absorb()
 
     # ---- stream access for handlers ----
     class _Draw:
@@ -1145,6 +1145,11 @@ class _FunctionMode(TorchFunctionMode):
         return _FunctionMode._Draw(self, tg, rec, op)
 
 
+def _on_meta(args: tuple) -> bool:
+    # a random op on a meta tensor draws nothing (model construction on the meta device)
+    return bool(args) and isinstance(args[0], torch.Tensor) and args[0].is_meta
+
+
 class _DispatchCheck(TorchDispatchMode):
     """The dispatcher-level catch-all: reports random aten ops that reach the
     dispatcher outside the mode's own draws (inside C++ composites such as
@@ -1158,7 +1163,8 @@ class _DispatchCheck(TorchDispatchMode):
         kwargs = kwargs or {}
         name = func._overloadpacket.__name__
         passing = self.fmode.passing
-        if not self.owner._internal and passing not in self.owner.reported and (name in _RANDOM_ATEN or (
+        if not self.owner._internal and passing not in self.owner.reported and not _on_meta(args) and (
+                name in _RANDOM_ATEN or (
                 name in _DROPOUT_ARG_OPS and (d := _dropout_arg(args, kwargs, func._schema)) is not None
                 and d[0] > 0 and d[1])):
             where = f" (inside {passing})" if passing else ""
@@ -1344,6 +1350,7 @@ class reproducible:
         self._entries: list = []  # (function mode, dispatch check or None, saved global stream)
         self._internal = False    # True while the mode itself calls torch's RNG (the throwaway draws)
         self._last_op = "the start of the mode"
+        self._watch: dict = {}    # CUDA default generator -> its state after the last global draw
 
     # ---- keys (public: what a test or a user needs to reproduce a draw by hand) ----
     @staticmethod
@@ -1384,7 +1391,6 @@ class reproducible:
                 rec = _streams[tg] = _Stream(Generator())
             rec.gen = _key(torch.initial_seed() if self.seed is None else self.seed, GLOBAL_TAG)
             self._commit(tg, rec, "the start of the mode")
-            self._watch = self._watch_states()
         fmode = _FunctionMode(self)
         dmode = _DispatchCheck(self, fmode) if self.check_dispatch else None
         fmode.__enter__()
@@ -1474,6 +1480,8 @@ class reproducible:
         if len(rec.history) > _HISTORY:
             rec.history.popitem(last=False)
         self._last_op = op
+        if tg is torch.default_generator:
+            self._rebase_watch()
 
     def _check_foreign(self, tg: torch.Generator, op: str) -> None:
         rec = _streams.get(tg)
@@ -1486,23 +1494,28 @@ class reproducible:
                                                       f"between {self._last_op} and {op}")
         self._check_watch(op)
 
+    def _absorb(self) -> None:
+        """After a reported call ran with torch's RNG: its draws are not foreign."""
+        tg = torch.default_generator
+        with _lock:
+            rec = _streams.get(tg)
+            if rec is not None and rec.state is not None:
+                st = tg.get_state()
+                if not torch.equal(st, rec.state):
+                    rec.state = st
+                    rec.history[_state_key(st)] = (rec.gen.seed, rec.gen.subseq, rec.gen.offset)
+        self._rebase_watch()
+
     # CUDA's default generators are not the global stream's handle, but nothing
-    # should draw from them under the mode: their states are watched too.
-    def _watch_states(self) -> dict:
-        if not torch.cuda.is_initialized():
-            return {}
-        return {g: g.get_state() for g in torch.cuda.default_generators}
+    # should draw from them under the mode: their states are taken after every
+    # global draw (_rebase_watch) and compared at the next one (_check_watch).
+    def _rebase_watch(self) -> None:
+        if torch.cuda.is_initialized():
+            self._watch = {g: g.get_state() for g in torch.cuda.default_generators}
 
     def _check_watch(self, op: str) -> None:
-        watch = getattr(self, "_watch", None)
-        if watch is None:
-            return
-        if not watch and torch.cuda.is_initialized():
-            self._watch = watch = self._watch_states()
-        for g, old in watch.items():
+        for g, old in self._watch.items():
             st = g.get_state()
-            if not torch.equal(st, old):
-                if not torch.equal(st, _fresh_state(g)):
-                    self._report(f"torch's CUDA generator ({g.device})",
-                                 f"was advanced by something the mode did not intercept, before {op}")
-                watch[g] = st
+            if not torch.equal(st, old) and not torch.equal(st, _fresh_state(g)):
+                self._report(f"torch's CUDA generator ({g.device})",
+                             f"was advanced by something the mode did not intercept, before {op}")
