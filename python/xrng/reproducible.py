@@ -181,16 +181,16 @@ def _bind(op: str, args: tuple, kwargs: dict, names: tuple, defaults: dict, kwon
     """Binds args/kwargs to torch's documented parameter order; an unknown keyword
     makes the call unsupported (torch then runs and reports it)."""
     if len(args) > len(names):
-        raise _Unsupported(f"{len(args)} positional arguments")
+        raise _Unsupported(f"{op} with {len(args)} positional arguments")
     b = dict(defaults)
     b.update(zip(names, args))
     for k, v in kwargs.items():
         if k not in names and k not in kwonly:
-            raise _Unsupported(f"keyword argument {k!r}")
+            raise _Unsupported(f"{op} with keyword argument {k!r}")
         b[k] = v
     for n in names:
         if n not in b:  # torch raises its own error for a missing argument
-            raise _Unsupported(f"no argument {n!r}")
+            raise _Unsupported(f"{op} without argument {n!r}")
     return b
 
 
@@ -198,7 +198,7 @@ def _size(op: str, args: tuple, kwargs: dict) -> tuple:
     """torch's factory size forms: f(2, 3), f((2, 3)), f([2, 3]), f(torch.Size), f(size=...)."""
     if "size" in kwargs:
         if args:
-            raise _Unsupported("size given twice")
+            raise _Unsupported(f"{op} with the size given twice")
         size = kwargs["size"]
     elif len(args) == 1 and isinstance(args[0], (tuple, list, torch.Size)):
         size = args[0]
@@ -207,7 +207,7 @@ def _size(op: str, args: tuple, kwargs: dict) -> tuple:
     try:
         return tuple(int(s) for s in size)
     except TypeError as e:
-        raise _Unsupported(f"size {size!r}") from e
+        raise _Unsupported(f"{op} with size {size!r}") from e
 
 
 _FLOATS = (torch.float32, torch.float64, torch.float16, torch.bfloat16)
@@ -278,7 +278,7 @@ def _fill_randint(t: torch.Tensor, low: int, high: int, g: Generator) -> None:
     """Integers uniform on [low, high) into any real dtype: an i64 draw (4 words
     per element) for int64 and float64 outputs, an i32 draw (2 words) otherwise."""
     if low >= high:
-        raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={low} >= to={high}")
+        raise RuntimeError(f"random integers need low < high, got low={low} >= high={high}")
     if t.numel() == 0:
         return
     wide = t.dtype in (torch.int64, torch.float64)
@@ -373,8 +373,10 @@ def _wide(dtype: torch.dtype) -> torch.dtype:
 
 
 # ==== the handlers ======================================================================================
-# handler(mode, args, kwargs) -> result. A handler either draws everything it
-# needs from xrng through mode._begin/_end, or raises _Unsupported before drawing.
+# handler(mode, args, kwargs) -> result. A handler draws everything it needs
+# from xrng inside `with mode._draw(generator, op) as g:` (g is the xrng
+# Generator at the stream's position), or raises _Unsupported / _PassThrough /
+# _Meta before drawing, so that torch runs the call instead.
 _HANDLERS: dict = {}   # func -> (handler, name)
 _BY_CODE: dict = {}    # code object -> (handler, name): Python functions with a check (nn.init), see _python
 _SPECIAL: dict = {}    # func -> (special handler, name): calls that are reported
@@ -490,7 +492,7 @@ def _h_randint_like(m, args, kwargs):
     return _finish(t, b)
 
 
-def _inplace_target(b: dict, what: str) -> torch.Tensor:
+def _inplace_target(b: dict) -> torch.Tensor:
     t = b["self"]
     _check_tensor(t)
     _check_inplace(t)
@@ -505,7 +507,7 @@ class _Meta(Exception):
 
 def _h_uniform_(m, args, kwargs):
     b = _bind("uniform_", args, kwargs, ("self", "from", "to"), {"from": 0.0, "to": 1.0}, ("generator",))
-    t = _inplace_target(b, "uniform_")
+    t = _inplace_target(b)
     _check_float(t, "uniform_")
     lo, hi = float(b["from"]), float(b["to"])
     if not lo <= hi:
@@ -517,7 +519,7 @@ def _h_uniform_(m, args, kwargs):
 
 def _h_normal_(m, args, kwargs):
     b = _bind("normal_", args, kwargs, ("self", "mean", "std"), {"mean": 0.0, "std": 1.0}, ("generator",))
-    t = _inplace_target(b, "normal_")
+    t = _inplace_target(b)
     _check_float(t, "normal_")
     with m._draw(b.get("generator"), "Tensor.normal_") as g:
         if t.numel():
@@ -549,7 +551,7 @@ def _h_random_(m, args, kwargs):
         low, to = 0, None
     else:
         raise _Unsupported("random_ arguments")
-    t = _inplace_target(b, "random_")
+    t = _inplace_target(b)
     if t.dtype not in _FLOATS + _XRNG_INTS + (torch.bool,):
         raise _Unsupported(f"random_ into dtype {t.dtype}")
     high = _dtype_max(t.dtype) + 1 if to is None else int(to)
@@ -560,7 +562,7 @@ def _h_random_(m, args, kwargs):
 
 def _h_bernoulli_(m, args, kwargs):
     b = _bind("bernoulli_", args, kwargs, ("self", "p"), {"p": 0.5}, ("generator",))
-    t = _inplace_target(b, "bernoulli_")
+    t = _inplace_target(b)
     p = b["p"]
     with m._draw(b.get("generator"), "Tensor.bernoulli_") as g:
         if isinstance(p, torch.Tensor):
@@ -590,18 +592,17 @@ def _h_bernoulli(m, args, kwargs):
     return out
 
 
-def _dist_handler(name: str, fill: Callable, params: tuple, defaults: dict):
+def _dist_handler(name: str, fill: Callable, params: tuple, defaults: dict, dtypes: tuple = _FLOATS):
+    """Tensor.exponential_ / geometric_ / log_normal_ / cauchy_: xrng's rows of
+    the same name (torch's parameter names, in torch's order)."""
     def h(m, args, kwargs):
         b = _bind(name, args, kwargs, ("self",) + params, defaults, ("generator",))
-        t = _inplace_target(b, name)
+        t = _inplace_target(b)
+        if t.dtype not in dtypes:
+            raise _Unsupported(f"{name} into dtype {t.dtype}")
         with m._draw(b.get("generator"), "Tensor." + name) as g:
             if t.numel():
-                try:
-                    fill(t, *(float(b[k]) for k in params), generator=g)
-                except ValueError as e:
-                    if "dtype" in str(e) or "draw" in str(e):
-                        raise _Unsupported(str(e)) from e
-                    raise
+                fill(t, *(float(b[k]) for k in params), generator=g)
         return _touched(t)
     return h
 
@@ -650,12 +651,12 @@ class _ZeroGrad(torch.autograd.Function):
 
     @staticmethod
     def forward(ctx, r, mean, std):
-        ctx.shapes = [None if v is None else v for v in (mean, std)]
+        ctx.like = [None if v is None else (v.shape, v.dtype, v.device) for v in (mean, std)]
         return r.clone()
 
     @staticmethod
     def backward(ctx, grad):
-        return None, *(None if v is None else torch.zeros_like(v) for v in ctx.shapes)
+        return None, *(None if v is None else torch.zeros(v[0], dtype=v[1], device=v[2]) for v in ctx.like)
 
 
 # ---- dropout family (torch level: F.dropout and friends are Python wrappers over these) ------------
@@ -1263,7 +1264,8 @@ def _build_tables() -> None:
     _register(H, objs((torch, "normal"), (VF, "normal")), "torch.normal", _h_normal)
     _register(H, objs((T, "exponential_")), "Tensor.exponential_",
               _dist_handler("exponential_", _x_exponential_, ("lambd",), {"lambd": 1.0}))
-    _register(H, objs((T, "geometric_")), "Tensor.geometric_", _dist_handler("geometric_", _x_geometric_, ("p",), {}))
+    _register(H, objs((T, "geometric_")), "Tensor.geometric_",
+              _dist_handler("geometric_", _x_geometric_, ("p",), {}, _FLOATS + (torch.int32, torch.int64)))
     _register(H, objs((T, "log_normal_")), "Tensor.log_normal_",
               _dist_handler("log_normal_", _x_log_normal_, ("mean", "std"), {"mean": 1.0, "std": 2.0}))
     _register(H, objs((T, "cauchy_")), "Tensor.cauchy_",
