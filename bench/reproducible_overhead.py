@@ -9,7 +9,7 @@ this thread (less sensitive to other processes on a shared machine; with one
 torch thread all of the step's work runs on it), their ratios, and the stream
 words the mode drew per step (its dropout masks).
 
-    python3 bench/reproducible_overhead.py [--threads 1] [--rounds 15] [--steps 10]
+    python3 bench/reproducible_overhead.py [--threads 1] [--rounds 15] [--steps 10] [--dropout 0.1]
 """
 import argparse
 import contextlib
@@ -21,10 +21,10 @@ import torch
 import xrng
 
 
-def build(seed: int = 0):
+def build(seed: int = 0, dropout: float = 0.1):
     torch.manual_seed(seed)
-    layer = torch.nn.TransformerEncoderLayer(128, 4, 256, dropout=0.1, batch_first=True)
-    model = torch.nn.Sequential(torch.nn.Embedding(1000, 128), torch.nn.Dropout(0.1),
+    layer = torch.nn.TransformerEncoderLayer(128, 4, 256, dropout=dropout, batch_first=True)
+    model = torch.nn.Sequential(torch.nn.Embedding(1000, 128), torch.nn.Dropout(dropout),
                                 torch.nn.TransformerEncoder(layer, 2, enable_nested_tensor=False),
                                 torch.nn.Linear(128, 1000))
     opt = torch.optim.AdamW(model.parameters(), 1e-3)
@@ -45,9 +45,10 @@ def main() -> None:
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--rounds", type=int, default=15)
     ap.add_argument("--steps", type=int, default=10, help="steps per block")
+    ap.add_argument("--dropout", type=float, default=0.1, help="0: a step that draws nothing")
     a = ap.parse_args()
     torch.set_num_threads(a.threads)
-    step = build()
+    step = build(dropout=a.dropout)
     mode = xrng.reproducible(seed=0)
     conds = {"eager": contextlib.nullcontext, "xrng.reproducible": lambda: mode}
     wall = {k: [] for k in conds}
@@ -68,7 +69,8 @@ def main() -> None:
                     step()
                     cpu[k].append(time.thread_time() - c)
                     wall[k].append(time.perf_counter() - t)
-    print(f"torch {torch.__version__}, {a.threads} thread(s), {a.rounds} rounds x {a.steps} steps per condition")
+    print(f"torch {torch.__version__}, {a.threads} thread(s), dropout {a.dropout}, {a.rounds} rounds x {a.steps} "
+          f"steps per condition")
     for k in conds:
         qw, qc = statistics.quantiles(wall[k], n=4), statistics.quantiles(cpu[k], n=4)
         print(f"{k:18s} wall median {qw[1] * 1e3:8.2f} ms (quartiles {qw[0] * 1e3:.2f} .. {qw[2] * 1e3:.2f}), "

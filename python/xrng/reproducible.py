@@ -15,15 +15,19 @@ device, whatever the thread count::
     @xrng.reproducible(seed=0)            # every call starts the stream afresh
     def train_step(batch): ...
 
-Where it intercepts: at the torch function level (a ``TorchFunctionMode``),
-before device dispatch. ``F.dropout`` reaches it once, with the same arguments
-on every device, whereas below the function level CPU dropout is a
-``bernoulli_`` and a multiply and CUDA dropout is one fused ``native_dropout``.
-Python wrappers of ``torch.nn.functional`` (dropout2d, multi-head attention,
-gumbel_softmax, ...) run their own bodies with the mode active, so the random
-calls inside them are intercepted too. An optional dispatcher-level check
-(``check_dispatch=True``, on by default with ``strict=True``) watches every
-aten op for random ones that the function level did not see.
+Where it intercepts: at torch's random entry points (torch.rand, Tensor.uniform_,
+torch._VF.dropout, F.scaled_dot_product_attention, ...), which are replaced by
+wrappers while a mode is active: these are torch-level names, above device
+dispatch, so ``F.dropout`` draws the same words on every device, whereas below
+it CPU dropout is a ``bernoulli_`` and a multiply and CUDA dropout one fused
+``native_dropout``. Every other torch call runs untouched, at full speed (a
+``TorchFunctionMode`` would add about 1.3 us to each of them). Calls made inside
+torch's Python wrappers (dropout2d, multi-head attention, nn.init,
+gumbel_softmax, the RNN modules) reach the entry points like any other. Draws
+that bypass them (a C++ composite, a reference bound before the mode started)
+are caught afterwards by watching torch's default generators, and named at
+once by the optional dispatcher-level check (``check_dispatch=True``, on by
+default with ``strict=True``), a ``TorchDispatchMode`` that sees every aten op.
 
 Streams (SPEC.md, "Reproducible mode: key derivation"):
 
@@ -52,12 +56,9 @@ own global stream.
 from __future__ import annotations
 
 import collections
-import dis
 import functools
-import inspect
 import math
 import numbers
-import sys
 import threading
 import types
 import warnings
@@ -65,7 +66,6 @@ import weakref
 from typing import Callable, Optional
 
 import torch
-from torch.overrides import TorchFunctionMode
 from torch.utils._python_dispatch import TorchDispatchMode
 
 from . import Generator
@@ -123,10 +123,11 @@ _HISTORY = 1024  # recorded states per generator (restores reach back this many 
 
 
 class _Stream:
-    __slots__ = ("gen", "state", "history")
+    __slots__ = ("gen", "state", "history", "entry")
 
     def __init__(self, gen: Generator) -> None:
         self.gen = gen  # the xrng position: key and offset
+        self.entry = None  # the mode entry active at the last draw
         self.state: Optional[torch.Tensor] = None  # the torch generator's state when gen was last valid
         self.history: "collections.OrderedDict[bytes, tuple]" = collections.OrderedDict()
 
@@ -168,8 +169,9 @@ def _advance(tg: torch.Generator) -> None:
             return
         except (RuntimeError, AttributeError):
             _offset_bump[dev] = False
+    # TensorBase's own uniform_: torch.Tensor.uniform_ may be the mode's entry point
     with torch._C.DisableTorchFunction():
-        torch.empty((), dtype=torch.float32, device=tg.device).uniform_(generator=tg)
+        torch._C.TensorBase.uniform_(torch.empty((), dtype=torch.float32, device=tg.device), generator=tg)
 
 
 def _state_key(st: torch.Tensor) -> bytes:
@@ -377,17 +379,6 @@ def _wide(dtype: torch.dtype) -> torch.dtype:
 # from xrng inside `with mode._draw(generator, op) as g:` (g is the xrng
 # Generator at the stream's position), or raises _Unsupported / _PassThrough /
 # _Meta before drawing, so that torch runs the call instead.
-_HANDLERS: dict = {}   # func -> (handler, name)
-_BY_CODE: dict = {}    # code object -> (handler, name): Python functions with a check (nn.init), see _python
-_SPECIAL: dict = {}    # func -> (special handler, name): calls that are reported
-
-
-def _register(table: dict, objs, name: str, handler: Callable) -> None:
-    for o in objs:
-        if o is not None:
-            table[o] = (handler, name)
-
-
 def _h_rand(m, args, kwargs):
     b = _bind("rand", (), {k: v for k, v in kwargs.items() if k != "size"}, (), {},
               ("generator", "out", "dtype", "layout", "device", "requires_grad", "pin_memory"))
@@ -847,38 +838,6 @@ def _h_rrelu(inplace: bool):
     return h
 
 
-# ---- nn.init: the three that torch routes through __torch_function__ ---------------------------------
-# (the others are plain Python and their tensor.uniform_/normal_ calls reach the
-# mode on their own)
-def _h_init_uniform(m, args, kwargs):
-    b = _bind("nn.init.uniform_", args, kwargs, ("tensor", "a", "b", "generator"),
-              {"a": 0.0, "b": 1.0, "generator": None})
-    with torch.no_grad():
-        return _h_uniform_(m, (b["tensor"], b["a"], b["b"]), {"generator": b["generator"]})
-
-
-def _h_init_normal(m, args, kwargs):
-    b = _bind("nn.init.normal_", args, kwargs, ("tensor", "mean", "std", "generator"),
-              {"mean": 0.0, "std": 1.0, "generator": None})
-    with torch.no_grad():
-        return _h_normal_(m, (b["tensor"], b["mean"], b["std"]), {"generator": b["generator"]})
-
-
-def _h_init_kaiming_uniform(m, args, kwargs):
-    b = _bind("nn.init.kaiming_uniform_", args, kwargs, ("tensor", "a", "mode", "nonlinearity", "generator"),
-              {"a": 0, "mode": "fan_in", "nonlinearity": "leaky_relu", "generator": None})
-    t = b["tensor"]
-    if 0 in t.shape:
-        warnings.warn("Initializing zero-element tensors is a no-op", stacklevel=4)
-        return t
-    # torch's own arithmetic for the bound (torch/nn/init.py), then an intercepted uniform_
-    fan = torch.nn.init._calculate_correct_fan(t, b["mode"])
-    gain = torch.nn.init.calculate_gain(b["nonlinearity"], b["a"])
-    bound = math.sqrt(3.0) * (gain / math.sqrt(fan))
-    with torch.no_grad():
-        return _h_uniform_(m, (t, -bound, bound), {"generator": b["generator"]})
-
-
 # ---- erfinv: xrng's own, from correctly rounded binary64 operations ---------------------------------
 # timm's trunc_normal_ (and other inverse-CDF samplers) pass xrng's uniforms
 # through erfinv_, whose last bits differ between torch's CPU and CUDA kernels.
@@ -981,9 +940,10 @@ def _h_erfinv(inplace: bool, name: str):
 
 
 # ==== what is reported ===================================================================================
-# aten ops whose schema takes a Generator: the random ones. The function level
-# reports those it does not handle; the dispatcher-level check watches all of
-# them, plus ops that draw from a device generator without taking one.
+# aten ops whose schema takes a Generator: the random ones. The entry points
+# below report those the mode does not handle; the dispatcher-level check
+# watches all of them, plus ops that draw from a device generator without
+# taking one (those with a dropout argument).
 def _random_aten_names() -> frozenset:
     names = set()
     for s in torch._C._jit_get_all_schemas():
@@ -994,13 +954,11 @@ def _random_aten_names() -> frozenset:
 
 
 _RANDOM_ATEN = _random_aten_names()
-# ops with an RNG of their own, random only when their dropout argument is > 0
-_DROPOUT_ARG_OPS = ("native_dropout", "_fused_dropout", "_scaled_dot_product_flash_attention",
-                    "_scaled_dot_product_flash_attention_for_cpu", "_scaled_dot_product_efficient_attention",
-                    "_scaled_dot_product_cudnn_attention", "_flash_attention_forward", "_efficient_attention_forward",
-                    "_cudnn_rnn", "_cudnn_init_dropout_state", "lstm", "gru", "rnn_tanh", "rnn_relu", "dropout",
-                    "feature_dropout", "alpha_dropout", "feature_alpha_dropout", "_transformer_encoder_layer_fwd",
-                    "_native_multi_head_attention")
+_DROPOUT_ARG_OPS = frozenset((
+    "native_dropout", "_fused_dropout", "_scaled_dot_product_flash_attention",
+    "_scaled_dot_product_flash_attention_for_cpu", "_scaled_dot_product_efficient_attention",
+    "_scaled_dot_product_cudnn_attention", "_flash_attention_forward", "_efficient_attention_forward", "_cudnn_rnn",
+    "_cudnn_init_dropout_state", "lstm", "gru", "rnn_tanh", "rnn_relu"))
 
 
 def _dropout_arg(args: tuple, kwargs: dict, schema) -> Optional[tuple]:
@@ -1026,7 +984,7 @@ def _rnn_draws(args: tuple, kwargs: dict) -> bool:
     return False
 
 
-def _sdpa_private_draws(name: str):
+def _dropout_p_draws(name: str) -> Callable:
     schema = getattr(torch.ops.aten, name).default._schema
 
     def draws(args, kwargs):
@@ -1035,281 +993,167 @@ def _sdpa_private_draws(name: str):
     return draws
 
 
-# ==== the modes ==========================================================================================
-class _FunctionMode(TorchFunctionMode):
-    """The function-level interception; one per entry of a :class:`reproducible`."""
-
-    def __init__(self, owner: "reproducible") -> None:
-        super().__init__()
-        self.owner = owner
-        self.track = owner.check_dispatch
-        self.passing: Optional[str] = None  # the call torch is running for the mode (named in dispatch reports)
-
-    def __torch_function__(self, func, types_, args=(), kwargs=None):
-        entry = _HANDLERS.get(func)
-        if entry is not None:
-            return self._handle(func, entry, args, kwargs or {})
-        special = _SPECIAL.get(func)
-        if special is not None:
-            return special[0](self, func, special[1], args, kwargs or {})
-        if type(func) is types.FunctionType:  # a Python function with a torch-function check
-            return self._python(func, types_, args, kwargs or {})
-        if isinstance(func, torch._ops.OpOverload):  # torch.ops.aten.* called directly
-            return self._aten(func, args, kwargs or {})
-        if self.track:  # the dispatcher-level check names the call its random aten ops came from
-            return self._pass(func, getattr(func, "__qualname__", repr(func)), args, kwargs or {}, reported=False)
-        return func(*args, **(kwargs or {}))
-
-    def _handle(self, func, entry, args, kwargs, rerun=None):
-        handler, name = entry
-        if torch.compiler.is_compiling():
-            self.owner._report(name, "is inside a torch.compile'd region, where the mode cannot intercept it")
-            return func(*args, **kwargs)
-        try:
-            return handler(self, args, kwargs)
-        except (_PassThrough, _Meta):
-            return func(*args, **kwargs) if rerun is None else rerun()
-        except _Unsupported as e:
-            self.owner._report(name, f"is not drawn from xrng here ({e})")
-            return self._pass(lambda: func(*args, **kwargs) if rerun is None else rerun(), name, (), {})
-
-    def _python(self, func, types_, args, kwargs):
-        """A Python function (torch.nn.functional, nn.init, ...) handed itself to
-        the mode through handle_torch_function; the mode is suspended while it
-        runs here, so calling func would hide every random call inside it (the
-        dropout inside F.multi_head_attention_forward, the uniform_ inside
-        nn.init.kaiming_uniform_). Instead the function that made the check
-        (found on the stack: the public name may be patched, as transformers
-        patches nn.init during model construction) runs its own code again with
-        the check answered "no" and the mode active, on the arguments it
-        holds. Only when that cannot be done exactly does func run as is."""
-        site = sys._getframe(3)  # 0 _python, 1 __torch_function__, 2 handle_torch_function, 3 the caller
-        if sys._getframe(2).f_code is not _HANDLE_CODE or torch.compiler.is_compiling() \
-                or any(t not in (torch.Tensor, torch.nn.Parameter) for t in types_):
-            return func(*args, **kwargs)  # another route, a trace, or a tensor subclass with its own protocol
-        code = site.f_code
-        entry = _BY_CODE.get(code)
-        if entry is not None:  # nn.init's own random functions
-            a, k = _call_args(site)
-            return self._handle(func, entry, a, k, rerun=lambda: func(*args, **kwargs))
-        body = _rerunnable(code, site.f_globals)
-        if body is None:
-            return func(*args, **kwargs)
-        a, k = _call_args(site)
-        with self:
-            return body(*a, **k)
-
-    def _aten(self, func, args, kwargs):
-        name = func._overloadpacket.__name__
-        if name in _RANDOM_ATEN or name in _DROPOUT_ARG_OPS and (
-                (d := _dropout_arg(args, kwargs, func._schema)) is not None and d[0] > 0 and d[1]):
-            self.owner._report(f"torch.ops.aten.{name}", "is called directly, below the level the mode intercepts")
-            return self._pass(func, f"torch.ops.aten.{name}", args, kwargs)
-        return func(*args, **kwargs)
-
-    def _pass(self, func, name, args, kwargs, reported=True):
-        """Runs a call with torch's RNG. A reported call's draws from the default
-        generators are known: the watch is moved past them (one report, not two)."""
-        prev, self.passing = self.passing, name
-        try:
-            return func(*args, **kwargs)
-        finally:
-            self.passing = prev
-            if reported:
-                self.owner._absorb()
-
-    # ---- stream access for handlers ----
-    class _Draw:
-        __slots__ = ("mode", "tg", "rec", "op")
-
-        def __init__(self, mode, tg, rec, op):
-            self.mode, self.tg, self.rec, self.op = mode, tg, rec, op
-
-        def __enter__(self) -> Generator:
-            return self.rec.gen
-
-        def __exit__(self, exc_type, exc, tb):
-            if exc_type is None:
-                self.mode.owner._commit(self.tg, self.rec, self.op)
-            return False
-
-    def _draw(self, generator, op: str) -> "_FunctionMode._Draw":
-        """A context whose value is the xrng Generator to draw with; on a clean
-        exit the position is recorded (and the torch generator moved on)."""
-        if generator is None:
-            tg, tag = torch.default_generator, GLOBAL_TAG
-        elif isinstance(generator, torch.Generator):
-            tg, tag = generator, (GLOBAL_TAG if generator is torch.default_generator else None)
-        else:
-            raise TypeError(f"{op}: generator must be a torch.Generator, got {type(generator).__name__}")
-        rec = self.owner._resolve(tg, tag, op)
-        return _FunctionMode._Draw(self, tg, rec, op)
-
-
 def _on_meta(args: tuple) -> bool:
     # a random op on a meta tensor draws nothing (model construction on the meta device)
     return bool(args) and isinstance(args[0], torch.Tensor) and args[0].is_meta
 
 
 class _DispatchCheck(TorchDispatchMode):
-    """The dispatcher-level catch-all: reports random aten ops that reach the
-    dispatcher outside the mode's own draws (inside C++ composites such as
-    lstm, or from calls the function level passed on to torch)."""
+    """The dispatcher-level catch-all (check_dispatch=True): reports random aten
+    ops that reach the dispatcher outside the mode's own draws, naming the op
+    (inside C++ composites, through aliases of torch functions bound before the
+    mode started, through torch.ops.aten directly)."""
 
-    def __init__(self, owner: "reproducible", fmode: _FunctionMode) -> None:
+    def __init__(self, owner: "reproducible") -> None:
         super().__init__()
-        self.owner, self.fmode = owner, fmode
+        self.owner = owner
 
     def __torch_dispatch__(self, func, types_, args=(), kwargs=None):
         kwargs = kwargs or {}
         name = func._overloadpacket.__name__
-        passing = self.fmode.passing
-        if not self.owner._internal and passing not in self.owner.reported and not _on_meta(args) and (
-                name in _RANDOM_ATEN or (
-                name in _DROPOUT_ARG_OPS and (d := _dropout_arg(args, kwargs, func._schema)) is not None
-                and d[0] > 0 and d[1])):
-            where = f" (inside {passing})" if passing else ""
-            self.owner._report(f"aten.{name}", f"reached the dispatcher{where} and draws from torch's generator")
+        owner = self.owner
+        if not owner._internal and owner.passing is None and not _on_meta(args) and (
+                name in _RANDOM_ATEN or name in _DROPOUT_ARG_OPS and (
+                    (d := _dropout_arg(args, kwargs, func._schema)) is not None and d[0] > 0 and d[1])):
+            owner._report(f"aten.{name}", "reached the dispatcher without passing through the mode's entry "
+                                          "points, and draws from torch's generator")
         return func(*args, **kwargs)
 
 
-# ==== Python functions with a torch-function check: rerun with the mode active ==========================
-# See _FunctionMode._python. The rerun is the function's own code object with
-# globals that answer the check "no" (every other global is read live from the
-# module) and the argument values of the interrupted call, taken from its frame.
-_HANDLE_CODE = torch.overrides.handle_torch_function.__code__
-_NO = (lambda *a, **k: False)
-_CHECKS = frozenset(("has_torch_function", "has_torch_function_unary", "has_torch_function_variadic"))
-_RERUN: dict = {}  # code -> rerunnable function, or None when the code cannot be rerun exactly
+# ==== the entry points ===================================================================================
+# While a mode is active anywhere, torch's random entry points are replaced by
+# wrappers (and restored when the last one ends). A wrapper calls torch's
+# original unless the calling thread has an active mode, in which case the
+# mode draws the call from xrng. Intercepting these names, not every torch
+# call, is what keeps the rest of the program at full speed: a
+# TorchFunctionMode would see every torch call, and even an empty one costs
+# about 1.3 us per call, 4% of a small transformer's CPU training step (docs/reproducible.md).
+# They are torch-level names, above device dispatch: F.dropout reaches
+# _VF.dropout once, with the same arguments on every device, whereas below it
+# CPU dropout is a bernoulli_ and a multiply and CUDA dropout one fused
+# native_dropout. Code inside torch that calls these names at call time
+# (F.dropout2d, F.multi_head_attention_forward, nn.init, F.gumbel_softmax, the
+# RNN modules) is intercepted with everything else; a reference bound before
+# the mode started, or a call from C++, is not: its draws are caught by the
+# generator watch (and named by the dispatcher-level check).
+_tls = threading.local()  # .top: the innermost active reproducible of this thread
 
 
-class _Globals(dict):
-    """A module's globals with the checks replaced; every other name is looked
-    up live in the module (so later patches of the module are seen)."""
-    __slots__ = ("live",)
-
-    def __init__(self, live: dict) -> None:
-        super().__init__({n: _NO for n in _CHECKS})
-        self.live = live
-
-    def __missing__(self, name):
-        return self.live[name]
+class _Entry:
+    """One replaced entry point: where it lives, its original, and what the mode does with it."""
+    __slots__ = ("owner", "attr", "name", "handler", "special", "why", "original", "wrapper", "own")
 
 
-def _rerunnable(code: types.CodeType, module_globals: dict) -> Optional[types.FunctionType]:
-    if code in _RERUN:
-        return _RERUN[code]
-    f = None
-    # only code that reads the checks as module globals (an attribute access such
-    # as torch.overrides.has_torch_function would check again and recurse) and
-    # has no closure (its cells are not on the frame)
-    ins = list(dis.get_instructions(code))
-    if not code.co_freevars and any(i.opname == "LOAD_GLOBAL" and i.argval in _CHECKS for i in ins) \
-            and not any(i.opname in ("LOAD_ATTR", "LOAD_METHOD") and i.argval in _CHECKS for i in ins):
-        f = types.FunctionType(code, _Globals(module_globals), code.co_name)
-    _RERUN[code] = f
-    return f
+_ENTRIES: list = []
+_installed = 0  # active entries of modes, all threads together
 
 
-def _call_args(frame) -> tuple:
-    """The arguments of the call running in `frame` (defaults applied), as
-    (positional, keyword) for a fresh call of the same code."""
-    co, loc = frame.f_code, frame.f_locals
-    n, k, names = co.co_argcount, co.co_kwonlyargcount, co.co_varnames
-    pos = [loc[x] for x in names[:n]]
-    kw = {x: loc[x] for x in names[n:n + k]}
-    i = n + k
-    if co.co_flags & inspect.CO_VARARGS:
-        pos.extend(loc[names[i]])
-        i += 1
-    if co.co_flags & inspect.CO_VARKEYWORDS:
-        kw.update(loc[names[i]])
-    return pos, kw
+def _make_wrapper(e: _Entry) -> Callable:
+    orig, handler, special, name = e.original, e.handler, e.special, e.name
+
+    if handler is not None:
+        def wrapper(*args, **kwargs):
+            m = getattr(_tls, "top", None)
+            if m is None:
+                return orig(*args, **kwargs)
+            return m._call(orig, handler, name, args, kwargs)
+    else:
+        def wrapper(*args, **kwargs):
+            m = getattr(_tls, "top", None)
+            if m is None or not special(args, kwargs):
+                return orig(*args, **kwargs)
+            m._report(name, e.why)
+            return m._pass(orig, name, args, kwargs)
+    try:
+        functools.update_wrapper(wrapper, orig)
+    except (AttributeError, TypeError):  # builtins without __dict__
+        wrapper.__name__ = getattr(orig, "__name__", name)
+        wrapper.__doc__ = getattr(orig, "__doc__", None)
+    wrapper.__xrng_original__ = orig
+    return wrapper
 
 
-def _reported(condition: Optional[Callable] = None, why: str = "draws from torch's generator: xrng has no "
-              "identical-on-every-device formulation of it"):
-    def special(mode: _FunctionMode, func, name: str, args: tuple, kwargs: dict):
-        if condition is None or condition(args, kwargs):
-            mode.owner._report(name, why)
-            return mode._pass(func, name, args, kwargs)
-        return func(*args, **kwargs)
-    return special
+def _target(owner, attr: str, name: str, handler: Optional[Callable] = None,
+            special: Optional[Callable] = None, why: str = "") -> None:
+    orig = getattr(owner, attr, None)
+    if orig is None or not callable(orig) or isinstance(orig, types.ModuleType):
+        return
+    e = _Entry()
+    e.owner, e.attr, e.name, e.handler, e.special, e.original = owner, attr, name, handler, special, orig
+    e.own = attr in vars(owner)  # torch.Tensor's methods live on TensorBase: restore by deleting
+    e.why = why
+    e.wrapper = _make_wrapper(e)
+    _ENTRIES.append(e)
+
+
+def _install() -> None:
+    global _installed
+    with _lock:
+        if _installed == 0:
+            for e in _ENTRIES:
+                setattr(e.owner, e.attr, e.wrapper)
+        _installed += 1
+
+
+def _uninstall() -> None:
+    global _installed
+    with _lock:
+        _installed -= 1
+        if _installed == 0:
+            for e in _ENTRIES:
+                if e.own:
+                    setattr(e.owner, e.attr, e.original)
+                else:
+                    delattr(e.owner, e.attr)
 
 
 def _build_tables() -> None:
-    T, VF, nn_, F, init = torch.Tensor, torch._C._VariableFunctions, torch._C._nn, torch.nn.functional, torch.nn.init
+    T, VF, F = torch.Tensor, torch._VF, torch.nn.functional
+    for owner, prefix in ((torch, "torch."), (VF, "torch._VF.")):
+        for attr, h in (("rand", _h_rand), ("randn", _h_randn), ("randint", _h_randint), ("randperm", _h_randperm),
+                        ("rand_like", _h_rand_like), ("randn_like", _h_randn_like),
+                        ("randint_like", _h_randint_like), ("bernoulli", _h_bernoulli), ("normal", _h_normal),
+                        ("native_dropout", _h_native_dropout), ("erfinv", _h_erfinv(False, "erfinv"))):
+            if owner is torch or attr in ("native_dropout",):
+                _target(owner, attr, "torch." + attr, h)
+        for inplace in (False, True):
+            u = "_" if inplace else ""
+            _target(owner, "dropout" + u, "torch.dropout" + u, _h_dropout(inplace))
+            _target(owner, "feature_dropout" + u, "torch.feature_dropout" + u, _h_feature_dropout(inplace, False))
+            _target(owner, "alpha_dropout" + u, "torch.alpha_dropout" + u, _h_alpha_dropout(inplace))
+            _target(owner, "feature_alpha_dropout" + u, "torch.feature_alpha_dropout" + u,
+                    _h_feature_dropout(inplace, True))
+            _target(owner, "rrelu" + u, "torch.rrelu" + u, _h_rrelu(inplace))
+        for attr in ("lstm", "gru", "rnn_tanh", "rnn_relu"):
+            _target(owner, attr, "torch." + attr, special=_rnn_draws,
+                    why="with dropout > 0 in training draws its masks inside C++ (cuDNN's own RNG on CUDA)")
+    for attr, h in (("uniform_", _h_uniform_), ("normal_", _h_normal_), ("random_", _h_random_),
+                    ("bernoulli_", _h_bernoulli_), ("bernoulli", _h_bernoulli),
+                    ("erfinv", _h_erfinv(False, "Tensor.erfinv")), ("erfinv_", _h_erfinv(True, "Tensor.erfinv_")),
+                    ("exponential_", _dist_handler("exponential_", _x_exponential_, ("lambd",), {"lambd": 1.0})),
+                    ("geometric_", _dist_handler("geometric_", _x_geometric_, ("p",), {},
+                                                 _FLOATS + (torch.int32, torch.int64))),
+                    ("log_normal_", _dist_handler("log_normal_", _x_log_normal_, ("mean", "std"),
+                                                  {"mean": 1.0, "std": 2.0})),
+                    ("cauchy_", _dist_handler("cauchy_", _x_cauchy_, ("median", "sigma"),
+                                              {"median": 0.0, "sigma": 1.0}))):
+        _target(T, attr, "Tensor." + attr, h)
+    _target(F, "scaled_dot_product_attention", "torch.nn.functional.scaled_dot_product_attention", _h_sdpa)
+    _target(torch.special, "erfinv", "torch.special.erfinv", _h_erfinv(False, "torch.special.erfinv"))
 
-    def objs(*names_in):
-        out = []
-        for owner, n in names_in:
-            o = getattr(owner, n, None)
-            if o is not None and callable(o) and not isinstance(o, types.ModuleType):
-                out.append(o)
-        return out
-
-    H = _HANDLERS
-    _register(H, objs((torch, "rand"), (VF, "rand")), "torch.rand", _h_rand)
-    _register(H, objs((torch, "randn"), (VF, "randn")), "torch.randn", _h_randn)
-    _register(H, objs((torch, "randint"), (VF, "randint")), "torch.randint", _h_randint)
-    _register(H, objs((torch, "randperm"), (VF, "randperm")), "torch.randperm", _h_randperm)
-    _register(H, objs((torch, "rand_like"), (VF, "rand_like")), "torch.rand_like", _h_rand_like)
-    _register(H, objs((torch, "randn_like"), (VF, "randn_like")), "torch.randn_like", _h_randn_like)
-    _register(H, objs((torch, "randint_like"), (VF, "randint_like")), "torch.randint_like", _h_randint_like)
-    _register(H, objs((T, "uniform_")), "Tensor.uniform_", _h_uniform_)
-    _register(H, objs((T, "normal_")), "Tensor.normal_", _h_normal_)
-    _register(H, objs((T, "random_")), "Tensor.random_", _h_random_)
-    _register(H, objs((T, "bernoulli_")), "Tensor.bernoulli_", _h_bernoulli_)
-    _register(H, objs((torch, "bernoulli"), (VF, "bernoulli"), (T, "bernoulli")), "torch.bernoulli", _h_bernoulli)
-    _register(H, objs((torch, "normal"), (VF, "normal")), "torch.normal", _h_normal)
-    _register(H, objs((T, "exponential_")), "Tensor.exponential_",
-              _dist_handler("exponential_", _x_exponential_, ("lambd",), {"lambd": 1.0}))
-    _register(H, objs((T, "geometric_")), "Tensor.geometric_",
-              _dist_handler("geometric_", _x_geometric_, ("p",), {}, _FLOATS + (torch.int32, torch.int64)))
-    _register(H, objs((T, "log_normal_")), "Tensor.log_normal_",
-              _dist_handler("log_normal_", _x_log_normal_, ("mean", "std"), {"mean": 1.0, "std": 2.0}))
-    _register(H, objs((T, "cauchy_")), "Tensor.cauchy_",
-              _dist_handler("cauchy_", _x_cauchy_, ("median", "sigma"), {"median": 0.0, "sigma": 1.0}))
-    for inplace in (False, True):
-        s = "_" if inplace else ""
-        _register(H, objs((torch, "dropout" + s), (VF, "dropout" + s)), "torch.dropout" + s, _h_dropout(inplace))
-        _register(H, objs((torch, "feature_dropout" + s), (VF, "feature_dropout" + s)), "torch.feature_dropout" + s,
-                  _h_feature_dropout(inplace, alpha=False))
-        _register(H, objs((torch, "alpha_dropout" + s), (VF, "alpha_dropout" + s)), "torch.alpha_dropout" + s,
-                  _h_alpha_dropout(inplace))
-        _register(H, objs((torch, "feature_alpha_dropout" + s), (VF, "feature_alpha_dropout" + s)),
-                  "torch.feature_alpha_dropout" + s, _h_feature_dropout(inplace, alpha=True))
-        _register(H, objs((torch, "rrelu" + s), (VF, "rrelu" + s)), "torch.rrelu" + s, _h_rrelu(inplace))
-    _register(H, objs((torch, "native_dropout"), (VF, "native_dropout")), "torch.native_dropout", _h_native_dropout)
-    _register(H, objs((F, "scaled_dot_product_attention"), (nn_, "scaled_dot_product_attention")),
-              "torch.nn.functional.scaled_dot_product_attention", _h_sdpa)
-    for n, h in (("uniform_", _h_init_uniform), ("normal_", _h_init_normal),
-                 ("kaiming_uniform_", _h_init_kaiming_uniform)):
-        f = getattr(init, n)
-        if getattr(f, "__module__", None) == init.__name__:  # not a wrapper someone installed before xrng
-            _BY_CODE[f.__code__] = (h, "torch.nn.init." + n)
-    _register(H, objs((torch, "erfinv"), (VF, "erfinv"), (T, "erfinv")), "torch.erfinv", _h_erfinv(False, "erfinv"))
-    _register(H, objs((torch.special, "erfinv")), "torch.special.erfinv", _h_erfinv(False, "special.erfinv"))
-    _register(H, objs((T, "erfinv_")), "Tensor.erfinv_", _h_erfinv(True, "erfinv_"))
-
-    # random calls without an xrng formulation: reported
-    handled = {name.rsplit(".", 1)[-1] for _, name in H.values()}
+    # random calls without an xrng formulation: reported, then run by torch
+    handled = {e.attr for e in _ENTRIES}
+    always = lambda args, kwargs: True  # noqa: E731
+    why = "draws from torch's generator: xrng has no identical-on-every-device formulation of it"
     for n in sorted(_RANDOM_ATEN - handled):
-        for owner, prefix in ((torch, "torch."), (T, "Tensor."), (nn_, "torch._C._nn."), (torch.special,
-                                                                                          "torch.special.")):
-            for o in objs((owner, n)):
-                if o not in H:
-                    _SPECIAL.setdefault(o, (_reported(), prefix + n))
-    for n in ("lstm", "gru", "rnn_tanh", "rnn_relu"):
-        for o in objs((torch, n), (VF, n)):
-            _SPECIAL[o] = (_reported(_rnn_draws, "with dropout > 0 in training draws its masks inside C++ (and "
-                                                 "cuDNN on CUDA) with torch's generator"), "torch." + n)
+        for owner, prefix in ((torch, "torch."), (T, "Tensor."), (torch._C._nn, "torch._C._nn."),
+                              (torch.special, "torch.special.")):
+            if n in vars(owner) or owner is T and hasattr(T, n):
+                _target(owner, n, prefix + n, special=always, why=why)
     for n in ("_scaled_dot_product_flash_attention", "_scaled_dot_product_flash_attention_for_cpu",
               "_scaled_dot_product_efficient_attention", "_scaled_dot_product_cudnn_attention", "_fused_dropout"):
         if hasattr(torch.ops.aten, n):
-            for o in objs((torch, n), (VF, n)):
-                _SPECIAL[o] = (_reported(_sdpa_private_draws(n), "draws its dropout mask with its own RNG"),
-                               "torch." + n)
+            _target(torch, n, "torch." + n, special=_dropout_p_draws(n), why="draws its dropout mask with its own RNG")
 
 
 _build_tables()
@@ -1329,13 +1173,15 @@ class reproducible:
             possible) instead of warning once about a random op the mode
             cannot make identical on every device.
         check_dispatch: also watch every aten op at the dispatcher, naming
-            random ops that escape the function level (inside C++ composites).
-            Costs about 4 us per aten op. Default: the value of ``strict``.
+            random ops that escape the entry points (inside C++ composites,
+            through references bound before the mode started). Costs a few
+            microseconds per aten op. Default: the value of ``strict``.
 
     Use it as a context manager (``with xrng.reproducible(seed=0): ...``), as
     a decorator (each call starts the stream afresh), or with
     :meth:`enable` / :meth:`disable` for a whole script. Entries nest; leaving
-    an inner one resumes the outer one's stream where it was.
+    an inner one resumes the outer one's stream where it was. The mode applies
+    to the thread that enters it.
 
     Attributes:
         reported: ``{op: reason}`` for every op reported so far by this object.
@@ -1349,7 +1195,8 @@ class reproducible:
         self.strict = bool(strict)
         self.check_dispatch = self.strict if check_dispatch is None else bool(check_dispatch)
         self.reported: dict = {}
-        self._entries: list = []  # (function mode, dispatch check or None, saved global stream)
+        self.passing: Optional[str] = None  # the reported call torch is running for the mode
+        self._entries: list = []  # (dispatch check or None, saved global position, previous top of the thread)
         self._internal = False    # True while the mode itself calls torch's RNG (the throwaway draws)
         self._last_op = "the start of the mode"
         self._watch: dict = {}    # CUDA default generator -> its state after the last global draw
@@ -1393,25 +1240,29 @@ class reproducible:
                 rec = _streams[tg] = _Stream(Generator())
             rec.gen = _key(torch.initial_seed() if self.seed is None else self.seed, GLOBAL_TAG)
             self._commit(tg, rec, "the start of the mode")
-        fmode = _FunctionMode(self)
-        dmode = _DispatchCheck(self, fmode) if self.check_dispatch else None
-        fmode.__enter__()
+        dmode = _DispatchCheck(self) if self.check_dispatch else None
+        _install()
         if dmode is not None:
             dmode.__enter__()
-        self._entries.append((fmode, dmode, saved))
+        self._entries.append((dmode, saved, getattr(_tls, "top", None)))
+        _tls.top = self
         return self
 
     def disable(self) -> None:
         """Ends the innermost entry of this object (on the thread that entered it)."""
         if not self._entries:
             raise RuntimeError("xrng.reproducible.disable(): the mode is not enabled")
-        fmode, dmode, saved = self._entries.pop()
+        if getattr(_tls, "top", None) is not self:
+            raise RuntimeError("xrng.reproducible.disable(): another mode entered later on this thread is "
+                               "still active, or this thread did not enter this one")
+        dmode, saved, previous = self._entries.pop()
         try:
             self._check_foreign(torch.default_generator, "the end of the mode")
         finally:
+            _tls.top = previous
             if dmode is not None:
                 dmode.__exit__(None, None, None)
-            fmode.__exit__(None, None, None)
+            _uninstall()
             if saved is not None:  # an outer entry resumes where it was
                 with _lock:
                     rec = _streams[torch.default_generator]
@@ -1430,6 +1281,54 @@ class reproducible:
             with self:
                 return fn(*args, **kwargs)
         return wrapper
+
+    # ---- calls of the entry points ----
+    def _call(self, orig: Callable, handler: Callable, name: str, args: tuple, kwargs: dict):
+        if torch.compiler.is_compiling():
+            self._report(name, "is inside a torch.compile'd region, where the mode cannot intercept it")
+            return orig(*args, **kwargs)
+        try:
+            return handler(self, args, kwargs)
+        except (_PassThrough, _Meta):
+            return orig(*args, **kwargs)
+        except _Unsupported as e:
+            self._report(name, f"is not drawn from xrng here ({e})")
+            return self._pass(orig, name, args, kwargs)
+
+    def _pass(self, func: Callable, name: str, args: tuple, kwargs: dict):
+        """Runs a reported call with torch's RNG. Its draws from the default
+        generators are known: the watch is moved past them (one report, not two)."""
+        prev, self.passing = self.passing, name
+        try:
+            return func(*args, **kwargs)
+        finally:
+            self.passing = prev
+            self._absorb()
+
+    class _Draw:
+        __slots__ = ("mode", "tg", "rec", "op")
+
+        def __init__(self, mode, tg, rec, op):
+            self.mode, self.tg, self.rec, self.op = mode, tg, rec, op
+
+        def __enter__(self) -> Generator:
+            return self.rec.gen
+
+        def __exit__(self, exc_type, exc, tb):
+            if exc_type is None:
+                self.mode._commit(self.tg, self.rec, self.op)
+            return False
+
+    def _draw(self, generator, op: str) -> "reproducible._Draw":
+        """A context whose value is the xrng Generator to draw with; on a clean
+        exit the position is recorded (and the torch generator moved on)."""
+        if generator is None:
+            tg, tag = torch.default_generator, GLOBAL_TAG
+        elif isinstance(generator, torch.Generator):
+            tg, tag = generator, (GLOBAL_TAG if generator is torch.default_generator else None)
+        else:
+            raise TypeError(f"{op}: generator must be a torch.Generator, got {type(generator).__name__}")
+        return reproducible._Draw(self, tg, self._resolve(tg, tag, op), op)
 
     # ---- reporting ----
     def _report(self, op: str, why: str) -> None:
@@ -1453,20 +1352,23 @@ class reproducible:
                 rec.gen = _key(tg.initial_seed(), tag)
             elif rec is not None and (pos := rec.history.get(_state_key(st))) is not None:
                 rec.gen = Generator(*pos)  # a state recorded after an earlier draw: back to that position
-            else:
+            elif rec is None:  # first seen after torch drew from it (outside the mode): offset 0 all the same
+                rec = _streams[tg] = _Stream(_key(tg.initial_seed(), tag))
+            elif tag == GLOBAL_TAG or rec.entry is self._token():
+                # Something drew from it while this entry of the mode was active (a program's
+                # own generator may also be used between entries: that is not reported).
+                # Either way the xrng stream continues where it was.
                 what = "torch's default generator" if tag == GLOBAL_TAG else \
                     f"a torch.Generator (seed {tg.initial_seed()})"
-                if rec is None:
-                    rec = _streams[tg] = _Stream(_key(tg.initial_seed(), tag))
-                    self._report(what, "was advanced before the mode first used it (its xrng stream starts at "
-                                       "offset 0 all the same)")
-                else:
-                    self._report(what, f"was advanced by something the mode did not intercept, between "
-                                       f"{self._last_op} and {op}")
+                self._report(what, f"was advanced by something the mode did not intercept, between "
+                                   f"{self._last_op} and {op}")
             rec.state = st
             if tag == GLOBAL_TAG:
                 self._check_watch(op)
             return rec
+
+    def _token(self):
+        return self._entries[-1] if self._entries else None
 
     def _commit(self, tg: torch.Generator, rec: _Stream, op: str) -> None:
         self._internal = True
@@ -1476,6 +1378,7 @@ class reproducible:
             self._internal = False
         st = tg.get_state()
         rec.state = st
+        rec.entry = self._token()
         key = _state_key(st)
         rec.history[key] = (rec.gen.seed, rec.gen.subseq, rec.gen.offset)
         rec.history.move_to_end(key)

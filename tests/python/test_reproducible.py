@@ -374,6 +374,34 @@ def test_manual_seed_fork_rng_and_rng_state_move_the_global_stream_like_torch():
 
 
 # ---- entering and leaving --------------------------------------------------------------------------
+def test_entry_points_are_torchs_own_outside_the_mode():
+    originals = (torch.rand, torch.Tensor.uniform_, torch._VF.dropout, F.scaled_dot_product_attention)
+    assert torch.rand is torch._C._VariableFunctions.rand and torch.Tensor.uniform_ is torch._C.TensorBase.uniform_
+    with xrng.reproducible(seed=0):
+        assert torch.rand is not originals[0] and torch.rand.__xrng_original__ is originals[0]
+        with xrng.reproducible(seed=1):
+            pass
+        assert torch._VF.dropout is not originals[2]  # still active: the outer entry
+    assert (torch.rand, torch.Tensor.uniform_, torch._VF.dropout, F.scaled_dot_product_attention) == originals
+
+
+def test_other_threads_keep_torchs_generator():
+    import threading
+    out = {}
+
+    def other():
+        torch.manual_seed(3)
+        out["thread"] = torch.rand(4)
+    with xrng.reproducible(seed=0) as r, warnings.catch_warnings():
+        warnings.simplefilter("ignore", xrng.ReproducibilityWarning)
+        t = threading.Thread(target=other)
+        t.start()
+        t.join()
+    torch.manual_seed(3)
+    assert same_bits(out["thread"], torch.rand(4))  # the mode belongs to the thread that entered it
+    assert "torch's default generator" in r.reported  # ... and the shared generator moved under it
+
+
 def test_decorator_enable_disable_and_nesting():
     @xrng.reproducible(seed=3)
     def f():
@@ -478,9 +506,11 @@ def test_lstm_dropout_compile_unsupported_dtypes_and_direct_aten_calls_are_repor
         assert r.reported == {}  # no dropout: nothing random
         lstm(host(9, 3, 1, 4))
         z = torch.randn(2, dtype=torch.complex64)
-        torch.ops.aten.bernoulli.default(torch.full((3,), 0.5))
+        torch.ops.aten.bernoulli.default(torch.full((3,), 0.5))  # below the entry points: caught by the watch
+        torch.rand(2)
     assert z.dtype == torch.complex64
-    assert set(r.reported) >= {"torch.lstm", "torch.randn", "torch.ops.aten.bernoulli"}
+    assert set(r.reported) == {"torch.lstm", "torch.randn", "torch's default generator"}
+    assert "between torch.randn and torch.rand" in r.reported["torch's default generator"]
 
     @torch.compile(backend="eager")
     def compiled(x):
@@ -491,23 +521,25 @@ def test_lstm_dropout_compile_unsupported_dtypes_and_direct_aten_calls_are_repor
     assert "compile" in r.reported.get("torch.rand", "")
 
 
+# torch's own builtins, as a reference bound before the mode started would call them
+_torch_rand = torch._C._VariableFunctions.rand
+_torch_bernoulli = torch._C._VariableFunctions.bernoulli
+
+
 def test_draws_behind_the_modes_back_are_detected():
     with xrng.reproducible(seed=0) as r, warnings.catch_warnings():
         warnings.simplefilter("ignore", xrng.ReproducibilityWarning)
         torch.rand(2)
-        with torch._C.DisableTorchFunction():
-            torch.rand(2)  # torch's generator, unseen by the function level
+        _torch_rand(2)  # torch's generator, unseen by the entry points
         torch.rand(2)
     assert "between torch.rand and torch.rand" in r.reported["torch's default generator"]
     with pytest.raises(xrng.NotReproducibleError, match="default generator"):
         with xrng.reproducible(seed=0, check_dispatch=False, strict=True):
-            with torch._C.DisableTorchFunction():
-                torch.rand(2)
-    # the dispatcher-level check names the aten op itself
+            _torch_rand(2)  # found when the mode ends
+    # the dispatcher-level check names the aten op itself, before it runs
     with pytest.raises(xrng.NotReproducibleError, match="aten.bernoulli"):
         with xrng.reproducible(seed=0, strict=True):
-            with torch._C.DisableTorchFunction():
-                torch.bernoulli(torch.full((3,), 0.5))
+            _torch_bernoulli(torch.full((3,), 0.5))
 
 
 def test_meta_tensors_and_errors():
@@ -564,7 +596,6 @@ def test_cuda_generator_draws_behind_the_mode_are_detected():
     with xrng.reproducible(seed=0) as r, warnings.catch_warnings():
         warnings.simplefilter("ignore", xrng.ReproducibilityWarning)
         torch.rand(2, device="cuda")
-        with torch._C.DisableTorchFunction():
-            torch.rand(2, device="cuda")
+        _torch_rand(2, device="cuda")  # the CUDA generator, unseen by the entry points
         torch.rand(2, device="cuda")
     assert any("CUDA generator" in k for k in r.reported)
