@@ -98,6 +98,10 @@ class NotReproducibleError(RuntimeError):
     """Raised instead of :class:`ReproducibilityWarning` under ``reproducible(strict=True)``."""
 
 
+class _Meta(Exception):
+    """A meta tensor is involved: torch's meta kernel runs, nothing is drawn."""
+
+
 class _Unsupported(Exception):
     """A handler cannot draw this call from xrng (dtype, layout, ...): the call
     runs with torch's generator and is reported."""
@@ -228,6 +232,8 @@ def _check_tensor(t) -> None:
         raise _Unsupported(f"layout {t.layout}")
     if type(t) not in (torch.Tensor, torch.nn.Parameter):
         raise _Unsupported(f"tensor subclass {type(t).__name__}")
+    if t.is_meta:  # no data, nothing to draw: torch's meta kernel runs
+        raise _Meta
 
 
 def _check_inplace(t: torch.Tensor) -> None:
@@ -258,8 +264,11 @@ def _new(size: tuple, b: dict, default_dtype: torch.dtype) -> torch.Tensor:
         if tuple(out.shape) != size:
             out.resize_(size)
         return out
-    return torch.empty(size, dtype=default_dtype if dtype is None else dtype, device=b.get("device"),
-                       pin_memory=bool(b.get("pin_memory") or False))
+    t = torch.empty(size, dtype=default_dtype if dtype is None else dtype, device=b.get("device"),
+                    pin_memory=bool(b.get("pin_memory") or False))
+    if t.is_meta:  # e.g. under torch.device("meta"): nothing to draw
+        raise _Meta
+    return t
 
 
 def _finish(t: torch.Tensor, b: dict) -> torch.Tensor:
@@ -449,7 +458,10 @@ def _like(b: dict) -> torch.Tensor:
     if b.get("layout") not in (None, torch.strided):
         raise _Unsupported(f"layout {b['layout']}")
     fmt = b.get("memory_format") or torch.preserve_format
-    return torch.empty_like(x, dtype=b.get("dtype"), device=b.get("device"), memory_format=fmt)
+    t = torch.empty_like(x, dtype=b.get("dtype"), device=b.get("device"), memory_format=fmt)
+    if t.is_meta:
+        raise _Meta
+    return t
 
 
 def _h_rand_like(m, args, kwargs):
@@ -487,13 +499,7 @@ def _inplace_target(b: dict) -> torch.Tensor:
     t = b["self"]
     _check_tensor(t)
     _check_inplace(t)
-    if t.is_meta:  # nothing to draw (meta tensors have no data); torch does the same
-        raise _Meta
     return t
-
-
-class _Meta(Exception):
-    """The target is a meta tensor: let torch's no-op kernel run, draw nothing."""
 
 
 def _h_uniform_(m, args, kwargs):
@@ -993,9 +999,12 @@ def _dropout_p_draws(name: str) -> Callable:
     return draws
 
 
-def _on_meta(args: tuple) -> bool:
-    # a random op on a meta tensor draws nothing (model construction on the meta device)
-    return bool(args) and isinstance(args[0], torch.Tensor) and args[0].is_meta
+def _on_meta(args: tuple, kwargs: dict) -> bool:
+    # a random op on the meta device draws nothing (model construction on the meta device)
+    dev = kwargs.get("device")
+    if dev is not None:
+        return torch.device(dev).type == "meta"
+    return any(isinstance(a, torch.Tensor) and a.is_meta for a in args)
 
 
 class _DispatchCheck(TorchDispatchMode):
@@ -1012,7 +1021,7 @@ class _DispatchCheck(TorchDispatchMode):
         kwargs = kwargs or {}
         name = func._overloadpacket.__name__
         owner = self.owner
-        if not owner._internal and owner.passing is None and not _on_meta(args) and (
+        if not owner._internal and owner.passing is None and not _on_meta(args, kwargs) and (
                 name in _RANDOM_ATEN or name in _DROPOUT_ARG_OPS and (
                     (d := _dropout_arg(args, kwargs, func._schema)) is not None and d[0] > 0 and d[1])):
             owner._report(f"aten.{name}", "reached the dispatcher without passing through the mode's entry "

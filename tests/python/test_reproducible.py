@@ -545,7 +545,9 @@ def test_draws_behind_the_modes_back_are_detected():
 def test_meta_tensors_and_errors():
     with xrng.reproducible(seed=0, strict=True) as r:
         lin = torch.nn.Linear(4, 4, device="meta")
-        assert lin.weight.is_meta and r.global_position().offset == 0
+        m = [torch.randn(3, device="meta"), F.dropout(torch.ones(3, device="meta"), 0.5),
+             torch.randint_like(torch.ones(3, device="meta"), 5)]
+        assert lin.weight.is_meta and all(t.is_meta for t in m) and r.global_position().offset == 0
         with pytest.raises(ValueError, match="between 0 and 1"):
             torch.dropout(torch.ones(3), 1.5, True)
         with pytest.raises(RuntimeError, match="from=2.0 > to=1.0"):
