@@ -59,6 +59,7 @@ import collections
 import functools
 import math
 import numbers
+import sys
 import threading
 import types
 import warnings
@@ -1093,12 +1094,44 @@ def _target(owner, attr: str, name: str, handler: Optional[Callable] = None,
     e.why = why
     e.wrapper = _make_wrapper(e)
     _ENTRIES.append(e)
+    _BY_ORIGINAL.setdefault(id(orig), e)
+
+
+_BY_ORIGINAL: dict = {}  # id(original) -> its _Entry (the originals stay alive in their entries)
+_scanned: set = set()    # names of the modules searched for aliases
+_scanned_count = 0       # len(sys.modules) at the last search
+
+
+def _scan_aliases() -> None:
+    """Module-level aliases of the entry points, bound before the mode started
+    (torch.utils.data's `from torch import randperm`, a program's `from torch
+    import randn`), get the same wrappers. Each module is searched once, when
+    the first mode starts after it was imported."""
+    global _scanned_count
+    if len(sys.modules) == _scanned_count:  # nothing imported since the last search (the common case)
+        return
+    _scanned_count = len(sys.modules)
+    for mod_name, mod in list(sys.modules.items()):
+        if mod_name in _scanned:
+            continue
+        _scanned.add(mod_name)
+        d = getattr(mod, "__dict__", None)
+        if not isinstance(d, dict):
+            continue
+        for attr, v in list(d.items()):
+            e = _BY_ORIGINAL.get(id(v))
+            if e is not None and v is e.original and not (mod is e.owner and attr == e.attr):
+                a = _Entry()
+                a.owner, a.attr, a.name, a.handler, a.special, a.why = mod, attr, e.name, e.handler, e.special, e.why
+                a.original, a.wrapper, a.own = v, e.wrapper, True
+                _ENTRIES.append(a)
 
 
 def _install() -> None:
     global _installed
     with _lock:
         if _installed == 0:
+            _scan_aliases()
             for e in _ENTRIES:
                 setattr(e.owner, e.attr, e.wrapper)
         _installed += 1

@@ -385,6 +385,24 @@ def test_entry_points_are_torchs_own_outside_the_mode():
     assert (torch.rand, torch.Tensor.uniform_, torch._VF.dropout, F.scaled_dot_product_attention) == originals
 
 
+def test_module_level_aliases_bound_before_the_mode_are_wrapped():
+    import types
+    mod = types.ModuleType("xrng_test_aliases")
+    exec("from torch import randn\nfrom torch.utils.data import random_split", mod.__dict__)
+    import sys
+    sys.modules[mod.__name__] = mod
+    try:
+        with xrng.reproducible(seed=22, strict=True):
+            a = mod.randn(5)
+            parts = mod.random_split(range(10), [6, 4])  # torch.utils.data binds randperm at import
+        g = G(22)
+        assert same_bits(a, xrng.randn(5, generator=g))
+        assert list(parts[0].indices) + list(parts[1].indices) == xrng.randperm(10, generator=g).tolist()
+        assert mod.randn is torch._C._VariableFunctions.randn  # restored
+    finally:
+        del sys.modules[mod.__name__]
+
+
 def test_other_threads_keep_torchs_generator():
     import threading
     out = {}
@@ -521,9 +539,12 @@ def test_lstm_dropout_compile_unsupported_dtypes_and_direct_aten_calls_are_repor
     assert "compile" in r.reported.get("torch.rand", "")
 
 
-# torch's own builtins, as a reference bound before the mode started would call them
-_torch_rand = torch._C._VariableFunctions.rand
-_torch_bernoulli = torch._C._VariableFunctions.bernoulli
+# torch's own builtins, held where the mode does not look (a module-level alias
+# such as `from torch import rand` is found and wrapped; a reference inside an
+# object is not), as C++ code or a stored reference would call them
+_TORCH = {"rand": torch._C._VariableFunctions.rand, "bernoulli": torch._C._VariableFunctions.bernoulli}
+_torch_rand = lambda *a, **k: _TORCH["rand"](*a, **k)  # noqa: E731
+_torch_bernoulli = lambda *a, **k: _TORCH["bernoulli"](*a, **k)  # noqa: E731
 
 
 def test_draws_behind_the_modes_back_are_detected():
