@@ -74,8 +74,9 @@ def main() -> None:
         before = mode.global_position().offset
         step()
         words = mode.global_position().offset - before
-    for _ in range(a.rounds):
-        for k, ctx in conds.items():
+    order = list(conds.items())
+    for r in range(a.rounds):
+        for k, ctx in order if r % 2 == 0 else order[::-1]:  # alternate the order: no condition always follows another
             with ctx():
                 for _ in range(a.steps):
                     t, c = time.perf_counter(), time.thread_time()

@@ -21,13 +21,15 @@ wrappers while a mode is active: these are torch-level names, above device
 dispatch, so ``F.dropout`` draws the same words on every device, whereas below
 it CPU dropout is a ``bernoulli_`` and a multiply and CUDA dropout one fused
 ``native_dropout``. Every other torch call runs untouched, at full speed (a
-``TorchFunctionMode`` would add about 1.3 us to each of them). Calls made inside
-torch's Python wrappers (dropout2d, multi-head attention, nn.init,
-gumbel_softmax, the RNN modules) reach the entry points like any other. Draws
-that bypass them (a C++ composite, a reference bound before the mode started)
-are caught afterwards by watching torch's default generators, and named at
-once by the optional dispatcher-level check (``check_dispatch=True``, on by
-default with ``strict=True``), a ``TorchDispatchMode`` that sees every aten op.
+``TorchFunctionMode`` would add its cost to each of them: docs/reproducible.md).
+Calls made inside torch's Python wrappers (dropout2d, multi-head attention,
+nn.init, gumbel_softmax, the RNN modules) reach the entry points like any
+other, and module-level aliases bound before the mode started (``from torch
+import randn``) are wrapped too. Draws that bypass them (a C++ composite, a
+reference kept in an object) are caught afterwards by watching torch's
+default generators, and named at once by the optional dispatcher-level check
+(``check_dispatch=True``, on by default with ``strict=True``), a
+``TorchDispatchMode`` that sees every aten op.
 
 Streams (SPEC.md, "Reproducible mode: key derivation"):
 
@@ -1036,16 +1038,17 @@ class _DispatchCheck(TorchDispatchMode):
 # original unless the calling thread has an active mode, in which case the
 # mode draws the call from xrng. Intercepting these names, not every torch
 # call, is what keeps the rest of the program at full speed: a
-# TorchFunctionMode would see every torch call, and even an empty one costs
-# about 1.3 us per call, 4% of a small transformer's CPU training step (docs/reproducible.md).
+# TorchFunctionMode sees every torch call, and even an empty one made a small
+# transformer's CPU training step 4-9% slower (docs/reproducible.md).
 # They are torch-level names, above device dispatch: F.dropout reaches
 # _VF.dropout once, with the same arguments on every device, whereas below it
 # CPU dropout is a bernoulli_ and a multiply and CUDA dropout one fused
 # native_dropout. Code inside torch that calls these names at call time
 # (F.dropout2d, F.multi_head_attention_forward, nn.init, F.gumbel_softmax, the
-# RNN modules) is intercepted with everything else; a reference bound before
-# the mode started, or a call from C++, is not: its draws are caught by the
-# generator watch (and named by the dispatcher-level check).
+# RNN modules) is intercepted with everything else, and so are module-level
+# aliases (_scan_aliases); a reference kept elsewhere, or a call from C++, is
+# not: its draws are caught by the generator watch (and named by the
+# dispatcher-level check).
 _tls = threading.local()  # .top: the innermost active reproducible of this thread
 
 

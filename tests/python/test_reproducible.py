@@ -247,6 +247,26 @@ def test_multi_head_attention_dropout_inside_a_python_wrapper_is_drawn():
         assert r.global_position().offset == 36 + 10
 
 
+def test_rrelu_fractional_max_pool_and_distributions():
+    x = host(10, 3, 7)
+    img = host(11, 2, 3, 8, 8)
+    with xrng.reproducible(seed=23) as r:
+        y = F.rrelu(x, 0.1, 0.3, training=True)
+        e = F.rrelu(x, 0.1, 0.3, training=False)  # eval: torch's fixed slope, no draw
+        pos = r.global_position().offset
+        F.fractional_max_pool2d(img, 2, output_size=(4, 4))  # its torch.rand samples: 2 x 3 x 2 uniforms
+        after_pool = r.global_position().offset
+        n = torch.distributions.Normal(torch.zeros(3), torch.ones(3)).sample((2,))
+        u = torch.distributions.Uniform(0.0, 2.0).sample((4,))
+    g = G(23)
+    slope = torch.where(x <= 0, xrng.rand(3, 7, low=0.1, high=0.3, generator=g), 1.0)
+    assert same_bits(y, x * slope) and same_bits(e, F.rrelu(x, 0.1, 0.3, training=False))
+    assert pos == 21 and after_pool == pos + 12
+    g.offset = after_pool
+    assert same_bits(n, xrng.randn(2, 3, generator=g) * torch.ones(2, 3) + torch.zeros(2, 3))
+    assert same_bits(u, xrng.rand(4, generator=g) * (2.0 - 0.0) + 0.0)
+
+
 # ---- nn.init ---------------------------------------------------------------------------------------
 def test_nn_init_draws():
     with xrng.reproducible(seed=17) as r:
