@@ -962,7 +962,7 @@ def _random_aten_names() -> frozenset:
     return frozenset(names)
 
 
-_RANDOM_ATEN = _random_aten_names()
+_RANDOM_ATEN: frozenset = frozenset()  # filled with the tables, when the first mode starts (import stays cheap)
 _DROPOUT_ARG_OPS = frozenset((
     "native_dropout", "_fused_dropout", "_scaled_dot_product_flash_attention",
     "_scaled_dot_product_flash_attention_for_cpu", "_scaled_dot_product_efficient_attention",
@@ -1133,6 +1133,8 @@ def _scan_aliases() -> None:
 def _install() -> None:
     global _installed
     with _lock:
+        if not _ENTRIES:
+            _build_tables()
         if _installed == 0:
             _scan_aliases()
             for e in _ENTRIES:
@@ -1153,6 +1155,10 @@ def _uninstall() -> None:
 
 
 def _build_tables() -> None:
+    """The entry points and their wrappers (once, at the first enable: reading
+    every aten schema takes some 50 ms)."""
+    global _RANDOM_ATEN
+    _RANDOM_ATEN = _random_aten_names()
     T, VF, F = torch.Tensor, torch._VF, torch.nn.functional
     for owner, prefix in ((torch, "torch."), (VF, "torch._VF.")):
         for attr, h in (("rand", _h_rand), ("randn", _h_randn), ("randint", _h_randint), ("randperm", _h_randperm),
@@ -1199,9 +1205,6 @@ def _build_tables() -> None:
               "_scaled_dot_product_efficient_attention", "_scaled_dot_product_cudnn_attention", "_fused_dropout"):
         if hasattr(torch.ops.aten, n):
             _target(torch, n, "torch." + n, special=_dropout_p_draws(n), why="draws its dropout mask with its own RNG")
-
-
-_build_tables()
 
 
 # ==== the public object ==================================================================================

@@ -612,7 +612,14 @@ def test_cuda_model_init_and_dropout_equal_cpu():
             p = torch.randperm(5000, device=device)
             b = torch.bernoulli(torch.full((1000,), 0.3, device=device))
             e = torch.empty(3000, device=device).uniform_(-0.99, 0.99).erfinv_()
-        return [t.detach().cpu() for t in list(layer.parameters()) + [d, a, r, p, b, e]]
+            # the mode's own arithmetic after a draw (inputs made on the CPU, then moved)
+            line = torch.linspace(-2, 2, 1000).to(device)
+            n = torch.normal(line.reshape(20, 50), torch.full((50,), 0.5).to(device))
+            f = F.dropout2d(torch.linspace(-2, 2, 600).reshape(4, 6, 5, 5).to(device), 0.4)
+            h = F.alpha_dropout(line, 0.3, training=True)
+            rr = F.rrelu(line, training=True)
+            v = torch.empty(1000, dtype=torch.float16, device=device).exponential_(2.0)
+        return [t.detach().cpu() for t in list(layer.parameters()) + [d, a, r, p, b, e, n, f, h, rr, v]]
     for a, b in zip(run("cpu"), run("cuda")):
         assert same_bits(a, b)
 
