@@ -1160,7 +1160,7 @@ def _build_tables() -> None:
     global _RANDOM_ATEN
     _RANDOM_ATEN = _random_aten_names()
     T, VF, F = torch.Tensor, torch._VF, torch.nn.functional
-    for owner, prefix in ((torch, "torch."), (VF, "torch._VF.")):
+    for owner in (torch, VF):  # F.dropout & co. call torch._VF's; programs call torch's
         for attr, h in (("rand", _h_rand), ("randn", _h_randn), ("randint", _h_randint), ("randperm", _h_randperm),
                         ("rand_like", _h_rand_like), ("randn_like", _h_randn_like),
                         ("randint_like", _h_randint_like), ("bernoulli", _h_bernoulli), ("normal", _h_normal),
