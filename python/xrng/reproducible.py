@@ -1039,7 +1039,7 @@ class _DispatchCheck(TorchDispatchMode):
 # mode draws the call from xrng. Intercepting these names, not every torch
 # call, is what keeps the rest of the program at full speed: a
 # TorchFunctionMode sees every torch call, and even an empty one made a small
-# transformer's CPU training step 4-9% slower (docs/reproducible.md).
+# transformer's CPU training step 3.5-9% slower (docs/reproducible.md).
 # They are torch-level names, above device dispatch: F.dropout reaches
 # _VF.dropout once, with the same arguments on every device, whereas below it
 # CPU dropout is a bernoulli_ and a multiply and CUDA dropout one fused
