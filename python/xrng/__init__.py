@@ -377,3 +377,8 @@ def perm_position(n: int, value: int, *, seed: int = 0, subseq: int = 0, offset:
     """The index at which ``value`` appears in ``randperm(n, seed=..., ...)``."""
     return _C.perm_position(_u64(seed, "seed"), _u64(subseq, "subseq"), _u64(offset, "offset"), _u64(n, "n"),
                             _u64(value, "value"))
+
+
+# Reproducible mode for unmodified PyTorch programs (reproducible.py); it imports the functions above.
+from .reproducible import GLOBAL_TAG, NotReproducibleError, ReproducibilityWarning, reproducible  # noqa: E402
+__all__ += ["reproducible", "ReproducibilityWarning", "NotReproducibleError", "GLOBAL_TAG"]
