@@ -7,6 +7,8 @@
 #include <pybind11/stl.h>
 
 #include <string>
+#include <tuple>
+#include <variant>
 
 #include "xrng_torch.h"
 
@@ -27,6 +29,86 @@ RunOptions run_options(const std::string& path, int threads) {
   return r;
 }
 
+// {name: value} -> DrawParams, by the registry's parameter names and kinds
+// (XRNG_PARAMS). A name the distribution does not read is an error, so a
+// misspelt parameter cannot silently take its default.
+xrng::DrawParams draw_params(xrng::Dist d, const py::dict& params) {
+  xrng::DrawParams q;
+  for (const auto& item : params) {
+    const std::string name = py::str(item.first);
+    const xrng::ParamInfo* info = nullptr;
+    for (const xrng::ParamInfo& pi : xrng::kParams)
+      if (name == pi.name) info = &pi;
+    if (info == nullptr || !xrng::dist_has_param(d, info->id)) {
+      std::string known;
+      for (const xrng::ParamInfo& pi : xrng::kParams)
+        if (xrng::dist_has_param(d, pi.id)) known += (known.empty() ? "" : ", ") + std::string(pi.name);
+      throw xrng::Error(std::string(xrng::dist_name(d)) + ": unknown parameter '" + name + "' (" +
+                        (known.empty() ? "none" : known) + ")");
+    }
+    switch (info->kind) {
+      case xrng::ParamKind::real: q.set_real(info->id, item.second.cast<double>()); break;
+      case xrng::ParamKind::integer: q.set_integer(info->id, item.second.cast<int64_t>()); break;
+      case xrng::ParamKind::count: q.set_count(info->id, item.second.cast<uint64_t>()); break;
+    }
+  }
+  return q;
+}
+
+// Where a draw starts, from Python: an xrng.Generator, which the draw
+// advances, or a stream position (seed, subseq, offset) for the stateless
+// calls (seed=...), which advance nothing and so may end exactly at word 2^64.
+using Position = std::tuple<uint64_t, uint64_t, uint64_t>;
+using Source = std::variant<Generator*, Position>;
+// pybind11 loads None as a null Generator*.
+Generator& checked(Generator* g) {
+  if (g == nullptr) throw xrng::Error("source must be an xrng.Generator or a (seed, subseq, offset) tuple, not None");
+  return *g;
+}
+
+const char* kind_name(xrng::Kind k) {
+  switch (k) {
+    case xrng::Kind::element: return "element";
+    case xrng::Kind::permutation: return "permutation";
+    case xrng::Kind::transform: return "transform";
+  }
+  return "?";
+}
+const char* param_kind_name(xrng::ParamKind k) {
+  switch (k) {
+    case xrng::ParamKind::real: return "real";
+    case xrng::ParamKind::integer: return "integer";
+    case xrng::ParamKind::count: return "count";
+  }
+  return "?";
+}
+
+// The registry (rng/registry.h) as Python values, for code and tests that
+// iterate it instead of restating it.
+py::dict registry() {
+  py::dict dtypes, params, dists;
+  for (xrng::DType t : xrng::kAllDTypes) dtypes[xrng::dtype_name(t)] = scalar_type_of(t);
+  for (const xrng::ParamInfo& p : xrng::kParams)
+    params[p.name] = py::dict(py::arg("kind") = param_kind_name(p.kind), py::arg("doc") = p.doc);
+  for (const xrng::DistInfo& d : xrng::kDists) {
+    py::list names;
+    for (const xrng::ParamInfo& p : xrng::kParams)
+      if (xrng::dist_has_param(d.id, p.id)) names.append(p.name);
+    dists[d.name] = py::dict(py::arg("kind") = kind_name(d.kind),
+                             py::arg("default_dtype") = xrng::dtype_name(d.default_dtype),
+                             py::arg("params") = names, py::arg("doc") = d.doc);
+  }
+  py::list rows;
+  for (const xrng::RowInfo& r : xrng::kRows)
+    rows.append(py::make_tuple(xrng::dist_name(r.dist), xrng::dtype_name(r.dtype), r.group, r.words, r.version));
+  py::dict out;
+  out["dtypes"] = dtypes;
+  out["params"] = params;
+  out["dists"] = dists;
+  out["rows"] = rows;
+  return out;
+}
+
 }  // namespace
 
 PYBIND11_MODULE(_C, m) {
@@ -41,10 +123,27 @@ PYBIND11_MODULE(_C, m) {
   });
 
   m.attr("stream_version") = xrng::kStreamVersion;
+  m.attr("state_bytes_size") = kStateBytes;
   m.def("simd_isa", &xrng::simd_isa, "The host SIMD instruction set in use: avx512, avx2 or none.");
   m.def("set_simd_isa", &xrng::set_simd_isa, py::arg("name"),
         "Forces the host dispatcher below the detected ISA (avx2, none); False if unavailable.");
   m.def("has_cuda_kernels", &has_cuda_kernels, "Whether CUDA tensors are filled by the CUDA kernels.");
+  m.def("registry", &registry, R"doc(
+The registry of draws (rng/registry.h) as a dict of four tables:
+``dtypes`` {name: torch.dtype}, ``params`` {name: {kind, doc}} (kind: real,
+integer or count), ``dists`` {name: {kind, default_dtype, params, doc}} (kind:
+element, permutation or transform) and ``rows`` [(dist, dtype, G, K, version)]:
+groups of G elements consume K stream words (a permutation: K words of key).)doc");
+
+  // PyTorch's seeding conventions, from rng/keys.h (all modulo 2**64).
+  m.def("epoch_seed", &xrng::epoch_seed, py::arg("epoch"),
+        "The set_epoch recipe's seed: 123456789 + epoch (mod 2**64).");
+  m.def("worker_seed", &xrng::worker_seed, py::arg("base_seed"), py::arg("worker_id"),
+        "The seed torch gives DataLoader worker worker_id: base_seed + worker_id (mod 2**64).");
+  m.def("numpy_worker_seed", &xrng::numpy_worker_seed, py::arg("initial_seed"),
+        "The seed_worker recipe's seed for NumPy and random: initial_seed mod 2**32.");
+  m.def("distributed_sampler_seed", &xrng::distributed_sampler_seed, py::arg("seed"), py::arg("epoch"),
+        "DistributedSampler's seed for an epoch: seed + epoch (mod 2**64).");
 
   py::class_<Generator>(m, "Generator", R"doc(
 A stateful xrng generator: a key (seed, subseq) and a word offset.
@@ -52,19 +151,21 @@ A stateful xrng generator: a key (seed, subseq) and a word offset.
 Each draw starts at ``offset`` and advances it by the words the draw consumes,
 so a sequence of draws from ``Generator(seed, subseq, offset)`` equals draws at
 explicit offsets (``xrng gen --offset``). The state is three integers: no
-hidden cache.)doc")
+hidden cache. This is the C++ ``xrng::Generator`` (host/xrng.h), the one the
+LibTorch API uses too.)doc")
       .def(py::init<uint64_t, uint64_t, uint64_t>(), py::arg("seed") = 0, py::arg("subseq") = 0,
            py::arg("offset") = 0)
-      .def_property_readonly("seed", &Generator::seed)
-      .def_property_readonly("subseq", &Generator::subseq)
+      .def_property_readonly("seed", [](const Generator& g) { return g.key().seed; }, "The key's seed.")
+      .def_property_readonly("subseq", [](const Generator& g) { return g.key().subseq; }, "The key's subsequence.")
       .def_property("offset", &Generator::offset, &Generator::set_offset, "The next word offset to draw from.")
-      .def("get_state", &Generator::get_state,
+      .def("get_state", [](const Generator& g) { return get_state(g); },
            "The state as a 32-byte uint8 CPU tensor ('XRNG', stream version, seed, subseq, offset).")
-      .def("set_state", &Generator::set_state, py::arg("state"), "Restores a state from get_state().")
+      .def("set_state", [](Generator& g, const at::Tensor& t) { set_state(g, t); }, py::arg("state"),
+           "Restores a state from get_state(); ValueError if it is not one, or of another stream version.")
       .def(
           "state_bytes",
           [](const Generator& g) {
-            const auto b = g.state_bytes();
+            const auto b = state_bytes(g);
             return py::bytes(reinterpret_cast<const char*>(b.data()), b.size());
           },
           "The state as bytes (the same 32 bytes as get_state()).")
@@ -72,107 +173,70 @@ hidden cache.)doc")
           "set_state_bytes",
           [](Generator& g, const py::bytes& b) {
             const std::string s = b;
-            g.set_state_bytes(reinterpret_cast<const uint8_t*>(s.data()), s.size());
+            set_state_bytes(g, reinterpret_cast<const uint8_t*>(s.data()), s.size());
           },
-          py::arg("state"))
-      .def("fork", &Generator::fork, py::arg("i"),
+          py::arg("state"), "Restores a state from state_bytes().")
+      .def("split", &Generator::split, py::arg("i"),
            "The i-th child generator (key split(i)), at offset 0; this generator is unchanged.")
       .def("fold_in", &Generator::fold_in, py::arg("data"),
            "A generator on the key folded with `data` (a step, layer or rank), at offset 0.")
+      .def(
+          "fork",
+          [](const Generator& g, uint64_t i) {
+            if (PyErr_WarnEx(PyExc_DeprecationWarning, "Generator.fork(i) is deprecated: use Generator.split(i)", 1) <
+                0)
+              throw py::error_already_set();
+            return g.split(i);
+          },
+          py::arg("i"), "Deprecated name of split(i).")
       .def("clone", [](const Generator& g) { return Generator(g); }, "An independent copy.")
       .def("__copy__", [](const Generator& g) { return Generator(g); })
       .def("__deepcopy__", [](const Generator& g, py::dict) { return Generator(g); }, py::arg("memo"))
-      .def("__eq__", [](const Generator& a, const Generator& b) { return a.state_bytes() == b.state_bytes(); })
+      .def("__eq__", [](const Generator& a, const Generator& b) { return a == b; })
       .def("__repr__",
            [](const Generator& g) {
-             return "xrng.Generator(seed=" + std::to_string(g.seed()) + ", subseq=" + std::to_string(g.subseq()) +
-                    ", offset=" + std::to_string(g.offset()) + ")";
+             return "xrng.Generator(seed=" + std::to_string(g.key().seed) + ", subseq=" +
+                    std::to_string(g.key().subseq) + ", offset=" + std::to_string(g.offset()) + ")";
            })
       .def(py::pickle(
-          [](const Generator& g) { return py::make_tuple(g.seed(), g.subseq(), g.offset()); },
+          [](const Generator& g) { return py::make_tuple(g.key().seed, g.key().subseq, g.offset()); },
           [](const py::tuple& t) {
             if (t.size() != 3) throw xrng::Error("Generator: bad pickled state");
             return Generator(t[0].cast<uint64_t>(), t[1].cast<uint64_t>(), t[2].cast<uint64_t>());
           }));
 
-  const auto nogil = py::call_guard<py::gil_scoped_release>();
-  m.def(
-      "uniform_",
-      [](at::Tensor t, Generator& g, double low, double high, const std::string& path, int threads) {
-        return uniform_(t, g, low, high, run_options(path, threads));
-      },
-      py::arg("tensor"), py::arg("generator"), py::arg("low"), py::arg("high"), py::arg("path"), py::arg("threads"),
-      nogil);
-  m.def(
-      "normal_",
-      [](at::Tensor t, Generator& g, double mean, double std, const std::string& path, int threads) {
-        return normal_(t, g, mean, std, run_options(path, threads));
-      },
-      py::arg("tensor"), py::arg("generator"), py::arg("mean"), py::arg("std"), py::arg("path"), py::arg("threads"),
-      nogil);
-  m.def(
-      "randint_",
-      [](at::Tensor t, Generator& g, int64_t low, int64_t high, const std::string& path, int threads) {
-        return randint_(t, low, high, g, run_options(path, threads));
-      },
-      py::arg("tensor"), py::arg("generator"), py::arg("low"), py::arg("high"), py::arg("path"), py::arg("threads"),
-      nogil);
-  m.def(
-      "bernoulli_",
-      [](at::Tensor t, Generator& g, double p, const std::string& path, int threads) {
-        return bernoulli_(t, p, g, run_options(path, threads));
-      },
-      py::arg("tensor"), py::arg("generator"), py::arg("p"), py::arg("path"), py::arg("threads"), nogil);
-  m.def(
-      "randperm_",
-      [](at::Tensor t, Generator& g, const std::string& path, int threads) {
-        xrng::DrawParams q;
-        q.n = static_cast<uint64_t>(t.numel());
-        const xrng::Plan plan = xrng::make_plan(xrng::Dist::perm, draw_dtype(xrng::Dist::perm, t.scalar_type()), q);
-        return fill_(t, plan, g, run_options(path, threads));
-      },
-      py::arg("tensor"), py::arg("generator"), py::arg("path"), py::arg("threads"), nogil);
-  m.def(
-      "bits_",
-      [](at::Tensor t, Generator& g, const std::string& path, int threads) {
-        const xrng::Plan plan =
-            xrng::make_plan(xrng::Dist::bits, draw_dtype(xrng::Dist::bits, t.scalar_type()), xrng::DrawParams{});
-        return fill_(t, plan, g, run_options(path, threads));
-      },
-      py::arg("tensor"), py::arg("generator"), py::arg("path"), py::arg("threads"), nogil);
+  // The fills. Every in-place function of the Python package is one draw_
+  // call with its distribution's parameters by name (registry.h,
+  // XRNG_PARAMS), from a Source: a Generator or a stateless stream position.
   m.def(
       "draw_",
-      [](at::Tensor t, Generator& g, const std::string& dist, const py::dict& params, const std::string& path,
+      [](at::Tensor t, const Source& source, const std::string& dist, const py::dict& params, const std::string& path,
          int threads) {
-        // Any element distribution of the registry, parameters by name (registry.h, XRNG_PARAMS).
         const xrng::Dist d = xrng::parse_dist(dist);
-        xrng::DrawParams q;
-        for (const auto& item : params) {
-          const std::string name = py::str(item.first);
-          const xrng::ParamInfo* info = nullptr;
-          for (const xrng::ParamInfo& pi : xrng::kParams)
-            if (name == pi.name) info = &pi;
-          if (info == nullptr || !xrng::dist_has_param(d, info->id))
-            throw xrng::Error(dist + ": unknown parameter '" + name + "'");
-          switch (info->kind) {
-            case xrng::ParamKind::real: q.set_real(info->id, item.second.cast<double>()); break;
-            case xrng::ParamKind::integer: q.set_integer(info->id, item.second.cast<int64_t>()); break;
-            case xrng::ParamKind::count: q.set_count(info->id, item.second.cast<uint64_t>()); break;
-          }
-        }
-        const xrng::Plan plan = xrng::make_plan(d, draw_dtype(d, t.scalar_type()), q);
+        const xrng::DrawParams q = draw_params(d, params);
+        const RunOptions run = run_options(path, threads);
         py::gil_scoped_release nogil;
-        return fill_(t, plan, g, run_options(path, threads));
+        if (Generator* const* g = std::get_if<Generator*>(&source)) return draw_(t, d, q, checked(*g), run);
+        const auto& [seed, subseq, offset] = std::get<Position>(source);
+        return draw_(t, d, q, xrng::Key(seed, subseq), offset, run);
       },
-      py::arg("tensor"), py::arg("generator"), py::arg("dist"), py::arg("params"), py::arg("path"),
-      py::arg("threads"));
+      py::arg("tensor"), py::arg("source"), py::arg("dist"), py::arg("params"), py::arg("path"),
+      py::arg("threads"),
+      "Fills `tensor` with a draw of `dist` (an element or permutation distribution of the registry), parameters by "
+      "name (registry()['dists'][dist]['params']). source: a Generator (advanced by the draw) or a (seed, subseq, "
+      "offset) tuple (a stateless draw, which may end exactly at word 2**64).");
   m.def(
       "dropout_out",
-      [](at::Tensor out, const at::Tensor& in, double p, Generator& g, const std::string& path, int threads) {
-        return dropout_out(out, in, p, g, run_options(path, threads));
+      [](at::Tensor out, const at::Tensor& in, double p, const Source& source, const std::string& path, int threads) {
+        const RunOptions run = run_options(path, threads);
+        py::gil_scoped_release nogil;
+        if (Generator* const* g = std::get_if<Generator*>(&source)) return dropout_out(out, in, p, checked(*g), run);
+        const auto& [seed, subseq, offset] = std::get<Position>(source);
+        return dropout_out(out, in, p, xrng::Key(seed, subseq), offset, run);
       },
-      py::arg("out"), py::arg("input"), py::arg("p"), py::arg("generator"), py::arg("path"), py::arg("threads"),
-      nogil);
+      py::arg("out"), py::arg("input"), py::arg("p"), py::arg("source"), py::arg("path"), py::arg("threads"),
+      "out = dropout(input) with the Bernoulli(p) mask of the draw at `source` (as for draw_).");
+  const auto nogil = py::call_guard<py::gil_scoped_release>();
   m.def(
       "perm_shard_",
       [](at::Tensor out, uint64_t n, uint64_t seed, uint64_t subseq, uint64_t offset, uint64_t rank, uint64_t world,

@@ -50,9 +50,9 @@ int main() {
     show("strided_normal", s, gs);
 
     // Save the state, draw, restore, draw again: the same values.
-    const at::Tensor state = g.get_state();
+    const at::Tensor state = xt::get_state(g);
     const at::Tensor a = xt::randn_like(at::empty({5, 5}), g);
-    g.set_state(state);
+    xt::set_state(g, state);
     const at::Tensor b = xt::randn_like(at::empty({5, 5}), g);
     std::printf("restore %s\n", a.equal(b) ? "same" : "DIFFERENT");
 

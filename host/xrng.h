@@ -79,6 +79,12 @@ uint64_t perm_position(const Key& key, uint64_t offset, uint64_t n, uint64_t val
 // Remembers (key, offset) and nothing else; each draw starts at the current
 // offset and advances it by the words the draw consumes (plan_words), so a
 // sequence of draws equals one draw at explicit offsets.
+//
+// This is xrng's only generator: the LibTorch API uses it as is
+// (xrng::torch_api::Generator is this class; bindings/xrng_torch.h adds its
+// 32-byte state format as free functions) and Python's xrng.Generator is a
+// binding of it. Derived generators: split(i) and fold_in(data), the same
+// names as Key's, in C++, LibTorch and Python.
 class Generator {
  public:
   explicit Generator(uint64_t seed = 0, uint64_t subseq = 0, uint64_t offset = 0) : key_(seed, subseq), offset_(offset) {}
@@ -97,8 +103,14 @@ class Generator {
   void uniform(float* out, size_t n, double low = 0.0, double high = 1.0, const FillOptions& opt = {});
 
   // A generator on a derived key, starting at offset 0 (see Key::fold_in/split).
+  // Only the key is derived: the parent's offset does not enter, and the
+  // parent is unchanged.
   Generator fold_in(uint64_t data) const { return Generator(key_.fold_in(data), 0); }
   Generator split(uint64_t i) const { return Generator(key_.split(i), 0); }
+
+  // Equal generators produce the same values from here on.
+  bool operator==(const Generator& o) const { return key_ == o.key_ && offset_ == o.offset_; }
+  bool operator!=(const Generator& o) const { return !(*this == o); }
 
  private:
   Key key_;

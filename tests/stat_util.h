@@ -65,4 +65,31 @@ struct Moments {
 // Standard normal CDF.
 inline double normal_cdf(double x) { return 0.5 * std::erfc(-x / std::sqrt(2.0)); }
 
+// CDFs of the other continuous laws of the suite (libm is fine here: these
+// judge samples, they produce no stream value).
+inline double exponential_cdf(double x, double rate) { return x <= 0.0 ? 0.0 : -std::expm1(-rate * x); }
+inline double log_normal_cdf(double x, double mean, double std) {
+  return x <= 0.0 ? 0.0 : normal_cdf((std::log(x) - mean) / std);
+}
+inline double cauchy_cdf(double x, double median, double sigma) {
+  return 0.5 + std::atan((x - median) / sigma) / 3.14159265358979323846;
+}
+
+// The sample q-quantile of a sorted sample (the element of rank ceil(q n)).
+// Its standard error is sqrt(q (1 - q) / n) / f(x_q) for a density f.
+template <class T>
+double sample_quantile(const std::vector<T>& sorted, double q) {
+  size_t r = static_cast<size_t>(std::ceil(q * static_cast<double>(sorted.size())));
+  if (r > 0) --r;
+  return static_cast<double>(sorted[std::min(r, sorted.size() - 1)]);
+}
+
+// A count of rare events against its expectation lambda (binomial with a
+// small p, so about Poisson): accepted when |count - lambda| <= 5 sqrt(lambda)
+// + 3, a band a Poisson variable leaves with probability below 1e-5 for
+// lambda >= 1 (the + 3 covers the small-lambda end).
+inline bool poisson_count_ok(uint64_t count, double lambda) {
+  return std::fabs(static_cast<double>(count) - lambda) <= 5.0 * std::sqrt(lambda) + 3.0;
+}
+
 }  // namespace xrng_test

@@ -10,10 +10,16 @@ any other torch device.
 Where a draw starts:
 
 * ``seed=S`` (with ``subseq`` and ``offset``): a stateless draw at word
-  ``offset`` of stream (S, subseq);
+  ``offset`` of stream (S, subseq); it may use the stream up to its last word
+  (2**64 - 1), like ``xrng gen``;
 * ``generator=g``: a draw at ``g.offset``, after which ``g`` advances by the
   words the draw consumed;
 * neither: ``xrng.default_generator`` (seed 0 until :func:`manual_seed`).
+
+Derived streams: ``g.split(i)`` (the i-th child) and ``g.fold_in(data)`` (a
+step, layer or rank folded in) give generators on unrelated keys, the same
+operations as C++ ``Key::split`` / ``Key::fold_in``. ``g.fork(i)`` is a
+deprecated alias of ``g.split(i)``.
 
 Paths (``path=``): ``"auto"`` fills CPU tensors with the host SIMD backend,
 CUDA tensors with the CUDA kernels when built with them, and tensors of any
@@ -85,7 +91,11 @@ def _size(size: tuple) -> list:
     return out
 
 
-def _generator(seed: Optional[int], subseq: int, offset: int, generator: Optional[Generator]) -> Generator:
+def _source(seed: Optional[int], subseq: int, offset: int, generator: Optional[Generator]):
+    """Where a draw starts: the Generator it advances (``generator=``, else
+    :data:`default_generator`), or for ``seed=`` the stream position
+    ``(seed, subseq, offset)``, which nothing advances (so a stateless draw may
+    end exactly at word 2**64, like ``xrng gen``)."""
     if generator is not None:
         if seed is not None:
             raise ValueError("pass either seed= or generator=, not both")
@@ -98,7 +108,7 @@ def _generator(seed: Optional[int], subseq: int, offset: int, generator: Optiona
         if subseq or offset:
             raise ValueError("subseq= and offset= need seed=")
         return default_generator
-    return Generator(_u64(seed, "seed"), _u64(subseq, "subseq"), _u64(offset, "offset"))
+    return (_u64(seed, "seed"), _u64(subseq, "subseq"), _u64(offset, "offset"))
 
 
 def _path(path: str) -> str:
@@ -128,12 +138,14 @@ def rand(*size: _Size, seed: Optional[int] = None, subseq: int = 0, offset: int 
          low: float = 0.0, high: float = 1.0, path: str = "auto", threads: int = 0) -> torch.Tensor:
     """Uniform values in [low, high) (default [0, 1)), like :func:`torch.rand`.
 
-    dtype: float32 (default), float64, float16 or bfloat16. ``threads``: host
-    threads (0: ``torch.get_num_threads()``); values never depend on it.
+    One stream word per element (float64: two). dtype: float32 (default),
+    float64, float16 or bfloat16. ``threads``: host threads (0:
+    ``torch.get_num_threads()``); values never depend on it.
     """
-    g = _generator(seed, subseq, offset, generator)
+    src = _source(seed, subseq, offset, generator)
     t = _empty(_size(size), dtype, device, out, torch.float32)
-    return _finish(_C.uniform_(t, g, float(low), float(high), _path(path), threads), requires_grad)
+    return _finish(_C.draw_(t, src, "uniform", {"low": float(low), "high": float(high)}, _path(path), threads),
+                   requires_grad)
 
 
 def randn(*size: _Size, seed: Optional[int] = None, subseq: int = 0, offset: int = 0,
@@ -142,13 +154,16 @@ def randn(*size: _Size, seed: Optional[int] = None, subseq: int = 0, offset: int
           mean: float = 0.0, std: float = 1.0, path: str = "auto", threads: int = 0) -> torch.Tensor:
     """Normal values (default mean 0, std 1), like :func:`torch.randn`.
 
-    Values come in pairs (Box-Muller): elements 2k and 2k+1 share four stream
-    words; a draw of n elements consumes ``2 * ceil(n / 2)`` words (f64: twice
-    that). dtype: float32 (default), float64, float16 or bfloat16.
+    Values come in pairs (Box-Muller): elements 2k and 2k+1 come from the same
+    2 stream words (f64: 4 words); a draw of n elements consumes
+    ``2 * ceil(n / 2)`` words (f64: ``4 * ceil(n / 2)``), so an odd n skips the
+    unused half of its last pair. dtype: float32 (default), float64, float16
+    or bfloat16.
     """
-    g = _generator(seed, subseq, offset, generator)
+    src = _source(seed, subseq, offset, generator)
     t = _empty(_size(size), dtype, device, out, torch.float32)
-    return _finish(_C.normal_(t, g, float(mean), float(std), _path(path), threads), requires_grad)
+    return _finish(_C.draw_(t, src, "normal", {"mean": float(mean), "std": float(std)}, _path(path), threads),
+                   requires_grad)
 
 
 def randint(*args, size: Optional[_Size] = None, low: Optional[int] = None, high: Optional[int] = None,
@@ -158,8 +173,9 @@ def randint(*args, size: Optional[_Size] = None, low: Optional[int] = None, high
     """Integers uniform in [low, high), like :func:`torch.randint`.
 
     Call as ``randint(high, size)`` or ``randint(low, high, size)`` (or with
-    keywords). dtype: int64 (default, an i64 draw), int32, int16, int8 or uint8
-    (an i32 draw, converted; the range must fit the dtype).
+    keywords). dtype: int64 (default, an i64 draw: 4 stream words per
+    element), int32, int16, int8 or uint8 (an i32 draw: 2 words per element,
+    converted; the range must fit the dtype).
     """
     pos = list(args)
     if size is None and pos and isinstance(pos[-1], (tuple, list, torch.Size)):
@@ -177,9 +193,9 @@ def randint(*args, size: Optional[_Size] = None, low: Optional[int] = None, high
     if high is None or size is None:
         raise TypeError("randint needs high and size")
     low = 0 if low is None else low
-    g = _generator(seed, subseq, offset, generator)
+    src = _source(seed, subseq, offset, generator)
     t = _empty(_size((size,)), dtype, device, out, torch.int64)
-    return _C.randint_(t, g, int(low), int(high), _path(path), threads)
+    return _C.draw_(t, src, "randint", {"ilow": int(low), "ihigh": int(high)}, _path(path), threads)
 
 
 def bernoulli(*size: _Size, p: float = 0.5, seed: Optional[int] = None, subseq: int = 0, offset: int = 0,
@@ -191,9 +207,9 @@ def bernoulli(*size: _Size, p: float = 0.5, seed: Optional[int] = None, subseq: 
     One stream word per element, compared with ``round(p * 2**32)``. dtype:
     bool (default) or uint8.
     """
-    g = _generator(seed, subseq, offset, generator)
+    src = _source(seed, subseq, offset, generator)
     t = _empty(_size(size), dtype, device, out, torch.bool)
-    return _C.bernoulli_(t, g, float(p), _path(path), threads)
+    return _C.draw_(t, src, "bernoulli", {"p": float(p)}, _path(path), threads)
 
 
 def randperm(n: int, *, seed: Optional[int] = None, subseq: int = 0, offset: int = 0,
@@ -202,15 +218,15 @@ def randperm(n: int, *, seed: Optional[int] = None, subseq: int = 0, offset: int
              threads: int = 0) -> torch.Tensor:
     """A random permutation of ``range(n)``, like :func:`torch.randperm`.
 
-    A keyed Feistel bijection: it consumes 8 stream words whatever n, and any
-    element can be computed alone (:func:`perm_element`). dtype: int64
-    (default) or int32.
+    A keyed Feistel bijection: it consumes 12 stream words (one round key per
+    Feistel round) whatever n, and any element can be computed alone
+    (:func:`perm_element`). dtype: int64 (default) or int32.
     """
     if isinstance(n, bool) or not isinstance(n, numbers.Integral) or n < 1:
         raise ValueError(f"randperm: n must be an int >= 1, got {n!r}")
-    g = _generator(seed, subseq, offset, generator)
+    src = _source(seed, subseq, offset, generator)
     t = _empty([int(n)], dtype, device, out, torch.int64)
-    return _C.randperm_(t, g, _path(path), threads)
+    return _C.draw_(t, src, "perm", {"n": int(n)}, _path(path), threads)
 
 
 def dropout(input: torch.Tensor, p: float = 0.5, training: bool = True, inplace: bool = False, *,
@@ -223,11 +239,11 @@ def dropout(input: torch.Tensor, p: float = 0.5, training: bool = True, inplace:
     """
     if not training:
         return input
-    g = _generator(seed, subseq, offset, generator)
+    src = _source(seed, subseq, offset, generator)
     if inplace:
-        return _C.dropout_out(input, input, float(p), g, _path(path), threads)
+        return _C.dropout_out(input, input, float(p), src, _path(path), threads)
     out = torch.empty_like(input, memory_format=torch.contiguous_format)
-    return _C.dropout_out(out, input, float(p), g, _path(path), threads)
+    return _C.dropout_out(out, input, float(p), src, _path(path), threads)
 
 
 def _like(input: torch.Tensor, dtype, device):
@@ -263,63 +279,74 @@ def bernoulli_like(input: torch.Tensor, p: float = 0.5, *, dtype=None, device=No
 
 
 # ---- in-place fills of existing tensors (any device, contiguous or strided) -------------------
-def _inplace_generator(kw: dict) -> Generator:
-    return _generator(kw.pop("seed", None), kw.pop("subseq", 0), kw.pop("offset", 0), kw.pop("generator", None))
+def _fill(tensor: torch.Tensor, dist: str, params: dict, kw: dict) -> torch.Tensor:
+    """An in-place fill: ``dist`` with ``params`` (the registry's names) from the
+    source the keywords name (seed=/subseq=/offset= or generator=); a keyword
+    no fill takes (a misspelt parameter) is a TypeError, not ignored."""
+    src = _source(kw.pop("seed", None), kw.pop("subseq", 0), kw.pop("offset", 0), kw.pop("generator", None))
+    path, threads = _path(kw.pop("path", "auto")), kw.pop("threads", 0)
+    if kw:
+        raise TypeError(f"{dist}: unexpected keyword argument(s) {', '.join(sorted(kw))}")
+    return _C.draw_(tensor, src, dist, params, path, threads)
 
 
 def uniform_(tensor: torch.Tensor, low: float = 0.0, high: float = 1.0, **kw) -> torch.Tensor:
     """Fills ``tensor`` with :func:`rand` values; element i (row-major) is draw element i."""
-    g = _inplace_generator(kw)
-    return _C.uniform_(tensor, g, float(low), float(high), _path(kw.pop("path", "auto")), kw.pop("threads", 0))
+    return _fill(tensor, "uniform", {"low": float(low), "high": float(high)}, kw)
 
 
 def normal_(tensor: torch.Tensor, mean: float = 0.0, std: float = 1.0, **kw) -> torch.Tensor:
     """Fills ``tensor`` with :func:`randn` values."""
-    g = _inplace_generator(kw)
-    return _C.normal_(tensor, g, float(mean), float(std), _path(kw.pop("path", "auto")), kw.pop("threads", 0))
+    return _fill(tensor, "normal", {"mean": float(mean), "std": float(std)}, kw)
 
 
 def randint_(tensor: torch.Tensor, low: int, high: int, **kw) -> torch.Tensor:
     """Fills an integer ``tensor`` with :func:`randint` values in [low, high)."""
-    g = _inplace_generator(kw)
-    return _C.randint_(tensor, g, int(low), int(high), _path(kw.pop("path", "auto")), kw.pop("threads", 0))
+    return _fill(tensor, "randint", {"ilow": int(low), "ihigh": int(high)}, kw)
 
 
 def bernoulli_(tensor: torch.Tensor, p: float = 0.5, **kw) -> torch.Tensor:
     """Fills a bool/uint8 ``tensor`` with a Bernoulli(p) mask."""
-    g = _inplace_generator(kw)
-    return _C.bernoulli_(tensor, g, float(p), _path(kw.pop("path", "auto")), kw.pop("threads", 0))
+    return _fill(tensor, "bernoulli", {"p": float(p)}, kw)
 
 
 def bits_(tensor: torch.Tensor, **kw) -> torch.Tensor:
     """Fills a uint32 (one word each) or uint64 (two words) tensor with raw stream bits."""
-    g = _inplace_generator(kw)
-    return _C.bits_(tensor, g, _path(kw.pop("path", "auto")), kw.pop("threads", 0))
-
-
-def _draw_(tensor: torch.Tensor, dist: str, params: dict, kw: dict) -> torch.Tensor:
-    g = _inplace_generator(kw)
-    return _C.draw_(tensor, g, dist, params, _path(kw.pop("path", "auto")), kw.pop("threads", 0))
+    return _fill(tensor, "bits", {}, kw)
 
 
 def exponential_(tensor: torch.Tensor, rate: float = 1.0, **kw) -> torch.Tensor:
-    """Fills a float ``tensor`` with Exponential(rate) values, ``-log(u) / rate`` (torch's ``lambd``)."""
-    return _draw_(tensor, "exponential", {"rate": float(rate)}, kw)
+    """Fills a float ``tensor`` with Exponential(rate) values, ``-log(u) / rate`` (torch's ``lambd``).
+
+    One stream word per element (float64: two).
+    """
+    return _fill(tensor, "exponential", {"rate": float(rate)}, kw)
 
 
 def geometric_(tensor: torch.Tensor, p: float, **kw) -> torch.Tensor:
-    """Fills ``tensor`` (float or integer) with Geometric(p) values: trials up to the first success, >= 1."""
-    return _draw_(tensor, "geometric", {"p": float(p)}, kw)
+    """Fills ``tensor`` with Geometric(p) values, p in (0, 1]: trials up to the first success, >= 1.
+
+    dtype: float32, float16, bfloat16, int32 (one stream word per element,
+    int32 saturating at 2**31 - 1) or float64, int64 (two words). Narrower
+    integer tensors are refused: the values are unbounded.
+    """
+    return _fill(tensor, "geometric", {"p": float(p)}, kw)
 
 
 def log_normal_(tensor: torch.Tensor, mean: float = 1.0, std: float = 2.0, **kw) -> torch.Tensor:
-    """Fills a float ``tensor`` with ``exp(N(mean, std))`` values (torch's defaults: mean 1, std 2)."""
-    return _draw_(tensor, "log_normal", {"mean": float(mean), "std": float(std)}, kw)
+    """Fills a float ``tensor`` with ``exp(N(mean, std))`` values (torch's defaults: mean 1, std 2).
+
+    Drawn in Box-Muller pairs like :func:`randn`: 2 words per pair (float64: 4).
+    """
+    return _fill(tensor, "log_normal", {"mean": float(mean), "std": float(std)}, kw)
 
 
 def cauchy_(tensor: torch.Tensor, median: float = 0.0, sigma: float = 1.0, **kw) -> torch.Tensor:
-    """Fills a float ``tensor`` with Cauchy(median, sigma) values, ``median + sigma tan(pi (u - 1/2))``."""
-    return _draw_(tensor, "cauchy", {"median": float(median), "sigma": float(sigma)}, kw)
+    """Fills a float ``tensor`` with Cauchy(median, sigma) values, ``median + sigma tan(pi (u - 1/2))``.
+
+    One stream word per element (float64: two).
+    """
+    return _fill(tensor, "cauchy", {"median": float(median), "sigma": float(sigma)}, kw)
 
 
 # ---- random access into permutations -------------------------------------------------------------
@@ -350,3 +377,8 @@ def perm_position(n: int, value: int, *, seed: int = 0, subseq: int = 0, offset:
     """The index at which ``value`` appears in ``randperm(n, seed=..., ...)``."""
     return _C.perm_position(_u64(seed, "seed"), _u64(subseq, "subseq"), _u64(offset, "offset"), _u64(n, "n"),
                             _u64(value, "value"))
+
+
+# Reproducible mode for unmodified PyTorch programs (reproducible.py); it imports the functions above.
+from .reproducible import GLOBAL_TAG, NotReproducibleError, ReproducibilityWarning, reproducible  # noqa: E402
+__all__ += ["reproducible", "ReproducibilityWarning", "NotReproducibleError", "GLOBAL_TAG"]

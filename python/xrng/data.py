@@ -8,6 +8,12 @@ position without replaying the ones before it.
 
 The order depends on (seed, epoch, n, num_replicas, rank, drop_last) and on
 nothing else: not on ``num_workers``, the machine, or the torch version.
+
+The seeding conventions (``seed + epoch``, ``123456789 + epoch``,
+``base_seed + worker_id``, ``initial_seed % 2**32``) are the core's
+(``rng/keys.h``: distributed_sampler_seed, epoch_seed, worker_seed,
+numpy_worker_seed, SPEC.md section 6), called through ``xrng._C``, so C++,
+the CLI (``xrng gen --epoch``) and Python name the same seeds.
 """
 from __future__ import annotations
 
@@ -19,7 +25,8 @@ from torch.utils.data import Sampler
 
 from . import Generator, _C, _u64
 
-__all__ = ["ShuffleSampler", "epoch_key", "seed_worker", "worker_seed", "worker_generator", "EPOCH_CONVENTIONS"]
+__all__ = ["ShuffleSampler", "epoch_key", "seed_worker", "worker_seed", "worker_generator", "EPOCH_CONVENTIONS",
+           "epoch_seed", "numpy_worker_seed", "distributed_sampler_seed"]
 
 #: How an epoch turns into the key of its permutation (``epoch_seed=``):
 #:
@@ -38,9 +45,9 @@ def epoch_key(seed: int, epoch: int, convention: str = "seed+epoch", subseq: int
     """(seed, subseq) of the permutation of ``epoch`` under ``convention``."""
     seed, epoch, subseq = _u64(seed, "seed"), _u64(epoch, "epoch"), _u64(subseq, "subseq")
     if convention == "seed+epoch":
-        return (seed + epoch) % 2**64, subseq
+        return _C.distributed_sampler_seed(seed, epoch), subseq
     if convention == "123456789+epoch":
-        return (123456789 + epoch) % 2**64, subseq
+        return _C.epoch_seed(epoch), subseq
     if convention == "fold_in":
         g = Generator(seed, subseq).fold_in(epoch)
         return g.seed, g.subseq
@@ -163,16 +170,33 @@ class ShuffleSampler(Sampler[int]):
         self.skip(state["start"])
 
 
+# ---- seeding conventions (rng/keys.h) ----------------------------------------------------------
+def epoch_seed(epoch: int) -> int:
+    """The seed of the ``set_epoch`` recipe: ``123456789 + epoch`` (mod 2**64); ``xrng gen --epoch``."""
+    return _C.epoch_seed(_u64(epoch, "epoch"))
+
+
+def distributed_sampler_seed(seed: int, epoch: int) -> int:
+    """``DistributedSampler``'s seed for an epoch: ``seed + epoch`` (mod 2**64)."""
+    return _C.distributed_sampler_seed(_u64(seed, "seed"), _u64(epoch, "epoch"))
+
+
+def numpy_worker_seed(initial_seed: int) -> int:
+    """The seed the ``seed_worker`` recipe gives NumPy and ``random``: ``initial_seed % 2**32``."""
+    return _C.numpy_worker_seed(_u64(initial_seed, "initial_seed"))
+
+
 # ---- workers ---------------------------------------------------------------------------------------
 def worker_seed(base_seed: int, worker_id: int) -> int:
     """The seed torch gives DataLoader worker ``worker_id``: ``base_seed + worker_id`` (mod 2**64)."""
-    return (_u64(base_seed, "base_seed") + _u64(worker_id, "worker_id")) % 2**64
+    return _C.worker_seed(_u64(base_seed, "base_seed"), _u64(worker_id, "worker_id"))
 
 
 def seed_worker(worker_id: int) -> None:
     """``worker_init_fn`` for DataLoader: seeds ``random`` and NumPy with
-    ``torch.initial_seed() % 2**32``, the recipe of torch's reproducibility notes."""
-    s = torch.initial_seed() % 2**32
+    ``torch.initial_seed() % 2**32`` (:func:`numpy_worker_seed`), the recipe
+    of torch's reproducibility notes."""
+    s = numpy_worker_seed(torch.initial_seed())
     random.seed(s)
     try:
         import numpy

@@ -43,7 +43,7 @@ struct ExponentialParams {
   double rate = 1.0;        // > 0, finite
 };
 struct GeometricParams {
-  double log1m_p = -1.0;    // log(1 - p) < 0, computed once with math::log1p_neg (p < 1)
+  double log1m_p = -1.0;    // log(1 - p) < 0, computed once with detail::log1p_neg (plan.h) (p < 1)
   bool certain = false;     // p == 1: every element is 1
 };
 struct CauchyParams {
@@ -117,8 +117,8 @@ XRNG_HD XRNG_INLINE void normal_pair_f64_core(U a, U b, D mean, D std, D* z0, D*
 XRNG_HD XRNG_INLINE void normal_f32(uint32_t w0, uint32_t w1, const NormalParams& p, float out[2]) {
   double z0, z1;
   normal_pair_f32_core<double, uint64_t>(w0, w1, p.mean, p.std, &z0, &z1);
-  out[0] = static_cast<float>(z0);
-  out[1] = static_cast<float>(z1);
+  out[0] = math::to_f32(z0);
+  out[1] = math::to_f32(z1);
 }
 XRNG_HD XRNG_INLINE void normal_f64(const uint32_t w[4], const NormalParams& p, double out[2]) {
   normal_pair_f64_core<double, uint64_t>(bits_u64(w[0], w[1]), bits_u64(w[2], w[3]), p.mean, p.std, &out[0],
@@ -203,7 +203,7 @@ XRNG_HD XRNG_INLINE D exponential_core32(U w, D rate) {
   return math::neg_log_unit<32, D, U>(w) / rate;
 }
 XRNG_HD XRNG_INLINE float exponential_f32(uint32_t w, const ExponentialParams& p) {
-  return static_cast<float>(exponential_core32<double, uint64_t>(w, p.rate));
+  return math::to_f32(exponential_core32<double, uint64_t>(w, p.rate));
 }
 XRNG_HD XRNG_INLINE double exponential_f64(uint32_t w0, uint32_t w1, const ExponentialParams& p) {
   return math::neg_log_unit<52, double, uint64_t>(bits_u64(w0, w1) >> 12) / p.rate;
@@ -234,8 +234,8 @@ XRNG_HD XRNG_INLINE int64_t saturate_i64(double k) {
 XRNG_HD XRNG_INLINE void log_normal_f32(uint32_t w0, uint32_t w1, const NormalParams& p, float out[2]) {
   double z0, z1;
   normal_pair_f32_core<double, uint64_t>(w0, w1, p.mean, p.std, &z0, &z1);
-  out[0] = static_cast<float>(math::exp_<double, uint64_t>(z0));
-  out[1] = static_cast<float>(math::exp_<double, uint64_t>(z1));
+  out[0] = math::to_f32(math::exp_<double, uint64_t>(z0));
+  out[1] = math::to_f32(math::exp_<double, uint64_t>(z1));
 }
 XRNG_HD XRNG_INLINE void log_normal_f64(const uint32_t w[4], const NormalParams& p, double out[2]) {
   double z0, z1;
@@ -252,7 +252,7 @@ XRNG_HD XRNG_INLINE D cauchy_core32(U w, D median, D sigma) {
   return median + sigma * math::tan_centered<32, D, U>(w);
 }
 XRNG_HD XRNG_INLINE float cauchy_f32(uint32_t w, const CauchyParams& p) {
-  return static_cast<float>(cauchy_core32<double, uint64_t>(w, p.median, p.sigma));
+  return math::to_f32(cauchy_core32<double, uint64_t>(w, p.median, p.sigma));
 }
 XRNG_HD XRNG_INLINE double cauchy_f64(uint32_t w0, uint32_t w1, const CauchyParams& p) {
   return p.median + p.sigma * math::tan_centered<52, double, uint64_t>(bits_u64(w0, w1) >> 12);

@@ -76,6 +76,16 @@ XRNG_HD XRNG_INLINE float as_f32(uint32_t u) {
 #endif
 }
 
+// ---- binary64 -> binary32, round to nearest even ------------------------------
+// Overflows to +-inf as IEEE 754 (and x86's cvtsd2ss, CUDA's cvt.rn.f32.f64)
+// do; written out because a plain static_cast of a value beyond the float
+// range is undefined behaviour in ISO C++. Values are those of the cast.
+XRNG_HD XRNG_INLINE float to_f32(double x) {
+  if (x >= 0x1.ffffffp127) return as_f32(0x7f800000u);   // >= FLT_MAX + ulp/2: rounds to +inf
+  if (x <= -0x1.ffffffp127) return as_f32(0xff800000u);
+  return static_cast<float>(x);
+}
+
 // ---- exact integer to double conversions -----------------------------------
 // m < 2^52 converts exactly: the bits of 2^52 + m, minus 2^52.
 template <class D, class U>
@@ -173,8 +183,6 @@ XRNG_HD XRNG_INLINE void sincos_turns(U m, D* c_out, D* s_out) {
   *s_out = as_f64(sbits ^ sneg);
 }
 
-// ---- Box-Muller radius sqrt(-2 log u) for u = (m + 1/2) / 2^bits ----------------
-// m < 2^bits, bits <= 52, so u is exact, in (0, 1), and never 0 or 1.
 // ---- the open unit interval: u = (m + 1/2) / 2^bits for m < 2^bits -------------------
 // Exact in double for bits <= 52, never 0 or 1.
 template <int bits, class D, class U>
@@ -183,6 +191,7 @@ XRNG_HD XRNG_INLINE D unit_open(U m) {
   return (u52_to_f64<D, U>(m) + D(0.5)) * D(1.0 / static_cast<double>(1ull << bits));
 }
 
+// ---- Box-Muller radius sqrt(-2 log u) for u = (m + 1/2) / 2^bits ----------------
 template <int bits, class D, class U>
 XRNG_HD XRNG_INLINE D box_muller_radius(U m) {
   return sqrt_(log_unit<D, U>(unit_open<bits, D, U>(m)) * D(-2.0));
@@ -213,8 +222,10 @@ XRNG_HD XRNG_INLINE D tan_centered(U m) {
 // (k * ln2_hi is exact) and a tail, as in fdlibm's e_exp.c. e^r on
 // |r| <= 0.35 is the Taylor polynomial to r^14 (next term below 2^-62), and
 // 2^k is applied as 2^k1 * 2^k2 with k1 = floor(k/2): both factors are normal
-// doubles and the first product is exact, so the result is rounded once, also
-// where it overflows to inf or underflows into the subnormals. x is clamped to
+// doubles and the first product is exact, so scaling adds no rounding for a
+// normal result and overflows to inf exactly; a subnormal result is e rounded a
+// second time, onto the subnormal grid (within 0.77 of its ulp, measured:
+// SPEC.md 5.4). x is clamped to
 // [-746, 710] first, where e^x rounds to 0 and to inf already.
 template <class D, class U>
 XRNG_HD XRNG_INLINE D exp_(D x) {

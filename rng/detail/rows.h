@@ -47,12 +47,12 @@ XRNG_ELEMENT_ROW(exponential, f32, o[0] = dist::exponential_f32(w[0], p.exponent
 XRNG_ELEMENT_ROW(exponential, f64, o[0] = dist::exponential_f64(w[0], w[1], p.exponential))
 XRNG_ELEMENT_ROW(exponential, f16, o[0] = dist::to_f16(dist::exponential_f32(w[0], p.exponential)))
 XRNG_ELEMENT_ROW(exponential, bf16, o[0] = dist::to_bf16(dist::exponential_f32(w[0], p.exponential)))
-XRNG_ELEMENT_ROW(geometric, f32, o[0] = static_cast<float>(dist::geometric_value<32>(w[0], p.geometric)))
+XRNG_ELEMENT_ROW(geometric, f32, o[0] = math::to_f32(dist::geometric_value<32>(w[0], p.geometric)))
 XRNG_ELEMENT_ROW(geometric, f64, o[0] = dist::geometric_value<52>(dist::bits_u64(w[0], w[1]) >> 12, p.geometric))
 XRNG_ELEMENT_ROW(geometric, f16,
-                 o[0] = dist::to_f16(static_cast<float>(dist::geometric_value<32>(w[0], p.geometric))))
+                 o[0] = dist::to_f16(math::to_f32(dist::geometric_value<32>(w[0], p.geometric))))
 XRNG_ELEMENT_ROW(geometric, bf16,
-                 o[0] = dist::to_bf16(static_cast<float>(dist::geometric_value<32>(w[0], p.geometric))))
+                 o[0] = dist::to_bf16(math::to_f32(dist::geometric_value<32>(w[0], p.geometric))))
 XRNG_ELEMENT_ROW(geometric, i32,
                  o[0] = static_cast<int32_t>(math::min_(dist::geometric_value<32>(w[0], p.geometric),
                                                               2147483647.0)))

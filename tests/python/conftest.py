@@ -1,5 +1,9 @@
-"""Shared fixtures: the xrng CLI (XRNG_CLI), the xdev PrivateUse1 test backend,
-and the `cuda` marker (skipped, with the reason shown, when torch sees no GPU)."""
+"""Shared fixtures: the xrng CLI ($XRNG_CLI, else the `xrng` command installed
+with the package under test), the xdev PrivateUse1 test backend, and the `cuda`
+marker (skipped, with the reason shown, when torch sees no GPU).
+
+Only the tests that compare with the CLI need it; the value checks against the
+golden vectors (test_golden.py) read tests/data/golden_v1.txt themselves."""
 import os
 import pathlib
 import subprocess
@@ -43,13 +47,50 @@ class Cli:
         return self("fingerprint", *args).decode().split()[0]
 
 
+def pip_installed_dist():
+    """The pip distribution of the imported xrng package, or None when it was
+    not installed by pip (a development tree, or another install shadows it)."""
+    import importlib.metadata
+
+    import xrng
+    try:
+        dist = importlib.metadata.distribution("xrng")
+    except importlib.metadata.PackageNotFoundError:
+        return None
+    if pathlib.Path(dist.locate_file("xrng/__init__.py")).resolve() != pathlib.Path(xrng.__file__).resolve():
+        return None
+    return dist
+
+
+def installed_cli():
+    """The `xrng` command installed by the wheel of the imported package (a
+    script of the wheel), or None."""
+    import sysconfig
+
+    dist = pip_installed_dist()
+    if dist is None or not any(f.name == "xrng" and f.parent.name == "bin" for f in dist.files or ()):
+        return None
+    site = pathlib.Path(dist.locate_file("")).resolve()
+    # `pip install --target DIR`: DIR/bin (its RECORD paths are relative to a
+    # temporary prefix, so they cannot be followed)
+    if (site / "bin" / "xrng").is_file():
+        return str(site / "bin" / "xrng")
+    # a normal install into this interpreter: its scripts directory
+    if site in {pathlib.Path(sysconfig.get_path(k)).resolve() for k in ("purelib", "platlib")}:
+        script = pathlib.Path(sysconfig.get_path("scripts")) / "xrng"
+        if script.is_file():
+            return str(script)
+    return None
+
+
 @pytest.fixture(scope="session")
 def cli():
-    path = os.environ.get("XRNG_CLI")
+    path = os.environ.get("XRNG_CLI") or installed_cli()
     if not path:
-        pytest.skip("XRNG_CLI is not set: point it at the xrng command-line binary (e.g. build/xrng)")
+        pytest.skip("no xrng CLI: set XRNG_CLI to the command-line binary (e.g. build/xrng), or test a pip-installed "
+                    "xrng, whose wheel carries the `xrng` command")
     if not os.access(path, os.X_OK):
-        pytest.fail(f"XRNG_CLI={path} is not an executable file")
+        pytest.fail(f"the xrng CLI {path} is not an executable file")
     return Cli(path)
 
 

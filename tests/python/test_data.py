@@ -12,7 +12,8 @@ import torch
 from torch.utils.data import DataLoader, Dataset
 
 import xrng
-from xrng.data import ShuffleSampler, epoch_key, seed_worker, worker_generator, worker_seed
+from xrng.data import (ShuffleSampler, distributed_sampler_seed, epoch_key, epoch_seed, numpy_worker_seed,
+                       seed_worker, worker_generator, worker_seed)
 
 EXAMPLES = pathlib.Path(__file__).resolve().parents[2] / "examples"
 
@@ -126,6 +127,20 @@ def test_sampler_bad_input():
         ShuffleSampler(10, epoch_seed="time.time()")
     with pytest.raises(ValueError, match="skip"):
         ShuffleSampler(10).skip(11)
+
+
+def test_seed_conventions_are_the_cores():
+    # SPEC.md section 6, evaluated by rng/keys.h through xrng._C (all modulo 2**64)
+    assert epoch_seed(3) == 123456792 == xrng._C.epoch_seed(3)
+    assert epoch_seed(2**64 - 1) == 123456788
+    assert distributed_sampler_seed(40, 2) == 42 and distributed_sampler_seed(2**64 - 1, 3) == 2
+    assert numpy_worker_seed(2**40 + 5) == 5 and numpy_worker_seed(2**32 - 1) == 2**32 - 1
+    assert worker_seed(2**64 - 1, 2) == 1
+    assert epoch_key(2**64 - 1, 3) == (2, 0)
+    assert epoch_key(40, 3, "123456789+epoch", subseq=7) == (epoch_seed(3), 7)
+    for bad in (-1, 2**64, 1.5):
+        with pytest.raises((ValueError, TypeError)):
+            epoch_seed(bad)
 
 
 def test_worker_helpers():

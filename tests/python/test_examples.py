@@ -111,3 +111,16 @@ def test_cpp_api_equals_python_api():
     assert lines[len(draws)] == f"strided_normal {hashlib.sha256(as_bytes(s)).hexdigest()} {gs.offset}"
     assert lines[len(draws) + 1] == "restore same"
     assert lines[len(draws) + 2].startswith("bad_p rejected: bernoulli: p must be in [0, 1]")
+
+
+def test_pip_installs_the_xrng_command():
+    # `pip install .` puts the CLI next to the package (a script of the wheel);
+    # it carries the golden vectors and checks every backend it has.
+    from conftest import installed_cli, pip_installed_dist
+    if pip_installed_dist() is None:
+        pytest.skip("the imported xrng was not installed by pip (no dist-info for it): nothing to check")
+    exe = installed_cli()
+    assert exe is not None, "the wheel installed no `xrng` command"
+    r = subprocess.run([exe, "verify"], capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "all backends agree with the reference and the golden vectors" in r.stdout

@@ -1,6 +1,8 @@
-"""Generator state: save/restore (tensor, bytes, pickle, copy), fork/fold_in."""
+"""Generator state: save/restore (tensor, bytes, pickle, copy), the byte format, split/fold_in."""
 import copy
 import pickle
+import struct
+import warnings
 
 import pytest
 import torch
@@ -60,18 +62,49 @@ def test_other_stream_version_is_refused():
         xrng.Generator().set_state(s)
 
 
-def test_fork_and_fold_in():
+def test_split_and_fold_in():
     g = xrng.Generator(42, offset=100)
-    f0, f1, d0 = g.fork(0), g.fork(1), g.fold_in(0)
-    assert g.offset == 100 and f0.offset == 0
-    keys = {(x.seed, x.subseq) for x in (g, f0, f1, d0)}
-    assert len(keys) == 4  # fork(0) != fork(1) != fold_in(0) != parent
-    assert g.fork(0) == f0 and g.fold_in(0) == d0  # deterministic
-    a = xrng.randn(64, generator=f0)
-    assert same_bits(a, xrng.randn(64, seed=f0.seed, subseq=f0.subseq))
-    assert not torch.equal(a, xrng.randn(64, generator=f1))
+    s0, s1, d0 = g.split(0), g.split(1), g.fold_in(0)
+    assert g.offset == 100 and s0.offset == 0
+    keys = {(x.seed, x.subseq) for x in (g, s0, s1, d0)}
+    assert len(keys) == 4  # split(0) != split(1) != fold_in(0) != parent
+    assert g.split(0) == s0 and g.fold_in(0) == d0  # deterministic
+    a = xrng.randn(64, generator=s0)
+    assert same_bits(a, xrng.randn(64, seed=s0.seed, subseq=s0.subseq))
+    assert not torch.equal(a, xrng.randn(64, generator=s1))
     # only the key matters, not the parent's offset
-    assert xrng.Generator(42).fork(0) == g.fork(0)
+    assert xrng.Generator(42).split(0) == g.split(0)
+
+
+def test_derived_keys_are_the_cores():
+    # SPEC.md section 6: split(i) and fold_in(data) are Philox4x32-10 of (data, subseq)
+    # under the seed xored with SHA-256 initial hash words; pinned here so that the
+    # Python Generator cannot drift from the C++ Key (values of xrng::Key(42)).
+    g = xrng.Generator(42)
+    assert (g.split(0).seed, g.split(0).subseq) == (4475247830929125586, 15612237438151480142)
+    assert (g.fold_in(0).seed, g.fold_in(0).subseq) == (6007125326237580219, 15657353116779805086)
+
+
+def test_fork_is_a_deprecated_alias_of_split():
+    g = xrng.Generator(7, offset=3)
+    with pytest.warns(DeprecationWarning, match="use Generator.split"):
+        f = g.fork(5)
+    assert f == g.split(5)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        g.split(5)  # the new name does not warn
+
+
+def test_state_bytes_format_is_stable():
+    # "XRNG", stream version (u32), seed, subseq, offset (u64), little endian:
+    # the format of every release, so old checkpoints keep loading.
+    g = xrng.Generator(0x0123456789ABCDEF, subseq=0xFEDCBA9876543210, offset=0x1122334455667788)
+    want = b"XRNG" + struct.pack("<IQQQ", 1, 0x0123456789ABCDEF, 0xFEDCBA9876543210, 0x1122334455667788)
+    assert g.state_bytes() == want and xrng.stream_version == 1
+    assert bytes(g.get_state().tolist()) == want
+    h = xrng.Generator()
+    h.set_state_bytes(want)
+    assert h == g
 
 
 def test_offset_is_settable_and_repr():

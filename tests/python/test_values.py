@@ -27,6 +27,16 @@ CASES = {
     "bernoulli-bool": (lambda n, **k: xrng.bernoulli(n, p=0.7, **k), ["--dist", "bernoulli", "--p", "0.7"]),
     "bits-u32": (lambda n, **k: xrng.bits_(torch.empty(n, dtype=torch.uint32), **k), ["--dist", "bits", "--dtype", "u32"]),
     "bits-u64": (lambda n, **k: xrng.bits_(torch.empty(n, dtype=torch.uint64), **k), ["--dist", "bits", "--dtype", "u64"]),
+    "exponential-f32": (lambda n, **k: xrng.exponential_(torch.empty(n), rate=2.5, **k),
+                        ["--dist", "exponential", "--dtype", "f32", "--rate", "2.5"]),
+    "geometric-i64": (lambda n, **k: xrng.geometric_(torch.empty(n, dtype=torch.int64), 0.125, **k),
+                      ["--dist", "geometric", "--dtype", "i64", "--p", "0.125"]),
+    "geometric-f16": (lambda n, **k: xrng.geometric_(torch.empty(n, dtype=torch.float16), 0.125, **k),
+                      ["--dist", "geometric", "--dtype", "f16", "--p", "0.125"]),
+    "log_normal-bf16": (lambda n, **k: xrng.log_normal_(torch.empty(n, dtype=torch.bfloat16), mean=-0.5, std=0.75, **k),
+                        ["--dist", "log_normal", "--dtype", "bf16", "--mean", "-0.5", "--std", "0.75"]),
+    "cauchy-f64": (lambda n, **k: xrng.cauchy_(torch.empty(n, dtype=torch.float64), median=3.0, sigma=0.25, **k),
+                   ["--dist", "cauchy", "--dtype", "f64", "--median", "3", "--sigma", "0.25"]),
 }
 
 
@@ -214,6 +224,22 @@ def test_bad_input_raises(call, match):
         call()
 
 
+def test_stateless_draws_reach_the_last_word_generators_do_not():
+    # seed=...: (key, offset) only, so a draw may end exactly at word 2**64;
+    # a Generator cannot advance there (SPEC.md section 3: "generator exhausted").
+    t = xrng.rand(6, seed=3, offset=2**64 - 6)
+    assert same_bits(t[-1:], xrng.rand(1, seed=3, offset=2**64 - 1))
+    with pytest.raises(ValueError, match="counter overflow"):
+        xrng.rand(7, seed=3, offset=2**64 - 6)
+    g = xrng.Generator(3, offset=2**64 - 6)
+    with pytest.raises(ValueError, match="exhausted"):
+        xrng.rand(6, generator=g)
+    assert same_bits(xrng.rand(5, generator=g), t[:5]) and g.offset == 2**64 - 1
+    # dropout too: the last 4 of 5 elements are the 4 elements one word later
+    tail = xrng.dropout(torch.ones(4), 0.5, seed=3, offset=2**64 - 4)
+    assert same_bits(tail, xrng.dropout(torch.ones(5), 0.5, seed=3, offset=2**64 - 5)[1:])
+
+
 def test_failed_draw_leaves_generator_unchanged():
     g = xrng.Generator(1, offset=5)
     with pytest.raises(ValueError):
@@ -221,3 +247,104 @@ def test_failed_draw_leaves_generator_unchanged():
     with pytest.raises(ValueError):
         xrng.randn(3, dtype=torch.int64, generator=g)
     assert g.offset == 5
+
+
+# ---- every row of the registry ---------------------------------------------------------------
+REGISTRY = xrng._C.registry()
+TORCH_DTYPE = REGISTRY["dtypes"]
+# A value for every parameter of the registry, by name (XRNG_PARAMS): a new
+# parameter without one here fails with a KeyError naming it.
+SAMPLE = {"low": -1.5, "high": 2.0, "mean": 0.5, "std": 2.0, "p": 0.25, "ilow": -5, "ihigh": 1000, "rate": 1.5,
+          "median": 1.0, "sigma": 0.5}
+DRAWABLE_ROWS = [r for r in REGISTRY["rows"] if REGISTRY["dists"][r[0]]["kind"] != "transform"]
+
+
+def sample_params(dist, n):
+    return {p: (n if p == "n" else SAMPLE[p]) for p in REGISTRY["dists"][dist]["params"]}
+
+
+@pytest.mark.parametrize("row", DRAWABLE_ROWS, ids=lambda r: f"{r[0]}-{r[1]}")
+def test_every_row_advances_by_its_words_and_splits_freely(row):
+    dist, dtype, group, words, _ = row
+    perm = REGISTRY["dists"][dist]["kind"] == "permutation"
+    n = 37  # odd: not a multiple of any group
+    g = xrng.Generator(5, offset=3)
+    whole = torch.empty(n, dtype=TORCH_DTYPE[dtype])
+    xrng._C.draw_(whole, g, dist, sample_params(dist, n), "auto", 1)
+    assert g.offset == 3 + (words if perm else words * -(-n // group))
+    again = torch.empty(n, dtype=TORCH_DTYPE[dtype])
+    xrng._C.draw_(again, xrng.Generator(5, offset=3), dist, sample_params(dist, n), "auto", 2)
+    assert same_bits(whole, again), "the thread count changed a value"
+    if not perm:
+        # two draws from a generator at a group boundary equal one draw
+        g = xrng.Generator(5, offset=3)
+        a, b = torch.empty(group * 5, dtype=whole.dtype), torch.empty(n - group * 5, dtype=whole.dtype)
+        xrng._C.draw_(a, g, dist, sample_params(dist, n), "auto", 1)
+        xrng._C.draw_(b, g, dist, sample_params(dist, n), "auto", 1)
+        assert same_bits(torch.cat([a, b]), whole)
+
+
+def test_registry_is_consistent():
+    for name, d in REGISTRY["dists"].items():
+        assert any(r[0] == name and r[1] == d["default_dtype"] for r in REGISTRY["rows"]), name
+        assert set(d["params"]) <= set(REGISTRY["params"])
+    assert {r[1] for r in REGISTRY["rows"]} <= set(TORCH_DTYPE)
+
+
+def test_docstrings_state_the_registrys_word_counts():
+    words = {(r[0], r[1]): r[3] for r in REGISTRY["rows"]}
+    doc = lambda f: " ".join(f.__doc__.split())
+    assert f"consumes {words['perm', 'i64']} stream words" in doc(xrng.randperm)
+    assert (f"the same {words['normal', 'f32']} stream words (f64: {words['normal', 'f64']} words)"
+            in doc(xrng.randn))
+    assert f"an i64 draw: {words['randint', 'i64']} stream words" in doc(xrng.randint)
+    assert f"an i32 draw: {words['randint', 'i32']} words" in doc(xrng.randint)
+
+
+# ---- the in-place fills of the newer distributions ------------------------------------------------
+NAMED = {  # public function, its keyword parameters -> the registry's parameters
+    "exponential": (xrng.exponential_, {"rate": 2.5}, {"rate": 2.5}),
+    "geometric": (xrng.geometric_, {"p": 0.125}, {"p": 0.125}),
+    "log_normal": (xrng.log_normal_, {"mean": -0.5, "std": 0.75}, {"mean": -0.5, "std": 0.75}),
+    "cauchy": (xrng.cauchy_, {"median": 3.0, "sigma": 0.25}, {"median": 3.0, "sigma": 0.25}),
+}
+
+
+@pytest.mark.parametrize("dist", sorted(NAMED))
+def test_named_fills_equal_the_generic_draw(dist):
+    fill, kw, params = NAMED[dist]
+    for dtype in [r[1] for r in REGISTRY["rows"] if r[0] == dist]:
+        t = fill(torch.empty(2, 51, dtype=TORCH_DTYPE[dtype]), seed=9, subseq=2, offset=11, **kw)
+        ref = torch.empty(102, dtype=TORCH_DTYPE[dtype])
+        xrng._C.draw_(ref, xrng.Generator(9, 2, 11), dist, params, "auto", 0)
+        assert same_bits(t.reshape(-1), ref), dtype
+        # a strided tensor is filled in row-major order too
+        s = torch.empty(51, 2, dtype=TORCH_DTYPE[dtype]).t()
+        fill(s, seed=9, subseq=2, offset=11, **kw)
+        assert same_bits(s.reshape(-1), ref), dtype
+    # the defaults are the documented ones
+    d = fill(torch.empty(64), seed=1, **({"p": 0.5} if dist == "geometric" else {}))
+    ref = torch.empty(64)
+    defaults = {"exponential": {"rate": 1.0}, "geometric": {"p": 0.5}, "log_normal": {"mean": 1.0, "std": 2.0},
+                "cauchy": {"median": 0.0, "sigma": 1.0}}[dist]
+    xrng._C.draw_(ref, xrng.Generator(1), dist, defaults, "auto", 0)
+    assert same_bits(d, ref)
+
+
+def test_new_fills_reject_what_they_cannot_draw():
+    with pytest.raises(ValueError, match="not available for distribution geometric"):
+        xrng.geometric_(torch.empty(4, dtype=torch.int16), 0.5, seed=1)  # unbounded values: no narrowing
+    with pytest.raises(ValueError, match="not available for distribution exponential"):
+        xrng.exponential_(torch.empty(4, dtype=torch.int64), seed=1)
+    with pytest.raises(ValueError, match="rate"):
+        xrng.exponential_(torch.empty(4), rate=0.0, seed=1)
+    with pytest.raises(ValueError, match="p must be in"):
+        xrng.geometric_(torch.empty(4), 0.0, seed=1)
+    with pytest.raises(ValueError, match="sigma"):
+        xrng.cauchy_(torch.empty(4), sigma=-1.0, seed=1)
+    with pytest.raises(TypeError, match="unexpected keyword argument"):
+        xrng.cauchy_(torch.empty(4), scale=2.0, seed=1)
+    with pytest.raises(ValueError, match="unknown parameter 'scale'"):
+        xrng._C.draw_(torch.empty(4), xrng.Generator(1), "cauchy", {"scale": 2.0}, "auto", 0)
+    with pytest.raises(ValueError, match="use dropout_out"):
+        xrng._C.draw_(torch.empty(4), xrng.Generator(1), "dropout", {"p": 0.5}, "auto", 0)

@@ -1,0 +1,79 @@
+// torch scalar types <-> xrng dtypes (see dtypes.h). No arithmetic on values.
+#include "dtypes.h"
+
+#include <string>
+
+#include "../xrng_torch.h"
+
+namespace xrng::torch_api {
+
+at::ScalarType scalar_type_of(DType t) {
+  switch (t) {
+#define XRNG_X(name, type, size) \
+  case DType::name:              \
+    return detail::TorchType<DType::name>::value;
+    XRNG_DTYPES(XRNG_X)
+#undef XRNG_X
+  }
+  throw Error("scalar_type_of: not an xrng dtype");
+}
+
+namespace detail {
+namespace {
+
+// int16, int8, uint8, uint16: integer tensors narrower than the i32 draw.
+bool narrow_integer(at::ScalarType t) {
+  return at::isIntegralType(t, /*includeBool=*/false) && c10::elementSize(t) < 4;
+}
+
+// Distributions whose values are bounded by their own integer parameters
+// (XRNG_PARAMS "ilow" / "ihigh": every value lies in [ilow, ihigh)); only
+// those may be converted into a narrower integer tensor, after check_fits.
+// Others (geometric: unbounded; perm: indices of a size) refuse such tensors
+// rather than wrap silently.
+bool bounded_by_integer_params(Dist d) { return dist_has_param(d, Param::ilow) && dist_has_param(d, Param::ihigh); }
+
+}  // namespace
+
+std::optional<DType> stored_dtype(at::ScalarType t) {
+  if (t == at::kBool) return DType::u8;  // masks: one 0/1 byte per element
+  for (DType d : kAllDTypes)
+    if (scalar_type_of(d) == t) return d;
+  return std::nullopt;
+}
+
+at::ScalarType staging_type(const Plan& plan, at::ScalarType out) {
+  if (dtype_size(plan.dtype) == static_cast<int>(c10::elementSize(out))) return out;
+  return scalar_type_of(plan.dtype);
+}
+
+void check_fits(const Plan& plan, at::ScalarType out) {
+  if (!narrow_integer(out) || !bounded_by_integer_params(plan.dist)) return;
+  const int bits = 8 * static_cast<int>(c10::elementSize(out));
+  const bool is_signed = at::isSignedType(out);
+  const int64_t lo = is_signed ? -(int64_t{1} << (bits - 1)) : 0;
+  const int64_t hi = is_signed ? (int64_t{1} << (bits - 1)) - 1 : (int64_t{1} << bits) - 1;
+  // make_plan prepared [ilow, ihigh) as (low, range) in Plan::randint.
+  const int64_t first = plan.randint.low;
+  const int64_t last = static_cast<int64_t>(static_cast<uint64_t>(first) + (plan.randint.range - 1));
+  if (first < lo || last > hi)
+    throw Error(std::string(dist_name(plan.dist)) + ": range [" + std::to_string(first) + ", " +
+                std::to_string(last) + "] does not fit " + c10::toString(out));
+}
+
+}  // namespace detail
+
+DType draw_dtype(Dist dist, at::ScalarType t) {
+  const std::optional<DType> exact = detail::stored_dtype(t);
+  if (exact && dtype_supported(dist, *exact)) return *exact;
+  if (detail::narrow_integer(t) && detail::bounded_by_integer_params(dist) && dtype_supported(dist, DType::i32))
+    return DType::i32;
+  std::string all;
+  for (DType d : dist_dtypes(dist)) all += (all.empty() ? "" : ", ") + std::string(c10::toString(scalar_type_of(d)));
+  if (dtype_supported(dist, DType::u8)) all += ", Bool";
+  if (detail::bounded_by_integer_params(dist)) all += ", Short, Char, Byte (converted)";
+  throw Error(std::string("dtype ") + c10::toString(t) + " is not available for distribution " + dist_name(dist) +
+              " (" + all + ")");
+}
+
+}  // namespace xrng::torch_api

@@ -1,0 +1,39 @@
+// Internal: the device paths of the LibTorch API. A Job says what to compute
+// (which draw, at which key and offset); run() decides where: the host
+// backend straight into CPU memory, the CUDA kernels into CUDA memory, or the
+// host backend into staging buffers copied to any other device. Every path
+// writes element i of the job to element i (row-major) of the tensor, and
+// none does arithmetic on values.
+#pragma once
+
+#include <ATen/ATen.h>
+
+#include "../xrng_torch.h"
+
+namespace xrng::torch_api::detail {
+
+// One draw, as the paths see it. Element i of the output is:
+//   fill:        element i of the draw `plan` (element or permutation kind);
+//   transform:   the transform draw `plan` (dropout) of input element i;
+//   perm_shard:  element first + i of shard `rank` of `world` of the permutation.
+struct Job {
+  enum class Op { fill, transform, perm_shard };
+  Op op = Op::fill;
+  Plan plan;
+  Key key;
+  uint64_t offset = 0;
+  at::Tensor input;                           // transform: same shape as the output, any device
+  uint64_t rank = 0, world = 1, first = 0;    // perm_shard
+};
+
+// Writes the job's elements [0, out.numel()) into `out` (any device, any
+// strides), computed in the `stage` type (detail::staging_type) and converted
+// by a copy when that differs from out's type. The caller has validated the
+// job (make_plan, check_counters); only device errors can occur here.
+void run(at::Tensor& out, const Job& job, at::ScalarType stage, const RunOptions& opts);
+
+// Rejects tensors no path can write: undefined, not strided (sparse, mkldnn),
+// or without memory (meta). `what` names the call in the message.
+void check_writable(const at::Tensor& t, const char* what);
+
+}  // namespace xrng::torch_api::detail

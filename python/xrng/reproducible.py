@@ -1,0 +1,1474 @@
+"""Reproducible randomness for unmodified PyTorch programs.
+
+One line makes every random draw of an eager PyTorch program come from xrng's
+stream, so the same program gives the same random tensors (initial weights,
+dropout masks, noise, permutations) on the CPU, on CUDA and on any other torch
+device, whatever the thread count::
+
+    with xrng.reproducible(seed=0):
+        model = Net()                 # nn.init draws
+        loss = model(x).sum()         # dropout masks
+        loss.backward()
+
+    xrng.reproducible(seed=0).enable()    # scripts: from here on (disable() ends it)
+
+    @xrng.reproducible(seed=0)            # every call starts the stream afresh
+    def train_step(batch): ...
+
+Where it intercepts: at torch's random entry points (torch.rand, Tensor.uniform_,
+torch._VF.dropout, F.scaled_dot_product_attention, ...), which are replaced by
+wrappers while a mode is active: these are torch-level names, above device
+dispatch, so ``F.dropout`` draws the same words on every device, whereas below
+it CPU dropout is a ``bernoulli_`` and a multiply and CUDA dropout one fused
+``native_dropout``. Every other torch call runs untouched, at full speed (a
+``TorchFunctionMode`` would add its cost to each of them: docs/reproducible.md).
+Calls made inside torch's Python wrappers (dropout2d, multi-head attention,
+nn.init, gumbel_softmax, the RNN modules) reach the entry points like any
+other, and module-level aliases bound before the mode started (``from torch
+import randn``) are wrapped too. Draws that bypass them (a C++ composite, a
+reference kept in an object) are caught afterwards by watching torch's
+default generators, and named at once by the optional dispatcher-level check
+(``check_dispatch=True``, on by default with ``strict=True``), a
+``TorchDispatchMode`` that sees every aten op.
+
+Streams (SPEC.md, "Reproducible mode: key derivation"):
+
+* draws without a generator use the *global stream*:
+  ``Generator(S).fold_in(GLOBAL_TAG)`` where S is the mode's ``seed``, and
+  after a ``torch.manual_seed(s)`` inside the mode, ``s``;
+* draws with ``generator=g`` (a ``torch.Generator``) use ``g``'s own stream,
+  ``Generator(g.initial_seed())`` with its own counter, restarted whenever ``g``
+  is re-seeded (diffusers' ``torch.Generator(device).manual_seed(s)`` works
+  unchanged, and its noise equals ``xrng.diffusers.randn_tensor`` with
+  ``xrng.Generator(s)``).
+
+Every intercepted call consumes a fixed number of stream words that depends
+only on its arguments (SPEC.md lists them), so a program consumes the same
+offsets on every device. Random calls the mode cannot make identical
+(``multinomial``, ``poisson``, LSTM dropout, fused kernels with their own RNG,
+``torch.compile``'d regions, anything that draws from torch's generators
+behind the mode's back) are reported: a one-time :class:`ReproducibilityWarning`
+naming the op, or :class:`NotReproducibleError` with ``strict=True``.
+
+The mode belongs to the thread that enters it (like every torch mode);
+DataLoader worker processes forked inside it inherit it, and torch's
+per-worker ``torch.manual_seed(base_seed + worker_id)`` gives each worker its
+own global stream.
+"""
+from __future__ import annotations
+
+import collections
+import functools
+import math
+import numbers
+import sys
+import threading
+import types
+import warnings
+import weakref
+from typing import Callable, Optional
+
+import torch
+from torch.utils._python_dispatch import TorchDispatchMode
+
+from . import Generator
+from . import bernoulli_ as _x_bernoulli_
+from . import bits_ as _x_bits_
+from . import cauchy_ as _x_cauchy_
+from . import dropout as _x_dropout
+from . import exponential_ as _x_exponential_
+from . import geometric_ as _x_geometric_
+from . import log_normal_ as _x_log_normal_
+from . import normal_ as _x_normal_
+from . import randint_ as _x_randint_
+from . import randperm as _x_randperm
+from . import uniform_ as _x_uniform_
+
+__all__ = ["reproducible", "ReproducibilityWarning", "NotReproducibleError", "GLOBAL_TAG"]
+
+#: The global stream of seed S is ``xrng.Generator(S).fold_in(GLOBAL_TAG)``
+#: (ASCII "reproduc"), apart from the stream ``xrng.Generator(s)`` of a
+#: ``torch.Generator`` seeded with s.
+GLOBAL_TAG = 0x7265_7072_6F64_7563
+
+
+class ReproducibilityWarning(UserWarning):
+    """A random op ran under :class:`reproducible` with torch's own generator,
+    so its values may differ between devices (issued once per op and mode)."""
+
+
+class NotReproducibleError(RuntimeError):
+    """Raised instead of :class:`ReproducibilityWarning` under ``reproducible(strict=True)``."""
+
+
+class _Meta(Exception):
+    """A meta tensor is involved: torch's meta kernel runs, nothing is drawn."""
+
+
+class _Unsupported(Exception):
+    """A handler cannot draw this call from xrng (dtype, layout, ...): the call
+    runs with torch's generator and is reported."""
+
+
+# ==== streams ========================================================================================
+# A torch generator (torch.default_generator for the global stream, or one a
+# program passes as generator=) maps to an xrng Generator: a key and a word
+# offset. The torch generator's own state serves as the handle on that position:
+# after every xrng draw the torch generator is advanced once (a throwaway draw,
+# outside the mode) and its new state is recorded with the xrng position. At the
+# next draw, its state tells what happened in between:
+#   unchanged                      -> continue;
+#   the state of a fresh generator -> re-seeded (manual_seed): restart at offset 0
+#     seeded with initial_seed()      of the key of initial_seed();
+#   a state recorded earlier       -> restored (torch.random.fork_rng,
+#                                     set_rng_state): back to that position;
+#   anything else                  -> something drew from it behind the mode:
+#                                     reported; the xrng stream continues.
+# Without the throwaway draw, re-seeding with the seed already in use would
+# leave the state unchanged and go unnoticed.
+_HISTORY = 1024  # recorded states per generator (restores reach back this many draws)
+
+
+class _Stream:
+    __slots__ = ("gen", "state", "history", "entry")
+
+    def __init__(self, gen: Generator) -> None:
+        self.gen = gen  # the xrng position: key and offset
+        self.entry = None  # the mode entry active at the last draw
+        self.state: Optional[torch.Tensor] = None  # the torch generator's state when gen was last valid
+        self.history: "collections.OrderedDict[bytes, tuple]" = collections.OrderedDict()
+
+
+_streams: "weakref.WeakKeyDictionary[torch.Generator, _Stream]" = weakref.WeakKeyDictionary()
+_fresh: "collections.OrderedDict[tuple, torch.Tensor]" = collections.OrderedDict()
+_lock = threading.RLock()
+_offset_bump: dict = {}  # device type -> whether its generators take set_offset (no kernel launch)
+
+
+def _key(seed: int, tag: Optional[int]) -> Generator:
+    g = Generator(seed % 2**64)
+    return g if tag is None else g.fold_in(tag)
+
+
+def _fresh_state(tg: torch.Generator) -> torch.Tensor:
+    """The state of a new generator on tg's device seeded with tg.initial_seed()."""
+    k = (str(tg.device), tg.initial_seed())
+    st = _fresh.get(k)
+    if st is None:
+        try:
+            f = torch.Generator(device=tg.device)
+        except RuntimeError:  # a device without generator objects: never "fresh"
+            return torch.empty(0, dtype=torch.uint8)
+        f.manual_seed(k[1])
+        st = _fresh[k] = f.get_state()
+        if len(_fresh) > 64:
+            _fresh.popitem(last=False)
+    return st
+
+
+def _advance(tg: torch.Generator) -> None:
+    """Moves a torch generator on by one draw of its own (outside any mode)."""
+    dev = tg.device.type
+    if _offset_bump.get(dev, True):
+        try:  # Philox generators (CUDA): move the offset, no kernel launch
+            tg.set_offset(tg.get_offset() + 4)
+            _offset_bump[dev] = True
+            return
+        except (RuntimeError, AttributeError):
+            _offset_bump[dev] = False
+    # TensorBase's own uniform_: torch.Tensor.uniform_ may be the mode's entry point
+    with torch._C.DisableTorchFunction():
+        torch._C.TensorBase.uniform_(torch.empty((), dtype=torch.float32, device=tg.device), generator=tg)
+
+
+def _state_key(st: torch.Tensor) -> bytes:
+    return st.numpy().tobytes()
+
+
+# ==== argument binding for torch's builtins (they have no Python signatures) ===========================
+def _bind(op: str, args: tuple, kwargs: dict, names: tuple, defaults: dict, kwonly: tuple = ()) -> dict:
+    """Binds args/kwargs to torch's documented parameter order; an unknown keyword
+    makes the call unsupported (torch then runs and reports it)."""
+    if len(args) > len(names):
+        raise _Unsupported(f"{op} with {len(args)} positional arguments")
+    b = dict(defaults)
+    b.update(zip(names, args))
+    for k, v in kwargs.items():
+        if k not in names and k not in kwonly:
+            raise _Unsupported(f"{op} with keyword argument {k!r}")
+        b[k] = v
+    for n in names:
+        if n not in b:  # torch raises its own error for a missing argument
+            raise _Unsupported(f"{op} without argument {n!r}")
+    return b
+
+
+def _size(op: str, args: tuple, kwargs: dict) -> tuple:
+    """torch's factory size forms: f(2, 3), f((2, 3)), f([2, 3]), f(torch.Size), f(size=...)."""
+    if "size" in kwargs:
+        if args:
+            raise _Unsupported(f"{op} with the size given twice")
+        size = kwargs["size"]
+    elif len(args) == 1 and isinstance(args[0], (tuple, list, torch.Size)):
+        size = args[0]
+    else:
+        size = args
+    try:
+        return tuple(int(s) for s in size)
+    except TypeError as e:
+        raise _Unsupported(f"{op} with size {size!r}") from e
+
+
+_FLOATS = (torch.float32, torch.float64, torch.float16, torch.bfloat16)
+_XRNG_INTS = (torch.int64, torch.int32, torch.int16, torch.int8, torch.uint8)  # xrng.randint_ targets
+
+
+def _check_float(t: torch.Tensor, what: str) -> None:
+    if t.dtype not in _FLOATS:
+        raise _Unsupported(f"{what} of dtype {t.dtype}")
+
+
+def _check_tensor(t) -> None:
+    if not isinstance(t, torch.Tensor):
+        raise _Unsupported(f"argument of type {type(t).__name__}")
+    if t.layout != torch.strided:
+        raise _Unsupported(f"layout {t.layout}")
+    if type(t) not in (torch.Tensor, torch.nn.Parameter):
+        raise _Unsupported(f"tensor subclass {type(t).__name__}")
+    if t.is_meta:  # no data, nothing to draw: torch's meta kernel runs
+        raise _Meta
+
+
+def _check_inplace(t: torch.Tensor) -> None:
+    # xrng writes into the tensor's memory below autograd; keep torch's rules
+    if torch.is_grad_enabled() and t.requires_grad:
+        if t.is_leaf:
+            raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
+        raise _Unsupported("an in-place draw into a tensor that is part of an autograd graph")
+
+
+def _touched(t: torch.Tensor) -> torch.Tensor:
+    # xrng wrote t's memory directly: tell autograd, as an in-place torch op would
+    if not t.is_inference():  # inference tensors have no version counter
+        torch.autograd.graph.increment_version(t)
+    return t
+
+
+def _new(size: tuple, b: dict, default_dtype: torch.dtype) -> torch.Tensor:
+    """The output tensor of a factory call (out=, dtype=, device=, pin_memory=)."""
+    if b.get("layout") not in (None, torch.strided):
+        raise _Unsupported(f"layout {b['layout']}")
+    dtype = b.get("dtype")
+    out = b.get("out")
+    if out is not None:
+        _check_tensor(out)
+        if dtype is not None and out.dtype != dtype:
+            raise RuntimeError(f"dtype {dtype} does not match the dtype of out= ({out.dtype})")
+        if tuple(out.shape) != size:
+            out.resize_(size)
+        return out
+    t = torch.empty(size, dtype=default_dtype if dtype is None else dtype, device=b.get("device"),
+                    pin_memory=bool(b.get("pin_memory") or False))
+    if t.is_meta:  # e.g. under torch.device("meta"): nothing to draw
+        raise _Meta
+    return t
+
+
+def _finish(t: torch.Tensor, b: dict) -> torch.Tensor:
+    return t.requires_grad_() if b.get("requires_grad") else t
+
+
+# ==== draws (each consumes the words SPEC.md lists for it) ============================================
+def _fill_uniform(t: torch.Tensor, low: float, high: float, g: Generator) -> None:
+    if t.numel() == 0:
+        return
+    if low == high:  # torch allows from == to; xrng's uniform needs low < high
+        t.fill_(low)
+        return
+    _x_uniform_(t, low, high, generator=g)
+
+
+def _fill_randint(t: torch.Tensor, low: int, high: int, g: Generator) -> None:
+    """Integers uniform on [low, high) into any real dtype: an i64 draw (4 words
+    per element) for int64 and float64 outputs, an i32 draw (2 words) otherwise."""
+    if low >= high:
+        raise RuntimeError(f"random integers need low < high, got low={low} >= high={high}")
+    if t.numel() == 0:
+        return
+    wide = t.dtype in (torch.int64, torch.float64)
+    if not wide and t.dtype not in _XRNG_INTS + (torch.bool,) + _FLOATS:
+        raise _Unsupported(f"integer draw into dtype {t.dtype}")
+    if t.dtype == torch.int64 and high - low == 2**64:  # the full int64 range: raw 64-bit words (2 per element)
+        u = torch.empty(t.shape, dtype=torch.uint64, device=t.device)
+        _x_bits_(u, generator=g)
+        t.copy_(u.view(torch.int64))
+        return
+    shift = 0
+    if high == 2**63:  # the top of int64's range is not an exclusive int64 bound: draw [low-1, 2^63-1), add 1
+        low, high, shift = low - 1, high - 1, 1
+    if t.dtype in _XRNG_INTS and shift == 0:
+        _x_randint_(t, low, high, generator=g)
+        return
+    tmp = torch.empty(t.shape, dtype=torch.int64 if wide else torch.int32, device=t.device)
+    _x_randint_(tmp, low, high, generator=g)
+    t.copy_(tmp + 1 if shift else tmp)
+
+
+def _fill_bernoulli_p(t: torch.Tensor, p: float, g: Generator) -> None:
+    """Bernoulli(p) into any dtype: 1 where word < round_half_even(p * 2^32)."""
+    p = float(p)
+    if not 0.0 <= p <= 1.0:
+        raise RuntimeError(f"bernoulli_ expects p to be in [0, 1], but got p={p}")
+    if t.numel() == 0:
+        return
+    if t.dtype in (torch.bool, torch.uint8):
+        _x_bernoulli_(t, p, generator=g)
+    else:
+        tmp = torch.empty(t.shape, dtype=torch.uint8, device=t.device)
+        _x_bernoulli_(tmp, p, generator=g)
+        t.copy_(tmp)
+
+
+def _bernoulli_mask(shape, p: torch.Tensor, g: Generator) -> torch.Tensor:
+    """Per-element Bernoulli(p_i) with one word per element: 1 where
+    w_i < round_half_even(p_i * 2^32), the rule of a scalar p (SPEC 4.4). Every
+    step is exact in binary64 on any device: p_i * 2^32 is a power-of-two
+    scaling, round() rounds half to even, words below 2^32 are exact."""
+    if p.dtype not in _FLOATS:
+        raise _Unsupported(f"probabilities of dtype {p.dtype}")
+    p64 = p.detach().to(torch.float64)
+    if bool(((p64 < 0) | (p64 > 1) | torch.isnan(p64)).any()):
+        raise RuntimeError("bernoulli: the probabilities must be in [0, 1]")
+    w = torch.empty(shape, dtype=torch.uint32, device=p.device)
+    _x_bits_(w, generator=g)
+    words = w.view(torch.int32).to(torch.int64).bitwise_and_(0xFFFFFFFF).to(torch.float64)
+    return words < torch.round(p64 * 4294967296.0)
+
+
+# ---- dropout: one word per element (or per channel), replayed in backward ---------------------------
+class _DropoutFn(torch.autograd.Function):
+    """xrng.dropout with autograd. The backward pass redraws the same mask from
+    (key, offset) instead of storing it: grad_in = dropout(grad_out), i.e.
+    grad_out * scale where kept and +0 where dropped."""
+
+    @staticmethod
+    def forward(ctx, x, p, seed, subseq, offset, inplace):
+        ctx.where = (p, seed, subseq, offset)
+        if inplace:
+            ctx.mark_dirty(x)
+        return _x_dropout(x, p, inplace=inplace, seed=seed, subseq=subseq, offset=offset)
+
+    @staticmethod
+    def backward(ctx, grad):
+        p, seed, subseq, offset = ctx.where
+        return _x_dropout(grad, p, seed=seed, subseq=subseq, offset=offset), None, None, None, None, None
+
+
+def _dropout_rule(op: str, p: float, train) -> int:
+    """torch's special cases, mirrored so that no device draws for them:
+    0 -> identity (no draw), 1 -> x * 0 (no draw), 2 -> draw."""
+    p = float(p)
+    if not 0.0 <= p <= 1.0:
+        raise ValueError(f"{op}: dropout probability has to be between 0 and 1, but got {p}")
+    if train is False or p == 0.0:
+        return 0
+    return 1 if p == 1.0 else 2
+
+
+def _keep_scale(n: int, p: float, wide: torch.dtype, device, g: Generator) -> torch.Tensor:
+    """n per-channel factors, +0 (dropped) or 1/(1-p) in `wide` (SPEC 4.5's
+    scale): the dropout draw applied to ones, one word per channel."""
+    return _x_dropout(torch.ones(n, dtype=wide, device=device), p, generator=g)
+
+
+def _wide(dtype: torch.dtype) -> torch.dtype:
+    # SPEC 4.5: f16/bf16 data are scaled in binary32, f64 in binary64
+    return torch.float64 if dtype == torch.float64 else torch.float32
+
+
+# ==== the handlers ======================================================================================
+# handler(mode, args, kwargs) -> result. A handler draws everything it needs
+# from xrng inside `with mode._draw(generator, op) as g:` (g is the xrng
+# Generator at the stream's position), or raises _Unsupported / _PassThrough /
+# _Meta before drawing, so that torch runs the call instead.
+def _h_rand(m, args, kwargs):
+    b = _bind("rand", (), {k: v for k, v in kwargs.items() if k != "size"}, (), {},
+              ("generator", "out", "dtype", "layout", "device", "requires_grad", "pin_memory"))
+    t = _new(_size("rand", args, kwargs), b, torch.get_default_dtype())
+    _check_float(t, "rand")
+    with m._draw(b.get("generator"), "torch.rand") as g:
+        _fill_uniform(t, 0.0, 1.0, g)
+    return _finish(t, b)
+
+
+def _h_randn(m, args, kwargs):
+    b = _bind("randn", (), {k: v for k, v in kwargs.items() if k != "size"}, (), {},
+              ("generator", "out", "dtype", "layout", "device", "requires_grad", "pin_memory"))
+    t = _new(_size("randn", args, kwargs), b, torch.get_default_dtype())
+    _check_float(t, "randn")
+    with m._draw(b.get("generator"), "torch.randn") as g:
+        if t.numel():
+            _x_normal_(t, 0.0, 1.0, generator=g)
+    return _finish(t, b)
+
+
+_FACTORY_KW = ("generator", "out", "dtype", "layout", "device", "requires_grad", "pin_memory")
+
+
+def _h_randint(m, args, kwargs):
+    kw = dict(kwargs)
+    size = kw.pop("size", None)
+    pos = list(args)
+    if size is None and pos and isinstance(pos[-1], (tuple, list, torch.Size)):
+        size = pos.pop()
+    if len(pos) == 2:
+        kw.setdefault("low", pos[0])
+        kw.setdefault("high", pos[1])
+    elif len(pos) == 1:
+        kw.setdefault("high", pos[0])
+    elif pos:
+        raise _Unsupported("randint arguments")
+    if size is None or "high" not in kw:
+        raise _Unsupported("randint without high or size")
+    b = _bind("randint", (), kw, ("low", "high"), {"low": 0}, _FACTORY_KW)
+    t = _new(_size("randint", (size,), {}), b, torch.int64)
+    with m._draw(b.get("generator"), "torch.randint") as g:
+        _fill_randint(t, int(b["low"]), int(b["high"]), g)
+    return _finish(t, b)
+
+
+def _h_randperm(m, args, kwargs):
+    b = _bind("randperm", args, kwargs, ("n",), {}, _FACTORY_KW)
+    n = int(b["n"])
+    if n < 0:
+        raise RuntimeError(f"randperm: n must be non-negative, got {n}")
+    t = _new((n,), b, torch.int64)
+    with m._draw(b.get("generator"), "torch.randperm") as g:
+        if n:  # a permutation's key is 12 words whatever n; n = 0 draws nothing
+            if t.dtype in (torch.int64, torch.int32):
+                _x_randperm(n, generator=g, out=t)
+            else:
+                t.copy_(_x_randperm(n, generator=g, device=t.device))
+    return _finish(t, b)
+
+
+_LIKE_KW = ("dtype", "layout", "device", "requires_grad", "memory_format", "generator", "pin_memory")
+
+
+def _like(b: dict) -> torch.Tensor:
+    x = b["input"]
+    _check_tensor(x)
+    if b.get("layout") not in (None, torch.strided):
+        raise _Unsupported(f"layout {b['layout']}")
+    fmt = b.get("memory_format") or torch.preserve_format
+    t = torch.empty_like(x, dtype=b.get("dtype"), device=b.get("device"), memory_format=fmt)
+    if t.is_meta:
+        raise _Meta
+    return t
+
+
+def _h_rand_like(m, args, kwargs):
+    b = _bind("rand_like", args, kwargs, ("input",), {}, _LIKE_KW)
+    t = _like(b)
+    _check_float(t, "rand_like")
+    with m._draw(b.get("generator"), "torch.rand_like") as g:
+        _fill_uniform(t, 0.0, 1.0, g)
+    return _finish(t, b)
+
+
+def _h_randn_like(m, args, kwargs):
+    b = _bind("randn_like", args, kwargs, ("input",), {}, _LIKE_KW)
+    t = _like(b)
+    _check_float(t, "randn_like")
+    with m._draw(b.get("generator"), "torch.randn_like") as g:
+        if t.numel():
+            _x_normal_(t, 0.0, 1.0, generator=g)
+    return _finish(t, b)
+
+
+def _h_randint_like(m, args, kwargs):
+    b = _bind("randint_like", args, kwargs, ("input", "low", "high"), {"low": None, "high": None}, _LIKE_KW)
+    if b["high"] is None:  # randint_like(x, high)
+        b["low"], b["high"] = 0, b["low"]
+    if b.get("high") is None:
+        raise _Unsupported("randint_like without high")
+    t = _like(b)
+    with m._draw(b.get("generator"), "torch.randint_like") as g:
+        _fill_randint(t, int(b.get("low") or 0), int(b["high"]), g)
+    return _finish(t, b)
+
+
+def _inplace_target(b: dict) -> torch.Tensor:
+    t = b["self"]
+    _check_tensor(t)
+    _check_inplace(t)
+    return t
+
+
+def _h_uniform_(m, args, kwargs):
+    b = _bind("uniform_", args, kwargs, ("self", "from", "to"), {"from": 0.0, "to": 1.0}, ("generator",))
+    t = _inplace_target(b)
+    _check_float(t, "uniform_")
+    lo, hi = float(b["from"]), float(b["to"])
+    if not lo <= hi:
+        raise RuntimeError(f"uniform_ expects to return a [from, to) range, but found from={lo} > to={hi}")
+    with m._draw(b.get("generator"), "Tensor.uniform_") as g:
+        _fill_uniform(t, lo, hi, g)
+    return _touched(t)
+
+
+def _h_normal_(m, args, kwargs):
+    b = _bind("normal_", args, kwargs, ("self", "mean", "std"), {"mean": 0.0, "std": 1.0}, ("generator",))
+    t = _inplace_target(b)
+    _check_float(t, "normal_")
+    with m._draw(b.get("generator"), "Tensor.normal_") as g:
+        if t.numel():
+            _x_normal_(t, float(b["mean"]), float(b["std"]), generator=g)
+    return _touched(t)
+
+
+def _dtype_max(dtype: torch.dtype) -> int:
+    """The top of random_()'s default range [0, max]: the largest integer a float
+    type holds exactly, or the integer type's maximum."""
+    if dtype.is_floating_point:
+        return 2 ** {torch.float32: 24, torch.float64: 53, torch.float16: 11, torch.bfloat16: 8}[dtype]
+    if dtype == torch.bool:
+        return 1
+    return torch.iinfo(dtype).max
+
+
+def _h_random_(m, args, kwargs):
+    kw = dict(kwargs)
+    gen = kw.pop("generator", None)
+    if "from" in kw or "to" in kw or len(args) == 3:
+        b = _bind("random_", args, kw, ("self", "from", "to"), {"from": 0, "to": None})
+        low, to = b["from"], b["to"]
+    elif len(args) == 2:  # random_(to)
+        b = {"self": args[0]}
+        low, to = 0, args[1]
+    elif len(args) == 1 and not kw:
+        b = {"self": args[0]}
+        low, to = 0, None
+    else:
+        raise _Unsupported("random_ arguments")
+    t = _inplace_target(b)
+    if t.dtype not in _FLOATS + _XRNG_INTS + (torch.bool,):
+        raise _Unsupported(f"random_ into dtype {t.dtype}")
+    high = _dtype_max(t.dtype) + 1 if to is None else int(to)
+    with m._draw(gen, "Tensor.random_") as g:
+        _fill_randint(t, int(low), high, g)
+    return _touched(t)
+
+
+def _h_bernoulli_(m, args, kwargs):
+    b = _bind("bernoulli_", args, kwargs, ("self", "p"), {"p": 0.5}, ("generator",))
+    t = _inplace_target(b)
+    p = b["p"]
+    with m._draw(b.get("generator"), "Tensor.bernoulli_") as g:
+        if isinstance(p, torch.Tensor):
+            _check_tensor(p)
+            t.copy_(_bernoulli_mask(t.shape, p.expand(t.shape), g))
+        else:
+            _fill_bernoulli_p(t, p, g)
+    return _touched(t)
+
+
+def _h_bernoulli(m, args, kwargs):
+    # torch.bernoulli(input, *, generator, out): p = input; torch.bernoulli(input, p): scalar p
+    b = _bind("bernoulli", args, kwargs, ("input", "p"), {"p": None}, ("generator", "out"))
+    x = b["input"]
+    _check_tensor(x)
+    out = b.get("out")
+    if out is None:
+        out = torch.empty_like(x, memory_format=torch.contiguous_format)
+    elif out.shape != x.shape:
+        out.resize_(x.shape)
+    with m._draw(b.get("generator"), "torch.bernoulli") as g:
+        if b["p"] is None:
+            _check_float(x, "bernoulli")
+            out.copy_(_bernoulli_mask(x.shape, x, g))
+        else:
+            _fill_bernoulli_p(out, b["p"], g)
+    return out
+
+
+def _dist_handler(name: str, fill: Callable, params: tuple, defaults: dict, dtypes: tuple = _FLOATS):
+    """Tensor.exponential_ / geometric_ / log_normal_ / cauchy_: xrng's rows of
+    the same name (torch's parameter names, in torch's order)."""
+    def h(m, args, kwargs):
+        b = _bind(name, args, kwargs, ("self",) + params, defaults, ("generator",))
+        t = _inplace_target(b)
+        if t.dtype not in dtypes:
+            raise _Unsupported(f"{name} into dtype {t.dtype}")
+        with m._draw(b.get("generator"), "Tensor." + name) as g:
+            if t.numel():
+                fill(t, *(float(b[k]) for k in params), generator=g)
+        return _touched(t)
+    return h
+
+
+def _h_normal(m, args, kwargs):
+    """torch.normal: (Tensor, Tensor), (Tensor, float), (float, Tensor), (float, float, size)."""
+    b = _bind("normal", args, kwargs, ("mean", "std", "size"), {"std": 1.0, "size": None},
+              ("generator", "out", "dtype", "layout", "device", "requires_grad", "pin_memory"))
+    mean, std = b["mean"], b.get("std", 1.0)
+    tm, ts = isinstance(mean, torch.Tensor), isinstance(std, torch.Tensor)
+    if not tm and not ts:
+        if b["size"] is None:
+            raise _Unsupported("normal(float, float) without size")
+        t = _new(_size("normal", (b["size"],), {}), b, torch.get_default_dtype())
+        _check_float(t, "normal")
+        with m._draw(b.get("generator"), "torch.normal") as g:
+            if t.numel():
+                _x_normal_(t, float(mean), float(std), generator=g)
+        return _finish(t, b)
+    for v in (mean, std):
+        if isinstance(v, torch.Tensor):
+            _check_tensor(v)
+    if not ts and float(std) < 0 or ts and bool((std < 0).any()):
+        raise RuntimeError("normal expects std >= 0.0")
+    ref = mean if tm else std
+    shape = torch.broadcast_shapes(mean.shape if tm else (), std.shape if ts else ())
+    out = b.get("out")
+    z = torch.empty(shape, dtype=ref.dtype if out is None else out.dtype, device=ref.device)
+    _check_float(z, "normal")
+    with m._draw(b.get("generator"), "torch.normal") as g:
+        if z.numel():
+            _x_normal_(z, 0.0, 1.0, generator=g)
+    with torch.no_grad():  # z * std + mean as two correctly rounded ops (no fused multiply-add on any device)
+        r = z.mul_(std).add_(mean)
+    if torch.is_grad_enabled() and (tm and mean.requires_grad or ts and std.requires_grad):
+        r = _ZeroGrad.apply(r, mean if tm else None, std if ts else None)
+    if out is not None:
+        out.resize_(shape).copy_(r)
+        return out
+    return r
+
+
+class _ZeroGrad(torch.autograd.Function):
+    """torch.normal's gradients with respect to mean and std are zero (it is not
+    a reparameterised sample); this keeps that, and keeps the graph connected."""
+
+    @staticmethod
+    def forward(ctx, r, mean, std):
+        ctx.like = [None if v is None else (v.shape, v.dtype, v.device) for v in (mean, std)]
+        return r.clone()
+
+    @staticmethod
+    def backward(ctx, grad):
+        return None, *(None if v is None else torch.zeros(v[0], dtype=v[1], device=v[2]) for v in ctx.like)
+
+
+# ---- dropout family (torch level: F.dropout and friends are Python wrappers over these) ------------
+def _dropout_args(name: str, args, kwargs):
+    b = _bind(name, args, kwargs, ("input", "p", "train"), {})
+    x = b["input"]
+    _check_tensor(x)
+    return x, float(b["p"]), b["train"]
+
+
+def _h_dropout(inplace: bool):
+    name = "torch.dropout_" if inplace else "torch.dropout"
+
+    def h(m, args, kwargs):
+        x, p, train = _dropout_args(name, args, kwargs)
+        rule = _dropout_rule(name, p, train)
+        if rule == 0 or x.numel() == 0:
+            return x
+        if rule == 1:
+            return x.mul_(0) if inplace else x * 0
+        _check_float(x, name)
+        with m._draw(None, name) as g:
+            seed, subseq, offset = g.seed, g.subseq, g.offset
+            g.offset = offset + x.numel()  # one word per element, consumed whatever happens below
+        if torch.is_grad_enabled() and x.requires_grad:
+            return _DropoutFn.apply(x, p, seed, subseq, offset, inplace)
+        return _touched(_x_dropout(x, p, inplace=True, seed=seed, subseq=subseq, offset=offset)) if inplace \
+            else _x_dropout(x, p, seed=seed, subseq=subseq, offset=offset)
+    return h
+
+
+def _h_native_dropout(m, args, kwargs):
+    b = _bind("native_dropout", args, kwargs, ("input", "p", "train"), {"train": None})
+    x, p, train = b["input"], float(b["p"]), b["train"]
+    _check_tensor(x)
+    rule = _dropout_rule("native_dropout", p, False if train is False else True)
+    if rule == 0 or x.numel() == 0:
+        return x.clone(), torch.ones_like(x, dtype=torch.bool)
+    if rule == 1:
+        return x * 0, torch.zeros_like(x, dtype=torch.bool)
+    _check_float(x, "native_dropout")
+    with m._draw(None, "torch.native_dropout") as g:
+        seed, subseq, offset = g.seed, g.subseq, g.offset
+        g.offset = offset + x.numel()
+    keep = ~_x_bernoulli_(torch.empty(x.shape, dtype=torch.bool, device=x.device), p, seed=seed, subseq=subseq,
+                          offset=offset)  # the same words: dropped where w < threshold(p)
+    if torch.is_grad_enabled() and x.requires_grad:
+        return _DropoutFn.apply(x, p, seed, subseq, offset, False), keep
+    return _x_dropout(x, p, seed=seed, subseq=subseq, offset=offset), keep
+
+
+def _feature_shape(x: torch.Tensor, name: str) -> tuple:
+    if x.dim() < 2:
+        raise RuntimeError(f"{name}: Feature dropout requires at least 2 dimensions in the input")
+    return (x.shape[0], x.shape[1]) + (1,) * (x.dim() - 2)
+
+
+def _h_feature_dropout(inplace: bool, alpha: bool):
+    name = "torch." + ("feature_" if not alpha else "feature_alpha_") + "dropout" + ("_" if inplace else "")
+
+    def h(m, args, kwargs):
+        x, p, train = _dropout_args(name, args, kwargs)
+        rule = _dropout_rule(name, p, train)
+        if rule == 0 or x.numel() == 0:
+            return x
+        if rule == 1:
+            return x.mul_(0) if inplace else x * 0
+        _check_float(x, name)
+        fshape = _feature_shape(x, name)
+        n = fshape[0] * fshape[1]  # one word per (sample, channel)
+        wide = _wide(x.dtype)
+        with m._draw(None, name) as g:
+            if alpha:
+                keep = _keep_mask(n, p, x.device, g).view(fshape)
+            else:
+                scale = _keep_scale(n, p, wide, x.device, g).view(fshape)
+        if alpha:
+            r = _alpha_apply(x, p, keep, wide)
+        else:
+            r = torch.where(scale != 0, x.to(wide) * scale, 0.0).to(x.dtype)
+        return x.copy_(r) if inplace else r
+    return h
+
+
+def _keep_mask(n: int, p: float, device, g: Generator) -> torch.Tensor:
+    """Kept elements (bool, one word each): kept where the word is >= threshold(p),
+    the complement of dropout's drop rule."""
+    dropped = torch.empty(n, dtype=torch.bool, device=device)
+    _x_bernoulli_(dropped, p, generator=g)
+    return ~dropped
+
+
+_SELU_ALPHA = 1.7580993408473766  # torch's alpha_dropout constant (-selu's negative saturation)
+
+
+def _alpha_apply(x: torch.Tensor, p: float, keep: torch.Tensor, wide: torch.dtype) -> torch.Tensor:
+    # torch's alpha dropout: kept -> x * a + alpha a p, dropped -> alpha a p - alpha a,
+    # a = 1 / sqrt((alpha^2 p + 1)(1 - p)); scalars in binary64, applied in `wide`
+    a = 1.0 / math.sqrt((_SELU_ALPHA * _SELU_ALPHA * p + 1) * (1 - p))
+    kept_shift = _SELU_ALPHA * a * p
+    dropped_value = -_SELU_ALPHA * a + _SELU_ALPHA * a * p
+    return torch.where(keep, x.to(wide) * a + kept_shift, dropped_value).to(x.dtype)
+
+
+def _h_alpha_dropout(inplace: bool):
+    name = "torch.alpha_dropout" + ("_" if inplace else "")
+
+    def h(m, args, kwargs):
+        x, p, train = _dropout_args(name, args, kwargs)
+        rule = _dropout_rule(name, p, train)
+        if rule == 0 or x.numel() == 0:
+            return x
+        if rule == 1:
+            return x.mul_(0) if inplace else x * 0
+        _check_float(x, name)
+        with m._draw(None, name) as g:
+            keep = _keep_mask(x.numel(), p, x.device, g).view(x.shape)
+        r = _alpha_apply(x, p, keep, _wide(x.dtype))
+        return x.copy_(r) if inplace else r
+    return h
+
+
+def _h_sdpa(m, args, kwargs):
+    """scaled_dot_product_attention with dropout_p > 0: torch's math formulation
+    (the one its documentation gives) with xrng's dropout on the attention
+    weights, one word per weight. The fused kernels draw their masks with their
+    own RNG, so no device can use them here. dropout_p == 0 runs torch's SDPA."""
+    b = _bind("scaled_dot_product_attention", args, kwargs,
+              ("query", "key", "value", "attn_mask", "dropout_p", "is_causal", "scale", "enable_gqa"),
+              {"attn_mask": None, "dropout_p": 0.0, "is_causal": False, "scale": None, "enable_gqa": False})
+    p = float(b["dropout_p"])
+    if p == 0.0:
+        raise _PassThrough
+    q, k, v, mask = b["query"], b["key"], b["value"], b["attn_mask"]
+    for t in (q, k, v) + ((mask,) if mask is not None else ()):
+        _check_tensor(t)
+    _check_float(q, "scaled_dot_product_attention")
+    if b["is_causal"] and mask is not None:
+        raise RuntimeError("scaled_dot_product_attention: pass either attn_mask or is_causal, not both")
+    if b["enable_gqa"]:
+        k = k.repeat_interleave(q.size(-3) // k.size(-3), -3)
+        v = v.repeat_interleave(q.size(-3) // v.size(-3), -3)
+    scale = 1.0 / math.sqrt(q.size(-1)) if b["scale"] is None else float(b["scale"])
+    attn = (q @ k.transpose(-2, -1)) * scale
+    L, S = q.size(-2), k.size(-2)
+    if b["is_causal"]:
+        causal = torch.ones(L, S, dtype=torch.bool, device=q.device).tril()
+        attn = attn.masked_fill(~causal, float("-inf"))
+    if mask is not None:
+        attn = attn.masked_fill(~mask, float("-inf")) if mask.dtype == torch.bool else attn + mask
+    # fully masked rows give 0, not NaN, as in torch's math path
+    attn = torch._safe_softmax(attn, -1) if hasattr(torch, "_safe_softmax") else torch.softmax(attn, -1)
+    with m._draw(None, "scaled_dot_product_attention") as g:
+        seed, subseq, offset = g.seed, g.subseq, g.offset
+        g.offset = offset + attn.numel()
+    if p == 1.0:
+        attn = attn * 0
+    elif torch.is_grad_enabled() and attn.requires_grad:
+        attn = _DropoutFn.apply(attn, p, seed, subseq, offset, False)
+    else:
+        attn = _x_dropout(attn, p, seed=seed, subseq=subseq, offset=offset)
+    return attn @ v
+
+
+class _PassThrough(Exception):
+    """The call draws nothing (e.g. dropout_p == 0): run torch's function."""
+
+
+def _h_rrelu(inplace: bool):
+    name = "torch.rrelu" + ("_" if inplace else "")
+
+    def h(m, args, kwargs):
+        b = _bind(name, args, kwargs, ("input", "lower", "upper", "training"),
+                  {"lower": 1.0 / 8, "upper": 1.0 / 3, "training": False}, ("generator",))
+        if not b["training"]:
+            raise _PassThrough
+        x = b["input"]
+        _check_tensor(x)
+        _check_float(x, name)
+        lo, hi = float(b["lower"]), float(b["upper"])
+        if not lo <= hi:
+            raise RuntimeError(f"{name}: lower bound {lo} must be <= upper bound {hi}")
+        r = torch.empty(x.shape, dtype=x.dtype, device=x.device)
+        with m._draw(b.get("generator"), name) as g:  # one uniform per element, negative or not
+            _fill_uniform(r, lo, hi, g)
+        slope = torch.where(x <= 0, r, 1.0)  # torch: slope r where x <= 0, 1 elsewhere
+        return x.mul_(slope) if inplace else x * slope
+    return h
+
+
+# ---- erfinv: xrng's own, from correctly rounded binary64 operations ---------------------------------
+# timm's trunc_normal_ (and other inverse-CDF samplers) pass xrng's uniforms
+# through erfinv_, whose last bits differ between torch's CPU and CUDA kernels.
+# Under the mode erfinv is computed on the host from +, -, *, /, sqrt, frexp
+# and comparisons in binary64 (all exact or correctly rounded, unfused, on any
+# CPU), then rounded once to the tensor's dtype and copied back: the same bits
+# for every device, every CPU and every thread count.
+#
+# erfinv(y) = ndtri((1 + y) / 2) / sqrt(2), ndtri by Wichura's AS241 (PPND16,
+# relative error about 1e-16) evaluated at q = y / 2 (exact), so that small y
+# lose nothing to 1 + y. Coefficients highest degree first (Horner).
+_AS241_CENTRAL_NUM = (2.5090809287301226727e+3, 3.3430575583588128105e+4, 6.7265770927008700853e+4,
+                      4.5921953931549871457e+4, 1.3731693765509461125e+4, 1.9715909503065514427e+3,
+                      1.3314166789178437745e+2, 3.3871328727963666080e+0)
+_AS241_CENTRAL_DEN = (5.2264952788528545610e+3, 2.8729085735721942674e+4, 3.9307895800092710610e+4,
+                      2.1213794301586595867e+4, 5.3941960214247511077e+3, 6.8718700749205790830e+2,
+                      4.2313330701600911252e+1, 1.0)
+_AS241_NEAR_NUM = (7.74545014278341407640e-4, 2.27238449892691845833e-2, 2.41780725177450611770e-1,
+                   1.27045825245236838258e+0, 3.64784832476320460504e+0, 5.76949722146069140550e+0,
+                   4.63033784615654529590e+0, 1.42343711074968357734e+0)
+_AS241_NEAR_DEN = (1.05075007164441684324e-9, 5.47593808499534494600e-4, 1.51986665636164571966e-2,
+                   1.48103976427480074590e-1, 6.89767334985100004550e-1, 1.67638483018380384940e+0,
+                   2.05319162663775882187e+0, 1.0)
+_AS241_FAR_NUM = (2.01033439929228813265e-7, 2.71155556874348757815e-5, 1.24266094738807843860e-3,
+                  2.65321895265761230930e-2, 2.96560571828504891230e-1, 1.78482653991729133580e+0,
+                  5.46378491116411436990e+0, 6.65790464350110377720e+0)
+_AS241_FAR_DEN = (2.04426310338993978564e-15, 1.42151175831644588870e-7, 1.84631831751005468180e-5,
+                  7.86869131145613259100e-4, 1.48753612908506148525e-2, 1.36929880922735805310e-1,
+                  5.99832206555887937690e-1, 1.0)
+# log: SPEC 5.1's structure (fdlibm e_log.c) with Taylor coefficients 2/(2j+1)
+_LOG_P = tuple(2.0 / (2 * j + 1) for j in range(11, 0, -1))  # 2/23 ... 2/3
+_LN2_HI = float.fromhex("0x1.62e42feep-1")
+_LN2_LO = float.fromhex("0x1.a39ef35793c76p-33")
+_SQRT_HALF = float.fromhex("0x1.6a09e667f3bcdp-1")
+_SQRT2 = math.sqrt(2.0)
+
+
+def _horner(x: torch.Tensor, coeffs: tuple) -> torch.Tensor:
+    p = torch.full_like(x, coeffs[0])
+    for c in coeffs[1:]:
+        p = p.mul_(x).add_(c)  # two roundings, never a fused multiply-add
+    return p
+
+
+def _log64(x: torch.Tensor) -> torch.Tensor:
+    """log(x) for positive normal binary64 x (a CPU tensor), within about 1 ulp."""
+    m, e = torch.frexp(x)  # x = m 2^e, m in [1/2, 1): exact
+    low = m < _SQRT_HALF   # move m into [sqrt(1/2), sqrt(2)): exact doubling
+    m = torch.where(low, m * 2.0, m)
+    k = torch.where(low, e - 1, e).to(torch.float64)
+    f = m - 1.0            # exact (Sterbenz)
+    s = f / (f + 2.0)
+    z = s * s
+    r = z * _horner(z, _LOG_P)
+    hfsq = (f * 0.5) * f
+    return k * _LN2_HI - ((hfsq - (s * (hfsq + r) + k * _LN2_LO)) - f)
+
+
+def erfinv64(y: torch.Tensor) -> torch.Tensor:
+    """erfinv of a binary64 CPU tensor, from correctly rounded operations only
+    (the same bits on every CPU). erfinv(+-1) = +-inf, NaN outside [-1, 1]."""
+    q = y * 0.5                      # p - 1/2 for p = (1 + y) / 2, exact
+    a = q.abs()
+    central = a <= 0.425
+    r = 0.180625 - q * q
+    xc = _horner(r, _AS241_CENTRAL_NUM).mul_(q).div_(_horner(r, _AS241_CENTRAL_DEN))
+    t = torch.where(central | (a >= 0.5) | torch.isnan(a), 0.25, 0.5 - a)  # min(p, 1 - p), exact; a dummy elsewhere
+    s = torch.sqrt(-_log64(t))
+    s1, s2 = s - 1.6, s - 5.0
+    xn = _horner(s1, _AS241_NEAR_NUM).div_(_horner(s1, _AS241_NEAR_DEN))
+    xf = _horner(s2, _AS241_FAR_NUM).div_(_horner(s2, _AS241_FAR_DEN))
+    xt = torch.where(s <= 5.0, xn, xf)
+    x = torch.where(central, xc, torch.where(q < 0, -xt, xt))
+    x = x / _SQRT2
+    x = torch.where(a == 0.5, torch.copysign(torch.full_like(y, math.inf), y), x)
+    return torch.where((a > 0.5) | torch.isnan(y), math.nan, x)
+
+
+def _erfinv_host(x: torch.Tensor) -> torch.Tensor:
+    return erfinv64(x.detach().to("cpu", torch.float64)).to(x.dtype)
+
+
+def _h_erfinv(inplace: bool, name: str):
+    def h(m, args, kwargs):
+        b = _bind(name, args, kwargs, ("input",), {}, ("out",))
+        x = b.get("input", b.get("self"))
+        _check_tensor(x)
+        if x.dtype not in _FLOATS or torch.is_grad_enabled() and x.requires_grad:
+            raise _PassThrough  # integer inputs and autograd: torch's erfinv (deterministic math, not a draw)
+        if x.is_meta:
+            raise _PassThrough
+        r = _erfinv_host(x)
+        if inplace:
+            return _touched(x.copy_(r))
+        out = b.get("out")
+        if out is not None:
+            return out.resize_(x.shape).copy_(r)
+        return r.to(x.device)
+    return h
+
+
+# ==== what is reported ===================================================================================
+# aten ops whose schema takes a Generator: the random ones. The entry points
+# below report those the mode does not handle; the dispatcher-level check
+# watches all of them, plus ops that draw from a device generator without
+# taking one (those with a dropout argument).
+def _random_aten_names() -> frozenset:
+    names = set()
+    for s in torch._C._jit_get_all_schemas():
+        if s.name.startswith("aten::") and any("Generator" in str(a.type) for a in s.arguments):
+            names.add(s.name[6:])
+    names -= {"manual_seed", "initial_seed", "seed"}
+    return frozenset(names)
+
+
+_RANDOM_ATEN: frozenset = frozenset()  # filled with the tables, when the first mode starts (import stays cheap)
+_DROPOUT_ARG_OPS = frozenset((
+    "native_dropout", "_fused_dropout", "_scaled_dot_product_flash_attention",
+    "_scaled_dot_product_flash_attention_for_cpu", "_scaled_dot_product_efficient_attention",
+    "_scaled_dot_product_cudnn_attention", "_flash_attention_forward", "_efficient_attention_forward", "_cudnn_rnn",
+    "_cudnn_init_dropout_state", "lstm", "gru", "rnn_tanh", "rnn_relu"))
+
+
+def _dropout_arg(args: tuple, kwargs: dict, schema) -> Optional[tuple]:
+    """(dropout probability, train) of a call whose schema has a dropout argument."""
+    p, train = None, True
+    for i, a in enumerate(schema.arguments):
+        v = kwargs.get(a.name, args[i] if i < len(args) else None)
+        if a.name in ("dropout_p", "dropout", "p") and isinstance(v, numbers.Real):
+            p = float(v)
+        elif a.name in ("train", "training") and isinstance(v, bool):
+            train = v
+    return None if p is None else (p, train)
+
+
+def _rnn_draws(args: tuple, kwargs: dict) -> bool:
+    """lstm/gru/rnn_*: both overloads have (..., num_layers, dropout, train, ...):
+    the first float positional argument is the dropout, the bool after it train."""
+    vals = list(args) + list(kwargs.values())
+    for i, v in enumerate(vals):
+        if isinstance(v, float):
+            train = next((w for w in vals[i + 1:] if isinstance(w, bool)), True)
+            return v > 0 and train
+    return False
+
+
+def _dropout_p_draws(name: str) -> Callable:
+    schema = getattr(torch.ops.aten, name).default._schema
+
+    def draws(args, kwargs):
+        d = _dropout_arg(args, kwargs, schema)
+        return d is not None and d[0] > 0 and d[1]
+    return draws
+
+
+def _on_meta(args: tuple, kwargs: dict) -> bool:
+    # a random op on the meta device draws nothing (model construction on the meta device)
+    dev = kwargs.get("device")
+    if dev is not None:
+        return torch.device(dev).type == "meta"
+    return any(isinstance(a, torch.Tensor) and a.is_meta for a in args)
+
+
+class _DispatchCheck(TorchDispatchMode):
+    """The dispatcher-level catch-all (check_dispatch=True): reports random aten
+    ops that reach the dispatcher outside the mode's own draws, naming the op
+    (inside C++ composites, through aliases of torch functions bound before the
+    mode started, through torch.ops.aten directly)."""
+
+    def __init__(self, owner: "reproducible") -> None:
+        super().__init__()
+        self.owner = owner
+
+    def __torch_dispatch__(self, func, types_, args=(), kwargs=None):
+        kwargs = kwargs or {}
+        name = func._overloadpacket.__name__
+        owner = self.owner
+        if not owner._internal and owner.passing is None and not _on_meta(args, kwargs) and (
+                name in _RANDOM_ATEN or name in _DROPOUT_ARG_OPS and (
+                    (d := _dropout_arg(args, kwargs, func._schema)) is not None and d[0] > 0 and d[1])):
+            owner._report(f"aten.{name}", "reached the dispatcher without passing through the mode's entry "
+                                          "points, and draws from torch's generator")
+        return func(*args, **kwargs)
+
+
+# ==== the entry points ===================================================================================
+# While a mode is active anywhere, torch's random entry points are replaced by
+# wrappers (and restored when the last one ends). A wrapper calls torch's
+# original unless the calling thread has an active mode, in which case the
+# mode draws the call from xrng. Intercepting these names, not every torch
+# call, is what keeps the rest of the program at full speed: a
+# TorchFunctionMode sees every torch call, and even an empty one made a small
+# transformer's CPU training step 3.5-9% slower (docs/reproducible.md).
+# They are torch-level names, above device dispatch: F.dropout reaches
+# _VF.dropout once, with the same arguments on every device, whereas below it
+# CPU dropout is a bernoulli_ and a multiply and CUDA dropout one fused
+# native_dropout. Code inside torch that calls these names at call time
+# (F.dropout2d, F.multi_head_attention_forward, nn.init, F.gumbel_softmax, the
+# RNN modules) is intercepted with everything else, and so are module-level
+# aliases (_scan_aliases); a reference kept elsewhere, or a call from C++, is
+# not: its draws are caught by the generator watch (and named by the
+# dispatcher-level check).
+_tls = threading.local()  # .top: the innermost active reproducible of this thread
+
+
+class _Entry:
+    """One replaced entry point: where it lives, its original, and what the mode does with it."""
+    __slots__ = ("owner", "attr", "name", "handler", "special", "why", "original", "wrapper", "own")
+
+
+_ENTRIES: list = []
+_installed = 0  # active entries of modes, all threads together
+
+
+def _make_wrapper(e: _Entry) -> Callable:
+    orig, handler, special, name = e.original, e.handler, e.special, e.name
+
+    if handler is not None:
+        def wrapper(*args, **kwargs):
+            m = getattr(_tls, "top", None)
+            if m is None:
+                return orig(*args, **kwargs)
+            return m._call(orig, handler, name, args, kwargs)
+    else:
+        def wrapper(*args, **kwargs):
+            m = getattr(_tls, "top", None)
+            if m is None or not special(args, kwargs):
+                return orig(*args, **kwargs)
+            m._report(name, e.why)
+            return m._pass(orig, name, args, kwargs)
+    try:
+        functools.update_wrapper(wrapper, orig)
+    except (AttributeError, TypeError):  # builtins without __dict__
+        wrapper.__name__ = getattr(orig, "__name__", name)
+        wrapper.__doc__ = getattr(orig, "__doc__", None)
+    wrapper.__xrng_original__ = orig
+    return wrapper
+
+
+def _target(owner, attr: str, name: str, handler: Optional[Callable] = None,
+            special: Optional[Callable] = None, why: str = "") -> None:
+    orig = getattr(owner, attr, None)
+    if orig is None or not callable(orig) or isinstance(orig, types.ModuleType):
+        return
+    e = _Entry()
+    e.owner, e.attr, e.name, e.handler, e.special, e.original = owner, attr, name, handler, special, orig
+    e.own = attr in vars(owner)  # torch.Tensor's methods live on TensorBase: restore by deleting
+    e.why = why
+    e.wrapper = _make_wrapper(e)
+    _ENTRIES.append(e)
+    _BY_ORIGINAL.setdefault(id(orig), e)
+
+
+_BY_ORIGINAL: dict = {}  # id(original) -> its _Entry (the originals stay alive in their entries)
+_scanned: set = set()    # names of the modules searched for aliases
+_scanned_count = 0       # len(sys.modules) at the last search
+
+
+def _scan_aliases() -> None:
+    """Module-level aliases of the entry points, bound before the mode started
+    (torch.utils.data's `from torch import randperm`, a program's `from torch
+    import randn`), get the same wrappers. Each module is searched once, when
+    the first mode starts after it was imported."""
+    global _scanned_count
+    if len(sys.modules) == _scanned_count:  # nothing imported since the last search (the common case)
+        return
+    _scanned_count = len(sys.modules)
+    for mod_name, mod in list(sys.modules.items()):
+        if mod_name in _scanned:
+            continue
+        _scanned.add(mod_name)
+        d = getattr(mod, "__dict__", None)
+        if not isinstance(d, dict):
+            continue
+        for attr, v in list(d.items()):
+            e = _BY_ORIGINAL.get(id(v))
+            if e is not None and v is e.original and not (mod is e.owner and attr == e.attr):
+                a = _Entry()
+                a.owner, a.attr, a.name, a.handler, a.special, a.why = mod, attr, e.name, e.handler, e.special, e.why
+                a.original, a.wrapper, a.own = v, e.wrapper, True
+                _ENTRIES.append(a)
+
+
+def _install() -> None:
+    global _installed
+    with _lock:
+        if not _ENTRIES:
+            _build_tables()
+        if _installed == 0:
+            _scan_aliases()
+            for e in _ENTRIES:
+                setattr(e.owner, e.attr, e.wrapper)
+        _installed += 1
+
+
+def _uninstall() -> None:
+    global _installed
+    with _lock:
+        _installed -= 1
+        if _installed == 0:
+            for e in _ENTRIES:
+                if e.own:
+                    setattr(e.owner, e.attr, e.original)
+                else:
+                    delattr(e.owner, e.attr)
+
+
+def _build_tables() -> None:
+    """The entry points and their wrappers (once, at the first enable: reading
+    every aten schema takes some 50 ms)."""
+    global _RANDOM_ATEN
+    _RANDOM_ATEN = _random_aten_names()
+    T, VF, F = torch.Tensor, torch._VF, torch.nn.functional
+    for owner in (torch, VF):  # F.dropout & co. call torch._VF's; programs call torch's
+        for attr, h in (("rand", _h_rand), ("randn", _h_randn), ("randint", _h_randint), ("randperm", _h_randperm),
+                        ("rand_like", _h_rand_like), ("randn_like", _h_randn_like),
+                        ("randint_like", _h_randint_like), ("bernoulli", _h_bernoulli), ("normal", _h_normal),
+                        ("native_dropout", _h_native_dropout), ("erfinv", _h_erfinv(False, "erfinv"))):
+            if owner is torch or attr in ("native_dropout",):
+                _target(owner, attr, "torch." + attr, h)
+        for inplace in (False, True):
+            u = "_" if inplace else ""
+            _target(owner, "dropout" + u, "torch.dropout" + u, _h_dropout(inplace))
+            _target(owner, "feature_dropout" + u, "torch.feature_dropout" + u, _h_feature_dropout(inplace, False))
+            _target(owner, "alpha_dropout" + u, "torch.alpha_dropout" + u, _h_alpha_dropout(inplace))
+            _target(owner, "feature_alpha_dropout" + u, "torch.feature_alpha_dropout" + u,
+                    _h_feature_dropout(inplace, True))
+            _target(owner, "rrelu" + u, "torch.rrelu" + u, _h_rrelu(inplace))
+        for attr in ("lstm", "gru", "rnn_tanh", "rnn_relu"):
+            _target(owner, attr, "torch." + attr, special=_rnn_draws,
+                    why="with dropout > 0 in training draws its masks inside C++ (cuDNN's own RNG on CUDA)")
+    for attr, h in (("uniform_", _h_uniform_), ("normal_", _h_normal_), ("random_", _h_random_),
+                    ("bernoulli_", _h_bernoulli_), ("bernoulli", _h_bernoulli),
+                    ("erfinv", _h_erfinv(False, "Tensor.erfinv")), ("erfinv_", _h_erfinv(True, "Tensor.erfinv_")),
+                    ("exponential_", _dist_handler("exponential_", _x_exponential_, ("lambd",), {"lambd": 1.0})),
+                    ("geometric_", _dist_handler("geometric_", _x_geometric_, ("p",), {},
+                                                 _FLOATS + (torch.int32, torch.int64))),
+                    ("log_normal_", _dist_handler("log_normal_", _x_log_normal_, ("mean", "std"),
+                                                  {"mean": 1.0, "std": 2.0})),
+                    ("cauchy_", _dist_handler("cauchy_", _x_cauchy_, ("median", "sigma"),
+                                              {"median": 0.0, "sigma": 1.0}))):
+        _target(T, attr, "Tensor." + attr, h)
+    _target(F, "scaled_dot_product_attention", "torch.nn.functional.scaled_dot_product_attention", _h_sdpa)
+    _target(torch.special, "erfinv", "torch.special.erfinv", _h_erfinv(False, "torch.special.erfinv"))
+
+    # random calls without an xrng formulation: reported, then run by torch
+    handled = {e.attr for e in _ENTRIES}
+    always = lambda args, kwargs: True  # noqa: E731
+    why = "draws from torch's generator: xrng has no identical-on-every-device formulation of it"
+    for n in sorted(_RANDOM_ATEN - handled):
+        for owner, prefix in ((torch, "torch."), (T, "Tensor."), (torch._C._nn, "torch._C._nn."),
+                              (torch.special, "torch.special.")):
+            if n in vars(owner) or owner is T and hasattr(T, n):
+                _target(owner, n, prefix + n, special=always, why=why)
+    for n in ("_scaled_dot_product_flash_attention", "_scaled_dot_product_flash_attention_for_cpu",
+              "_scaled_dot_product_efficient_attention", "_scaled_dot_product_cudnn_attention", "_fused_dropout"):
+        if hasattr(torch.ops.aten, n):
+            _target(torch, n, "torch." + n, special=_dropout_p_draws(n), why="draws its dropout mask with its own RNG")
+
+
+# ==== the public object ==================================================================================
+class reproducible:
+    """Makes every random draw of an eager PyTorch program come from xrng.
+
+    Args:
+        seed: the key of the global stream (draws without ``generator=``):
+            ``xrng.Generator(seed).fold_in(GLOBAL_TAG)``, from offset 0 at
+            every entry. ``None``: ``torch.initial_seed()`` at entry. A
+            ``torch.manual_seed(s)`` inside the mode restarts the global
+            stream on the key of ``s``.
+        strict: raise :class:`NotReproducibleError` (before the op runs, where
+            possible) instead of warning once about a random op the mode
+            cannot make identical on every device.
+        check_dispatch: also watch every aten op at the dispatcher, naming
+            random ops that escape the entry points (inside C++ composites,
+            through references bound before the mode started). Costs a few
+            microseconds per aten op. Default: the value of ``strict``.
+
+    Use it as a context manager (``with xrng.reproducible(seed=0): ...``), as
+    a decorator (each call starts the stream afresh), or with
+    :meth:`enable` / :meth:`disable` for a whole script. Entries nest; leaving
+    an inner one resumes the outer one's stream where it was. The mode applies
+    to the thread that enters it.
+
+    Attributes:
+        reported: ``{op: reason}`` for every op reported so far by this object.
+    """
+
+    def __init__(self, seed: Optional[int] = None, *, strict: bool = False,
+                 check_dispatch: Optional[bool] = None) -> None:
+        if seed is not None and (isinstance(seed, bool) or not isinstance(seed, numbers.Integral)):
+            raise TypeError(f"seed must be an int or None, got {type(seed).__name__}")
+        self.seed = None if seed is None else int(seed) % 2**64
+        self.strict = bool(strict)
+        self.check_dispatch = self.strict if check_dispatch is None else bool(check_dispatch)
+        self.reported: dict = {}
+        self.passing: Optional[str] = None  # the reported call torch is running for the mode
+        self._entries: list = []  # (dispatch check or None, saved global position, previous top of the thread)
+        self._internal = False    # True while the mode itself calls torch's RNG (the throwaway draws)
+        self._last_op = "the start of the mode"
+        self._watch: dict = {}    # CUDA default generator -> its state after the last global draw
+
+    # ---- keys (public: what a test or a user needs to reproduce a draw by hand) ----
+    @staticmethod
+    def global_generator(seed: int) -> Generator:
+        """The xrng Generator at which the global stream of ``seed`` starts:
+        ``xrng.Generator(seed).fold_in(GLOBAL_TAG)``, offset 0."""
+        return _key(int(seed), GLOBAL_TAG)
+
+    @staticmethod
+    def generator_for(seed: int) -> Generator:
+        """The xrng Generator at which a ``torch.Generator`` seeded with ``seed``
+        starts under the mode: ``xrng.Generator(seed)``, offset 0."""
+        return _key(int(seed), None)
+
+    def global_position(self) -> Generator:
+        """A copy of the global stream's current position (key and offset)."""
+        rec = _streams.get(torch.default_generator)
+        if rec is None:
+            raise RuntimeError("xrng.reproducible: no global stream yet (the mode was never entered)")
+        return rec.gen.clone()
+
+    # ---- entering and leaving ----
+    def __enter__(self) -> "reproducible":
+        self.enable()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.disable()
+
+    def enable(self) -> "reproducible":
+        """Starts the mode on this thread (scripts: everything from here on).
+        The global stream restarts at offset 0 of its key."""
+        tg = torch.default_generator
+        with _lock:
+            rec = _streams.get(tg)
+            saved = None if rec is None else rec.gen.clone()
+            if rec is None:
+                rec = _streams[tg] = _Stream(Generator())
+            rec.gen = _key(torch.initial_seed() if self.seed is None else self.seed, GLOBAL_TAG)
+            self._commit(tg, rec, "the start of the mode")
+        dmode = _DispatchCheck(self) if self.check_dispatch else None
+        _install()
+        if dmode is not None:
+            dmode.__enter__()
+        self._entries.append((dmode, saved, getattr(_tls, "top", None)))
+        _tls.top = self
+        return self
+
+    def disable(self) -> None:
+        """Ends the innermost entry of this object (on the thread that entered it)."""
+        if not self._entries:
+            raise RuntimeError("xrng.reproducible.disable(): the mode is not enabled")
+        if getattr(_tls, "top", None) is not self:
+            raise RuntimeError("xrng.reproducible.disable(): another mode entered later on this thread is "
+                               "still active, or this thread did not enter this one")
+        dmode, saved, previous = self._entries.pop()
+        try:
+            self._check_foreign(torch.default_generator, "the end of the mode")
+        finally:
+            _tls.top = previous
+            if dmode is not None:
+                dmode.__exit__(None, None, None)
+            _uninstall()
+            if saved is not None:  # an outer entry resumes where it was
+                with _lock:
+                    rec = _streams[torch.default_generator]
+                    rec.gen = saved
+                    self._commit(torch.default_generator, rec, "the end of an inner mode")
+
+    @property
+    def enabled(self) -> bool:
+        """Whether this object has an active entry."""
+        return bool(self._entries)
+
+    def __call__(self, fn: Callable) -> Callable:
+        """Decorator: ``fn`` runs inside the mode; every call starts the stream afresh."""
+        @functools.wraps(fn)
+        def wrapper(*args, **kwargs):
+            with self:
+                return fn(*args, **kwargs)
+        return wrapper
+
+    # ---- calls of the entry points ----
+    def _call(self, orig: Callable, handler: Callable, name: str, args: tuple, kwargs: dict):
+        if torch.compiler.is_compiling():
+            self._report(name, "is inside a torch.compile'd region, where the mode cannot intercept it")
+            return orig(*args, **kwargs)
+        try:
+            return handler(self, args, kwargs)
+        except (_PassThrough, _Meta):
+            return orig(*args, **kwargs)
+        except _Unsupported as e:
+            self._report(name, f"is not drawn from xrng here ({e})")
+            return self._pass(orig, name, args, kwargs)
+
+    def _pass(self, func: Callable, name: str, args: tuple, kwargs: dict):
+        """Runs a reported call with torch's RNG. Its draws from the default
+        generators are known: the watch is moved past them (one report, not two)."""
+        prev, self.passing = self.passing, name
+        try:
+            return func(*args, **kwargs)
+        finally:
+            self.passing = prev
+            self._absorb()
+
+    class _Draw:
+        __slots__ = ("mode", "tg", "rec", "op")
+
+        def __init__(self, mode, tg, rec, op):
+            self.mode, self.tg, self.rec, self.op = mode, tg, rec, op
+
+        def __enter__(self) -> Generator:
+            return self.rec.gen
+
+        def __exit__(self, exc_type, exc, tb):
+            if exc_type is None:
+                self.mode._commit(self.tg, self.rec, self.op)
+            return False
+
+    def _draw(self, generator, op: str) -> "reproducible._Draw":
+        """A context whose value is the xrng Generator to draw with; on a clean
+        exit the position is recorded (and the torch generator moved on)."""
+        if generator is None:
+            tg, tag = torch.default_generator, GLOBAL_TAG
+        elif isinstance(generator, torch.Generator):
+            tg, tag = generator, (GLOBAL_TAG if generator is torch.default_generator else None)
+        else:
+            raise TypeError(f"{op}: generator must be a torch.Generator, got {type(generator).__name__}")
+        return reproducible._Draw(self, tg, self._resolve(tg, tag, op), op)
+
+    # ---- reporting ----
+    def _report(self, op: str, why: str) -> None:
+        msg = f"xrng.reproducible: {op} {why}; its values may differ between devices"
+        if self.strict:
+            raise NotReproducibleError(msg)
+        if op not in self.reported:
+            self.reported[op] = why
+            warnings.warn(msg, ReproducibilityWarning, stacklevel=4)
+
+    # ---- stream bookkeeping (see the comment above _Stream) ----
+    def _resolve(self, tg: torch.Generator, tag: Optional[int], op: str) -> _Stream:
+        with _lock:
+            st = tg.get_state()
+            rec = _streams.get(tg)
+            if rec is not None and rec.state is not None and torch.equal(st, rec.state):
+                pass
+            elif torch.equal(st, _fresh_state(tg)):  # (re-)seeded: offset 0 of the seed's key
+                if rec is None:
+                    rec = _streams[tg] = _Stream(Generator())
+                rec.gen = _key(tg.initial_seed(), tag)
+            elif rec is not None and (pos := rec.history.get(_state_key(st))) is not None:
+                rec.gen = Generator(*pos)  # a state recorded after an earlier draw: back to that position
+            elif rec is None:  # first seen after torch drew from it (outside the mode): offset 0 all the same
+                rec = _streams[tg] = _Stream(_key(tg.initial_seed(), tag))
+            elif tag == GLOBAL_TAG or rec.entry is self._token():
+                # Something drew from it while this entry of the mode was active (a program's
+                # own generator may also be used between entries: that is not reported).
+                # Either way the xrng stream continues where it was.
+                what = "torch's default generator" if tag == GLOBAL_TAG else \
+                    f"a torch.Generator (seed {tg.initial_seed()})"
+                self._report(what, f"was advanced by something the mode did not intercept, between "
+                                   f"{self._last_op} and {op}")
+            rec.state = st
+            if tag == GLOBAL_TAG:
+                self._check_watch(op)
+            return rec
+
+    def _token(self):
+        return self._entries[-1] if self._entries else None
+
+    def _commit(self, tg: torch.Generator, rec: _Stream, op: str) -> None:
+        self._internal = True
+        try:
+            _advance(tg)
+        finally:
+            self._internal = False
+        st = tg.get_state()
+        rec.state = st
+        rec.entry = self._token()
+        key = _state_key(st)
+        rec.history[key] = (rec.gen.seed, rec.gen.subseq, rec.gen.offset)
+        rec.history.move_to_end(key)
+        if len(rec.history) > _HISTORY:
+            rec.history.popitem(last=False)
+        self._last_op = op
+        if tg is torch.default_generator:
+            self._rebase_watch()
+
+    def _check_foreign(self, tg: torch.Generator, op: str) -> None:
+        rec = _streams.get(tg)
+        if rec is None or rec.state is None:
+            return
+        st = tg.get_state()
+        if not torch.equal(st, rec.state) and not torch.equal(st, _fresh_state(tg)) \
+                and _state_key(st) not in rec.history:
+            self._report("torch's default generator", f"was advanced by something the mode did not intercept, "
+                                                      f"between {self._last_op} and {op}")
+        self._check_watch(op)
+
+    def _absorb(self) -> None:
+        """After a reported call ran with torch's RNG: its draws are not foreign."""
+        tg = torch.default_generator
+        with _lock:
+            rec = _streams.get(tg)
+            if rec is not None and rec.state is not None:
+                st = tg.get_state()
+                if not torch.equal(st, rec.state):
+                    rec.state = st
+                    rec.history[_state_key(st)] = (rec.gen.seed, rec.gen.subseq, rec.gen.offset)
+        self._rebase_watch()
+
+    # CUDA's default generators are not the global stream's handle, but nothing
+    # should draw from them under the mode: their states are taken after every
+    # global draw (_rebase_watch) and compared at the next one (_check_watch).
+    def _rebase_watch(self) -> None:
+        if torch.cuda.is_initialized():
+            self._watch = {g: g.get_state() for g in torch.cuda.default_generators}
+
+    def _check_watch(self, op: str) -> None:
+        for g, old in self._watch.items():
+            st = g.get_state()
+            if not torch.equal(st, old) and not torch.equal(st, _fresh_state(g)):
+                self._report(f"torch's CUDA generator ({g.device})",
+                             f"was advanced by something the mode did not intercept, before {op}")

@@ -1,0 +1,651 @@
+"""xrng.reproducible: every random call of an unmodified eager program draws
+xrng's documented stream (SPEC.md, "Reproducible mode: key derivation").
+
+Each test computes the expected tensors with plain xrng calls on the key the
+SPEC names (reproducible.global_generator(seed) for draws without a generator,
+reproducible.generator_for(seed) for a torch.Generator seeded with seed) and
+compares bits, and checks the words consumed, so a change in key derivation,
+word consumption or interception fails here.
+"""
+import math
+import warnings
+
+import pytest
+import torch
+import torch.nn.functional as F
+
+import xrng
+from conftest import as_bytes, same_bits
+
+G = xrng.reproducible.global_generator
+f32, f64, bf16, f16 = torch.float32, torch.float64, torch.bfloat16, torch.float16
+
+
+def host(seed=0, *shape):
+    """Input data made outside the mode (torch's own generator, fixed seed)."""
+    return torch.randn(*shape, generator=torch.Generator().manual_seed(seed))
+
+
+# ---- factories, in-place draws, distributions ------------------------------------------------------
+def test_factories_draw_the_global_stream_in_order():
+    with xrng.reproducible(seed=7) as r:
+        got = [torch.rand(3, 4), torch.randn(5), torch.rand(2, dtype=f64), torch.randn((3,), dtype=bf16),
+               torch.randint(-5, 9, (7,)), torch.randint(10, size=(3,), dtype=torch.int32), torch.randperm(20),
+               torch.rand_like(torch.empty(2, 2, dtype=f16)), torch.randn_like(torch.empty(3)),
+               torch.randint_like(torch.empty(4), 6), torch.normal(2.0, 3.0, (5,)), torch.randperm(0)]
+        end = r.global_position().offset
+    g = G(7)
+    want = [xrng.rand(3, 4, generator=g), xrng.randn(5, generator=g), xrng.rand(2, dtype=f64, generator=g),
+            xrng.randn(3, dtype=bf16, generator=g), xrng.randint(-5, 9, (7,), generator=g),
+            xrng.randint(0, 10, (3,), dtype=torch.int32, generator=g), xrng.randperm(20, generator=g),
+            xrng.rand(2, 2, dtype=f16, generator=g), xrng.randn(3, generator=g),
+            xrng.randint(0, 6, (4,), dtype=torch.int32, generator=g).float(),  # float target: an i32 draw
+            xrng.randn(5, mean=2.0, std=3.0, generator=g), torch.empty(0, dtype=torch.int64)]
+    for a, b in zip(got, want):
+        assert same_bits(a, b)
+    # the words of SPEC.md's table: 12 + 6 + 4 + 4 + 28 + 6 + 12 + 4 + 4 + 8 + 6 + 0
+    assert end == g.offset == 94
+
+
+def test_factory_keywords_out_dtype_requires_grad():
+    out = torch.empty(7, dtype=f64)
+    with xrng.reproducible(seed=1):
+        a = torch.rand(7, out=out)
+        b = torch.randn(2, 3, dtype=f16, requires_grad=True)
+        torch.set_default_dtype(f64)
+        try:
+            c = torch.rand(3)
+        finally:
+            torch.set_default_dtype(f32)
+    g = G(1)
+    assert a is out and same_bits(out, xrng.rand(7, dtype=f64, generator=g))
+    assert b.requires_grad and same_bits(b.detach(), xrng.randn(2, 3, dtype=f16, generator=g))
+    assert same_bits(c, xrng.rand(3, dtype=f64, generator=g))
+
+
+def test_inplace_draws_and_distributions():
+    with xrng.reproducible(seed=8) as r:
+        got = [torch.empty(5).uniform_(-2, 3), torch.empty(2, 3, dtype=f64).normal_(1, 0.5),
+               torch.empty(6, dtype=torch.int64).random_(), torch.empty(6, dtype=torch.int32).random_(100),
+               torch.empty(6).random_(-3, 4), torch.empty(6, dtype=torch.uint8).random_(),
+               torch.empty(6, dtype=torch.bool).random_(), torch.empty(7).bernoulli_(0.3),
+               torch.empty(5).exponential_(2.0), torch.empty(5, dtype=f64).geometric_(0.25),
+               torch.empty(4).log_normal_(0.5, 0.25), torch.empty(4).cauchy_(1.0, 2.0),
+               torch.empty(3).uniform_(4, 4)]
+        end = r.global_position().offset
+    g = G(8)
+    want = [xrng.rand(5, low=-2.0, high=3.0, generator=g), xrng.randn(2, 3, dtype=f64, mean=1.0, std=0.5, generator=g),
+            xrng.randint(-1, 2**63 - 1, (6,), generator=g) + 1,  # [0, 2^63 - 1] drawn as [-1, 2^63 - 1) plus one
+            xrng.randint(0, 100, (6,), dtype=torch.int32, generator=g),
+            xrng.randint(-3, 4, (6,), dtype=torch.int32, generator=g).float(),
+            xrng.randint(0, 256, (6,), dtype=torch.uint8, generator=g),
+            xrng.randint(0, 2, (6,), dtype=torch.int32, generator=g).bool(),
+            xrng.bernoulli(7, p=0.3, dtype=torch.uint8, generator=g).float(),
+            xrng.exponential_(torch.empty(5), 2.0, generator=g), xrng.geometric_(torch.empty(5, dtype=f64), 0.25, generator=g),
+            xrng.log_normal_(torch.empty(4), 0.5, 0.25, generator=g), xrng.cauchy_(torch.empty(4), 1.0, 2.0, generator=g),
+            torch.full((3,), 4.0)]  # from == to: filled, no words
+    for a, b in zip(got, want):
+        assert same_bits(a, b)
+    assert end == g.offset
+    assert bool((got[2] >= 0).all()) and got[0].min() >= -2 and got[0].max() < 3
+
+
+def _words32(n, g):
+    w = xrng.bits_(torch.empty(n, dtype=torch.uint32), generator=g)
+    return (w.view(torch.int32).to(torch.int64) & 0xFFFFFFFF).tolist()
+
+
+def test_bernoulli_with_probability_tensors_compares_one_word_with_each_threshold():
+    p = torch.tensor([0.0, 1.0, 0.5, 1 / 3, 0.999999, 1e-10, 0.25, 0.75] * 4, dtype=f64)
+    with xrng.reproducible(seed=9) as r:
+        a = torch.bernoulli(p)
+        b = torch.empty(32).bernoulli_(torch.full((32,), 0.25))
+        c = torch.bernoulli(torch.empty(32, dtype=f16), 0.25)
+        d = torch.empty(4, 8).bernoulli_(torch.tensor([0.1, 0.9] * 4))  # broadcast to the tensor's shape
+        end = r.global_position().offset
+    g = G(9)
+    # SPEC 4.4 per element: 1 where word < round_half_even(p * 2^32) (Python's round is half-even)
+    assert a.tolist() == [1.0 if w < round(pi * 2**32) else 0.0 for w, pi in zip(_words32(32, g), p.tolist())]
+    assert same_bits(b, xrng.bernoulli(32, p=0.25, dtype=torch.uint8, generator=g).float())
+    assert same_bits(c, xrng.bernoulli(32, p=0.25, dtype=torch.uint8, generator=g).to(f16))
+    pd = [0.1, 0.9] * 16
+    thr = [round(float(torch.tensor(x, dtype=f32)) * 2**32) for x in pd]
+    assert d.reshape(-1).tolist() == [1.0 if w < t else 0.0 for w, t in zip(_words32(32, g), thr)]
+    assert end == g.offset == 128
+    with xrng.reproducible(seed=9), pytest.raises(RuntimeError, match=r"\[0, 1\]"):
+        torch.bernoulli(torch.tensor([0.5, 1.5]))
+
+
+def test_normal_tensor_forms_broadcast_and_keep_zero_gradients():
+    mean = torch.arange(6.0).reshape(2, 3)
+    std = torch.tensor([0.5, 1.0, 2.0])
+    with xrng.reproducible(seed=10):
+        a = torch.normal(mean, std)
+        b = torch.normal(mean, 2.0)
+        c = torch.normal(1.0, std.to(f64))
+        m = mean.clone().requires_grad_()
+        torch.normal(m, 1.0).sum().backward()
+    g = G(10)
+    assert same_bits(a, xrng.randn(2, 3, generator=g) * std + mean)
+    assert same_bits(b, xrng.randn(2, 3, generator=g) * 2.0 + mean)
+    assert same_bits(c, xrng.randn(3, dtype=f64, generator=g) * std.to(f64) + 1.0)
+    assert torch.equal(m.grad, torch.zeros_like(m))  # torch.normal is not a reparameterised sample
+
+
+# ---- dropout family ----------------------------------------------------------------------------------
+def test_dropout_equals_xrng_dropout_and_mirrors_torchs_special_cases():
+    x = host(0, 4, 5)
+    with xrng.reproducible(seed=11) as r:
+        y = F.dropout(x, 0.3)
+        z = torch.nn.Dropout(0.5)(x)
+        e = torch.nn.Dropout(0.5).eval()(x)
+        q = F.dropout(x, 0.0)
+        o = F.dropout(x, 1.0)
+        v = torch.dropout(x, 0.2, True)
+        out, keep = torch.native_dropout(x, 0.4, True)
+        end = r.global_position().offset
+    g = G(11)
+    assert same_bits(y, xrng.dropout(x, 0.3, generator=g))
+    assert same_bits(z, xrng.dropout(x, 0.5, generator=g))
+    assert e is x and q is x  # no draw: torch returns the input itself
+    assert torch.equal(o, torch.zeros_like(x))
+    assert same_bits(v, xrng.dropout(x, 0.2, generator=g))
+    pos = g.offset
+    assert same_bits(out, xrng.dropout(x, 0.4, generator=g))
+    assert torch.equal(keep, ~xrng.bernoulli(4, 5, p=0.4, seed=g.seed, subseq=g.subseq, offset=pos))
+    assert end == g.offset == 4 * 20
+
+
+def test_dropout_autograd_replays_the_mask():
+    x = host(1, 6, 7)
+    with xrng.reproducible(seed=12):
+        a = x.clone().requires_grad_()
+        F.dropout(a, 0.4).backward(torch.ones(6, 7))
+        b = x.clone().requires_grad_()
+        h = b * 1.0
+        F.dropout(h, 0.4, inplace=True)  # in place on a non-leaf
+        h.backward(torch.ones(6, 7))
+    g = G(12)
+    assert same_bits(a.grad, xrng.dropout(torch.ones(6, 7), 0.4, generator=g))
+    assert same_bits(b.grad, xrng.dropout(torch.ones(6, 7), 0.4, generator=g))
+    with xrng.reproducible(seed=12), pytest.raises(RuntimeError, match="leaf Variable"):
+        F.dropout(x.clone().requires_grad_(), 0.5, inplace=True)
+
+
+def test_feature_dropout_draws_one_word_per_channel():
+    x = host(2, 2, 3, 4, 4)
+    with xrng.reproducible(seed=13) as r:
+        y2 = F.dropout2d(x, 0.5)
+        y1 = F.dropout1d(x[0, :, :, 0], 0.5)  # unbatched (C, L): N = 1
+        y3 = torch.nn.Dropout3d(0.25)(x.unsqueeze(2))
+        end = r.global_position().offset
+    g = G(13)
+
+    def expect(t, p, n_c):
+        scale = xrng.dropout(torch.ones(n_c), p, generator=g)
+        scale = scale.view(t.shape[:2] + (1,) * (t.dim() - 2)) if t.dim() > 2 else scale.view(-1, 1)
+        return torch.where(scale != 0, t * scale, 0.0)
+    assert same_bits(y2, expect(x, 0.5, 6))
+    assert same_bits(y1, expect(x[0, :, :, 0], 0.5, 3))
+    assert same_bits(y3, expect(x.unsqueeze(2), 0.25, 6))
+    assert end == g.offset == 15
+    channels = y2.flatten(2)
+    assert bool(((channels == 0).all(2) | (channels != 0).all(2)).all())  # whole channels are dropped
+
+
+def _alpha(x, p, keep):
+    alpha = 1.7580993408473766
+    a = 1.0 / math.sqrt((alpha * alpha * p + 1) * (1 - p))
+    return torch.where(keep, x * a + alpha * a * p, -alpha * a + alpha * a * p)
+
+
+def test_alpha_dropout_and_feature_alpha_dropout():
+    x = host(3, 2, 3, 5)
+    with xrng.reproducible(seed=14) as r:
+        a = F.alpha_dropout(x, 0.2, training=True)
+        same = F.alpha_dropout(x, 0.2)  # torch's default: training=False
+        b = F.feature_alpha_dropout(x, 0.3, training=True)
+        end = r.global_position().offset
+    g = G(14)
+    keep = ~xrng.bernoulli(2, 3, 5, p=0.2, generator=g)
+    assert same_bits(a, _alpha(x, 0.2, keep))
+    assert same is x
+    keep_c = ~xrng.bernoulli(2, 3, p=0.3, generator=g)
+    assert same_bits(b, _alpha(x, 0.3, keep_c.view(2, 3, 1)))
+    assert end == g.offset == 30 + 6
+
+
+def test_sdpa_dropout_is_xrng_dropout_on_the_attention_weights():
+    B, H, L, S = 2, 3, 4, 5
+    q, k = torch.zeros(B, H, L, 8), torch.zeros(B, H, S, 8)
+    v = torch.eye(S).expand(B, H, S, S)  # output = the attention weights after dropout, exactly
+    with xrng.reproducible(seed=15) as r:
+        out = F.scaled_dot_product_attention(q, k, v, dropout_p=0.25)
+        words = r.global_position().offset
+        plain = F.scaled_dot_product_attention(q, k, v)  # dropout_p = 0: torch's own SDPA, no words
+        assert r.global_position().offset == words and torch.allclose(plain, torch.full((B, H, L, S), 1 / S))
+        gqa = F.scaled_dot_product_attention(q, k[:, :1], v[:, :1], dropout_p=0.5, enable_gqa=True)
+        causal = F.scaled_dot_product_attention(host(4, B, H, L, 8), host(5, B, H, S, 8), v, dropout_p=0.5,
+                                                is_causal=True)
+    g = G(15)
+    assert same_bits(out, xrng.dropout(torch.full((B, H, L, S), 1 / S), 0.25, generator=g))
+    assert words == B * H * L * S
+    assert same_bits(gqa, xrng.dropout(torch.full((B, H, L, S), 1 / S), 0.5, generator=g))
+    assert bool((causal.triu(1) == 0).all())  # masked positions stay 0 after softmax and dropout
+
+
+def test_multi_head_attention_dropout_inside_a_python_wrapper_is_drawn():
+    mha = torch.nn.MultiheadAttention(8, 2, dropout=0.5)
+    x = host(6, 3, 1, 8)
+    with xrng.reproducible(seed=16) as r:
+        mha(x, x, x, need_weights=True)
+        # F.multi_head_attention_forward's own dropout on the (1 * 2 heads) x 3 x 3 weights
+        assert r.global_position().offset == 2 * 3 * 3
+        mha(x, x, x, need_weights=False)  # the SDPA path
+        assert r.global_position().offset == 2 * (2 * 3 * 3)
+        F.gumbel_softmax(host(7, 2, 5))  # exponential_ inside a torch.nn.functional wrapper
+        assert r.global_position().offset == 36 + 10
+
+
+def test_rrelu_fractional_max_pool_and_distributions():
+    x = host(10, 3, 7)
+    img = host(11, 2, 3, 8, 8)
+    with xrng.reproducible(seed=23) as r:
+        y = F.rrelu(x, 0.1, 0.3, training=True)
+        e = F.rrelu(x, 0.1, 0.3, training=False)  # eval: torch's fixed slope, no draw
+        pos = r.global_position().offset
+        F.fractional_max_pool2d(img, 2, output_size=(4, 4))  # its torch.rand samples: 2 x 3 x 2 uniforms
+        after_pool = r.global_position().offset
+        n = torch.distributions.Normal(torch.zeros(3), torch.ones(3)).sample((2,))
+        u = torch.distributions.Uniform(0.0, 2.0).sample((4,))
+    g = G(23)
+    slope = torch.where(x <= 0, xrng.rand(3, 7, low=0.1, high=0.3, generator=g), 1.0)
+    assert same_bits(y, x * slope) and same_bits(e, F.rrelu(x, 0.1, 0.3, training=False))
+    assert pos == 21 and after_pool == pos + 12
+    g.offset = after_pool
+    assert same_bits(n, xrng.randn(2, 3, generator=g) * torch.ones(2, 3) + torch.zeros(2, 3))
+    assert same_bits(u, xrng.rand(4, generator=g) * (2.0 - 0.0) + 0.0)
+
+
+# ---- nn.init ---------------------------------------------------------------------------------------
+def test_nn_init_draws():
+    with xrng.reproducible(seed=17) as r:
+        lin = torch.nn.Linear(6, 4)
+        w1 = torch.nn.init.xavier_uniform_(torch.empty(3, 5), gain=2.0)
+        w2 = torch.nn.init.kaiming_normal_(torch.empty(3, 5))
+        w3 = torch.nn.init.trunc_normal_(torch.empty(40), std=0.02)
+        w4 = torch.nn.init.trunc_normal_(torch.empty(40), a=-0.5, b=0.5)  # rejection: redraws in full
+        w5 = torch.nn.init.orthogonal_(torch.empty(3, 5))
+        w6 = torch.nn.init.uniform_(torch.empty(3), -1.0, 1.0)
+        w7 = torch.nn.init.normal_(torch.empty(3), 2.0, 0.5)
+        end = r.global_position().offset
+    g = G(17)
+    gain = torch.nn.init.calculate_gain("leaky_relu", math.sqrt(5))
+    bw = math.sqrt(3.0) * (gain / math.sqrt(6))
+    assert same_bits(lin.weight.detach(), xrng.rand(4, 6, low=-bw, high=bw, generator=g))
+    assert same_bits(lin.bias.detach(), xrng.rand(4, low=-1 / math.sqrt(6), high=1 / math.sqrt(6), generator=g))
+    a = math.sqrt(3.0) * (2.0 * math.sqrt(2.0 / 8))
+    assert same_bits(w1, xrng.rand(3, 5, low=-a, high=a, generator=g))
+    assert same_bits(w2, xrng.randn(3, 5, std=math.sqrt(2.0) / math.sqrt(5), generator=g))
+    assert same_bits(w3, xrng.randn(40, std=0.02, generator=g))
+    res = xrng.randn(40, generator=g)
+    while bool(((res < -0.5) | (res > 0.5)).any()):
+        res = torch.where((res < -0.5) | (res > 0.5), xrng.randn(40, generator=g), res)
+    assert same_bits(w4, res)
+    q, rr = torch.linalg.qr(xrng.randn(3, 5, generator=g).t())
+    assert same_bits(w5, (q * torch.diag(rr, 0).sign()).t())
+    assert same_bits(w6, xrng.rand(3, low=-1.0, high=1.0, generator=g))
+    assert same_bits(w7, xrng.randn(3, mean=2.0, std=0.5, generator=g))
+    assert end == g.offset
+
+
+def test_nn_init_patched_by_a_library_is_still_drawn():
+    # transformers replaces torch.nn.init.normal_ by a guard that calls the original:
+    # torch's own check then hands the *guard* to the mode; the mode must still draw
+    original = torch.nn.init.normal_
+
+    def guard(tensor, mean=0.0, std=1.0, generator=None):
+        return original(tensor, mean=mean, std=std, generator=generator)
+    torch.nn.init.normal_ = guard
+    try:
+        with xrng.reproducible(seed=18, strict=True):
+            w = torch.nn.init.normal_(torch.empty(5), 0.0, 0.1)
+    finally:
+        torch.nn.init.normal_ = original
+    assert same_bits(w, xrng.randn(5, std=0.1, generator=G(18)))
+
+
+# ---- erfinv: xrng's own, so that inverse-CDF samplers (timm's trunc_normal_) are identical -----------
+def test_erfinv64_accuracy_and_special_values():
+    sp = pytest.importorskip("scipy.special")
+    from xrng.reproducible import erfinv64
+    y = torch.cat([xrng.rand(20000, dtype=f64, low=-1.0, high=1.0, seed=1), 1 - xrng.rand(200, dtype=f64, seed=2) * 1e-12,
+                   torch.tensor([0.85, -0.85, 0.5, 1e-300], dtype=f64)])
+    r = erfinv64(y).numpy()
+    ref = sp.erfinv(y.numpy())
+    assert (abs(r - ref) / abs(ref)).max() < 2e-15  # measured: 9.5e-16 (4.3 ulp of binary64)
+    s = erfinv64(torch.tensor([1.0, -1.0, 1.5, -2.0, math.nan, 0.0, -0.0], dtype=f64))
+    assert s[:2].tolist() == [math.inf, -math.inf] and bool(s[2:5].isnan().all())
+    assert as_bytes(s[5:]) == as_bytes(torch.tensor([0.0, -0.0], dtype=f64))
+
+
+def test_erfinv_under_the_mode_is_host_exact_and_close_to_torchs():
+    from xrng.reproducible import erfinv64
+    x = xrng.rand(100000, low=-1.0, high=1.0, seed=3)
+    with xrng.reproducible(seed=0):
+        a = torch.erfinv(x)
+        b = x.clone().erfinv_()
+        c = torch.special.erfinv(x.to(bf16))
+    assert same_bits(a, erfinv64(x.double()).float()) and same_bits(a, b)
+    assert same_bits(c, erfinv64(x.to(bf16).double()).to(bf16))
+    ulps = (a.view(torch.int32) - torch.erfinv(x).view(torch.int32)).abs()
+    assert int(ulps.max()) <= 1  # torch's kernel agrees to the last bit but one
+
+
+# ---- torch.Generator objects -------------------------------------------------------------------------
+def test_torch_generators_have_their_own_streams():
+    g = torch.Generator().manual_seed(21)
+    with xrng.reproducible(seed=0) as r:
+        a = torch.randn(5, generator=g)
+        b = torch.rand(3, generator=g)
+        assert r.global_position().offset == 0  # generator draws leave the global stream alone
+        g.manual_seed(21)  # re-seeding with the same seed restarts
+        a2 = torch.randn(5, generator=g)
+        g.manual_seed(22)
+        c = torch.randn(5, generator=g)
+        d = torch.randn(5, generator=torch.Generator().manual_seed(21))
+        e = torch.randperm(10, generator=torch.Generator().manual_seed(21))
+        f = torch.rand(2, generator=torch.default_generator)  # the default generator is the global stream
+    x = xrng.reproducible.generator_for(21)
+    assert same_bits(a, xrng.randn(5, generator=x)) and same_bits(b, xrng.rand(3, generator=x))
+    assert same_bits(a2, a) and same_bits(d, a)
+    assert same_bits(c, xrng.randn(5, generator=xrng.Generator(22)))
+    assert same_bits(e, xrng.randperm(10, seed=21))
+    assert same_bits(f, xrng.rand(2, generator=G(0)))
+
+
+def test_manual_seed_fork_rng_and_rng_state_move_the_global_stream_like_torch():
+    with xrng.reproducible(seed=1):
+        a = torch.rand(4)
+        with torch.random.fork_rng(devices=[]):
+            torch.manual_seed(99)
+            inner = torch.rand(4)
+        b = torch.rand(4)
+        with torch.random.fork_rng(devices=[]):
+            c = torch.rand(4)
+        c2 = torch.rand(4)  # fork_rng rewinds: the same values again
+        s = torch.get_rng_state()
+        d = torch.rand(3)
+        torch.set_rng_state(s)
+        d2 = torch.rand(3)
+        torch.manual_seed(5)
+        e = torch.rand(3)
+        torch.manual_seed(5)
+        e2 = torch.rand(3)
+    g = G(1)
+    assert same_bits(a, xrng.rand(4, generator=g)) and same_bits(b, xrng.rand(4, generator=g))
+    assert same_bits(inner, xrng.rand(4, generator=G(99)))
+    assert same_bits(c, xrng.rand(4, generator=g)) and same_bits(c2, c)
+    assert same_bits(d2, d) and same_bits(e, e2) and same_bits(e, xrng.rand(3, generator=G(5)))
+    torch.manual_seed(6)
+    with xrng.reproducible():  # seed=None: torch's seed at entry
+        f = torch.rand(3)
+    assert same_bits(f, xrng.rand(3, generator=G(6)))
+
+
+# ---- entering and leaving --------------------------------------------------------------------------
+def test_entry_points_are_torchs_own_outside_the_mode():
+    originals = (torch.rand, torch.Tensor.uniform_, torch._VF.dropout, F.scaled_dot_product_attention)
+    assert torch.rand is torch._C._VariableFunctions.rand and torch.Tensor.uniform_ is torch._C.TensorBase.uniform_
+    with xrng.reproducible(seed=0):
+        assert torch.rand is not originals[0] and torch.rand.__xrng_original__ is originals[0]
+        with xrng.reproducible(seed=1):
+            pass
+        assert torch._VF.dropout is not originals[2]  # still active: the outer entry
+    assert (torch.rand, torch.Tensor.uniform_, torch._VF.dropout, F.scaled_dot_product_attention) == originals
+
+
+def test_module_level_aliases_bound_before_the_mode_are_wrapped():
+    import types
+    mod = types.ModuleType("xrng_test_aliases")
+    exec("from torch import randn\nfrom torch.utils.data import random_split", mod.__dict__)
+    import sys
+    sys.modules[mod.__name__] = mod
+    try:
+        with xrng.reproducible(seed=22, strict=True):
+            a = mod.randn(5)
+            parts = mod.random_split(range(10), [6, 4])  # torch.utils.data binds randperm at import
+        g = G(22)
+        assert same_bits(a, xrng.randn(5, generator=g))
+        assert list(parts[0].indices) + list(parts[1].indices) == xrng.randperm(10, generator=g).tolist()
+        assert mod.randn is torch._C._VariableFunctions.randn  # restored
+    finally:
+        del sys.modules[mod.__name__]
+
+
+def test_other_threads_keep_torchs_generator():
+    import threading
+    out = {}
+
+    def other():
+        torch.manual_seed(3)
+        out["thread"] = torch.rand(4)
+    with xrng.reproducible(seed=0) as r, warnings.catch_warnings():
+        warnings.simplefilter("ignore", xrng.ReproducibilityWarning)
+        t = threading.Thread(target=other)
+        t.start()
+        t.join()
+    torch.manual_seed(3)
+    assert same_bits(out["thread"], torch.rand(4))  # the mode belongs to the thread that entered it
+    assert "torch's default generator" in r.reported  # ... and the shared generator moved under it
+
+
+def test_decorator_enable_disable_and_nesting():
+    @xrng.reproducible(seed=3)
+    def f():
+        return torch.rand(4)
+    assert same_bits(f(), f()) and same_bits(f(), xrng.rand(4, generator=G(3)))
+    r = xrng.reproducible(seed=3)
+    r.enable()
+    try:
+        assert r.enabled and same_bits(torch.rand(4), xrng.rand(4, generator=G(3)))
+    finally:
+        r.disable()
+    assert not r.enabled
+    with pytest.raises(RuntimeError, match="not enabled"):
+        r.disable()
+    with xrng.reproducible(seed=1):
+        a = torch.rand(2)
+        with xrng.reproducible(seed=2):
+            b = torch.rand(2)
+        c = torch.rand(2)  # the outer stream resumes where it was
+    g = G(1)
+    assert same_bits(a, xrng.rand(2, generator=g)) and same_bits(c, xrng.rand(2, generator=g))
+    assert same_bits(b, xrng.rand(2, generator=G(2)))
+    with pytest.raises(TypeError):
+        xrng.reproducible(seed=1.5)
+
+
+# ---- threads and devices --------------------------------------------------------------------------
+def _random_tensors(seed):
+    """Initial weights, dropout outputs, SDPA dropout, permutation and noise of one run."""
+    with xrng.reproducible(seed=seed):
+        layer = torch.nn.TransformerEncoderLayer(32, 4, 64, dropout=0.2, batch_first=True)
+        big = torch.nn.functional.dropout(torch.ones(1 << 20), 0.1)
+        noise = torch.randn(1 << 20)
+        perm = torch.randperm(100000)
+        q = torch.zeros(2, 2, 64, 8)
+        attn = F.scaled_dot_product_attention(q, q, torch.eye(64).expand(2, 2, 64, 64), dropout_p=0.3)
+    return [p.detach() for p in layer.parameters()] + [big, noise, perm, attn]
+
+
+def test_values_do_not_depend_on_the_thread_count():
+    threads = torch.get_num_threads()
+    try:
+        torch.set_num_threads(1)
+        one = _random_tensors(4)
+        torch.set_num_threads(2)
+        two = _random_tensors(4)
+    finally:
+        torch.set_num_threads(threads)
+    assert all(same_bits(a, b) for a, b in zip(one, two))
+    assert not same_bits(one[0], _random_tensors(5)[0])  # the seed matters
+
+
+def test_xdev_model_and_dropout_equal_cpu(xdev):
+    x = host(8, 3, 16)
+    with xrng.reproducible(seed=19):
+        cpu = torch.nn.TransformerEncoderLayer(16, 2, 32, dropout=0.3)
+        d_cpu = F.dropout(x, 0.5)
+        n_cpu = torch.randn(3, 5)
+    before = xdev.copies_in()
+    with xrng.reproducible(seed=19):
+        dev = torch.nn.TransformerEncoderLayer(16, 2, 32, dropout=0.3, device="xdev")
+        d_dev = F.dropout(x.to("xdev"), 0.5)
+        n_dev = torch.randn(3, 5, device="xdev")
+    assert dev.linear1.weight.device.type == "xdev" and xdev.copies_in() > before
+    for a, b in zip(cpu.parameters(), dev.parameters()):
+        assert same_bits(a.detach(), b.detach().cpu())
+    assert same_bits(d_cpu, d_dev.cpu()) and same_bits(n_cpu, n_dev.cpu())
+
+
+def test_xdev_sdpa_trunc_normal_and_erfinv_equal_cpu(xdev):
+    def run(device):
+        with xrng.reproducible(seed=20):
+            q = torch.zeros(1, 2, 6, 4, device=device)
+            a = F.scaled_dot_product_attention(q, q, torch.eye(6).to(device).expand(1, 2, 6, 6), dropout_p=0.4)
+            w = torch.empty(64, 48, device=device)
+            w.uniform_(-0.95, 0.95).erfinv_().mul_(0.02 * math.sqrt(2.0)).clamp_(-0.04, 0.04)  # timm's trunc_normal_
+            t = torch.nn.init.trunc_normal_(torch.empty(64, device=device), std=0.5)
+        return [a.cpu(), w.cpu(), t.cpu()]
+    for a, b in zip(run("cpu"), run("xdev")):
+        assert same_bits(a, b)
+
+
+# ---- reporting ---------------------------------------------------------------------------------------
+def test_multinomial_is_reported_once_and_strict_raises():
+    with xrng.reproducible(seed=0) as r, warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter("always")
+        torch.multinomial(torch.ones(4), 2)
+        torch.multinomial(torch.ones(4), 2)
+        torch.ones(3).multinomial(1)
+    hits = [x for x in w if issubclass(x.category, xrng.ReproducibilityWarning)]
+    assert len(hits) == 2 and "torch.multinomial" in str(hits[0].message)
+    assert set(r.reported) == {"torch.multinomial", "Tensor.multinomial"}
+    with xrng.reproducible(seed=0, strict=True), pytest.raises(xrng.NotReproducibleError, match="poisson"):
+        torch.poisson(torch.ones(3))
+
+
+def test_lstm_dropout_compile_unsupported_dtypes_and_direct_aten_calls_are_reported():
+    lstm = torch.nn.LSTM(4, 4, num_layers=2, dropout=0.5)
+    with xrng.reproducible(seed=0) as r, warnings.catch_warnings():
+        warnings.simplefilter("ignore", xrng.ReproducibilityWarning)
+        torch.nn.LSTM(4, 4, num_layers=2)(host(9, 3, 1, 4))
+        assert r.reported == {}  # no dropout: nothing random
+        lstm(host(9, 3, 1, 4))
+        z = torch.randn(2, dtype=torch.complex64)
+        torch.ops.aten.bernoulli.default(torch.full((3,), 0.5))  # below the entry points: caught by the watch
+        torch.rand(2)
+    assert z.dtype == torch.complex64
+    assert set(r.reported) == {"torch.lstm", "torch.randn", "torch's default generator"}
+    assert "between torch.randn and torch.rand" in r.reported["torch's default generator"]
+
+    @torch.compile(backend="eager")
+    def compiled(x):
+        return x + torch.rand(3)
+    with warnings.catch_warnings(), xrng.reproducible(seed=0) as r:
+        warnings.simplefilter("ignore", xrng.ReproducibilityWarning)
+        compiled(torch.ones(3))
+    assert "compile" in r.reported.get("torch.rand", "")
+
+
+# torch's own builtins, held where the mode does not look (a module-level alias
+# such as `from torch import rand` is found and wrapped; a reference inside an
+# object is not), as C++ code or a stored reference would call them
+_TORCH = {"rand": torch._C._VariableFunctions.rand, "bernoulli": torch._C._VariableFunctions.bernoulli}
+_torch_rand = lambda *a, **k: _TORCH["rand"](*a, **k)  # noqa: E731
+_torch_bernoulli = lambda *a, **k: _TORCH["bernoulli"](*a, **k)  # noqa: E731
+
+
+def test_draws_behind_the_modes_back_are_detected():
+    with xrng.reproducible(seed=0) as r, warnings.catch_warnings():
+        warnings.simplefilter("ignore", xrng.ReproducibilityWarning)
+        torch.rand(2)
+        _torch_rand(2)  # torch's generator, unseen by the entry points
+        torch.rand(2)
+    assert "between torch.rand and torch.rand" in r.reported["torch's default generator"]
+    with pytest.raises(xrng.NotReproducibleError, match="default generator"):
+        with xrng.reproducible(seed=0, check_dispatch=False, strict=True):
+            _torch_rand(2)  # found when the mode ends
+    # the dispatcher-level check names the aten op itself, before it runs
+    with pytest.raises(xrng.NotReproducibleError, match="aten.bernoulli"):
+        with xrng.reproducible(seed=0, strict=True):
+            _torch_bernoulli(torch.full((3,), 0.5))
+
+
+def test_meta_tensors_and_errors():
+    with xrng.reproducible(seed=0, strict=True) as r:
+        lin = torch.nn.Linear(4, 4, device="meta")
+        m = [torch.randn(3, device="meta"), F.dropout(torch.ones(3, device="meta"), 0.5),
+             torch.randint_like(torch.ones(3, device="meta"), 5)]
+        assert lin.weight.is_meta and all(t.is_meta for t in m) and r.global_position().offset == 0
+        with pytest.raises(ValueError, match="between 0 and 1"):
+            torch.dropout(torch.ones(3), 1.5, True)
+        with pytest.raises(RuntimeError, match="from=2.0 > to=1.0"):
+            torch.empty(3).uniform_(2, 1)
+        with pytest.raises(TypeError, match="torch.Generator"):
+            torch.rand(3, generator=xrng.Generator(1))
+        with pytest.raises(RuntimeError, match="leaf Variable"):
+            torch.zeros(3, requires_grad=True).normal_()
+
+
+# ---- CUDA (run on the GPU machine: tests/gpu/run.sh) ------------------------------------------------
+@pytest.mark.cuda
+def test_cuda_model_init_and_dropout_equal_cpu():
+    def run(device):
+        with xrng.reproducible(seed=30):
+            layer = torch.nn.TransformerEncoderLayer(64, 4, 128, dropout=0.2, device=device)
+            d = F.dropout(torch.ones(10000, device=device), 0.3)
+            q = torch.zeros(2, 4, 16, 8, device=device)
+            a = F.scaled_dot_product_attention(q, q, torch.eye(16, device=device).expand(2, 4, 16, 16), dropout_p=0.3)
+            r = torch.empty(1000, device=device).random_(0, 1000)
+            p = torch.randperm(5000, device=device)
+            b = torch.bernoulli(torch.full((1000,), 0.3, device=device))
+            e = torch.empty(3000, device=device).uniform_(-0.99, 0.99).erfinv_()
+            # the mode's own arithmetic after a draw (inputs made on the CPU, then moved)
+            line = torch.linspace(-2, 2, 1000).to(device)
+            n = torch.normal(line.reshape(20, 50), torch.full((50,), 0.5).to(device))
+            f = F.dropout2d(torch.linspace(-2, 2, 600).reshape(4, 6, 5, 5).to(device), 0.4)
+            h = F.alpha_dropout(line, 0.3, training=True)
+            rr = F.rrelu(line, training=True)
+            v = torch.empty(1000, dtype=torch.float16, device=device).exponential_(2.0)
+        return [t.detach().cpu() for t in list(layer.parameters()) + [d, a, r, p, b, e, n, f, h, rr, v]]
+    for a, b in zip(run("cpu"), run("cuda")):
+        assert same_bits(a, b)
+
+
+@pytest.mark.cuda
+def test_cuda_generators_and_dropout_training_equal_cpu():
+    outs = {}
+    for device in ("cpu", "cuda"):
+        g = torch.Generator(device).manual_seed(7)
+        with xrng.reproducible(seed=31):
+            n1 = torch.randn(4, 5, generator=g, device=device)
+            g.manual_seed(7)
+            n2 = torch.randn(4, 5, generator=g, device=device)
+            x = torch.ones(8, 16, device=device, requires_grad=True)
+            F.dropout(x, 0.5).sum().backward()
+        outs[device] = [n1.cpu(), n2.cpu(), x.grad.cpu()]
+    for a, b in zip(outs["cpu"], outs["cuda"]):
+        assert same_bits(a, b)
+    assert same_bits(outs["cuda"][0], xrng.randn(4, 5, seed=7))
+
+
+@pytest.mark.cuda
+def test_cuda_generator_draws_behind_the_mode_are_detected():
+    with xrng.reproducible(seed=0) as r, warnings.catch_warnings():
+        warnings.simplefilter("ignore", xrng.ReproducibilityWarning)
+        torch.rand(2, device="cuda")
+        _torch_rand(2, device="cuda")  # the CUDA generator, unseen by the entry points
+        torch.rand(2, device="cuda")
+    assert any("CUDA generator" in k for k in r.reported)
