@@ -298,10 +298,13 @@ class Recorder:
 
 
 @contextlib.contextmanager
-def _mode(seed: Optional[int]):
-    """``xrng.reproducible(seed=seed)`` around the block; nothing when seed is None."""
+def _mode(seed: Optional[int], strict: bool = False):
+    """``xrng.reproducible(seed=seed, strict=strict)`` around the block, yielding the
+    mode object; nothing (and None) when seed is None."""
     if seed is None:
-        yield
+        if strict:
+            raise MigrateError("strict=True needs a seed: it is an option of the reproducible mode")
+        yield None
         return
     mode = getattr(xrng, "reproducible", None)
     if mode is None:  # the package may not re-export it: look for the submodule
@@ -317,8 +320,9 @@ def _mode(seed: Optional[int]):
         raise MigrateError(f"seed={seed} records under xrng.reproducible(seed=...), which this xrng "
                            f"({xrng.__version__}, {os.path.dirname(xrng.__file__)}) does not have; "
                            "record without a seed and seed the model build yourself (torch.manual_seed)")
-    with mode(seed=seed):
-        yield
+    m = mode(seed=seed, strict=strict)
+    with m:
+        yield m
 
 
 def _call(model: torch.nn.Module, inputs: Any) -> Any:
@@ -359,8 +363,8 @@ def _model_device_dtype(model: torch.nn.Module) -> Tuple[str, str]:
 
 
 def record(model: torch.nn.Module, inputs: Any, path: Optional[_PathLike] = None, *, grads: bool = False,
-           tensors: bool = False, seed: Optional[int] = None, loss_fn: Optional[Callable[[Any], torch.Tensor]] = None,
-           label: Optional[str] = None) -> Recording:
+           tensors: bool = False, seed: Optional[int] = None, strict: bool = False,
+           loss_fn: Optional[Callable[[Any], torch.Tensor]] = None, label: Optional[str] = None) -> Recording:
     """Runs ``model`` on ``inputs`` once, recording every module's outputs; returns
     the :class:`Recording` and, when ``path`` is given, saves it there.
 
@@ -375,14 +379,19 @@ def record(model: torch.nn.Module, inputs: Any, path: Optional[_PathLike] = None
     seed: run under ``xrng.reproducible(seed=seed)``; None runs without the
     mode. The model was built before this call, so its initial weights come
     from whatever generated them: use :func:`record_build` to build it under
-    the mode too.
+    the mode too. The random ops the mode reports as not reproducible
+    (``multinomial``, ``poisson``...) are listed in ``meta["not_reproducible"]``:
+    their values may differ between devices, and so may everything after them.
+    strict: ``xrng.reproducible(strict=True)``: such an op raises
+    ``xrng.NotReproducibleError`` instead.
     label: free text stored in the metadata and shown by :func:`describe`.
     """
-    with _mode(seed):
-        return _record(model, inputs, path, grads=grads, tensors=tensors, seed=seed, loss_fn=loss_fn, label=label)
+    with _mode(seed, strict) as mode:
+        return _record(model, inputs, path, grads=grads, tensors=tensors, seed=seed, mode=mode, loss_fn=loss_fn,
+                       label=label)
 
 
-def _record(model, inputs, path, *, grads, tensors, seed, loss_fn, label) -> Recording:
+def _record(model, inputs, path, *, grads, tensors, seed, mode, loss_fn, label) -> Recording:
     if tensors:
         _safetensors()  # fail before the run, not after it
     rec = Recorder(model, grads=grads, tensors=tensors)
@@ -400,7 +409,10 @@ def _record(model, inputs, path, *, grads, tensors, seed, loss_fn, label) -> Rec
     counts = {k: sum(e["kind"] == k for e in rec.entries) for k in ("out", "grad", "param_grad")}
     meta = {"label": label, "model": type(model).__qualname__, "device": device,
             "device_name": _device_name(torch.device(device)), "dtype": dtype,
-            "training": model.training, "seed": seed, "mode": seed is not None, "grads": grads,
+            "training": model.training, "seed": seed, "mode": mode is not None,
+            "strict": bool(mode is not None and mode.strict),
+            # op -> why, as the mode reported it (a dict kept by the mode object, one entry per op)
+            "not_reproducible": dict(getattr(mode, "reported", {}) or {}), "grads": grads,
             "counts": counts, "torch": torch.__version__, "xrng": xrng.__version__,
             "stream_version": int(xrng.stream_version), "python": platform.python_version(),
             "created": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")}
@@ -425,7 +437,7 @@ def _to(x: Any, device: torch.device, dtype: Optional[torch.dtype]) -> Any:
 
 def record_build(build: Callable[[], Tuple[torch.nn.Module, Any]], path: Optional[_PathLike] = None, *,
                  device: Union[str, torch.device] = "cpu", dtype: Optional[torch.dtype] = None, grads: bool = False,
-                 tensors: bool = False, seed: Optional[int] = None,
+                 tensors: bool = False, seed: Optional[int] = None, strict: bool = False,
                  loss_fn: Optional[Callable[[Any], torch.Tensor]] = None, label: Optional[str] = None) -> Recording:
     """Builds a model with ``build() -> (model, inputs)``, moves both to ``device``
     (and ``dtype`` for floating-point parameters, buffers and inputs), then
@@ -435,7 +447,9 @@ def record_build(build: Callable[[], Tuple[torch.nn.Module, Any]], path: Optiona
     ``xrng.reproducible(seed=seed)``, so the initial weights come from the xrng
     stream too. The model is built on the CPU and moved: the weights of a
     float32 build cast to bfloat16 are the float32 weights rounded, which is
-    what a dtype migration changes.
+    what a dtype migration changes. Under the mode, a ``torch.manual_seed(s)``
+    in the build restarts the mode's stream at seed ``s`` (the mode's rule), so
+    such a build gets the same weights whatever ``seed`` is.
     """
     try:
         device = torch.device(device)
@@ -443,14 +457,15 @@ def record_build(build: Callable[[], Tuple[torch.nn.Module, Any]], path: Optiona
         raise MigrateError(f"device {device!r}: {e}") from None
     if device.type == "cuda" and not torch.cuda.is_available():
         raise MigrateError(f"device {device}: torch sees no CUDA GPU here")
-    with _mode(seed):
+    with _mode(seed, strict) as mode:
         built = build()
         if not (isinstance(built, (tuple, list)) and len(built) == 2 and isinstance(built[0], torch.nn.Module)):
             raise MigrateError(f"the build function must return (model, inputs), got {type(built).__name__}")
         model, inputs = built
         model = model.to(device=device, dtype=dtype)
         inputs = _to(inputs, device, dtype)
-        return _record(model, inputs, path, grads=grads, tensors=tensors, seed=seed, loss_fn=loss_fn, label=label)
+        return _record(model, inputs, path, grads=grads, tensors=tensors, seed=seed, mode=mode, loss_fn=loss_fn,
+                       label=label)
 
 
 # ---- comparing -----------------------------------------------------------------------------------------
@@ -639,14 +654,17 @@ def format_table(rows: Sequence[Row], *, only_differences: bool = False) -> str:
 def describe(recording: Recording) -> str:
     """One line about a recording's run: label, model, device, dtype, mode, versions."""
     m = recording.meta
-    mode = f"xrng.reproducible(seed={m['seed']})" if m.get("mode") else "no mode"
+    mode = (f"xrng.reproducible(seed={m['seed']}{', strict=True' if m.get('strict') else ''})" if m.get("mode")
+            else "no mode")
+    bad = m.get("not_reproducible") or {}
     label = f"{m['label']}: " if m.get("label") else ""
     c = m.get("counts", {})
     return (f"{label}{m['model']} on {m['device']} ({m['device_name']}), {m['dtype']}, "
             f"{'train' if m.get('training') else 'eval'}, {mode}; {c.get('out', 0)} outputs, "
             f"{c.get('grad', 0)} output grads, {c.get('param_grad', 0)} parameter grads; "
             f"torch {m['torch']}, xrng {m['xrng']} (stream v{m['stream_version']})"
-            + ("" if recording.tensors is not None else "; no tensors"))
+            + ("" if recording.tensors is not None else "; no tensors")
+            + (f"; NOT REPRODUCIBLE under the mode: {', '.join(sorted(bad))}" if bad else ""))
 
 
 # ---- command line -------------------------------------------------------------------------------------
@@ -694,6 +712,8 @@ def _parser() -> argparse.ArgumentParser:
     rec.add_argument("--device", default="cpu", help="torch device (default cpu)")
     rec.add_argument("--dtype", choices=sorted(_DTYPES), help="cast floating parameters and inputs (default: as built)")
     rec.add_argument("--seed", type=int, help="run under xrng.reproducible(seed=SEED), build included")
+    rec.add_argument("--strict", action="store_true",
+                     help="with --seed: fail on a random op the mode cannot make reproducible")
     rec.add_argument("--grads", action="store_true", help="also backward, recording output and parameter gradients")
     rec.add_argument("--tensors", action="store_true", help="keep the tensors (safetensors), needed for errors")
     rec.add_argument("--label", help="free text stored with the recording")
@@ -717,7 +737,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         if args.cmd == "record":
             r = record_build(_load_build(args.build), args.out, device=args.device,
                              dtype=_DTYPES[args.dtype] if args.dtype else None, grads=args.grads,
-                             tensors=args.tensors, seed=args.seed, label=args.label)
+                             tensors=args.tensors, seed=args.seed, strict=args.strict, label=args.label)
             extra = f" and {pathlib.Path(args.out).with_suffix('.safetensors')}" if args.tensors else ""
             print(f"recorded {len(r.entries)} tensors to {args.out}{extra}")
             print(describe(r))
@@ -734,7 +754,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             return 1
         print("ok: within the tolerance" if any(not r.same for r in rows) else "ok: every tensor equal")
         return 0
-    except MigrateError as e:
+    except (MigrateError, getattr(xrng, "NotReproducibleError", MigrateError)) as e:
         print(f"python -m xrng.migrate: error: {e}", file=sys.stderr)
         return 2
 

@@ -288,6 +288,9 @@ def test_cli_round_trip(tmp_path, capsys):
     _, err = main(capsys, "record", "--build", f"{__file__}:no_such_function", "--out", tmp_path / "c.json",
                   expect=2)
     assert "has no function no_such_function" in err
+    _, err = main(capsys, "record", "--build", spec, "--out", tmp_path / "c.json", "--strict", expect=2)
+    assert err.strip() == "python -m xrng.migrate: error: strict=True needs a seed: it is an option of the " \
+                          "reproducible mode"
     _, err = main(capsys, "compare", tmp_path / "a.json", tmp_path / "missing.json", expect=2)
     assert "cannot read recording" in err
 
@@ -315,18 +318,14 @@ def test_record_on_another_device(xdev):
     assert [r.key for r in rows] == FORWARD_KEYS and all(r.equal == "bits" for r in rows)
 
 
-def _has_mode():
-    try:
-        with migrate._mode(0):
-            return True
-    except migrate.MigrateError:
-        return False
-
-
-@pytest.mark.skipif(_has_mode(), reason="this xrng has the reproducible mode")
-def test_a_seed_needs_the_reproducible_mode():
+def test_a_seed_needs_the_reproducible_mode(monkeypatch):
+    # An xrng without the mode (before it existed, or a build that leaves it out): a clear error, no silent run.
+    monkeypatch.delattr(xrng, "reproducible")
+    monkeypatch.setitem(sys.modules, "xrng.reproducible", None)  # import_module then raises ModuleNotFoundError
     with pytest.raises(migrate.MigrateError, match=r"xrng.reproducible\(seed=...\), which this xrng"):
         migrate.record_build(build, seed=0)
+    with pytest.raises(migrate.MigrateError, match="strict=True needs a seed"):
+        migrate.record_build(build, strict=True)
 
 
 def unseeded():
@@ -335,11 +334,11 @@ def unseeded():
     return model, (torch.ones(3, 16),)
 
 
-@pytest.mark.skipif(not _has_mode(), reason="xrng.reproducible is not in this xrng")
 def test_seed_records_under_the_reproducible_mode():
     a = migrate.record_build(unseeded, seed=0, grads=True, tensors=True)
     b = migrate.record_build(unseeded, seed=0, grads=True, tensors=True)
-    assert a.meta["mode"] is True and a.meta["seed"] == 0 and a.meta["training"] is True
+    assert (a.meta["mode"], a.meta["seed"], a.meta["strict"], a.meta["training"]) == (True, 0, False, True)
+    assert a.meta["not_reproducible"] == {}
     rows = migrate.compare(a, b)
     assert len(rows) == len(a.entries) and all(r.equal == "bits" for r in rows)
     # the control: the same build without the mode draws other weights each time
@@ -350,6 +349,24 @@ def test_seed_records_under_the_reproducible_mode():
     # a dropout mask from the mode does not depend on the dtype: the same elements are zero
     c = migrate.record_build(unseeded, seed=0, dtype=torch.float64, tensors=True)
     assert torch.equal(a.tensors["1#0:out"] == 0, c.tensors["1#0:out"] == 0)
+    assert not bool((a.tensors["0#0:out"] == 0).any())  # (so the zeros after dropout are the mask's)
+
+
+class Sampler(nn.Module):
+    """Draws with torch.multinomial, which the mode cannot make the same on every device."""
+
+    def forward(self, p):
+        return torch.multinomial(p, 2)
+
+
+def test_ops_the_mode_cannot_reproduce_are_recorded_or_refused(tmp_path, capsys):
+    with pytest.warns(xrng.ReproducibilityWarning, match="multinomial"):
+        rec = migrate.record(Sampler(), torch.ones(3, 4), tmp_path / "s.json", seed=0)
+    assert list(rec.meta["not_reproducible"]) == ["torch.multinomial"]
+    assert migrate.describe(migrate.load(tmp_path / "s.json")).endswith(
+        "; NOT REPRODUCIBLE under the mode: torch.multinomial")
+    with pytest.raises(xrng.NotReproducibleError, match="multinomial"):
+        migrate.record(Sampler(), torch.ones(3, 4), seed=0, strict=True)
 
 
 def test_transformers_model_output():
