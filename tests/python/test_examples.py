@@ -46,17 +46,22 @@ def test_dataloader_shuffle_example():
 
 def test_migration_check_on_gpt2(tmp_path):
     pytest.importorskip("transformers", reason="the migration example builds a transformers GPT-2")
-    out = run("migration_check.py", "--model", "gpt2", "--out", tmp_path)
+    import json
+
+    # train mode under the reproducible mode: dropout masks come from xrng
+    out = run("migration_check.py", "--model", "gpt2", "--seed", "0", "--train", "--out", tmp_path)
     assert "gpt2: the repeated CPU float32 run is bit-identical (32 tensors)" in out
+    meta = json.loads((tmp_path / "gpt2-cpu-float32.json").read_text())["meta"]
+    assert (meta["mode"], meta["seed"], meta["training"], meta["not_reproducible"]) == (True, 0, True, {})
     bf16 = out[out.index("== gpt2: cpu-float32 vs cpu-bfloat16"):]
     # the token embedding is the first module to run, and its bfloat16 weights are rounded
     assert "32 tensors: 0 equal bits, 0 equal values, 32 differ" in bf16
     assert "first difference: #1 transformer.wte#0:out" in bf16
-    # another attention kernel: every module before the first attention block has the same bits
+    # another attention implementation: every module before the first attention block has the same bits
     eager = out[out.index("== gpt2: cpu-float32 vs cpu-float32-eager-attention"):]
     first = re.search(r"first difference: #(\d+) (\S+)", eager)
     assert first[2].startswith("transformer.h.0.attn")
-    assert eager[:first.start()].count(" bits ") >= int(first[1]) - 1 >= 4
+    assert eager[:first.start()].count(" bits ") >= 5
     assert {p.name for p in tmp_path.glob("gpt2-cpu-*")} >= {
         f"gpt2-cpu-{r}.{ext}" for r in ("float32", "float32-again", "bfloat16") for ext in ("json", "safetensors")}
 
