@@ -16,11 +16,13 @@ present, then prints the comparison tables:
 
     python examples/migration_check.py [--model bert|gpt2|all] [--grads] [--train] [--seed S] [--out DIR]
 
---seed S runs each record under xrng.reproducible(seed=S) (weight init and
-dropout from the xrng stream, the same on every device); without it the build
-seeds torch's generator itself, as an unmodified program would. --train keeps
-dropout on (with no --seed, torch's generator then draws different masks on
-each device and dtype). The build functions work with the CLI as well:
+The builds seed torch themselves (torch.manual_seed(0)), as an unmodified
+program does. --seed S runs each record under xrng.reproducible(seed=S): weight
+init and dropout then come from the xrng stream, the same on every device (the
+build's torch.manual_seed(0) re-keys that stream to seed 0, so every S gives
+the same weights). --train keeps dropout on; without --seed, torch's own
+generators then draw the masks, which differ between CPU and CUDA. The build
+functions work with the CLI as well:
 
     python -m xrng.migrate record --build examples/migration_check.py:bert --out cpu.json --tensors
 """
