@@ -115,7 +115,8 @@ void fill_from_words(Isa isa, const Plan& plan, const Stream& s, uint64_t offset
     // check_counters: every word of the draw, up to offset + K * (g_last + 1) - 1, is below 2^64
     stream_words_into(isa, s, offset + K * g, n * K, w);
     for (uint64_t j = 0; j < n; ++j) R::eval(w + j * K, plan, v + j * G);
-    // the tile's elements [g*G, (g+n)*G - 1] (no overflow: (g_last + 1) * G <= 2^64) within [start, last]
+    // the tile's elements [g*G, (g+n)*G - 1] within [start, last]; (g+n)*G
+    // may be 2^64, so the end is formed modulo 2^64 (minus 1: 2^64 - 1)
     const uint64_t e0 = std::max(g * G, start), e1 = std::min((g + n) * G - 1, last);
     std::memcpy(out + (e0 - start), v + (e0 - g * G), (e1 - e0 + 1) * sizeof(v[0]));
     if (g + (n - 1) == g_last) break;  // not a loop condition: g_last may be 2^64 - 1

@@ -98,18 +98,24 @@ TEST_CASE("simd fill equals scalar: every element row and parameter, offset, sta
   int failures = 0, cases = 0;
   for (const RowCase& c : xrng_test::row_cases(true, Kind::element)) {
     ++cases;
+    // every offset and start phase, and the last elements a draw at offset 0
+    // can reach (element indices near 2^64 where K == G) in every group phase
+    const unsigned __int128 reach = ((static_cast<unsigned __int128>(1) << 64) / c.plan.words) * c.plan.group;
+    std::vector<std::pair<uint64_t, uint64_t>> where;
     for (uint64_t off : kOffsets)
-      for (uint64_t start : kStarts) {
-        // counts 0..max from one start are prefixes of one reference; max is
-        // 100 or what still fits below the end of the stream
-        uint64_t max = 100;
-        while (max > 0 && !valid(c.plan, off, start, max)) --max;
-        if (!valid(c.plan, off, start, max)) continue;
-        const std::vector<unsigned char> ref = reference(c.plan, off, start, max);
-        for (uint64_t count = 0; count <= max; ++count)
-          if (!same_as(ref, c.plan, off, start, count) && failures++ < 10)
-            FAIL_CHECK(c.name << " offset=" << off << " start=" << start << " count=" << count);
-      }
+      for (uint64_t start : kStarts) where.push_back({off, start});
+    for (uint64_t back : {101u, 102u, 103u, 104u}) where.push_back({0, static_cast<uint64_t>(reach - back)});
+    for (auto [off, start] : where) {
+      // counts 0..max from one start are prefixes of one reference; max is
+      // 100 or what still fits below the end of the stream
+      uint64_t max = 100;
+      while (max > 0 && !valid(c.plan, off, start, max)) --max;
+      if (!valid(c.plan, off, start, max)) continue;
+      const std::vector<unsigned char> ref = reference(c.plan, off, start, max);
+      for (uint64_t count = 0; count <= max; ++count)
+        if (!same_as(ref, c.plan, off, start, count) && failures++ < 10)
+          FAIL_CHECK(c.name << " offset=" << off << " start=" << start << " count=" << count);
+    }
   }
   CHECK(failures == 0);
   MESSAGE(cases << " element draws (rows x parameters) compared");
