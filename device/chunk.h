@@ -1,19 +1,19 @@
-// The per-thread work of every CUDA kernel, as __host__ __device__ functions:
-// the kernels in fill.cu / extra.cu are grid-stride loops around them, and the
-// CPU-only test (tests/gpu/test_cuda_host.cpp) runs the very same functions
-// over every chunk of a draw to check the chunk arithmetic (unaligned
-// offsets, heads and tails, vector stores) on machines without a GPU.
+// The per-thread work of the CUDA kernels, as __host__ __device__ templates
+// over a registry row R (rng/detail/rows.h): the kernels (kernels.cuh) are
+// grid-stride loops around them, and the CPU-only test
+// (tests/gpu/test_cuda_host.cpp) runs the very same functions over every chunk
+// of a draw to check the chunk arithmetic (unaligned offsets, heads and tails,
+// vector loads and stores, the last words of the stream) on machines without
+// a GPU.
 //
-// Nothing here is a second implementation of a value transform: values come
-// from the core's Group<Dist, DType>::eval, dist::dropout_*, perm_at and
-// perm_shard_position; this file only decides which words and which output
-// slots a chunk has.
+// Nothing here is a second implementation of a value: values come from the
+// row's element function (R::eval, R::at, R::position, R::shard); this file
+// only decides which words and which output slots a chunk has (launch.h).
 #pragma once
 
 #include <cstdint>
 #include <type_traits>
 
-#include "../rng/plan.h"
 #include "launch.h"
 
 #if defined(__CUDACC__)
@@ -42,15 +42,17 @@ struct alignas(16) vec16 {
 inline vec16 make_vec16(uint32_t a, uint32_t b, uint32_t c, uint32_t d) { return vec16{a, b, c, d}; }
 #endif
 
-// The kChunkWords stream words starting at word offset + kChunkWords * c.
-// kChunkWords is a multiple of 4, so every chunk starts at the same lane
-// (offset & 3) of a Philox block: that phase is uniform across the grid, and
-// the shift below is a select with constant indices (registers, no local memory).
-XRNG_HD XRNG_INLINE void chunk_words(const Stream& s, uint64_t offset, uint64_t c, uint32_t (&w)[kChunkWords]) {
-  constexpr uint32_t kBlocks = kChunkWords / 4;
+// The W stream words starting at word offset + W * c (W a multiple of 4).
+// Every chunk starts at the same lane (offset & 3) of a Philox block: that
+// phase is uniform across the grid, and the shift below is a select with
+// constant indices (registers, no local memory).
+template <uint32_t W>
+XRNG_HD XRNG_INLINE void chunk_words(const Stream& s, uint64_t offset, uint64_t c, uint32_t (&w)[W]) {
+  static_assert(W % 4 == 0, "a chunk is whole Philox blocks");
+  constexpr uint32_t kBlocks = W / 4;
   const unsigned phase = static_cast<unsigned>(offset & 3u);
   const uint64_t b0 = (offset >> 2) + kBlocks * c;
-  uint32_t raw[kChunkWords + 4];
+  uint32_t raw[W + 4];
   XRNG_CUDA_UNROLL
   for (uint32_t j = 0; j < kBlocks; ++j) {
     const u32x4 r = stream_block(s, b0 + j);
@@ -58,11 +60,11 @@ XRNG_HD XRNG_INLINE void chunk_words(const Stream& s, uint64_t offset, uint64_t 
     for (int l = 0; l < 4; ++l) raw[4 * j + l] = r.v[l];
   }
   u32x4 t{{0u, 0u, 0u, 0u}};
-  if (phase != 0) t = stream_block(s, b0 + kBlocks);  // only an unaligned offset needs a fifth block
+  if (phase != 0) t = stream_block(s, b0 + kBlocks);  // only an unaligned offset needs one more block
   XRNG_CUDA_UNROLL
-  for (int l = 0; l < 4; ++l) raw[kChunkWords + l] = t.v[l];
+  for (int l = 0; l < 4; ++l) raw[W + l] = t.v[l];
   XRNG_CUDA_UNROLL
-  for (uint32_t j = 0; j < kChunkWords; ++j)
+  for (uint32_t j = 0; j < W; ++j)
     w[j] = phase == 0 ? raw[j] : phase == 1 ? raw[j + 1] : phase == 2 ? raw[j + 2] : raw[j + 3];
 }
 
@@ -74,7 +76,7 @@ XRNG_HD XRNG_INLINE uint64_t bits_of(T x) {
   } else if constexpr (std::is_same_v<T, float>) {
     return math::as_u32(x);
   } else {
-    return static_cast<uint64_t>(x);  // integer types: two's complement bits, zero-extended below
+    return static_cast<uint64_t>(x);  // integer types: two's complement bits, cut to the element size below
   }
 }
 template <class T>
@@ -106,10 +108,15 @@ XRNG_HD XRNG_INLINE uint32_t image_word(const T (&v)[N], int q) {
            ((static_cast<uint32_t>(bits_of(v[4 * q + 3])) & 0xffu) << 24);
   }
 }
+// Whether N elements of T are a whole number of 16-byte vectors; rows whose
+// chunks are not (none in stream v1) simply take the element-wise path.
+template <class T, int N>
+inline constexpr bool kVectorChunk = (N * sizeof(T)) % 16 == 0;
+
 // Stores N elements to a 16-byte aligned address with 16-byte stores.
 template <class T, int N>
 XRNG_HD XRNG_INLINE void store_vec(T* dst, const T (&v)[N]) {
-  static_assert((N * sizeof(T)) % 16 == 0, "a chunk is a whole number of 16-byte vectors");
+  static_assert(kVectorChunk<T, N>, "a chunk is a whole number of 16-byte vectors");
   vec16* d = reinterpret_cast<vec16*>(dst);
   XRNG_CUDA_UNROLL
   for (int q = 0; q < static_cast<int>(N * sizeof(T) / 16); ++q)
@@ -119,13 +126,13 @@ XRNG_HD XRNG_INLINE void store_vec(T* dst, const T (&v)[N]) {
 // Loads N elements from a 16-byte aligned address with 16-byte loads.
 template <class T, int N>
 XRNG_HD XRNG_INLINE void load_vec(const T* src, T (&v)[N]) {
-  static_assert((N * sizeof(T)) % 16 == 0, "a chunk is a whole number of 16-byte vectors");
+  static_assert(kVectorChunk<T, N>, "a chunk is a whole number of 16-byte vectors");
   constexpr int kWords = static_cast<int>(N * sizeof(T) / 4);
   uint32_t w[kWords];
   const vec16* s = reinterpret_cast<const vec16*>(src);
   XRNG_CUDA_UNROLL
   for (int q = 0; q < kWords / 4; ++q) {
-    const vec16 u = s[q];  // a plain load: dropout allows in == out
+    const vec16 u = s[q];  // a plain load: transforms allow in == out
     w[4 * q] = u.x;
     w[4 * q + 1] = u.y;
     w[4 * q + 2] = u.z;
@@ -145,111 +152,106 @@ XRNG_HD XRNG_INLINE void load_vec(const T* src, T (&v)[N]) {
   }
 }
 
-// Whether element 0 of a buffer whose element `start` is at `p` sits on a
-// 16-byte boundary: then every chunk (a multiple of 16 bytes) does too.
-template <class T>
-inline bool chunks_aligned(const void* p, uint64_t start) {
-  return ((reinterpret_cast<uintptr_t>(p) - static_cast<uintptr_t>(start * sizeof(T))) & 15u) == 0;
+// Whether the chunks of row R, in a buffer whose element `start` is at `p`,
+// can use 16-byte loads and stores: element 0 of the draw would sit on a
+// 16-byte boundary (then so does every chunk, a multiple of 16 bytes), and
+// the row's chunk is a whole number of vectors.
+template <class R>
+inline bool vector_chunks(const void* p, uint64_t start) {
+  using O = typename R::out_t;
+  if constexpr (!kVectorChunk<O, ChunkShape<R>::kElems>) {
+    return false;
+  } else {
+    return ((reinterpret_cast<uintptr_t>(p) - static_cast<uintptr_t>(start * sizeof(O))) & 15u) == 0;
+  }
 }
 
 // ---- the chunk bodies ---------------------------------------------------------------------
-// Fill chunk c: groups c*C .. c*C + C - 1 (C = kChunkWords / K), elements
-// c*N .. c*N + N - 1 (N = C * G); writes those in [start, start + count) to
-// out[e - start]. vec: every chunk is 16-byte aligned in out (chunks_aligned).
-template <Dist D, DType T>
+// Element row R, chunk c: groups c*C .. c*C + C - 1, elements c*N .. c*N + N - 1
+// (ChunkShape<R>); writes those in [start, start + count) to out[e - start].
+// vec: vector_chunks<R>(out, start).
+template <class R>
 XRNG_HD XRNG_INLINE void fill_chunk(const Plan& p, const Stream& s, uint64_t offset, uint64_t start, uint64_t count,
-                                    uint64_t c, typename Group<D, T>::out_t* out, bool vec) {
-  using G = Group<D, T>;
-  using O = typename G::out_t;
-  constexpr uint32_t K = G::kWords;
-  constexpr uint32_t C = kChunkWords / K;
-  constexpr uint32_t N = C * G::kGroup;
-  static_assert(kChunkWords % K == 0, "a chunk holds whole groups");
-  uint32_t w[kChunkWords];
+                                    uint64_t c, typename R::out_t* out, bool vec) {
+  static_assert(R::kind == Kind::element);
+  using O = typename R::out_t;
+  using S = ChunkShape<R>;
+  constexpr uint32_t N = S::kElems;
+  uint32_t w[S::kWords];
   chunk_words(s, offset, c, w);
   O v[N];
   XRNG_CUDA_UNROLL
-  for (uint32_t q = 0; q < C; ++q) G::eval(w + K * q, p, v + G::kGroup * q);
+  for (uint32_t q = 0; q < S::kGroups; ++q) R::eval(w + R::kWords * q, p, v + R::kGroup * q);
   const uint64_t e0 = c * N;  // first element of the chunk
-  if (vec && e0 >= start && count - (e0 - start) >= N) {
-    store_vec(out + (e0 - start), v);
-  } else {
-    XRNG_CUDA_UNROLL
-    for (uint32_t j = 0; j < N; ++j) {
-      const uint64_t e = e0 + j;
-      if (e >= start && e - start < count) out[e - start] = v[j];
+  if constexpr (kVectorChunk<O, N>) {
+    if (vec && e0 >= start && count - (e0 - start) >= N) {
+      store_vec(out + (e0 - start), v);
+      return;
     }
+  }
+  XRNG_CUDA_UNROLL
+  for (uint32_t j = 0; j < N; ++j) {
+    const uint64_t e = e0 + j;
+    if (e >= start && e - start < count) out[e - start] = v[j];
   }
 }
 
-// Dropout element function of each dtype (the core's dist::dropout_*).
-template <DType T>
-struct DropoutOp;
-template <>
-struct DropoutOp<DType::f32> {
-  using V = float;
-  XRNG_HD static V apply(uint32_t w, V x, const BernoulliParams& p) { return dist::dropout_f32(w, x, p); }
-};
-template <>
-struct DropoutOp<DType::f64> {
-  using V = double;
-  XRNG_HD static V apply(uint32_t w, V x, const BernoulliParams& p) { return dist::dropout_f64(w, x, p); }
-};
-template <>
-struct DropoutOp<DType::f16> {
-  using V = uint16_t;
-  XRNG_HD static V apply(uint32_t w, V x, const BernoulliParams& p) { return dist::dropout_f16(w, x, p); }
-};
-template <>
-struct DropoutOp<DType::bf16> {
-  using V = uint16_t;
-  XRNG_HD static V apply(uint32_t w, V x, const BernoulliParams& p) { return dist::dropout_bf16(w, x, p); }
-};
-
-// Dropout chunk c: elements 16c .. 16c + 15, element e using stream word
-// offset + e (the Bernoulli mask of the same draw). Each element is read
-// before it is written, by one thread, so in == out is allowed.
-template <DType T>
-XRNG_HD XRNG_INLINE void dropout_chunk(const BernoulliParams& p, const Stream& s, uint64_t offset, uint64_t start,
-                                       uint64_t count, uint64_t c, const typename DropoutOp<T>::V* in,
-                                       typename DropoutOp<T>::V* out, bool vec) {
-  using V = typename DropoutOp<T>::V;
-  constexpr uint32_t N = kDropoutChunk;
-  static_assert(N == kChunkWords, "one word per element");
-  uint32_t w[kChunkWords];
+// Transform row R, chunk c: elements c*N .. c*N + N - 1, element e using the
+// words offset + K*e .. + K - 1. Each element is read before it is written,
+// by one thread, so in == out is allowed. vec: vector_chunks<R> of in and out.
+template <class R>
+XRNG_HD XRNG_INLINE void transform_chunk(const Plan& p, const Stream& s, uint64_t offset, uint64_t start,
+                                         uint64_t count, uint64_t c, const typename R::out_t* in,
+                                         typename R::out_t* out, bool vec) {
+  static_assert(R::kind == Kind::transform && R::kGroup == 1, "a transform maps one input to one output");
+  using V = typename R::out_t;
+  using S = ChunkShape<R>;
+  constexpr uint32_t N = S::kElems;
+  uint32_t w[S::kWords];
   chunk_words(s, offset, c, w);
   const uint64_t e0 = c * N;
-  if (vec && e0 >= start && count - (e0 - start) >= N) {
-    V x[N];
-    load_vec(in + (e0 - start), x);
-    XRNG_CUDA_UNROLL
-    for (uint32_t j = 0; j < N; ++j) x[j] = DropoutOp<T>::apply(w[j], x[j], p);
-    store_vec(out + (e0 - start), x);
-  } else {
-    XRNG_CUDA_UNROLL
-    for (uint32_t j = 0; j < N; ++j) {
-      const uint64_t e = e0 + j;
-      if (e >= start && e - start < count) out[e - start] = DropoutOp<T>::apply(w[j], in[e - start], p);
+  if constexpr (kVectorChunk<V, N>) {
+    if (vec && e0 >= start && count - (e0 - start) >= N) {
+      V x[N];
+      load_vec(in + (e0 - start), x);
+      XRNG_CUDA_UNROLL
+      for (uint32_t j = 0; j < N; ++j) x[j] = R::eval(w + R::kWords * j, x[j], p);
+      store_vec(out + (e0 - start), x);
+      return;
     }
+  }
+  XRNG_CUDA_UNROLL
+  for (uint32_t j = 0; j < N; ++j) {
+    const uint64_t e = e0 + j;
+    if (e >= start && e - start < count) out[e - start] = R::eval(w + R::kWords * j, in[e - start], p);
   }
 }
 
-// perm_shard chunk i: shard elements j = i*kShardChunk .. + kShardChunk - 1
-// (below count), at positions (p0 + j * world) mod n, p0 = the position of
-// element `start`. The host walks j in steps of world mod n from p0; a chunk
-// starts from the exact position of its first j and steps the same way, so
-// both give perm_at((p0 + j * world) mod n) for every j.
-template <class O>
-XRNG_HD XRNG_INLINE void shard_chunk(const PermKey& k, uint64_t world, uint64_t p0, uint64_t count, uint64_t i,
-                                     O* out) {
-  const uint64_t n = k.n;
-  const uint64_t step = world % n;
-  const uint64_t j0 = i * kShardChunk;
-  const uint64_t d = perm_shard_position(n, 0, world, j0);  // (j0 * world) mod n, exact
-  uint64_t pos = p0 >= n - d ? p0 - (n - d) : p0 + d;
-  for (uint32_t q = 0; q < kShardChunk && j0 + q < count; ++q) {
-    out[j0 + q] = static_cast<O>(perm_at(k, pos));
-    pos = pos >= n - step ? pos - (n - step) : pos + step;
+// The arguments of a permutation request: elements [start, start + count) of
+// the permutation (at), of its inverse (position) or of shard rank of world.
+struct PermArgs {
+  uint64_t start = 0;
+  uint64_t count = 0;
+  uint64_t rank = 0;
+  uint64_t world = 1;
+};
+
+// Permutation row R, chunk i: request elements j = i*E .. i*E + E - 1 (below
+// count), E = perm_chunk_elems(Op), written to out[j]. A shard chunk is the
+// core's perm_shard_range from its first element: one exact reduction, then
+// steps of world mod n, the same walk as the host's, so any split of the
+// request gives perm((rank + (start + j) * world) mod n) for every j.
+template <class R, PermOp Op>
+XRNG_HD XRNG_INLINE void perm_chunk(const PermKey& k, const PermArgs& a, uint64_t i, typename R::out_t* out) {
+  static_assert(R::kind == Kind::permutation);
+  constexpr uint64_t E = perm_chunk_elems(Op);
+  const uint64_t j0 = i * E;
+  const uint64_t m = a.count - j0 < E ? a.count - j0 : E;
+  if constexpr (Op == PermOp::shard) {
+    R::shard(k, a.rank, a.world, a.start + j0, m, out + j0);
+  } else {
+    for (uint64_t q = 0; q < m; ++q)
+      out[j0 + q] = Op == PermOp::at ? R::at(k, a.start + j0 + q) : R::position(k, a.start + j0 + q);
   }
 }
 

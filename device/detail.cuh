@@ -1,22 +1,55 @@
-// Internal to the CUDA backend: error handling, launch sizing and the chunk
-// helpers every kernel shares. Not installed, not part of the API.
+// Internal to the CUDA backend: CUDA error handling and the device queries a
+// launch makes. Not installed, not part of the API. Plain host code (no
+// kernels), so host.cpp can include it too.
 #pragma once
 
 #include <cuda_runtime.h>
 
 #include <string>
 
-#include "chunk.h"
 #include "launch.h"
 
 namespace xrng::cuda::detail {
 
-// ---- host side -----------------------------------------------------------------------
 inline void check(cudaError_t e, const char* what) {
   if (e != cudaSuccess) {
     (void)cudaGetLastError();  // clear a non-sticky error so the next call starts clean
     throw Error(std::string("cuda: ") + what + ": " + cudaGetErrorName(e) + " (" + cudaGetErrorString(e) + ")");
   }
+}
+
+// Puts this thread in relaxed stream-capture mode for its lifetime. Queries
+// such as cudaPointerGetAttributes count as "potentially unsafe" while a
+// stream is being captured in global or thread-local mode (they would
+// invalidate the capture); they do not touch any stream, so relaxing the
+// mode around them is safe, and lets a draw be captured into a CUDA graph.
+// (PyTorch guards its pointer queries the same way.)
+class RelaxedCapture {
+ public:
+  RelaxedCapture() { check(cudaThreadExchangeStreamCaptureMode(&mode_), "cudaThreadExchangeStreamCaptureMode"); }
+  ~RelaxedCapture() { (void)cudaThreadExchangeStreamCaptureMode(&mode_); }
+  RelaxedCapture(const RelaxedCapture&) = delete;
+  RelaxedCapture& operator=(const RelaxedCapture&) = delete;
+
+ private:
+  cudaStreamCaptureMode mode_ = cudaStreamCaptureModeRelaxed;
+};
+
+// A kernel may only be given memory the current device can dereference at
+// that address: device or managed memory, or pinned host memory mapped at the
+// same address. Pageable host memory would make the kernel fault, which
+// leaves the whole CUDA context unusable; it is refused here instead, with a
+// message (the *_to_host helpers are the API for host buffers).
+inline void require_device_memory(const void* p, const char* what) {
+  cudaPointerAttributes a{};
+  {
+    const RelaxedCapture relaxed;
+    check(cudaPointerGetAttributes(&a, p), "cudaPointerGetAttributes");
+  }
+  if (a.type == cudaMemoryTypeUnregistered || a.devicePointer != p)
+    throw Error(std::string("cuda ") + what +
+                ": not memory the current device can access (pageable host memory? use cudaMalloc, or the "
+                "xrng::cuda::*_to_host helpers for host buffers)");
 }
 
 inline int sm_count() {

@@ -1,5 +1,6 @@
 // The synchronous, CUDA-free face of the backend (xrng_cuda_host.h): device
-// discovery and compute-then-copy helpers over the asynchronous API.
+// discovery and compute-then-copy helpers over the asynchronous API of
+// xrng_cuda.h. Every value is computed by the kernels; nothing here computes.
 #include <cstddef>
 #include <limits>
 
@@ -31,6 +32,10 @@ uint64_t bytes_of(const Plan& p, uint64_t count) {
   return count * sz;
 }
 
+void copy_in(const DeviceBuffer& dev, const void* host_in, uint64_t bytes) {
+  detail::check(cudaMemcpy(dev.get(), host_in, static_cast<size_t>(bytes), cudaMemcpyHostToDevice),
+                "cudaMemcpy host to device");
+}
 void copy_back(void* host_out, const DeviceBuffer& dev, uint64_t bytes) {
   // Synchronous on the legacy default stream: waits for the kernel and
   // reports its execution errors.
@@ -61,10 +66,11 @@ std::string device_name() {
   return prop.name;
 }
 
+// Each helper checks the request first (the checks of the asynchronous call,
+// which runs them again, cheaply), so that an invalid request allocates nothing.
 void fill_to_host(const Plan& plan, const Key& key, uint64_t offset, uint64_t start, uint64_t count, void* host_out,
-                  int grid, int block) {
-  const LaunchConfig cfg{grid, block};
-  detail::validate_fill(plan, offset, start, count, host_out, cfg);
+                  LaunchConfig cfg) {
+  detail::check_fill(plan, offset, start, count, host_out, cfg);
   if (count == 0) return;
   const uint64_t bytes = bytes_of(plan, count);
   DeviceBuffer out(bytes);
@@ -72,25 +78,40 @@ void fill_to_host(const Plan& plan, const Key& key, uint64_t offset, uint64_t st
   copy_back(host_out, out, bytes);
 }
 
-void perm_shard_to_host(const Plan& plan, const Key& key, uint64_t offset, uint64_t rank, uint64_t world,
-                        uint64_t start, uint64_t count, void* host_out) {
-  detail::validate_perm_shard(plan, offset, rank, world, count, host_out, {});
+void transform_to_host(const Plan& plan, const Key& key, uint64_t offset, uint64_t start, uint64_t count,
+                       const void* host_in, void* host_out, LaunchConfig cfg) {
+  detail::check_transform(plan, offset, start, count, host_in, host_out, cfg);
   if (count == 0) return;
   const uint64_t bytes = bytes_of(plan, count);
-  DeviceBuffer out(bytes);
-  perm_shard(plan, key, offset, rank, world, start, count, out.get(), 0, {});
+  DeviceBuffer in(bytes), out(bytes);
+  copy_in(in, host_in, bytes);
+  transform(plan, key, offset, start, count, in.get(), out.get(), 0, cfg);
   copy_back(host_out, out, bytes);
 }
 
 void dropout_to_host(const Plan& plan, const Key& key, uint64_t offset, uint64_t start, uint64_t count,
-                     const void* host_in, void* host_out) {
-  detail::validate_dropout(plan, offset, start, count, host_in, host_out, {});
+                     const void* host_in, void* host_out, LaunchConfig cfg) {
+  if (plan.dist != Dist::dropout) throw Error("dropout: the plan must be made with Dist::dropout");
+  transform_to_host(plan, key, offset, start, count, host_in, host_out, cfg);
+}
+
+void perm_shard_to_host(const Plan& plan, const Key& key, uint64_t offset, uint64_t rank, uint64_t world,
+                        uint64_t start, uint64_t count, void* host_out, LaunchConfig cfg) {
+  detail::check_shard(plan, offset, rank, world, count, host_out, cfg);
   if (count == 0) return;
   const uint64_t bytes = bytes_of(plan, count);
-  DeviceBuffer in(bytes), out(bytes);
-  detail::check(cudaMemcpy(in.get(), host_in, static_cast<size_t>(bytes), cudaMemcpyHostToDevice),
-                "cudaMemcpy host to device");
-  dropout(plan, key, offset, start, count, in.get(), out.get(), 0, {});
+  DeviceBuffer out(bytes);
+  perm_shard(plan, key, offset, rank, world, start, count, out.get(), 0, cfg);
+  copy_back(host_out, out, bytes);
+}
+
+void perm_inverse_to_host(const Plan& plan, const Key& key, uint64_t offset, uint64_t start, uint64_t count,
+                          void* host_out, LaunchConfig cfg) {
+  detail::check_inverse(plan, offset, start, count, host_out, cfg);
+  if (count == 0) return;
+  const uint64_t bytes = bytes_of(plan, count);
+  DeviceBuffer out(bytes);
+  perm_inverse(plan, key, offset, start, count, out.get(), 0, cfg);
   copy_back(host_out, out, bytes);
 }
 

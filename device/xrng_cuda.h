@@ -1,37 +1,48 @@
 // xrng CUDA backend: fill device buffers with the values of the CPU backends,
-// bit for bit.
+// bit for bit, for every row of the registry (rng/registry.h).
 //
 // Every function is asynchronous on `stream`, takes its parameters by value
 // (the offset too, so a captured CUDA graph replays with the offset it was
 // captured with; capture a new graph, or use a kernel parameter update, for a
 // new offset) and computes elements [start, start + count) of the draw at
 // word `offset` of Key `key`'s stream; dev_out[0] receives element `start`.
-// Invalid requests throw xrng::Error before any CUDA call (the rules are the
-// host API's: make_plan / check_counters); a failed launch throws xrng::Error
-// with CUDA's message. count == 0 launches nothing.
+//
+// Errors: an invalid request throws xrng::Error before any CUDA call (the
+// plan comes from make_plan, and check_counters bounds the stream words, as
+// for the host API; the backend adds only its own checks: the entry point
+// fits the plan's kind, buffers are non-null, the LaunchConfig is in range).
+// Then buffers must be memory the current device can access (device,
+// managed or mapped pinned memory; pageable host memory is refused with an
+// xrng::Error), and a failed launch throws xrng::Error with CUDA's message.
+// count == 0 makes no CUDA call at all.
 #pragma once
 
 #include <cuda_runtime_api.h>
 
-#include "launch.h"
 #include "xrng_cuda_host.h"
 
 namespace xrng::cuda {
 
-// Any plan of make_plan except dropout: bits, uniform, normal, bernoulli,
-// randint (every dtype) and perm (elements [start, start+count) of the
-// permutation).
+// Element draws (bits, uniform, normal, bernoulli, randint, exponential,
+// geometric, log_normal, cauchy: every dtype of the registry) and
+// permutations (elements [start, start + count) of the permutation). A
+// transform plan (dropout) throws: use transform.
 void fill(const Plan& plan, const Key& key, uint64_t offset, uint64_t start, uint64_t count, void* dev_out,
           cudaStream_t stream = 0, LaunchConfig cfg = {});
 
-// Dropout (plan from make_plan(Dist::dropout, dtype, {.p = p})): dev_out[i] is
-// +0 where element start+i is dropped, else dev_in[i] / (1 - p) as the host
-// computes it. dev_in == dev_out is allowed.
+// Transform draws: dev_out[i] = f(words of element start + i, dev_in[i]).
+// dev_in == dev_out is allowed. Other plans throw.
+void transform(const Plan& plan, const Key& key, uint64_t offset, uint64_t start, uint64_t count, const void* dev_in,
+               void* dev_out, cudaStream_t stream = 0, LaunchConfig cfg = {});
+
+// Dropout (plan from make_plan(Dist::dropout, dtype, DrawParams::probability(p))):
+// dev_out[i] is +0 where element start + i is dropped, else dev_in[i] / (1 - p)
+// as the host computes it. transform, for dropout plans only.
 void dropout(const Plan& plan, const Key& key, uint64_t offset, uint64_t start, uint64_t count, const void* dev_in,
              void* dev_out, cudaStream_t stream = 0, LaunchConfig cfg = {});
 
-// Shard `rank` of `world` of a permutation: element j in [start, start+count)
-// is perm((rank + j * world) mod n).
+// Shard `rank` of `world` of a permutation: element j in [start, start + count)
+// is perm((rank + j * world) mod n) (DistributedSampler's layout, padding included).
 void perm_shard(const Plan& plan, const Key& key, uint64_t offset, uint64_t rank, uint64_t world, uint64_t start,
                 uint64_t count, void* dev_out, cudaStream_t stream = 0, LaunchConfig cfg = {});
 

@@ -10,7 +10,6 @@
 #include <limits>
 #include <vector>
 
-#include "golden.h"
 #include "golden/sample_params.h"
 #include "host/xrng.h"
 

@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "backends.h"
-#include "golden.h"
+#include "golden/format.h"
 #include "row_cases.h"
 
 using xrng::Backend;
@@ -51,7 +51,7 @@ std::vector<uint64_t> draw(const Plan& p, const xrng::Key& k, uint64_t offset, u
                            const FillOptions& opt) {
   std::vector<unsigned char> buf(count * xrng::dtype_size(p.dtype) + 8);
   xrng::fill(p, k, offset, start, count, buf.data(), opt);
-  return xrng_test::to_bits(p.dtype, buf.data(), count);
+  return xrng::golden::to_bits(p.dtype, buf.data(), count);
 }
 
 const FillOptions kScalar{Backend::scalar, 1};
@@ -129,7 +129,7 @@ TEST_CASE("transforms (dropout): chunking, threads and the scalar reference") {
     auto run = [&](uint64_t start, uint64_t count, const FillOptions& opt) {
       std::vector<unsigned char> out(count * sz + 8);
       xrng::transform(p, xrng::Key(5), 9, start, count, in.data() + start * sz, out.data(), opt);
-      return xrng_test::to_bits(t, out.data(), count);
+      return xrng::golden::to_bits(t, out.data(), count);
     };
     INFO(c.name);
     const std::vector<uint64_t> ref = run(0, n, kScalar);
@@ -164,7 +164,7 @@ TEST_CASE("Generator: successive draws equal draws at explicit offsets (plan_wor
       std::vector<unsigned char> buf(count * xrng::dtype_size(c.plan.dtype) + 8);
       REQUIRE(g.offset() == offset);
       g.draw(c.plan, count, buf.data(), options(1));
-      CHECK(xrng_test::to_bits(c.plan.dtype, buf.data(), count) == draw(c.plan, key, offset, 0, count, kScalar));
+      CHECK(xrng::golden::to_bits(c.plan.dtype, buf.data(), count) == draw(c.plan, key, offset, 0, count, kScalar));
       offset += xrng::plan_words(c.plan, count);
       CHECK(g.offset() == offset);
       // skip advances exactly as much as a draw

@@ -1,28 +1,40 @@
 // xrng verify: the cross-backend conformance table.
+//
+// Two checks, each on every backend this binary and machine have (a column
+// per backend, every value of a column computed by the backend it names):
+//  1. the golden vectors (tests/data/golden_v1.txt, compiled into the binary
+//     by the xrng_golden library) reproduced bit for bit;
+//  2. one draw per registry row (golden::row_plans(): a row added to the
+//     registry gets a line here with no edit), hashed, against the scalar
+//     reference.
 #include "verify.h"
 
+#include <algorithm>
 #include <cinttypes>
 #include <cstdio>
+#include <cstring>
 #include <functional>
-#include <sstream>
+#include <string>
 #include <thread>
 
+#include "golden/embedded.h"
+#include "golden/format.h"
+#include "golden/sample_params.h"
 #include "host/xrng.h"
 #include "sha256.h"
-#include "tests/golden.h"
 #if defined(XRNG_HAVE_CUDA)
 #include "device/xrng_cuda_host.h"
 #endif
 
-extern const char* const kXrngGoldenText;  // tests/data/golden_v1.txt, embedded at build time
-
 namespace xrng::tools {
 namespace {
 
-// A backend computes a golden case / a draw into a host buffer.
+using golden::GoldenCase;
+
+// A backend computes a golden case (with its validated plan) into a host buffer.
 struct BackendDef {
   std::string name;
-  std::function<void(const xrng_test::GoldenCase&, const Plan&, void*)> run;
+  std::function<void(const GoldenCase&, const Plan&, void*)> run;
 };
 
 FillOptions opts(Backend b, int threads) {
@@ -32,13 +44,13 @@ FillOptions opts(Backend b, int threads) {
   return o;
 }
 
-void run_host(const xrng_test::GoldenCase& c, const Plan& p, void* out, const FillOptions& o) {
+void run_host(const GoldenCase& c, const Plan& p, void* out, const FillOptions& o) {
   const Key key(c.seed, c.subseq);
   if (c.op == "fill") {
     fill(p, key, c.offset, c.start, c.count, out, o);
-  } else if (c.op == "dropout") {
-    const auto in = xrng_test::from_bits(c.dtype, c.in);
-    dropout(p, key, c.offset, c.start, c.count, in.data(), out, o);
+  } else if (c.op == "dropout") {  // the golden file's name for a transform draw
+    const auto in = golden::from_bits(c.dtype, c.in);
+    transform(p, key, c.offset, c.start, c.count, in.data(), out, o);
   } else if (c.op == "perm_shard") {
     perm_shard(p, key, c.offset, c.rank, c.world, c.start, c.count, out, o);
   } else if (c.op == "perm_inverse") {
@@ -80,32 +92,19 @@ std::vector<BackendDef> backends() {
                    if (c.op == "fill") {
                      cuda::fill_to_host(p, key, c.offset, c.start, c.count, o);
                    } else if (c.op == "dropout") {
-                     const auto in = xrng_test::from_bits(c.dtype, c.in);
-                     cuda::dropout_to_host(p, key, c.offset, c.start, c.count, in.data(), o);
+                     const auto in = golden::from_bits(c.dtype, c.in);
+                     cuda::transform_to_host(p, key, c.offset, c.start, c.count, in.data(), o);
                    } else if (c.op == "perm_shard") {
                      cuda::perm_shard_to_host(p, key, c.offset, c.rank, c.world, c.start, c.count, o);
+                   } else if (c.op == "perm_inverse") {
+                     cuda::perm_inverse_to_host(p, key, c.offset, c.start, c.count, o);
                    } else {
-                     // perm_inverse: the GPU API has it on device pointers only; check via the host path
-                     run_host(c, p, o, opts(Backend::automatic, 1));
+                     throw Error("unknown golden op " + c.op);
                    }
                  }});
   }
 #endif
   return v;
-}
-
-std::vector<xrng_test::GoldenCase> golden_cases() {
-  std::vector<xrng_test::GoldenCase> cases;
-  std::istringstream in(kXrngGoldenText);
-  std::string line;
-  int n = 0;
-  while (std::getline(in, line)) {
-    ++n;
-    size_t i = line.find_first_not_of(" \t\r");
-    if (i == std::string::npos || line[i] == '#') continue;
-    cases.push_back(xrng_test::parse_golden(line, n));
-  }
-  return cases;
 }
 
 std::string fingerprint(const void* p, uint64_t bytes) {
@@ -114,36 +113,38 @@ std::string fingerprint(const void* p, uint64_t bytes) {
   return h.hex();
 }
 
-// The standard cross-check draw of a dist/dtype: an odd offset, a start inside a
-// group, a count that is not a multiple of any vector width.
-xrng_test::GoldenCase standard_case(Dist d, DType t, uint64_t count) {
-  xrng_test::GoldenCase c;
-  c.dist = d;
-  c.dtype = t;
+// The cross-check draw of a registry row: an odd offset, a start inside a
+// group, a count that is not a multiple of any vector width; the parameters
+// are the row's plan from golden::row_plans(). A permutation is made larger
+// than the draw (its size is the one parameter a permutation kind has); a
+// transform gets a deterministic input, element i being (i mod 17 - 8) * 0.375.
+GoldenCase standard_case(const golden::RowPlan& rp, uint64_t count) {
+  GoldenCase c;
+  c.dist = rp.row->dist;
+  c.dtype = rp.row->dtype;
+  c.params = rp.params;
   c.seed = 20261123;
   c.subseq = 7;
   c.offset = 5;
   c.start = 3;
   c.count = count;
-  switch (d) {
-    case Dist::uniform: c.params.low = -2.5; c.params.high = 7.25; break;
-    case Dist::normal: c.params.mean = 0.5; c.params.std = 2.0; break;
-    case Dist::bernoulli: c.params.p = 0.3; break;
-    case Dist::dropout: c.params.p = 0.25; break;
-    case Dist::randint: c.params.ilow = -1000; c.params.ihigh = 123457; break;
-    case Dist::perm: c.params.n = count + c.start + 1000; break;
-    default: break;
-  }
-  if (d == Dist::dropout) {
-    c.op = "dropout";
-    // A deterministic input: element i is (i mod 17) - 8 in the dtype.
-    c.in.resize(count);
-    for (uint64_t i = 0; i < count; ++i) {
-      const float x = static_cast<float>(static_cast<int>(i % 17) - 8) * 0.375f;
-      if (t == DType::f32) c.in[i] = math::as_u32(x);
-      else if (t == DType::f64) c.in[i] = math::as_u64(static_cast<double>(x));
-      else if (t == DType::f16) c.in[i] = math::f32_to_f16_bits(x);
-      else c.in[i] = math::f32_to_bf16_bits(x);
+  switch (dist_kind(c.dist)) {
+    case Kind::element: break;
+    case Kind::permutation: c.params.n = c.start + count + 1000; break;
+    case Kind::transform: {
+      c.op = "dropout";
+      c.in.resize(count);
+      for (uint64_t i = 0; i < count; ++i) {
+        const float x = static_cast<float>(static_cast<int>(i % 17) - 8) * 0.375f;
+        switch (c.dtype) {
+          case DType::f32: c.in[i] = math::as_u32(x); break;
+          case DType::f64: c.in[i] = math::as_u64(static_cast<double>(x)); break;
+          case DType::f16: c.in[i] = math::f32_to_f16_bits(x); break;
+          case DType::bf16: c.in[i] = math::f32_to_bf16_bits(x); break;
+          default: throw Error(std::string("verify: no transform input of dtype ") + dtype_name(c.dtype));
+        }
+      }
+      break;
     }
   }
   return c;
@@ -167,17 +168,16 @@ int cmd_verify(const std::vector<std::string>& args) {
   bool all_ok = true;
 
   // 1. golden vectors on every backend
-  const auto cases = golden_cases();
+  const std::vector<GoldenCase> cases = golden::parse_golden_text(std::string(golden::embedded_text()));
   std::printf("\ngolden vectors (tests/data/golden_v1.txt, %zu cases):\n", cases.size());
   for (const auto& be : bes) {
     size_t ok = 0;
     std::string first_bad;
     for (const auto& c : cases) {
-      const Plan p = c.plan();
       std::vector<unsigned char> buf(c.count * dtype_size(c.dtype) + 8);
       try {
-        be.run(c, p, buf.data());
-        if (xrng_test::to_bits(c.dtype, buf.data(), c.count) == c.out) ++ok;
+        be.run(c, c.plan(), buf.data());
+        if (golden::to_bits(c.dtype, buf.data(), c.count) == c.out) ++ok;
         else if (first_bad.empty()) first_bad = c.name();
       } catch (const std::exception& e) {
         if (first_bad.empty()) first_bad = c.name() + " (" + e.what() + ")";
@@ -189,37 +189,31 @@ int cmd_verify(const std::vector<std::string>& args) {
                 first_bad.empty() ? "" : ("  first mismatch: " + first_bad).c_str());
   }
 
-  // 2. every backend against the scalar reference, every distribution and dtype
-  const uint64_t count = quick ? 4099 : (1u << 20) + 7;
+  // 2. every backend against the scalar reference, one draw per registry row.
+  // The quick count is still above three times the host's per-thread minimum
+  // (2^15 elements), so that cpu-threads splits the draw across threads.
+  const uint64_t count = quick ? (3u << 15) + 7 : (1u << 20) + 7;
   std::printf("\ncross-backend table (seed 20261123, subseq 7, offset 5, start 3, count %" PRIu64
               "; SHA-256 of the output bytes, first 16 hex digits):\n",
               count);
-  std::printf("  %-15s", "draw");
+  const std::vector<golden::RowPlan> rows = golden::row_plans();
+  int label_width = 4;
+  for (const golden::RowPlan& rp : rows)
+    label_width = std::max<int>(label_width, std::strlen(dist_name(rp.row->dist)) + 1 + std::strlen(dtype_name(rp.row->dtype)));
+  std::printf("  %-*s", label_width, "draw");
   for (const auto& be : bes) std::printf(" %-17s", be.name.c_str());
   std::printf(" match\n");
-  struct Row {
-    Dist d;
-    DType t;
-  };
-  const Row rows[] = {{Dist::bits, DType::u32},      {Dist::bits, DType::u64},      {Dist::uniform, DType::f32},
-                      {Dist::uniform, DType::f64},   {Dist::uniform, DType::f16},   {Dist::uniform, DType::bf16},
-                      {Dist::normal, DType::f32},    {Dist::normal, DType::f64},    {Dist::normal, DType::f16},
-                      {Dist::normal, DType::bf16},   {Dist::bernoulli, DType::u8},  {Dist::dropout, DType::f32},
-                      {Dist::dropout, DType::f64},   {Dist::dropout, DType::f16},   {Dist::dropout, DType::bf16},
-                      {Dist::randint, DType::i32},   {Dist::randint, DType::i64},   {Dist::perm, DType::i64},
-                      {Dist::perm, DType::i32}};
-  for (const Row& r : rows) {
-    const auto c = standard_case(r.d, r.t, count);
-    const Plan p = c.plan();
-    std::string label = std::string(dist_name(r.d)) + "/" + dtype_name(r.t);
-    std::printf("  %-15s", label.c_str());
+  for (const golden::RowPlan& rp : rows) {
+    const GoldenCase c = standard_case(rp, count);
+    const std::string label = std::string(dist_name(c.dist)) + "/" + dtype_name(c.dtype);
+    std::printf("  %-*s", label_width, label.c_str());
     std::string ref;
     bool row_ok = true;
     for (const auto& be : bes) {
       std::vector<unsigned char> buf(c.count * dtype_size(c.dtype) + 8);
       std::string fp;
       try {
-        be.run(c, p, buf.data());
+        be.run(c, c.plan(), buf.data());
         fp = fingerprint(buf.data(), c.count * dtype_size(c.dtype));
       } catch (const std::exception& e) {
         fp = std::string("error: ") + e.what();

@@ -1,15 +1,21 @@
 // xrng: print, fingerprint and verify xrng streams from the command line.
 //
 //   xrng gen --dist D [--dtype T] [--seed S] [--subseq Q] [--offset W] [--epoch E]
-//            [--start I] --count N [--low L --high H] [--mean M --std D] [--p P] [--n N]
-//            [--rank R --world W] [--inverse] [--backend B] [--threads T] [--format F]
+//            [--start I] --count N [--<param> V ...] [--rank R --world W] [--inverse]
+//            [--backend B] [--threads T] [--format F]
 //   xrng fingerprint <same arguments>
 //   xrng verify [--quick]
 //
-// Every failure is one line on stderr and a non-zero exit; nothing here
+// The distributions, their dtypes and parameters, the --<param> flags and the
+// usage text all come from the registry (rng/registry.h: kDists, kRows,
+// kParams): a distribution or parameter added there is available here with no
+// edit. Every failure is one line on stderr and a non-zero exit; nothing here
 // crashes on bad input.
+#include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <cinttypes>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -29,17 +35,141 @@
 namespace {
 
 using xrng::Error;
+using xrng::Param;
 
-const char* kUsage =
-    "usage:\n"
-    "  xrng gen --dist {bits,uniform,normal,bernoulli,randint,perm} [--dtype {u32,u64,f32,f64,f16,bf16,i32,i64,u8}]\n"
-    "           [--seed S] [--subseq Q] [--offset W] [--epoch E] [--start I] --count N\n"
-    "           [--low L --high H] [--mean M --std D] [--p P] [--n N] [--rank R --world W] [--inverse]\n"
-    "           [--backend {cpu-scalar,cpu-simd,auto,cuda}] [--threads T] [--format {text,hex,bin,null}]\n"
-    "  xrng fingerprint <the arguments of gen>   one line: SHA-256 of the bin bytes\n"
-    "  xrng verify [--quick]                     golden vectors + every backend against the scalar reference\n"
-    "  xrng version\n"
-    "Numbers accept decimal or 0x-hex. --epoch E means --seed 123456789+E.\n";
+// ---- parameters as flags ------------------------------------------------------------------
+// Every XRNG_PARAMS entry is a flag --<name>. Two rules the registry cannot
+// say are kept here:
+//  * aliases: randint's bounds were --low/--high before the registry named its
+//    integer bounds ilow/ihigh; --low/--high still set them for a distribution
+//    that reads ilow/ihigh and not low/high, so existing command lines work;
+//  * required: parameters whose DrawParams default is only a placeholder (a
+//    probability, randint's upper bound, a permutation's size); the CLI asks
+//    for them rather than drawing with p = 0.5 or failing on an empty range.
+struct Alias {
+  Param flag;    // the flag --<name of flag> ...
+  Param target;  // ... sets this parameter where the distribution reads it and not `flag`
+};
+constexpr Alias kAliases[] = {{Param::low, Param::ilow}, {Param::high, Param::ihigh}};
+constexpr Param kRequired[] = {Param::p, Param::ihigh, Param::n};
+
+const xrng::ParamInfo& param_info(Param p) { return xrng::kParams[static_cast<unsigned>(p)]; }
+std::string flag_of(Param p) { return std::string("--") + param_info(p).name; }
+bool is_required(Param p) { return std::find(std::begin(kRequired), std::end(kRequired), p) != std::end(kRequired); }
+
+// The flags that set parameter p of a distribution: --p, then its aliases.
+std::string flags_of(Param p) {
+  std::string s = flag_of(p);
+  for (const Alias& a : kAliases)
+    if (a.target == p) {
+      s += '|';
+      s += flag_of(a.flag);
+    }
+  return s;
+}
+// The parameter flag `f` sets for distribution d, or nullopt if d reads none.
+std::optional<Param> resolve_flag(xrng::Dist d, Param f) {
+  if (xrng::dist_has_param(d, f)) return f;
+  for (const Alias& a : kAliases)
+    if (a.flag == f && xrng::dist_has_param(d, a.target)) return a.target;
+  return std::nullopt;
+}
+// "--low, --high" / "no parameters": what distribution d reads, for messages.
+std::string params_of(xrng::Dist d) {
+  std::string s;
+  for (const xrng::ParamInfo& p : xrng::kParams)
+    if (xrng::dist_has_param(d, p.id)) s += (s.empty() ? "" : ", ") + flags_of(p.id);
+  return s.empty() ? "no parameters" : s;
+}
+// A parameter's DrawParams default, as text.
+std::string default_of(Param p) {
+  const xrng::DrawParams q;
+  char b[64];
+  switch (param_info(p).kind) {
+    case xrng::ParamKind::real: std::snprintf(b, sizeof b, "%g", q.real(p)); break;
+    case xrng::ParamKind::integer: std::snprintf(b, sizeof b, "%" PRId64, q.integer(p)); break;
+    case xrng::ParamKind::count: std::snprintf(b, sizeof b, "%" PRIu64, q.count(p)); break;
+  }
+  return b;
+}
+const char* kind_word(xrng::ParamKind k) {
+  switch (k) {
+    case xrng::ParamKind::real: return "real";
+    case xrng::ParamKind::integer: return "integer";
+    case xrng::ParamKind::count: return "count";
+  }
+  return "?";
+}
+
+// ---- usage, from the registry -------------------------------------------------------------
+// Appends s to u as a column: padded with spaces to `width`, then one space.
+void column(std::string& u, const std::string& s, size_t width) {
+  u += s;
+  u.append(s.size() < width ? width - s.size() : 0, ' ');
+  u += ' ';
+}
+
+std::string usage() {
+  std::string u =
+      "usage:\n"
+      "  xrng gen --dist D [--dtype T] [--seed S] [--subseq Q] [--offset W] [--epoch E] [--start I] --count N\n"
+      "           [--<param> V ...] [--rank R --world W] [--inverse]\n"
+      "           [--backend {cpu-scalar,cpu-simd,auto,cuda}] [--threads T] [--format {text,hex,bin,null}]\n"
+      "  xrng fingerprint <the arguments of gen>   one line: SHA-256 of the bin bytes\n"
+      "  xrng verify [--quick]                     golden vectors + every backend against the scalar reference\n"
+      "  xrng version\n"
+      "Numbers accept decimal or 0x-hex. --epoch E means --seed 123456789+E.\n"
+      "\n"
+      "distributions (--dist D), their dtypes (--dtype T; * = default) and parameters (* = required):\n";
+  // One line per distribution; the columns are as wide as their widest entry.
+  struct Line {
+    const xrng::DistInfo* d;
+    std::string dtypes, params;
+  };
+  std::vector<Line> lines;
+  size_t w_name = 0, w_dtypes = 0, w_params = 0;
+  for (const xrng::DistInfo& d : xrng::kDists) {
+    Line l{&d, {}, {}};
+    for (xrng::DType t : xrng::dist_dtypes(d.id)) {
+      if (!l.dtypes.empty()) l.dtypes += ' ';
+      l.dtypes += xrng::dtype_name(t);
+      if (t == d.default_dtype) l.dtypes += '*';
+    }
+    for (const xrng::ParamInfo& p : xrng::kParams) {
+      if (!xrng::dist_has_param(d.id, p.id)) continue;
+      if (!l.params.empty()) l.params += ' ';
+      l.params += flags_of(p.id);
+      if (is_required(p.id)) l.params += '*';
+    }
+    w_name = std::max(w_name, std::strlen(d.name));
+    w_dtypes = std::max(w_dtypes, l.dtypes.size());
+    w_params = std::max(w_params, l.params.size());
+    lines.push_back(l);
+  }
+  const std::string indent(2 + w_name + 1 + w_dtypes + 1, ' ');  // under the parameters column
+  for (const Line& l : lines) {
+    u += "  ";
+    column(u, l.d->name, w_name);
+    column(u, l.dtypes, w_dtypes);
+    column(u, l.params, w_params);
+    u += l.d->doc;
+    u += '\n';
+    if (l.d->kind == xrng::Kind::permutation)
+      u += indent + "--rank R --world W: shard R of W; --inverse: the positions of values\n";
+    if (l.d->kind == xrng::Kind::transform)
+      u += indent + "transforms an input: the C++ (xrng::transform) and Python APIs only, not the CLI\n";
+  }
+  u += "\nparameters (--<param> V):\n";
+  for (const xrng::ParamInfo& p : xrng::kParams) {
+    u += "  ";
+    column(u, flag_of(p.id), 10);
+    column(u, kind_word(p.kind), 8);
+    u += p.doc;
+    if (!is_required(p.id)) u += " (default " + default_of(p.id) + ")";
+    u += '\n';
+  }
+  return u;
+}
 
 // ---- strict number parsing ----------------------------------------------------------
 uint64_t parse_u64(const std::string& flag, const std::string& s) {
@@ -87,12 +217,13 @@ struct Request {
   std::string describe;
 };
 
+// The flags of gen / fingerprint that are not parameters.
+const char* const kFlags[] = {"--dist",  "--dtype", "--seed",    "--subseq",  "--offset", "--epoch", "--start",
+                              "--count", "--rank",  "--world",   "--backend", "--threads", "--format"};
+
 Request parse_request(const std::vector<std::string>& args, bool allow_format) {
   std::map<std::string, std::string> kv;
   bool inverse = false;
-  static const char* kFlags[] = {"--dist", "--dtype", "--seed",   "--subseq", "--offset", "--epoch",  "--start",
-                                 "--count", "--low",  "--high",   "--mean",   "--std",    "--p",      "--n",
-                                 "--rank",  "--world", "--backend", "--threads", "--format"};
   for (size_t i = 0; i < args.size(); ++i) {
     const std::string& a = args[i];
     if (a == "--inverse") {
@@ -101,20 +232,24 @@ Request parse_request(const std::vector<std::string>& args, bool allow_format) {
     }
     bool known = false;
     for (const char* f : kFlags) known = known || a == f;
+    for (const xrng::ParamInfo& p : xrng::kParams) known = known || a == flag_of(p.id);
     if (!known) throw Error("unknown argument '" + a + "' (see xrng --help)");
     if (i + 1 >= args.size()) throw Error(a + " needs a value");
     if (kv.count(a)) throw Error(a + " given twice");
     kv[a] = args[++i];
   }
-  auto get = [&](const char* f) -> std::optional<std::string> {
+  // The value of flag f, or nullptr when it was not given.
+  auto get = [&](const std::string& f) -> const std::string* {
     auto it = kv.find(f);
-    if (it == kv.end()) return std::nullopt;
-    return it->second;
+    return it == kv.end() ? nullptr : &it->second;
   };
   if (!get("--dist")) throw Error("--dist is required");
   Request r;
   const xrng::Dist dist = xrng::parse_dist(*get("--dist"));
-  if (dist == xrng::Dist::dropout) throw Error("--dist dropout needs an input tensor: use the C++ or Python API");
+  const xrng::Kind kind = xrng::dist_kind(dist);
+  if (kind == xrng::Kind::transform)
+    throw Error(std::string("--dist ") + xrng::dist_name(dist) +
+                " transforms an input tensor: use the C++ (xrng::transform) or Python API");
   const xrng::DType dtype = get("--dtype") ? xrng::parse_dtype(*get("--dtype")) : xrng::default_dtype(dist);
 
   if (get("--seed") && get("--epoch")) throw Error("give --seed or --epoch, not both");
@@ -125,44 +260,40 @@ Request parse_request(const std::vector<std::string>& args, bool allow_format) {
   r.offset = get("--offset") ? parse_u64("--offset", *get("--offset")) : 0;
   r.start = get("--start") ? parse_u64("--start", *get("--start")) : 0;
 
+  // Parameters: every --<param> flag given must be one the distribution reads
+  // (directly or through an alias), at most once per parameter.
   xrng::DrawParams q;
-  using xrng::Dist;
-  auto only_for = [&](const char* flag, bool ok) {
-    if (get(flag) && !ok) throw Error(std::string(flag) + " does not apply to --dist " + xrng::dist_name(dist));
-  };
-  only_for("--low", dist == Dist::uniform || dist == Dist::randint);
-  only_for("--high", dist == Dist::uniform || dist == Dist::randint);
-  only_for("--mean", dist == Dist::normal);
-  only_for("--std", dist == Dist::normal);
-  only_for("--p", dist == Dist::bernoulli);
-  only_for("--n", dist == Dist::perm);
-  only_for("--rank", dist == Dist::perm);
-  only_for("--world", dist == Dist::perm);
-  if (inverse && dist != Dist::perm) throw Error("--inverse applies to --dist perm only");
-  if (dist == Dist::uniform) {
-    if (get("--low")) q.low = parse_f64("--low", *get("--low"));
-    if (get("--high")) q.high = parse_f64("--high", *get("--high"));
+  uint32_t set = 0;  // param_bit() of the parameters given
+  for (const xrng::ParamInfo& f : xrng::kParams) {
+    const std::string flag = flag_of(f.id);
+    if (!get(flag)) continue;
+    const std::optional<Param> target = resolve_flag(dist, f.id);
+    if (!target)
+      throw Error(flag + " does not apply to --dist " + xrng::dist_name(dist) + " (it reads " + params_of(dist) + ")");
+    if (set & xrng::param_bit(*target))
+      throw Error(flags_of(*target) + ": give one of them, not both");
+    set |= xrng::param_bit(*target);
+    const std::string& v = *get(flag);
+    switch (param_info(*target).kind) {
+      case xrng::ParamKind::real: q.set_real(*target, parse_f64(flag, v)); break;
+      case xrng::ParamKind::integer: q.set_integer(*target, parse_i64(flag, v)); break;
+      case xrng::ParamKind::count: q.set_count(*target, parse_u64(flag, v)); break;
+    }
   }
-  if (dist == Dist::normal) {
-    if (get("--mean")) q.mean = parse_f64("--mean", *get("--mean"));
-    if (get("--std")) q.std = parse_f64("--std", *get("--std"));
-  }
-  if (dist == Dist::bernoulli) {
-    if (!get("--p")) throw Error("--dist bernoulli needs --p");
-    q.p = parse_f64("--p", *get("--p"));
-  }
-  if (dist == Dist::randint) {
-    if (!get("--high")) throw Error("--dist randint needs --high (and optionally --low, default 0)");
-    q.ilow = get("--low") ? parse_i64("--low", *get("--low")) : 0;
-    q.ihigh = parse_i64("--high", *get("--high"));
-  }
-  if (dist == Dist::perm) {
-    if (!get("--n")) throw Error("--dist perm needs --n");
-    q.n = parse_u64("--n", *get("--n"));
-  }
+  for (Param p : kRequired)
+    if (xrng::dist_has_param(dist, p) && !(set & xrng::param_bit(p)))
+      throw Error(std::string("--dist ") + xrng::dist_name(dist) + " needs " + flags_of(p));
   r.plan = xrng::make_plan(dist, dtype, q);
 
-  if (dist == Dist::perm && (get("--rank") || get("--world"))) {
+  const bool perm = kind == xrng::Kind::permutation;
+  for (const char* f : {"--rank", "--world"})
+    if (get(f) && !perm)
+      throw Error(std::string(f) + " applies to permutation draws only (--dist " + xrng::dist_name(dist) +
+                  " is not one)");
+  if (inverse && !perm)
+    throw Error(std::string("--inverse applies to permutation draws only (--dist ") + xrng::dist_name(dist) +
+                " is not one)");
+  if (get("--rank") || get("--world")) {
     if (!get("--rank") || !get("--world")) throw Error("--rank and --world go together");
     if (inverse) throw Error("--inverse and --rank/--world do not go together");
     r.shard = true;
@@ -173,9 +304,10 @@ Request parse_request(const std::vector<std::string>& args, bool allow_format) {
   r.inverse = inverse;
   if (get("--count")) {
     r.count = parse_u64("--count", *get("--count"));
-  } else if (dist == Dist::perm && !r.shard) {
-    if (r.start > q.n) throw Error("--start exceeds --n");
-    r.count = q.n - r.start;
+  } else if (perm && !r.shard) {
+    // the rest of the permutation
+    if (r.start > r.plan.n) throw Error("--start exceeds the permutation's size");
+    r.count = r.plan.n - r.start;
   } else {
     throw Error("--count is required");
   }
@@ -223,7 +355,7 @@ void compute(const Request& r, uint64_t b, uint64_t m, void* out) {
     if (r.shard)
       xrng::cuda::perm_shard_to_host(r.plan, r.key, r.offset, r.rank, r.world, r.start + b, m, out);
     else if (r.inverse)
-      throw Error("--inverse with --backend cuda is not available from the CLI");
+      xrng::cuda::perm_inverse_to_host(r.plan, r.key, r.offset, r.start + b, m, out);
     else
       xrng::cuda::fill_to_host(r.plan, r.key, r.offset, r.start + b, m, out);
     return;
@@ -307,7 +439,7 @@ int cmd_fingerprint(const std::vector<std::string>& args) {
 int main(int argc, char** argv) {
   std::vector<std::string> args(argv + 1, argv + argc);
   if (args.empty() || args[0] == "--help" || args[0] == "-h" || args[0] == "help") {
-    std::fputs(kUsage, args.empty() ? stderr : stdout);
+    std::fputs(usage().c_str(), args.empty() ? stderr : stdout);
     return args.empty() ? 2 : 0;
   }
   const std::string cmd = args[0];

@@ -5,10 +5,11 @@
 //
 // Each row: median of `reps` timed runs (CUDA events on one stream, after
 // `warmup` untimed runs) of one call filling n elements of a buffer far larger
-// than L2. GB/s counts bytes written (dropout: read + written). "%write" is
-// GB/s over the plain store kernel's GB/s; "vs cuRAND" is cuRAND's time over
-// ours for the same distribution and size (> 1: xrng is faster). Every xrng
-// output is then compared in full with the CPU backend (--no-check skips it).
+// than L2. GB/s counts bytes written (transform rows such as dropout: read +
+// written). "%write" is GB/s over the plain store kernel's GB/s; "vs cuRAND" is cuRAND's time over
+// ours for the same distribution and size (> 1: xrng is faster). There is one
+// xrng row per registry row (rng/registry.h), and every xrng output is then
+// compared in full with the CPU backend (--no-check skips it).
 #include <cuda_runtime.h>
 #include <curand.h>
 
@@ -22,6 +23,8 @@
 #include <vector>
 
 #include "device/xrng_cuda.h"
+#include "golden/sample_params.h"
+#include "host/xrng.h"
 
 namespace {
 
@@ -100,14 +103,19 @@ void print_rows() {
   }
 }
 
-// Full comparison of a device buffer with the CPU backend (all threads).
-std::string compare_with_cpu(const xrng::Plan& p, const xrng::Key& key, uint64_t off, uint64_t n, const void* dev) {
+// Full comparison of a device buffer with the CPU backend (all threads):
+// fill, or transform of `in` (host memory) for transform rows.
+std::string compare_with_cpu(const xrng::Plan& p, const xrng::Key& key, uint64_t off, uint64_t n, const void* dev,
+                             const void* in) {
   const size_t bytes = n * static_cast<size_t>(xrng::dtype_size(p.dtype));
   std::vector<unsigned char> g(bytes), c(bytes);
   cu(cudaMemcpy(g.data(), dev, bytes, cudaMemcpyDeviceToHost), "download");
   xrng::FillOptions opt;
   opt.threads = 0;
-  xrng::fill(p, key, off, 0, n, c.data(), opt);
+  if (p.kind == xrng::Kind::transform)
+    xrng::transform(p, key, off, 0, n, in, c.data(), opt);
+  else
+    xrng::fill(p, key, off, 0, n, c.data(), opt);
   return g == c ? "equal to CPU" : "DIFFERS FROM CPU";
 }
 
@@ -142,11 +150,11 @@ int main(int argc, char** argv) {
   std::printf("device: %s, %d SMs, L2 %d MB; n = 2^%d; median of %d runs after %d warm-up\n", prop.name,
               prop.multiProcessorCount, prop.l2CacheSize >> 20, o.log2n, o.reps, o.warmup);
 
-  // 8 bytes per element: room for the i64 permutation and f64 outputs.
+  // 8 bytes per element: room for the widest dtype (f64, i64, u64), output and transform input.
   void* buf = nullptr;
   void* buf2 = nullptr;
   cu(cudaMalloc(&buf, n * 8), "cudaMalloc");
-  cu(cudaMalloc(&buf2, n * 4), "cudaMalloc");
+  cu(cudaMalloc(&buf2, n * 8), "cudaMalloc");
 
   // ---- write bandwidth -------------------------------------------------------------
   {
@@ -173,54 +181,51 @@ int main(int argc, char** argv) {
   rows.push_back(Row{"curand normal f32", n, 4.0 * n, curand_normal_ms, "1.00", ""});
   curandDestroyGenerator(gen);
 
-  // ---- xrng ------------------------------------------------------------------------------
+  // ---- xrng: every row of the registry -------------------------------------------------
+  // One row per registry row (golden::row_plans: the distribution's typical
+  // parameters; permutations of n = the element count). A row added to the
+  // registry is benchmarked with no edit here.
   const xrng::Key key(2026, 11);
   const uint64_t off = 12;
-  auto bench_fill = [&](const char* name, xrng::Dist d, xrng::DType t, xrng::DrawParams q, uint64_t count,
-                        double curand_ms) {
-    const xrng::Plan p = xrng::make_plan(d, t, q);
-    const double bytes = static_cast<double>(count) * xrng::dtype_size(t);
-    cu(cudaMemset(buf, 0xff, static_cast<size_t>(bytes)), "poison");
-    Row r{name, count, bytes};
-    r.ms = time_ms(o, [&] { xrng::cuda::fill(p, key, off, 0, count, buf); });
-    char v[32];
-    if (curand_ms > 0) {
-      std::snprintf(v, sizeof v, "%.2f", curand_ms / r.ms);
-      r.vs = v;
-    }
-    r.check = o.check ? compare_with_cpu(p, key, off, count, buf) : "not checked";
-    rows.push_back(r);
+  // cuRAND's host API has these two; the ratio column compares them.
+  auto curand_ms_of = [&](xrng::Dist d, xrng::DType t) {
+    if (t != xrng::DType::f32) return 0.0;
+    return d == xrng::Dist::uniform ? curand_uniform_ms : d == xrng::Dist::normal ? curand_normal_ms : 0.0;
   };
-  xrng::DrawParams q;
-  bench_fill("xrng bits u32", xrng::Dist::bits, xrng::DType::u32, q, n, 0);
-  bench_fill("xrng uniform f32", xrng::Dist::uniform, xrng::DType::f32, q, n, curand_uniform_ms);
-  bench_fill("xrng normal f32", xrng::Dist::normal, xrng::DType::f32, q, n, curand_normal_ms);
-  bench_fill("xrng normal f16", xrng::Dist::normal, xrng::DType::f16, q, n, 0);
-  bench_fill("xrng normal bf16", xrng::Dist::normal, xrng::DType::bf16, q, n, 0);
-  bench_fill("xrng normal f64", xrng::Dist::normal, xrng::DType::f64, q, n, 0);
-  xrng::DrawParams pb;
-  pb.p = 0.1;
-  bench_fill("xrng bernoulli u8 p=0.1", xrng::Dist::bernoulli, xrng::DType::u8, pb, n, 0);
-  xrng::DrawParams pn;
-  pn.n = n;
-  bench_fill("xrng randperm i64 (2^n)", xrng::Dist::perm, xrng::DType::i64, pn, n, 0);
-
-  // dropout f32: reads n floats, writes n floats
-  {
-    const xrng::Plan p = xrng::make_plan(xrng::Dist::dropout, xrng::DType::f32, pb);
-    xrng::cuda::fill(xrng::make_plan(xrng::Dist::normal, xrng::DType::f32, {}), xrng::Key(1), 0, 0, n, buf2);
-    Row r{"xrng dropout f32 p=0.1", n, 8.0 * n};
-    r.ms = time_ms(o, [&] { xrng::cuda::dropout(p, key, off, 0, n, buf2, buf); });
-    if (o.check) {
-      std::vector<float> in(n), g(n), c(n);
-      cu(cudaMemcpy(in.data(), buf2, n * 4, cudaMemcpyDeviceToHost), "download");
-      cu(cudaMemcpy(g.data(), buf, n * 4, cudaMemcpyDeviceToHost), "download");
-      xrng::FillOptions opt;
-      opt.threads = 0;
-      xrng::dropout(p, key, off, 0, n, in.data(), c.data(), opt);
-      r.check = std::memcmp(g.data(), c.data(), n * 4) == 0 ? "equal to CPU" : "DIFFERS FROM CPU";
+  std::vector<unsigned char> in_host;
+  for (const xrng::golden::RowPlan& rp : xrng::golden::row_plans()) {
+    xrng::DrawParams q = rp.params;
+    if (rp.plan.kind == xrng::Kind::permutation) q.n = n;
+    const xrng::Plan p = xrng::make_plan(rp.row->dist, rp.row->dtype, q, rp.row->version);
+    const size_t es = static_cast<size_t>(xrng::dtype_size(p.dtype));
+    const size_t bytes = n * es;
+    const std::string name = std::string("xrng ") + xrng::dist_name(p.dist) + " " + xrng::dtype_name(p.dtype);
+    cu(cudaMemset(buf, 0xff, bytes), "poison");
+    Row r{name, n, static_cast<double>(bytes)};
+    if (p.kind == xrng::Kind::transform) {
+      // The input: n normal values of the row's dtype (ordinary finite values), or
+      // raw stream bits where normal has no such dtype.
+      const bool normal_in = xrng::dtype_supported(xrng::Dist::normal, p.dtype);
+      const xrng::Plan src = normal_in ? xrng::make_plan(xrng::Dist::normal, p.dtype, {})
+                                       : xrng::make_plan(xrng::Dist::bits, xrng::DType::u32, {});
+      xrng::cuda::fill(src, xrng::Key(1), 0, 0, normal_in ? n : (bytes + 3) / 4, buf2);
+      r.bytes = 2.0 * bytes;  // read + written
+      r.ms = time_ms(o, [&] { xrng::cuda::transform(p, key, off, 0, n, buf2, buf); });
+      if (o.check) {
+        in_host.resize(bytes);
+        cu(cudaMemcpy(in_host.data(), buf2, bytes, cudaMemcpyDeviceToHost), "download");
+        r.check = compare_with_cpu(p, key, off, n, buf, in_host.data());
+      }
     } else {
-      r.check = "not checked";
+      r.ms = time_ms(o, [&] { xrng::cuda::fill(p, key, off, 0, n, buf); });
+      if (o.check) r.check = compare_with_cpu(p, key, off, n, buf, nullptr);
+    }
+    if (!o.check) r.check = "not checked";
+    const double cms = curand_ms_of(p.dist, p.dtype);
+    if (cms > 0) {
+      char v[32];
+      std::snprintf(v, sizeof v, "%.2f", cms / r.ms);
+      r.vs = v;
     }
     rows.push_back(r);
   }

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
-"""CLI tests for `xrng`: known answers, formats, random access, fingerprints, bad input.
+"""CLI tests for `xrng`: known answers, the golden vectors through gen's flags, formats,
+random access, fingerprints, the registry-derived usage and flags, bad input.
 
-Usage: test_cli.py PATH_TO_XRNG KAT_DIR
+Usage: test_cli.py PATH_TO_XRNG KAT_DIR GOLDEN_FILE
 """
 import hashlib
 import os
@@ -9,7 +10,7 @@ import struct
 import subprocess
 import sys
 
-XRNG, KAT_DIR = sys.argv[1], sys.argv[2]
+XRNG, KAT_DIR, GOLDEN = sys.argv[1], sys.argv[2], sys.argv[3]
 passed = failed = 0
 
 
@@ -44,13 +45,42 @@ with open(os.path.join(KAT_DIR, "curand_stream.txt")) as f:
                     "--count", len(words), "--format", "hex")
         check(f"kat {seed} {subseq} {offset}", got == words, f"{got} != {words}")
 
+# 1b. every golden vector that gen can draw (all but transforms), through gen's flags: the
+# file's parameter tokens (registry parameter names, C99 hex floats / decimals) are gen's
+# --<param> flags, so this checks that every flag sets its parameter.
+ngolden = 0
+with open(GOLDEN) as f:
+    for n, ln in enumerate(f, 1):
+        if ln.startswith("#") or not ln.strip():
+            continue
+        kv = dict(t.split("=", 1) for t in ln.split())
+        if kv["op"] == "dropout":
+            continue
+        args = ["gen", "--format", "hex"]
+        for k, v in kv.items():
+            if k == "op":
+                if v == "perm_inverse":
+                    args.append("--inverse")
+            elif k != "out":
+                args += ["--" + k, v]
+        want = kv["out"].split(",") if kv["out"] else []
+        got = lines(*args)
+        check(f"golden line {n} through gen", got == want, f"{' '.join(args)}: {got[:4]} != {want[:4]}")
+        ngolden += 1
+check("golden lines through gen", ngolden >= 888, str(ngolden))  # the file is append-only: 888 at stream v1 + the four new distributions
+
 # 2. formats: hex width, bin = hex, fingerprint = sha256(bin), text round-trips
 widths = {"u32": 8, "u64": 16, "f32": 8, "f64": 16, "f16": 4, "bf16": 4, "i32": 8, "i64": 16, "u8": 2}
 cases = [("bits", "u32", []), ("bits", "u64", []), ("uniform", "f32", []), ("uniform", "f64", ["--low", "-3", "--high", "0x10"]),
          ("uniform", "f16", []), ("uniform", "bf16", []), ("normal", "f32", ["--mean", "1.5", "--std", "0.5"]),
          ("normal", "f64", []), ("normal", "f16", []), ("normal", "bf16", []), ("bernoulli", "u8", ["--p", "0.3"]),
          ("randint", "i32", ["--low", "-7", "--high", "100"]), ("randint", "i64", ["--low", "-9223372036854775808", "--high", "9223372036854775807"]),
-         ("perm", "i64", ["--n", "1000"]), ("perm", "i32", ["--n", "77"])]
+         ("perm", "i64", ["--n", "1000"]), ("perm", "i32", ["--n", "77"]),
+         ("exponential", "f32", ["--rate", "2.5"]), ("exponential", "f64", []), ("exponential", "f16", ["--rate", "1e-30"]),
+         ("exponential", "bf16", []), ("geometric", "f32", ["--p", "0.3"]), ("geometric", "f64", ["--p", "1e-4"]),
+         ("geometric", "bf16", ["--p", "0.5"]), ("geometric", "i32", ["--p", "1e-9"]), ("geometric", "i64", ["--p", "0.01"]),
+         ("log_normal", "f32", ["--mean", "1", "--std", "2"]), ("log_normal", "f64", []), ("log_normal", "f16", ["--mean", "11"]),
+         ("cauchy", "f32", ["--median", "-2", "--sigma", "0.5"]), ("cauchy", "f64", []), ("cauchy", "bf16", ["--sigma", "1e4"])]
 fmt = {"u32": "<I", "u64": "<Q", "f32": "<f", "f64": "<d", "f16": "<H", "bf16": "<H", "i32": "<i", "i64": "<q", "u8": "<B"}
 for dist, dt, extra in cases:
     base = ["--dist", dist, "--dtype", dt, "--seed", "0x1234", "--subseq", "3", "--offset", "5", *extra]
@@ -109,6 +139,35 @@ for be in ("cpu-scalar", "auto"):
     b = lines("gen", "--dist", "uniform", "--offset", "0xffffffffffffffff", "--count", 1, "--format", "hex")
     check(f"uniform last element ({be})", a == b and len(a) == 1, f"{a} != {b}")
 
+# verify --quick: every golden case on every backend, one table row per registry row, all agreeing
+p = run("verify", "--quick", ok=False)
+out = p.stdout.decode()
+ncases = sum(1 for ln in open(GOLDEN) if ln.strip() and not ln.startswith("#"))
+check("verify --quick passes", p.returncode == 0 and "verify: all backends agree" in out, out[-500:])
+check("verify reads every golden case", f"golden_v1.txt, {ncases} cases" in out, str(ncases))
+table = [ln.split() for ln in out.splitlines() if ln.startswith("  ") and "/" in ln.split()[0]]
+check("verify table rows", {r[0] for r in table} >= {"geometric/i32", "geometric/i64", "log_normal/f16", "cauchy/bf16",
+                                                       "exponential/f64", "perm/u32", "dropout/bf16", "bits/u32"}
+      and all(r[-1] == "yes" for r in table), str(table[:3]))
+
+# registry-derived usage: every distribution, its dtypes and parameter flags
+usage = run("--help").stdout.decode()
+for word in ("exponential", "geometric", "log_normal", "cauchy", "--rate", "--median", "--sigma", "--ilow|--low",
+             "f32 f64 f16 bf16 i32 i64*"):
+    check(f"usage lists {word}", word in usage)
+# randint's bounds: --ilow/--ihigh (the registry's names) and --low/--high (the CLI's first names) agree
+check("randint --ilow/--ihigh == --low/--high",
+      lines("gen", "--dist", "randint", "--ilow", -7, "--ihigh", 100, "--count", 50) ==
+      lines("gen", "--dist", "randint", "--low", -7, "--high", 100, "--count", 50))
+# a flag the distribution does not read is rejected, naming what it reads
+for dist, flag, reads in (("normal", "--rate", "--mean, --std"), ("cauchy", "--p", "--median, --sigma"),
+                          ("geometric", "--mean", "--p"), ("exponential", "--low", "--rate"),
+                          ("bits", "--sigma", "no parameters"), ("uniform", "--ihigh", "--low, --high")):
+    p = run("gen", "--dist", dist, "--count", 1, flag, "1", ok=False)
+    err = p.stderr.decode()
+    check(f"rejected {flag} for {dist}", p.returncode == 1 and f"{flag} does not apply to --dist {dist}" in err
+          and reads in err and p.stdout == b"", err)
+
 # 6. bad input: non-zero exit, one line on stderr, nothing on stdout, no crash
 bad = [
     [], ["frobnicate"], ["gen"], ["gen", "--dist", "normal"], ["gen", "--dist", "normal", "--count", "-1"],
@@ -135,6 +194,15 @@ bad = [
     ["gen", "--dist", "bits", "--count", "1", "--p", "0.5"], ["gen", "--dist", "bits", "--count"],
     ["gen", "--dist", "dropout", "--count", "1"], ["fingerprint", "--dist", "bits", "--count", "1", "--format", "hex"],
     ["verify", "--bogus"],
+    ["gen", "--dist", "geometric", "--count", "1"], ["gen", "--dist", "geometric", "--p", "0", "--count", "1"],
+    ["gen", "--dist", "geometric", "--dtype", "u8", "--p", "0.5", "--count", "1"],
+    ["gen", "--dist", "exponential", "--rate", "0", "--count", "1"], ["gen", "--dist", "exponential", "--rate", "-1", "--count", "1"],
+    ["gen", "--dist", "cauchy", "--sigma", "-1", "--count", "1"], ["gen", "--dist", "log_normal", "--std", "inf", "--count", "1"],
+    ["gen", "--dist", "normal", "--rate", "1", "--count", "1"], ["gen", "--dist", "normal", "--count", "1", "--rank", "0", "--world", "2"],
+    ["gen", "--dist", "uniform", "--count", "1", "--inverse"],
+    ["gen", "--dist", "randint", "--low", "0", "--ilow", "0", "--high", "5", "--count", "1"],
+    ["gen", "--dist", "randint", "--ihigh", "5", "--high", "5", "--count", "1"],
+    ["gen", "--dist", "randint", "--ihigh", "1.5", "--count", "1"], ["gen", "--dist", "perm", "--n", "-3"],
 ]
 for args in bad:
     p = run(*args, ok=False)

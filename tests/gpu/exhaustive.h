@@ -12,7 +12,7 @@
 // mixer, so a changed value changes H except with probability ~2^-64.
 #pragma once
 
-#include "rng/detail/distributions.h"
+#include "rng/detail/rows.h"
 
 namespace xrng_test {
 
@@ -64,6 +64,31 @@ struct UniformBF16T {
   static constexpr const char* kName = "uniform_bf16";
   xrng::UniformParams p;
   XRNG_HD void operator()(uint32_t x, uint64_t* v) const { v[0] = xrng::dist::uniform_bf16(x, p); }
+};
+// One-word element rows of the registry, through the row's own element
+// function (Row<...>::eval, the function every backend's fill uses) with
+// prepared parameters: exponential f32 (-log(u) / rate) and Cauchy f32
+// (median + sigma tan(pi (u - 1/2))). Their f16 / bf16 rows are the f32
+// value rounded by f32_to_f16_bits / f32_to_bf16_bits, proven below.
+struct ExponentialF32T {
+  static constexpr int kOut = 1;
+  static constexpr const char* kName = "exponential_f32";
+  xrng::Plan p;
+  XRNG_HD void operator()(uint32_t x, uint64_t* v) const {
+    float o;
+    xrng::Row<xrng::Dist::exponential, xrng::DType::f32>::eval(&x, p, &o);
+    v[0] = xrng::math::as_u32(o);
+  }
+};
+struct CauchyF32T {
+  static constexpr int kOut = 1;
+  static constexpr const char* kName = "cauchy_f32";
+  xrng::Plan p;
+  XRNG_HD void operator()(uint32_t x, uint64_t* v) const {
+    float o;
+    xrng::Row<xrng::Dist::cauchy, xrng::DType::f32>::eval(&x, p, &o);
+    v[0] = xrng::math::as_u32(o);
+  }
 };
 // Rounding of every binary32 bit pattern (NaNs, infinities, subnormals included).
 struct F16RoundT {

@@ -37,22 +37,26 @@ uint64_t hash_all_threads(const T& t, unsigned threads) {
 }
 }  // namespace
 
-uint64_t cpu_hash(Transform which, const xrng::UniformParams& p, unsigned threads) {
+uint64_t cpu_hash(Transform which, const xrng::Plan& p, unsigned threads) {
   switch (which) {
     case Transform::radius:
       return hash_all_threads(RadiusT{}, threads);
     case Transform::sincos:
       return hash_all_threads(SincosT{}, threads);
     case Transform::uniform_f32:
-      return hash_all_threads(UniformF32T{p}, threads);
+      return hash_all_threads(UniformF32T{p.uniform}, threads);
     case Transform::uniform_f16:
-      return hash_all_threads(UniformF16T{p}, threads);
+      return hash_all_threads(UniformF16T{p.uniform}, threads);
     case Transform::uniform_bf16:
-      return hash_all_threads(UniformBF16T{p}, threads);
+      return hash_all_threads(UniformBF16T{p.uniform}, threads);
     case Transform::f16_round:
       return hash_all_threads(F16RoundT{}, threads);
     case Transform::bf16_round:
       return hash_all_threads(BF16RoundT{}, threads);
+    case Transform::exponential_f32:
+      return hash_all_threads(ExponentialF32T{p}, threads);
+    case Transform::cauchy_f32:
+      return hash_all_threads(CauchyF32T{p}, threads);
   }
   return 0;
 }

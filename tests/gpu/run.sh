@@ -7,8 +7,10 @@
 #     run(command="tests/gpu/run.sh", carry=[".gpu-deps"])
 # It configures and builds everything with CUDA for the local GPU
 # (-DCMAKE_CUDA_ARCHITECTURES=native), runs the CUDA tests (ctest -L cuda:
-# CPU reference equivalence, launch invariance, exhaustive 2^32 transforms,
-# cuRAND witness, golden file), the GPU benchmark, the torch benchmark, the
+# the CPU-side checks cuda_host and cuda_ptx, then every registry row and op
+# against the core's scalar reference, launch invariance, exhaustive 2^32
+# transforms, cuRAND witness, golden file), the GPU benchmark (every registry
+# row, outputs compared with the CPU), the torch benchmark, the
 # Python CUDA tests (pytest -m cuda, if the bindings exist), then the CPU
 # tests and the CPU exhaustive tests while time remains, and prints a summary
 # table last. Full log: $OUT/log when $OUT is set (else /tmp/xrng-gpu-run.log).
@@ -98,7 +100,7 @@ if cmake -S . -B "$B" -DCMAKE_BUILD_TYPE=Release -DXRNG_CUDA=ON -DCMAKE_CUDA_ARC
     grep -E "error|Error" "$B/build.txt" | head -20
     record "build (all targets)" FAIL "see $B/build.txt"
     # the CUDA targets alone, so the GPU proofs still run
-    if timeout "$(left)" cmake --build "$B" -j "$JOBS" --target test_cuda test_cuda_host bench_gpu >"$B/build-cuda.txt" 2>&1; then
+    if timeout "$(left)" cmake --build "$B" -j "$JOBS" --target test_cuda test_cuda_host xrng_cuda_ptx bench_gpu >"$B/build-cuda.txt" 2>&1; then
       record "build (CUDA targets)" PASS ""
     else
       grep -E "error" "$B/build-cuda.txt" | head -20
@@ -114,8 +116,8 @@ phase "CUDA tests (ctest -L cuda)"
 run_ctest cuda -L cuda
 
 phase "GPU benchmark"
-if [ -x "$B/device/bench_gpu/bench_gpu" ] && [ "$(left)" -gt 60 ]; then
-  timeout "$(left)" "$B/device/bench_gpu/bench_gpu" >"$B/bench_gpu.txt" 2>&1
+if [ -x "$B/bench/gpu/bench_gpu" ] && [ "$(left)" -gt 60 ]; then
+  timeout "$(left)" "$B/bench/gpu/bench_gpu" >"$B/bench_gpu.txt" 2>&1
   rc=$?
   cat "$B/bench_gpu.txt"
   if [ $rc = 0 ]; then record "bench_gpu (outputs == CPU)" PASS "table above"

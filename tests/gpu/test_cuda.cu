@@ -1,7 +1,9 @@
 // GPU proofs of the CUDA backend. Every value the GPU computes is compared
-// with the CPU: the scalar reference (detail::fill_scalar, or the host API
-// with Backend::scalar for dropout / shards / inverses), the golden file,
-// exhaustive 2^32 sweeps of the per-word transforms, and cuRAND itself.
+// with the CPU: the core's scalar reference (requests.h), the golden file,
+// exhaustive 2^32 sweeps of the per-word transforms, and cuRAND itself. The
+// requests come from the registry (every row, every op of its kind, the
+// sample parameters of its distribution and the golden file's parameter sets),
+// so a new row is tested here without a test edit.
 //
 // Without a usable GPU the program prints why and exits with 77, which ctest
 // reports as SKIPPED (SKIP_RETURN_CODE): it never passes without testing.
@@ -21,11 +23,10 @@
 #include "device/xrng_cuda.h"
 #include "exhaustive.h"
 #include "exhaustive_cpu.h"
-#if defined(XRNG_GPU_HAVE_GOLDEN)
-#include "golden.h"
-#endif
+#include "requests.h"
 
 using namespace xrng;
+using namespace xrng_gpu_test;
 using xrng::cuda::LaunchConfig;
 
 namespace {
@@ -41,13 +42,6 @@ std::string hex64(uint64_t x) {
   std::snprintf(b, sizeof b, "%016llx", static_cast<unsigned long long>(x));
   return b;
 }
-
-// Fixed-seed test-case generator (splitmix64).
-struct Rng {
-  uint64_t s;
-  uint64_t next() { return xrng_test::mix64(s += 0x9e3779b97f4a7c15ull); }
-  uint64_t below(uint64_t n) { return n == 0 ? 0 : next() % n; }
-};
 
 // A device buffer with guard bytes before and after the region under test,
 // poisoned so unwritten elements and stray writes are both caught.
@@ -96,280 +90,115 @@ void check_region(const std::vector<unsigned char>& got, size_t mis, const std::
   if (stray) FAIL_CHECK(what, ": ", stray, " bytes written outside the output");
 }
 
-// ---- one request on both sides --------------------------------------------------------
-void gpu_vs_cpu_fill(const Plan& p, const Key& key, uint64_t off, uint64_t start, uint64_t count, size_t mis_elems,
-                     LaunchConfig cfg, const std::string& what) {
-  const int es = dtype_size(p.dtype);
-  std::vector<unsigned char> want(count * es);
-  check_counters(p, off, start, count);
-  xrng::detail::fill_scalar(p, key.stream(), off, start, count, want.data());
-  DevBuf d(count * es + mis_elems * es);
-  cuda::fill(p, key, off, start, count, d.region(mis_elems * es), 0, cfg);
-  cu(cudaDeviceSynchronize(), "fill");
-  check_region(d.download(), mis_elems * es, want, es, what);
-}
-
-std::string describe(const Plan& p, uint64_t off, uint64_t start, uint64_t count, size_t mis, LaunchConfig cfg) {
-  return std::string(dist_name(p.dist)) + "/" + dtype_name(p.dtype) + " offset=" + std::to_string(off) +
-         " start=" + std::to_string(start) + " count=" + std::to_string(count) + " misalign=" + std::to_string(mis) +
-         " grid=" + std::to_string(cfg.grid) + " block=" + std::to_string(cfg.block);
-}
-
-// Clears the top exponent bit of every NaN or infinity pattern, leaving
-// finite values (zeros, subnormals and all other patterns stay).
-void make_finite(DType t, std::vector<unsigned char>& bytes) {
-  const int es = dtype_size(t);
-  for (size_t i = 0; i + es <= bytes.size(); i += es) {
-    uint64_t x = 0;
-    std::memcpy(&x, &bytes[i], es);
-    switch (t) {
-      case DType::f64:
-        if (((x >> 52) & 0x7ff) == 0x7ff) x &= ~(uint64_t{1} << 62);
-        break;
-      case DType::f32:
-        if (((x >> 23) & 0xff) == 0xff) x &= ~(uint64_t{1} << 30);
-        break;
-      case DType::f16:
-        if (((x >> 10) & 0x1f) == 0x1f) x &= ~(uint64_t{1} << 14);
-        break;
-      case DType::bf16:
-        if (((x >> 7) & 0xff) == 0xff) x &= ~(uint64_t{1} << 14);
-        break;
-      default:
-        break;
-    }
-    std::memcpy(&bytes[i], &x, es);
-  }
-}
-
-// Every plan of the core with several parameter sets.
-std::vector<Plan> all_plans() {
-  std::vector<Plan> v;
-  auto add = [&](Dist d, DType t, DrawParams q) { v.push_back(make_plan(d, t, q)); };
-  add(Dist::bits, DType::u32, {});
-  add(Dist::bits, DType::u64, {});
-  for (DType t : {DType::f32, DType::f64, DType::f16, DType::bf16}) {
-    const double ranges[][2] = {{0.0, 1.0}, {-2.5, 7.25}, {100.0, 101.0}, {-1e4, 1e4}, {1e-3, 2e-3}};
-    for (auto& r : ranges) {
-      DrawParams q;
-      q.low = r[0];
-      q.high = r[1];
-      add(Dist::uniform, t, q);
-    }
-    const double moments[][2] = {{0.0, 1.0}, {3.0, 0.5}, {-1e3, 250.0}, {0.0, 0.0}};
-    for (auto& m : moments) {
-      DrawParams q;
-      q.mean = m[0];
-      q.std = m[1];
-      add(Dist::normal, t, q);
-    }
-  }
-  for (double pr : {0.0, 1.0, 0.5, 0.1, 1e-9, 0.999}) {
-    DrawParams q;
-    q.p = pr;
-    add(Dist::bernoulli, DType::u8, q);
-  }
-  const int64_t i32r[][2] = {{0, 10}, {INT32_MIN, INT32_MAX}, {-5, 5}, {0, 1}, {-1000000, 3}};
-  for (auto& r : i32r) {
-    DrawParams q;
-    q.ilow = r[0];
-    q.ihigh = r[1];
-    add(Dist::randint, DType::i32, q);
-  }
-  const int64_t i64r[][2] = {{INT64_MIN, INT64_MAX}, {0, 3}, {-1000000000000000ll, 1000000000000000ll}, {7, 8}};
-  for (auto& r : i64r) {
-    DrawParams q;
-    q.ilow = r[0];
-    q.ihigh = r[1];
-    add(Dist::randint, DType::i64, q);
-  }
-  for (DType t : {DType::i64, DType::u64, DType::i32, DType::u32})
-    for (uint64_t n : {uint64_t{1}, uint64_t{2}, uint64_t{3}, uint64_t{1000}, uint64_t{65537}, uint64_t{1} << 31}) {
-      DrawParams q;
-      q.n = n;
-      add(Dist::perm, t, q);
-    }
-  for (uint64_t n : {(uint64_t{1} << 40) + 3, uint64_t{1} << 63}) {
-    DrawParams q;
-    q.n = n;
-    add(Dist::perm, DType::i64, q);
-    add(Dist::perm, DType::u64, q);
-  }
-  return v;
-}
-
-// Elements a draw can reach: perm is limited by n, the others by the stream.
-void random_request(Rng& r, const Plan& p, uint64_t* off, uint64_t* start, uint64_t* count) {
-  const uint64_t counts[] = {1, 2, 3, 15, 16, 17, 31, 33, 64, 1000, 4099};
-  *count = r.below(3) == 0 ? 1 + r.below(70000) : counts[r.below(11)];
-  const uint64_t offs[] = {0, 1, 2, 3, 5, 4096 + 7};
-  switch (r.below(3)) {
-    case 0:
-      *off = offs[r.below(6)];
+// ---- one request on the GPU ---------------------------------------------------------------
+// Through the asynchronous API on device buffers, the output `mis` bytes past
+// a 16-byte boundary (a transform in place when asked); compared with the
+// reference, guard bytes included.
+void gpu_vs_reference(const Request& q, size_t mis, bool in_place, LaunchConfig cfg, const std::string& what) {
+  const std::vector<unsigned char> want = reference(q);
+  DevBuf out(q.bytes() + mis);
+  DevBuf in(q.op == Op::transform && !in_place ? q.bytes() + mis : 0);
+  switch (q.op) {
+    case Op::fill:
+      cuda::fill(q.plan, q.key, q.offset, q.start, q.count, out.region(mis), 0, cfg);
       break;
-    case 1:
-      *off = r.next() & 0xffffffffull;
+    case Op::transform: {
+      unsigned char* src = in_place ? out.region(mis) : in.region(mis);
+      cu(cudaMemcpy(src, q.in.data(), q.bytes(), cudaMemcpyHostToDevice), "upload");
+      cuda::transform(q.plan, q.key, q.offset, q.start, q.count, src, out.region(mis), 0, cfg);
       break;
-    default:
-      *off = r.next() >> 1;
+    }
+    case Op::perm_shard:
+      cuda::perm_shard(q.plan, q.key, q.offset, q.rank, q.world, q.start, q.count, out.region(mis), 0, cfg);
+      break;
+    case Op::perm_inverse:
+      cuda::perm_inverse(q.plan, q.key, q.offset, q.start, q.count, out.region(mis), 0, cfg);
       break;
   }
-  if (p.dist == Dist::perm) {
-    *count = std::min<uint64_t>(*count, p.n);
-    *start = r.below(p.n - *count + 1);
-    if (*off > ~uint64_t{0} - 64) *off = 12345;
-    return;
+  cu(cudaDeviceSynchronize(), what.c_str());
+  check_region(out.download(), mis, want, dtype_size(q.plan.dtype), what);
+}
+
+// Through the synchronous helpers of xrng_cuda_host.h (what the CLI uses).
+std::vector<unsigned char> gpu_to_host(const Request& q, LaunchConfig cfg = {}) {
+  std::vector<unsigned char> out(q.bytes() + 8);
+  switch (q.op) {
+    case Op::fill: cuda::fill_to_host(q.plan, q.key, q.offset, q.start, q.count, out.data(), cfg); break;
+    case Op::transform:
+      cuda::transform_to_host(q.plan, q.key, q.offset, q.start, q.count, q.in.data(), out.data(), cfg);
+      break;
+    case Op::perm_shard:
+      cuda::perm_shard_to_host(q.plan, q.key, q.offset, q.rank, q.world, q.start, q.count, out.data(), cfg);
+      break;
+    case Op::perm_inverse:
+      cuda::perm_inverse_to_host(q.plan, q.key, q.offset, q.start, q.count, out.data(), cfg);
+      break;
   }
-  *start = r.below(2) == 0 ? r.below(40) : r.below(uint64_t{1} << 40);
+  out.resize(q.bytes());
+  return out;
+}
+
+std::string with_cfg(const std::string& what, LaunchConfig cfg) {
+  return what + " grid=" + std::to_string(cfg.grid) + " block=" + std::to_string(cfg.block);
 }
 
 }  // namespace
 
 // ======================================================================================
 TEST_SUITE("equivalence") {
-  TEST_CASE("every dist/dtype equals the CPU scalar reference") {
+  TEST_CASE("every registry row and op equals the core's scalar reference") {
     ++g_cases_run;
     Rng r{0x5eed0001};
     int n = 0;
-    for (const Plan& p : all_plans()) {
-      for (int k = 0; k < 10; ++k) {
-        uint64_t off, start, count;
-        random_request(r, p, &off, &start, &count);
-        const size_t mis = r.below(3) == 0 ? 1 + r.below(7) : 0;
-        const Key key(r.next(), r.below(2) ? r.next() : 0);
-        gpu_vs_cpu_fill(p, key, off, start, count, mis, {}, describe(p, off, start, count, mis, {}));
-        ++n;
-      }
-      if (p.dist != Dist::perm) {
-        // the last words of the stream: a draw that ends exactly at word 2^64
-        const uint64_t start = 5, count = 37;
-        const uint64_t groups = (start + count + p.group - 1) / p.group;
-        const uint64_t off = uint64_t{0} - groups * p.words;
-        gpu_vs_cpu_fill(p, Key(9, ~uint64_t{0}), off, start, count, 0, {},
-                        describe(p, off, start, count, 0, {}) + " (ends at word 2^64)");
-        ++n;
+    for (const Plan& p : plans_under_test()) {
+      const int es = dtype_size(p.dtype);
+      for (Op op : ops_of(p)) {
+        for (int k = 0; k < 8; ++k) {
+          const Request q = random_request(r, op, p, 70000);
+          const size_t mis = r.below(3) == 0 ? es * (1 + r.below(7)) : 0;
+          const bool in_place = op == Op::transform && r.below(2);
+          gpu_vs_reference(q, mis, in_place, {},
+                           q.describe() + " misalign=" + std::to_string(mis) + (in_place ? " in place" : ""));
+          if (k == 0) CHECK_MESSAGE(gpu_to_host(q) == reference(q), q.describe(), " (synchronous helper)");
+          ++n;
+        }
+        if (p.kind != Kind::permutation) {
+          // the last words of the stream: a draw that ends exactly at word 2^64
+          const Request q = request_at_stream_end(r, op, p, 5, 37);
+          gpu_vs_reference(q, 0, false, {}, q.describe() + " (ends at word 2^64)");
+          ++n;
+        }
       }
     }
-    MESSAGE(n, " fill requests compared");
+    MESSAGE(n, " requests compared");
   }
 
-  TEST_CASE("dropout equals the host (scalar) for every dtype, in and out of place") {
+  TEST_CASE("a whole permutation is a permutation, and its inverse inverts it (n = 2^20 + 5)") {
     ++g_cases_run;
-    Rng r{0x5eed0002};
-    for (DType t : {DType::f32, DType::f64, DType::f16, DType::bf16})
-      for (double pr : {0.0, 0.1, 0.5, 0.9, 1.0}) {
-        DrawParams q;
-        q.p = pr;
-        const Plan p = make_plan(Dist::dropout, t, q);
-        const int es = dtype_size(t);
-        for (int k = 0; k < 8; ++k) {
-          uint64_t off, start, count;
-          random_request(r, make_plan(Dist::bernoulli, DType::u8, q), &off, &start, &count);
-          const size_t mis = r.below(3) == 0 ? 1 + r.below(7) : 0;
-          const bool in_place = r.below(2);
-          const Key key(r.next());
-          std::vector<unsigned char> in(count * es);
-          for (auto& b : in) b = static_cast<unsigned char>(r.next());
-          make_finite(t, in);                      // NaN inputs: see the "edge" suite
-          if (t == DType::f32 || t == DType::f64)  // some ordinary values among the random bit patterns
-            for (uint64_t i = 0; i + 1 < count; i += 3) {
-              if (t == DType::f32) {
-                const float x = static_cast<float>(static_cast<int64_t>(r.next() % 2000001) - 1000000) / 1024.0f;
-                std::memcpy(&in[i * es], &x, es);
-              } else {
-                const double x = static_cast<double>(static_cast<int64_t>(r.next() % 2000001) - 1000000) / 1024.0;
-                std::memcpy(&in[i * es], &x, es);
-              }
-            }
-          std::vector<unsigned char> want(count * es);
-          xrng::dropout(p, key, off, start, count, in.data(), want.data(), FillOptions{Backend::scalar, 1});
-          const std::string what = std::string("dropout ") + dtype_name(t) + " p=" + std::to_string(pr) +
-                                   " offset=" + std::to_string(off) + " start=" + std::to_string(start) +
-                                   " count=" + std::to_string(count) + (in_place ? " in-place" : "");
-          DevBuf out(count * es + mis * es);
-          if (in_place) {
-            cu(cudaMemcpy(out.region(mis * es), in.data(), in.size(), cudaMemcpyHostToDevice), "upload");
-            cuda::dropout(p, key, off, start, count, out.region(mis * es), out.region(mis * es));
-          } else {
-            DevBuf din(count * es + mis * es);
-            cu(cudaMemcpy(din.region(mis * es), in.data(), in.size(), cudaMemcpyHostToDevice), "upload");
-            cuda::dropout(p, key, off, start, count, din.region(mis * es), out.region(mis * es));
-            cu(cudaDeviceSynchronize(), "dropout");
-          }
-          cu(cudaDeviceSynchronize(), "dropout");
-          check_region(out.download(), mis * es, want, es, what);
-          // the synchronous helper gives the same
-          std::vector<unsigned char> h(count * es);
-          cuda::dropout_to_host(p, key, off, start, count, in.data(), h.data());
-          CHECK_MESSAGE(h == want, what, " (dropout_to_host)");
-        }
+    for (const golden::RowPlan& rp : golden::row_plans()) {
+      if (rp.plan.kind != Kind::permutation) continue;
+      const uint64_t n = (1u << 20) + 5;
+      Request q;
+      q.plan = make_plan(rp.row->dist, rp.row->dtype, DrawParams::perm_size(n), rp.row->version);
+      q.key = Key(77);
+      q.offset = 3;
+      q.count = n;
+      q.op = Op::fill;
+      const std::vector<unsigned char> fwd = gpu_to_host(q);
+      q.op = Op::perm_inverse;
+      const std::vector<unsigned char> inv = gpu_to_host(q);
+      const std::vector<uint64_t> v = golden::to_bits(q.plan.dtype, fwd.data(), n);
+      const std::vector<uint64_t> w = golden::to_bits(q.plan.dtype, inv.data(), n);
+      std::vector<uint64_t> s = v;
+      std::sort(s.begin(), s.end());
+      bool perm_ok = true, inv_ok = true;
+      for (uint64_t i = 0; i < n; ++i) {
+        perm_ok = perm_ok && s[i] == i;
+        inv_ok = inv_ok && v[i] < n && w[v[i]] == i;
       }
-  }
-
-  TEST_CASE("perm_shard and perm_inverse equal the host (scalar)") {
-    ++g_cases_run;
-    Rng r{0x5eed0003};
-    const uint64_t ns[] = {1, 2, 7, 1000, 65536, 65537, uint64_t{1} << 31, (uint64_t{1} << 40) + 3, uint64_t{1} << 63};
-    for (DType t : {DType::i64, DType::u64, DType::i32, DType::u32})
-      for (uint64_t n : ns) {
-        if ((t == DType::i32 && n - 1 > INT32_MAX) || (t == DType::u32 && n - 1 > UINT32_MAX)) continue;
-        DrawParams q;
-        q.n = n;
-        const Plan p = make_plan(Dist::perm, t, q);
-        const int es = dtype_size(t);
-        for (int k = 0; k < 6; ++k) {
-          const Key key(r.next(), r.below(2));
-          const uint64_t off = r.below(2) ? r.below(100) : r.next() >> 2;
-          const uint64_t world = 1 + (r.below(2) ? r.below(16) : r.next() >> (r.below(64)));
-          const uint64_t rank = r.below(world);
-          const uint64_t count = 1 + r.below(20000);
-          const uint64_t start = r.below(2) ? r.below(50) : r.next() >> 24;
-          const std::string what = std::string("perm_shard ") + dtype_name(t) + " n=" + std::to_string(n) +
-                                   " rank=" + std::to_string(rank) + " world=" + std::to_string(world) +
-                                   " start=" + std::to_string(start) + " count=" + std::to_string(count);
-          std::vector<unsigned char> want(count * es);
-          xrng::perm_shard(p, key, off, rank, world, start, count, want.data(), FillOptions{Backend::scalar, 1});
-          DevBuf d(count * es);
-          cuda::perm_shard(p, key, off, rank, world, start, count, d.region(0));
-          cu(cudaDeviceSynchronize(), "perm_shard");
-          check_region(d.download(), 0, want, es, what);
-          std::vector<unsigned char> h(count * es);
-          cuda::perm_shard_to_host(p, key, off, rank, world, start, count, h.data());
-          CHECK_MESSAGE(h == want, what, " (perm_shard_to_host)");
-
-          const uint64_t icount = std::min<uint64_t>(n, 1 + r.below(20000));
-          const uint64_t istart = r.below(n - icount + 1);
-          std::vector<unsigned char> iwant(icount * es);
-          xrng::perm_inverse(p, key, off, istart, icount, iwant.data(), FillOptions{Backend::scalar, 1});
-          DevBuf di(icount * es);
-          cuda::perm_inverse(p, key, off, istart, icount, di.region(0));
-          cu(cudaDeviceSynchronize(), "perm_inverse");
-          check_region(di.download(), 0, iwant, es,
-                       std::string("perm_inverse ") + dtype_name(t) + " n=" + std::to_string(n) +
-                           " start=" + std::to_string(istart) + " count=" + std::to_string(icount));
-        }
-      }
-  }
-
-  TEST_CASE("a whole permutation is a permutation (n = 2^20 + 5)") {
-    ++g_cases_run;
-    DrawParams q;
-    q.n = (1u << 20) + 5;
-    const Plan p = make_plan(Dist::perm, DType::u32, q);
-    std::vector<uint32_t> v(q.n);
-    cuda::fill_to_host(p, Key(77), 3, 0, q.n, v.data());
-    std::vector<uint32_t> s = v;
-    std::sort(s.begin(), s.end());
-    bool ok = true;
-    for (uint32_t i = 0; i < q.n; ++i) ok = ok && s[i] == i;
-    CHECK(ok);
-    std::vector<uint32_t> inv(q.n);
-    DevBuf d(q.n * 4);
-    cuda::perm_inverse(p, Key(77), 3, 0, q.n, d.region(0));
-    cu(cudaMemcpy(inv.data(), d.region(0), q.n * 4, cudaMemcpyDeviceToHost), "download");
-    bool inv_ok = true;
-    for (uint32_t i = 0; i < q.n; ++i) inv_ok = inv_ok && inv[v[i]] == i;
-    CHECK(inv_ok);
+      CHECK_MESSAGE(perm_ok, row_name(q.plan));
+      CHECK_MESSAGE(inv_ok, row_name(q.plan));
+    }
   }
 }  // TEST_SUITE("equivalence")
 
@@ -378,17 +207,24 @@ TEST_SUITE("equivalence") {
 // or not portable; kept apart (ctest cuda_edge) so that they cannot hide, and
 // are not hidden by, the main equivalence results.
 TEST_SUITE("edge") {
-  // Elements up to 2^64 - 1 (a draw whose end, start + count, is 2^64). Kept
-  // apart: when this was written, the core's reference_fill (rng/draw.h) wrote
-  // nothing for such a draw (its loop bound start + count wrapped to 0; fixed
-  // since, see tests/cli/test_cli.py); the bits case is also checked against
+  // Elements up to 2^64 - 1 (a draw whose end, start + count, is 2^64): the
+  // core's reference_fill once wrote nothing for such a draw (its loop bound
+  // start + count wrapped to 0); the bits case is also checked against
   // stream_word directly.
-  TEST_CASE("draws ending at element 2^64") {
+  TEST_CASE("draws ending at element 2^64, every one-word row") {
     ++g_cases_run;
-    for (const Plan& p : all_plans()) {
-      if (p.dist == Dist::perm || p.group != 1 || p.words != 1) continue;
-      const uint64_t s2 = ~uint64_t{0} - 40;
-      gpu_vs_cpu_fill(p, Key(10), 0, s2, 41, 0, {}, describe(p, 0, s2, 41, 0, {}) + " (last element 2^64-1)");
+    Rng r{0xed9e};
+    for (const golden::RowPlan& rp : golden::row_plans()) {
+      const Plan& p = rp.plan;
+      if (p.kind == Kind::permutation || p.group != 1 || p.words != 1) continue;
+      Request q;
+      q.op = p.kind == Kind::transform ? Op::transform : Op::fill;
+      q.plan = p;
+      q.key = Key(10);
+      q.start = ~uint64_t{0} - 40;
+      q.count = 41;
+      if (q.op == Op::transform) fill_input(q, r);
+      gpu_vs_reference(q, 0, false, {}, q.describe() + " (last element 2^64-1)");
     }
     const Plan bits = make_plan(Dist::bits, DType::u32, {});
     uint32_t got[41];
@@ -399,113 +235,81 @@ TEST_SUITE("edge") {
     CHECK_MESSAGE(bad == 0, "GPU bits at elements 2^64-41 .. 2^64-1 differ from stream_word");
   }
 
-  // Kept elements of dropout are x * scale. For a NaN x, IEEE arithmetic leaves
-  // the result's NaN bits to the implementation: x86 keeps the input's payload
-  // (quieted) and sign, while the PTX ISA documents canonical NaN results for
-  // binary32 arithmetic on NVIDIA GPUs (0x7fffffff). Bit-for-bit
-  // equality with NaN inputs therefore needs the core's dropout functions to
-  // canonicalise NaN (rng/distributions.h); this case shows whether they do.
-  TEST_CASE("dropout of NaN inputs gives the CPU's bits") {
+  // A kept element of dropout is x * scale. For a NaN x, IEEE arithmetic
+  // leaves the result's NaN bits to the implementation: x86 keeps the input's
+  // payload (quieted) and sign, while the PTX ISA documents canonical NaN
+  // results for binary32 arithmetic on NVIDIA GPUs (0x7fffffff). Bit-for-bit
+  // equality with NaN inputs needs the core's transforms to canonicalise NaN
+  // (rng/detail/distributions.h); this case shows whether they do.
+  TEST_CASE("transforms of NaN inputs give the CPU's bits, every float transform row") {
     ++g_cases_run;
-    for (DType t : {DType::f32, DType::f64, DType::f16, DType::bf16}) {
-      DrawParams q;
-      q.p = 0.25;
-      const Plan p = make_plan(Dist::dropout, t, q);
-      const int es = dtype_size(t);
-      const uint64_t count = 256;
-      std::vector<unsigned char> in(count * es);
-      for (uint64_t i = 0; i < count; ++i) {  // quiet and signalling NaNs of both signs, with payloads
-        const uint64_t payload = 1 + i;
+    int rows = 0;
+    for (const golden::RowPlan& rp : golden::row_plans()) {
+      const Plan& p = rp.plan;
+      if (p.kind != Kind::transform || !dtype_is_float(p.dtype)) continue;
+      Request q;
+      q.op = Op::transform;
+      q.plan = p;
+      q.key = Key(3);
+      q.count = 256;
+      const int es = dtype_size(p.dtype);
+      q.in.assign(q.bytes(), 0);
+      for (uint64_t i = 0; i < q.count; ++i) {  // quiet and signalling NaNs of both signs, with payloads
+        const uint64_t payload = 1 + i, sign = i & 1;
         uint64_t x = 0;
-        switch (t) {
-          case DType::f64:
-            x = (uint64_t{0x7ff} << 52) | (payload << 40) | ((i & 1) << 63);
-            break;
-          case DType::f32:
-            x = (uint64_t{0xff} << 23) | (payload << 12) | ((i & 1) << 31);
-            break;
-          case DType::f16:
-            x = (uint64_t{0x1f} << 10) | (payload & 0x3ff) | ((i & 1) << 15);
-            break;
-          default:
-            x = (uint64_t{0xff} << 7) | (payload & 0x7f) | ((i & 1) << 15);
-            break;
+        switch (p.dtype) {
+          case DType::f64: x = (uint64_t{0x7ff} << 52) | (payload << 40) | (sign << 63); break;
+          case DType::f32: x = (uint64_t{0xff} << 23) | (payload << 12) | (sign << 31); break;
+          case DType::f16: x = (uint64_t{0x1f} << 10) | (payload & 0x3ff) | (sign << 15) | ((payload & 0x3ff) == 0); break;
+          case DType::bf16: x = (uint64_t{0xff} << 7) | (payload & 0x7f) | (sign << 15) | ((payload & 0x7f) == 0); break;
+          case DType::u32:
+          case DType::u64:
+          case DType::i32:
+          case DType::i64:
+          case DType::u8:
+            FAIL("not a float dtype");
         }
-        if ((t == DType::f16 && (x & 0x3ff) == 0) || (t == DType::bf16 && (x & 0x7f) == 0)) x |= 1;
-        std::memcpy(&in[i * es], &x, es);
+        std::memcpy(&q.in[i * es], &x, es);
       }
-      std::vector<unsigned char> want(count * es), got(count * es);
-      xrng::dropout(p, Key(3), 0, 0, count, in.data(), want.data(), FillOptions{Backend::scalar, 1});
-      cuda::dropout_to_host(p, Key(3), 0, 0, count, in.data(), got.data());
-      CHECK_MESSAGE(got == want, "dropout ", dtype_name(t), ": kept NaN elements differ between GPU and CPU");
+      CHECK_MESSAGE(gpu_to_host(q) == reference(q), q.describe(), ": kept NaN elements differ between GPU and CPU");
+      ++rows;
     }
+    CHECK(rows > 0);
   }
 }  // TEST_SUITE("edge")
 
 // ======================================================================================
 TEST_SUITE("launch") {
-  TEST_CASE("values do not depend on grid, block or splitting") {
+  TEST_CASE("values do not depend on grid, block or splitting, every row and op") {
     ++g_cases_run;
     const LaunchConfig cfgs[] = {{0, 0}, {1, 32}, {3, 33}, {7, 96}, {1000, 1024}, {65535, 64}, {0, 1024}, {2, 0}};
     Rng r{0x5eed0004};
-    for (const Plan& p : all_plans()) {
-      const uint64_t count = p.dist == Dist::perm ? std::min<uint64_t>(p.n, 100003) : 100003;
-      const uint64_t start = p.dist == Dist::perm ? r.below(p.n - count + 1) : r.below(1000);
-      const uint64_t off = r.below(1u << 20);
-      const Key key(r.next(), r.next());
-      const int es = dtype_size(p.dtype);
-      std::vector<unsigned char> first;
-      for (const LaunchConfig& c : cfgs) {
-        std::vector<unsigned char> h(count * es);
-        cuda::fill_to_host(p, key, off, start, count, h.data(), c.grid, c.block);
-        if (first.empty())
-          first = h;
-        else
-          CHECK_MESSAGE(h == first, describe(p, off, start, count, 0, c));
+    for (const golden::RowPlan& rp : golden::row_plans()) {
+      DrawParams params = rp.params;
+      if (rp.plan.kind == Kind::permutation) params.n = 1000003;  // room for 100003 elements
+      const Plan p = make_plan(rp.row->dist, rp.row->dtype, params, rp.row->version);
+      for (Op op : ops_of(p)) {
+        Request q = random_request(r, op, p, 1);
+        q.count = 100003;
+        if (op == Op::fill || op == Op::perm_inverse) q.start = r.below(p.kind == Kind::permutation ? p.n - q.count : 1000);
+        if (op == Op::transform) fill_input(q, r);
+        const std::vector<unsigned char> want = reference(q);
+        for (const LaunchConfig& c : cfgs) CHECK_MESSAGE(gpu_to_host(q, c) == want, with_cfg(q.describe(), c));
+        // the same elements in three calls at arbitrary split points
+        const uint64_t a = 1 + r.below(q.count / 2), b = a + r.below(q.count - a);
+        const uint64_t es = static_cast<uint64_t>(dtype_size(p.dtype));
+        std::vector<unsigned char> split;
+        for (auto [from, to, cfg] : {std::tuple{uint64_t{0}, a, LaunchConfig{5, 64}}, std::tuple{a, b, LaunchConfig{}},
+                                     std::tuple{b, q.count, LaunchConfig{1, 1024}}}) {
+          Request part = q;
+          part.start = q.start + from;
+          part.count = to - from;
+          if (op == Op::transform) part.in.assign(q.in.begin() + from * es, q.in.begin() + to * es);
+          const std::vector<unsigned char> got = gpu_to_host(part, cfg);
+          split.insert(split.end(), got.begin(), got.end());
+        }
+        CHECK_MESSAGE(split == want, q.describe(), " split at ", a, ", ", b);
       }
-      // the same elements drawn in three calls at arbitrary split points
-      std::vector<unsigned char> split(count * es);
-      const uint64_t a = 1 + r.below(count / 2), b = a + r.below(count - a);
-      cuda::fill_to_host(p, key, off, start, a, split.data(), 5, 64);
-      cuda::fill_to_host(p, key, off, start + a, b - a, split.data() + a * es);
-      cuda::fill_to_host(p, key, off, start + b, count - b, split.data() + b * es, 1, 1024);
-      CHECK_MESSAGE(split == first, describe(p, off, start, count, 0, {}), " split at ", a, ", ", b);
-    }
-    // dropout and shards too
-    for (DType t : {DType::f32, DType::f16}) {
-      DrawParams q;
-      q.p = 0.3;
-      const Plan p = make_plan(Dist::dropout, t, q);
-      const uint64_t count = 50001;
-      const int es = dtype_size(t);
-      std::vector<unsigned char> in(count * es);
-      for (auto& b : in) b = static_cast<unsigned char>(r.next() & 0x3f);
-      DevBuf din(in.size()), dout(in.size());
-      cu(cudaMemcpy(din.region(0), in.data(), in.size(), cudaMemcpyHostToDevice), "upload");
-      std::vector<unsigned char> first;
-      for (const LaunchConfig& c : cfgs) {
-        cuda::dropout(p, Key(5), 11, 3, count, din.region(0), dout.region(0), 0, c);
-        std::vector<unsigned char> h(in.size());
-        cu(cudaMemcpy(h.data(), dout.region(0), h.size(), cudaMemcpyDeviceToHost), "download");
-        if (first.empty())
-          first = h;
-        else
-          CHECK_MESSAGE(h == first, "dropout ", dtype_name(t), " grid=", c.grid, " block=", c.block);
-      }
-    }
-    DrawParams q;
-    q.n = 1000003;
-    const Plan p = make_plan(Dist::perm, DType::i64, q);
-    std::vector<unsigned char> first;
-    for (const LaunchConfig& c : cfgs) {
-      DevBuf d(250001 * 8);
-      cuda::perm_shard(p, Key(6), 2, 3, 4, 0, 250001, d.region(0), 0, c);
-      std::vector<unsigned char> h(250001 * 8);
-      cu(cudaMemcpy(h.data(), d.region(0), h.size(), cudaMemcpyDeviceToHost), "download");
-      if (first.empty())
-        first = h;
-      else
-        CHECK_MESSAGE(h == first, "perm_shard grid=", c.grid, " block=", c.block);
     }
   }
 
@@ -528,14 +332,37 @@ TEST_SUITE("launch") {
       cu(cudaGraphLaunch(exec, s), "graph launch");
     }
     cu(cudaStreamSynchronize(s), "sync");
-    std::vector<float> want(2 * count), got(2 * count);
-    xrng::detail::fill_scalar(p, Key(8).stream(), 1000, 0, 2 * count, want.data());
+    Request q;
+    q.plan = p;
+    q.key = Key(8);
+    q.offset = 1000;
+    q.count = 2 * count;
+    const std::vector<unsigned char> want = reference(q);
+    std::vector<unsigned char> got(2 * count * 4);
     cu(cudaMemcpy(got.data(), a.region(0), count * 4, cudaMemcpyDeviceToHost), "download");
-    cu(cudaMemcpy(got.data() + count, b.region(0), count * 4, cudaMemcpyDeviceToHost), "download");
-    CHECK(std::memcmp(got.data(), want.data(), got.size() * 4) == 0);
+    cu(cudaMemcpy(got.data() + count * 4, b.region(0), count * 4, cudaMemcpyDeviceToHost), "download");
+    CHECK(got == want);
     cudaGraphExecDestroy(exec);
     cudaGraphDestroy(graph);
     cudaStreamDestroy(s);
+  }
+
+  TEST_CASE("pageable host memory is refused with an xrng::Error, the context stays usable") {
+    ++g_cases_run;
+    const Plan p = make_plan(Dist::bits, DType::u32, {});
+    std::vector<uint32_t> host(64);
+    bool threw = false;
+    try {
+      cuda::fill(p, Key(1), 0, 0, 64, host.data());
+    } catch (const xrng::Error& e) {
+      threw = std::string(e.what()).find("not memory the current device can access") != std::string::npos;
+    }
+    CHECK(threw);
+    Request q;
+    q.plan = p;
+    q.key = Key(1);
+    q.count = 64;
+    CHECK(gpu_to_host(q) == reference(q));
   }
 }  // TEST_SUITE("launch")
 
@@ -570,7 +397,7 @@ uint64_t gpu_hash(const T& t) {
 
 unsigned cpu_threads() { return std::max(2u, std::thread::hardware_concurrency()); }
 
-uint64_t cpu_hash(xrng_test::Transform w, const UniformParams& p) {
+uint64_t cpu_hash(xrng_test::Transform w, const Plan& p) {
 #if defined(__x86_64__)
   __builtin_cpu_init();
   if (__builtin_cpu_supports("fma")) return xrng_test::fma::cpu_hash(w, p, cpu_threads());
@@ -579,19 +406,22 @@ uint64_t cpu_hash(xrng_test::Transform w, const UniformParams& p) {
 }
 
 template <class T>
-void prove(const T& t, xrng_test::Transform w, const UniformParams& p, const char* label) {
+void prove(const T& t, xrng_test::Transform w, const Plan& p, const std::string& label) {
   const uint64_t g = gpu_hash(t);
   const uint64_t c = cpu_hash(w, p);
-  MESSAGE(T::kName, " ", label, ": GPU hash ", hex64(g), ", CPU hash ", hex64(c), " (2^32 inputs, ", cpu_threads(),
+  const std::string name = T::kName;
+  MESSAGE(name, " ", label, ": GPU hash ", hex64(g), ", CPU hash ", hex64(c), " (2^32 inputs, ", cpu_threads(),
           " CPU threads)");
-  CHECK_MESSAGE(g == c, T::kName, " ", label, " differs between GPU and CPU");
+  CHECK_MESSAGE(g == c, name, " ", label, " differs between GPU and CPU");
 }
 
-UniformParams uparams(DType t, double lo, double hi) {
-  DrawParams q;
-  q.low = lo;
-  q.high = hi;
-  return make_plan(Dist::uniform, t, q).uniform;
+// "[a, b)"-style label of a plan's sample parameters.
+std::string params_label(Dist d, const DrawParams& q) {
+  std::string s;
+  for (const ParamInfo& pi : kParams)
+    if (dist_has_param(d, pi.id) && pi.kind == ParamKind::real)
+      s += (s.empty() ? "" : " ") + std::string(pi.name) + "=" + std::to_string(q.real(pi.id));
+  return s;
 }
 }  // namespace
 
@@ -599,20 +429,28 @@ TEST_SUITE("exhaustive") {
   TEST_CASE("every 2^32 input of each per-word transform: GPU hash == CPU hash") {
     ++g_cases_run;
     using xrng_test::Transform;
-    const UniformParams none{};
+    const Plan none{};
     prove(xrng_test::RadiusT{}, Transform::radius, none, "");
     prove(xrng_test::SincosT{}, Transform::sincos, none, "");
-    for (auto r : {std::pair{0.0, 1.0}, std::pair{-2.5, 7.25}}) {
-      const std::string label = "[" + std::to_string(r.first) + ", " + std::to_string(r.second) + ")";
-      const UniformParams pf = uparams(DType::f32, r.first, r.second);
-      prove(xrng_test::UniformF32T{pf}, Transform::uniform_f32, pf, label.c_str());
-      const UniformParams ph = uparams(DType::f16, r.first, r.second);
-      prove(xrng_test::UniformF16T{ph}, Transform::uniform_f16, ph, label.c_str());
-      const UniformParams pb = uparams(DType::bf16, r.first, r.second);
-      prove(xrng_test::UniformBF16T{pb}, Transform::uniform_bf16, pb, label.c_str());
+    for (const DrawParams& q : golden::sample_params(Dist::uniform)) {
+      const std::string label = params_label(Dist::uniform, q);
+      const Plan pf = make_plan(Dist::uniform, DType::f32, q);
+      prove(xrng_test::UniformF32T{pf.uniform}, Transform::uniform_f32, pf, label);
+      const Plan ph = make_plan(Dist::uniform, DType::f16, q);
+      prove(xrng_test::UniformF16T{ph.uniform}, Transform::uniform_f16, ph, label);
+      const Plan pb = make_plan(Dist::uniform, DType::bf16, q);
+      prove(xrng_test::UniformBF16T{pb.uniform}, Transform::uniform_bf16, pb, label);
     }
     prove(xrng_test::F16RoundT{}, Transform::f16_round, none, "");
     prove(xrng_test::BF16RoundT{}, Transform::bf16_round, none, "");
+    for (const DrawParams& q : golden::sample_params(Dist::exponential)) {
+      const Plan p = make_plan(Dist::exponential, DType::f32, q);
+      prove(xrng_test::ExponentialF32T{p}, Transform::exponential_f32, p, params_label(Dist::exponential, q));
+    }
+    for (const DrawParams& q : golden::sample_params(Dist::cauchy)) {
+      const Plan p = make_plan(Dist::cauchy, DType::f32, q);
+      prove(xrng_test::CauchyF32T{p}, Transform::cauchy_f32, p, params_label(Dist::cauchy, q));
+    }
   }
 }  // TEST_SUITE("exhaustive")
 
@@ -637,35 +475,17 @@ TEST_SUITE("curand") {
     for (int i = 0; i < kN; ++i) {
       seed[i] = r.next();
       switch (i % 4) {
-        case 0:
-          sub[i] = r.below(16);
-          break;
-        case 1:
-          sub[i] = r.next();
-          break;  // huge subsequences
-        case 2:
-          sub[i] = ~uint64_t{0} - r.below(4);
-          break;
-        default:
-          sub[i] = uint64_t{1} << r.below(64);
-          break;
+        case 0: sub[i] = r.below(16); break;
+        case 1: sub[i] = r.next(); break;  // huge subsequences
+        case 2: sub[i] = ~uint64_t{0} - r.below(4); break;
+        default: sub[i] = uint64_t{1} << r.below(64); break;
       }
       switch (i % 5) {
-        case 0:
-          off[i] = r.below(64);
-          break;  // every lane phase
-        case 1:
-          off[i] = r.next() >> r.below(64);
-          break;
-        case 2:
-          off[i] = (r.next() >> 1) | 1;
-          break;  // odd, huge
-        case 3:
-          off[i] = ~uint64_t{0} - kDraws - r.below(8);
-          break;  // near the end of the stream
-        default:
-          off[i] = 4 * r.below(1u << 30) + 3;
-          break;
+        case 0: off[i] = r.below(64); break;  // every lane phase
+        case 1: off[i] = r.next() >> r.below(64); break;
+        case 2: off[i] = (r.next() >> 1) | 1; break;  // odd, huge
+        case 3: off[i] = ~uint64_t{0} - kDraws - r.below(8); break;  // near the end of the stream
+        default: off[i] = 4 * r.below(1u << 30) + 3; break;
       }
     }
     uint64_t *ds, *dq, *dof;
@@ -708,33 +528,15 @@ TEST_SUITE("curand") {
 }  // TEST_SUITE("curand")
 
 // ======================================================================================
-#if defined(XRNG_GPU_HAVE_GOLDEN)
 TEST_SUITE("golden") {
   TEST_CASE("every golden case of tests/data/golden_v1.txt on the GPU") {
     ++g_cases_run;
-    const std::vector<xrng_test::GoldenCase> cases = xrng_test::read_golden(xrng_test::golden_path());
+    const auto& cases = golden_cases();
     REQUIRE(!cases.empty());
     int bad = 0;
     for (const auto& c : cases) {
-      const Plan p = c.plan();
-      const Key key(c.seed, c.subseq);
-      const int es = dtype_size(c.dtype);
-      std::vector<unsigned char> out(c.count * es + 8);
-      if (c.op == "fill") {
-        cuda::fill_to_host(p, key, c.offset, c.start, c.count, out.data());
-      } else if (c.op == "dropout") {
-        const std::vector<unsigned char> in = xrng_test::from_bits(c.dtype, c.in);
-        cuda::dropout_to_host(p, key, c.offset, c.start, c.count, in.data(), out.data());
-      } else if (c.op == "perm_shard") {
-        cuda::perm_shard_to_host(p, key, c.offset, c.rank, c.world, c.start, c.count, out.data());
-      } else if (c.op == "perm_inverse") {
-        DevBuf d(c.count * es);
-        cuda::perm_inverse(p, key, c.offset, c.start, c.count, d.region(0));
-        cu(cudaMemcpy(out.data(), d.region(0), c.count * es, cudaMemcpyDeviceToHost), "download");
-      } else {
-        FAIL("unknown golden op ", c.op);
-      }
-      if (xrng_test::to_bits(c.dtype, out.data(), c.count) != c.out) {
+      const std::vector<unsigned char> got = gpu_to_host(from_golden(c));
+      if (golden::to_bits(c.dtype, got.data(), c.count) != c.out) {
         ++bad;
         FAIL_CHECK("golden ", c.name());
       }
@@ -743,7 +545,6 @@ TEST_SUITE("golden") {
     MESSAGE(cases.size(), " golden cases checked on the GPU");
   }
 }  // TEST_SUITE("golden")
-#endif
 
 int main(int argc, char** argv) {
   int n = 0;

@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "backends.h"
-#include "golden_cases.h"
+#include "golden/cases.h"
 #include "row_cases.h"
 
 using namespace xrng;
@@ -251,12 +251,12 @@ TEST_CASE("simd permutation equals scalar: large and huge n") {
 }
 
 TEST_CASE("simd backend reproduces every golden vector") {
-  const std::vector<xrng_test::GoldenCase> cases = xrng_test::read_golden(xrng_test::golden_path());
+  const std::vector<golden::GoldenCase> cases = golden::read_golden(golden::golden_path());
   REQUIRE(cases.size() > 0);
   int failures = 0;
   for (const auto& c : cases)
     for (int threads : {1, 2}) {
-      const std::vector<uint64_t> got = xrng_test::run_host(c, options(threads));
+      const std::vector<uint64_t> got = golden::run_host(c, options(threads));
       if (got != c.out && failures++ < 10) FAIL_CHECK(c.name() << " threads=" << threads);
     }
   CHECK(failures == 0);
