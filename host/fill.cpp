@@ -1,6 +1,7 @@
 // Host dispatch: validation, backend choice, and thread splitting. The
-// arithmetic lives in rng/ (scalar) and host/simd_*.cpp (vector instances of
-// the same templates); nothing here changes a value.
+// arithmetic lives in rng/ (scalar) and host/simd/ (vector instances of the
+// same templates, compiled per ISA by host/simd_*.cpp); nothing here changes a
+// value. Every backend is a loop over the registry's rows (visit_row).
 #include <algorithm>
 #include <atomic>
 #include <cstring>
@@ -78,12 +79,65 @@ Isa backend_isa(Backend b) {
 }
 
 char* at(void* out, uint64_t i, DType t) { return static_cast<char*>(out) + i * static_cast<uint64_t>(dtype_size(t)); }
-const char* at(const void* in, uint64_t i, DType t) {
-  return static_cast<const char*>(in) + i * static_cast<uint64_t>(dtype_size(t));
-}
 
 void require_buffer(const void* p, uint64_t count, const char* what) {
   if (count != 0 && p == nullptr) throw Error(std::string(what) + ": null buffer");
+}
+
+// Words [first, first + n) of stream s into w (first + n <= 2^64), from the
+// vector Philox of `isa` (the bits u32 kernel), or the scalar engine.
+void stream_words_into(Isa isa, const Stream& s, uint64_t first, uint64_t n, uint32_t* w) {
+  static const Plan bits = make_plan(Dist::bits, DType::u32, DrawParams{});
+  const bool done = (isa == Isa::avx512 && detail::fill_avx512(bits, s, first, 0, n, w)) ||
+                    (isa >= Isa::avx2 && detail::fill_avx2(bits, s, first, 0, n, w));
+  if (!done) detail::fill_scalar(bits, s, first, 0, n, w);
+}
+
+// Elements [start, start + count) of element row R, count >= 1: the row's
+// scalar element function (rng/detail/rows.h) on words from
+// stream_words_into, a tile of groups at a time. This is how a SIMD backend
+// evaluates a row that has no vector kernel (host/simd/kernels.h, Kernel's
+// primary template): the same element function as the reference, so the same
+// values, with the Philox words computed in vectors (the reference computes a
+// whole block for every group). The element function runs here, in baseline
+// code, never in the AVX-compiled objects (see host/simd/isa.h).
+template <class R>
+void fill_from_words(Isa isa, const Plan& plan, const Stream& s, uint64_t offset, uint64_t start, uint64_t count,
+                     typename R::out_t* out) {
+  constexpr uint64_t G = R::kGroup, K = R::kWords;
+  constexpr uint64_t kTileGroups = 512;
+  uint32_t w[kTileGroups * K];
+  typename R::out_t v[kTileGroups * G];
+  const uint64_t last = start + (count - 1);  // inclusive: start + count may be 2^64
+  const uint64_t g_last = last / G;
+  for (uint64_t g = start / G;;) {
+    const uint64_t n = std::min(kTileGroups - 1, g_last - g) + 1;
+    // check_counters: every word of the draw, up to offset + K * (g_last + 1) - 1, is below 2^64
+    stream_words_into(isa, s, offset + K * g, n * K, w);
+    for (uint64_t j = 0; j < n; ++j) R::eval(w + j * K, plan, v + j * G);
+    // the tile's elements [g*G, (g+n)*G - 1] within [start, last]; (g+n)*G
+    // may be 2^64, so the end is formed modulo 2^64 (minus 1: 2^64 - 1)
+    const uint64_t e0 = std::max(g * G, start), e1 = std::min((g + n) * G - 1, last);
+    std::memcpy(out + (e0 - start), v + (e0 - g * G), (e1 - e0 + 1) * sizeof(v[0]));
+    if (g + (n - 1) == g_last) break;  // not a loop condition: g_last may be 2^64 - 1
+    g += n;
+  }
+}
+
+// Elements [start, start + count) of an element draw on one thread: the
+// row's vector kernel where the ISA has one, else the row's element function
+// on vector words; the scalar reference when isa is none.
+void fill_range(Isa isa, const Plan& plan, const Stream& s, uint64_t offset, uint64_t start, uint64_t count,
+                void* out) {
+  if (count == 0) return;
+  if (isa == Isa::none) return detail::fill_scalar(plan, s, offset, start, count, out);
+  if ((isa == Isa::avx512 && detail::fill_avx512(plan, s, offset, start, count, out)) ||
+      (isa >= Isa::avx2 && detail::fill_avx2(plan, s, offset, start, count, out)))
+    return;
+  visit_row(plan, [&]<class R>() {
+    if constexpr (R::kind == Kind::element)
+      fill_from_words<R>(isa, plan, s, offset, start, count, static_cast<typename R::out_t*>(out));
+  });
 }
 
 // Calls body.template operator()<R>() with the plan's permutation row.
@@ -151,10 +205,7 @@ void fill(const Plan& plan, const Key& key, uint64_t offset, uint64_t start, uin
     return;
   }
   parallel_ranges(count, opt.threads, [&](uint64_t b, uint64_t e) {
-    void* o = at(out, b, plan.dtype);
-    const bool done = (isa == Isa::avx512 && detail::fill_avx512(plan, s, offset, start + b, e - b, o)) ||
-                      (isa >= Isa::avx2 && detail::fill_avx2(plan, s, offset, start + b, e - b, o));
-    if (!done) detail::fill_scalar(plan, s, offset, start + b, e - b, o);
+    fill_range(isa, plan, s, offset, start + b, e - b, at(out, b, plan.dtype));
   });
 }
 
@@ -168,11 +219,11 @@ void transform(const Plan& plan, const Key& key, uint64_t offset, uint64_t start
   if (count == 0) return;
   const Isa isa = backend_isa(opt.backend);
   const Stream s = key.stream();
-  const Plan bits = make_plan(Dist::bits, DType::u32, DrawParams{});
   // Transforms are memory bound: the words come from the SIMD bits kernel
   // when available, the element function is a plain loop over them.
   visit_row(plan, [&]<class R>() {
     if constexpr (R::kind == Kind::transform) {
+      static_assert(R::kGroup == 1 && R::kWords == 1, "a transform consumes one word per element");
       using T = typename R::out_t;
       parallel_ranges(count, opt.threads, [&](uint64_t b, uint64_t e) {
         constexpr uint64_t kTile = 4096;
@@ -181,9 +232,7 @@ void transform(const Plan& plan, const Key& key, uint64_t offset, uint64_t start
         T* y = static_cast<T*>(out) + b;
         for (uint64_t t = b; t < e; t += kTile) {
           const uint64_t m = std::min(kTile, e - t);
-          const bool done = (isa == Isa::avx512 && detail::fill_avx512(bits, s, offset, start + t, m, w)) ||
-                            (isa >= Isa::avx2 && detail::fill_avx2(bits, s, offset, start + t, m, w));
-          if (!done) detail::fill_scalar(bits, s, offset, start + t, m, w);
+          stream_words_into(isa, s, offset + (start + t), m, w);
           for (uint64_t i = 0; i < m; ++i) y[t - b + i] = R::eval(&w[i], x[t - b + i], plan);
         }
       });

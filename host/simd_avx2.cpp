@@ -1,8 +1,11 @@
-// AVX2 + FMA + F16C instance of the vector backend (host/simd_impl.h).
-// Compiled with -mavx2 -mfma -mf16c; called only after the dispatcher has
-// checked the CPU.
+// AVX2 + FMA + F16C instance of the vector backend (host/simd/). Compiled
+// with -mavx2 -mfma -mf16c; called only after the dispatcher has checked the
+// CPU. Exports exactly the three entry points below (test_simd_symbols).
 #define XRNG_SIMD_BYTES 32
-#include "simd_impl.h"
+#include "simd/fill.h"
+#include "simd/perm.h"
+#include "simd/probe_impl.h"
+#include "xrng.h"  // the declarations of the entry points
 
 namespace xrng::detail {
 bool fill_avx2(const Plan& plan, const Stream& s, uint64_t offset, uint64_t start, uint64_t count, void* out) {

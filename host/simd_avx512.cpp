@@ -1,6 +1,7 @@
-// AVX-512 (F, BW, DQ, VL) instance of the vector backend (host/simd_impl.h):
-// the same kernels as AVX2 at twice the width. Called only after the
-// dispatcher has checked the CPU.
+// AVX-512 (F, BW, DQ, VL) instance of the vector backend (host/simd/): the
+// same kernels as AVX2 at twice the width. Called only after the dispatcher
+// has checked the CPU. Exports exactly the three entry points below
+// (test_simd_symbols).
 #define XRNG_SIMD_BYTES 64
 // GCC 12's avx512fintrin.h trips -Wuninitialized on its own _mm512_undefined_*
 // placeholders (GCC bug 105593); the warning is about the header, not this code.
@@ -8,7 +9,10 @@
 #pragma GCC diagnostic ignored "-Wuninitialized"
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 #endif
-#include "simd_impl.h"
+#include "simd/fill.h"
+#include "simd/perm.h"
+#include "simd/probe_impl.h"
+#include "xrng.h"  // the declarations of the entry points
 
 namespace xrng::detail {
 bool fill_avx512(const Plan& plan, const Stream& s, uint64_t offset, uint64_t start, uint64_t count, void* out) {

@@ -27,16 +27,37 @@ struct PermKey {
 
 namespace detail {
 
+// The network is written once, over a lane type X of 32-bit words, the way
+// detail/math.h is written over double lanes: the scalar instantiation
+// (X = uint32_t) is the definition, used on the host and on the GPU, and
+// host/simd/ instantiates the very same templates with vectors of 32-bit
+// lanes, so the SIMD walk performs the scalar operation sequence lane by lane.
+// A lane type must provide X ^ X, X + X, X & X, X * X (all modulo 2^32),
+// X >> int (logical) and construction from a uint32_t constant (broadcast).
+
 // Round function: murmur3's 32-bit finaliser of the half xored with the round
-// key (a bijection of 32-bit words with full avalanche), cut to h bits.
-XRNG_HD XRNG_INLINE uint32_t feistel_f(uint32_t x, uint32_t k) {
-  x ^= k;
-  x ^= x >> 16;
-  x *= 0x85ebca6bu;
-  x ^= x >> 13;
-  x *= 0xc2b2ae35u;
-  x ^= x >> 16;
+// key (a bijection of 32-bit words with full avalanche), cut to h bits by the caller.
+template <class X>
+XRNG_HD XRNG_INLINE X feistel_f(X x, X k) {
+  x = x ^ k;
+  x = x ^ (x >> 16);
+  x = x * X(0x85ebca6bu);
+  x = x ^ (x >> 13);
+  x = x * X(0xc2b2ae35u);
+  x = x ^ (x >> 16);
   return x;
+}
+
+// The kPermRounds rounds of the forward network on the halves (l, r) of a
+// 2h-bit value, in place: round i maps (l, r) to (r, (l + f(r, key[i])) mod 2^h).
+// round_key[i] is round i's key word and mask is 2^h - 1, both as lanes.
+template <class X>
+XRNG_HD XRNG_INLINE void feistel_rounds(X& l, X& r, const X* round_key, X mask) {
+  for (int i = 0; i < kPermRounds; ++i) {
+    const X nl = r;
+    r = (l + feistel_f<X>(r, round_key[i])) & mask;
+    l = nl;
+  }
 }
 
 }  // namespace detail
@@ -60,11 +81,7 @@ XRNG_HD XRNG_INLINE PermKey perm_key(const Stream& s, uint64_t offset, uint64_t 
 XRNG_HD XRNG_INLINE uint64_t feistel_forward(const PermKey& k, uint64_t x) {
   uint32_t l = static_cast<uint32_t>(x >> k.half_bits);
   uint32_t r = static_cast<uint32_t>(x) & k.half_mask;
-  for (int i = 0; i < kPermRounds; ++i) {
-    const uint32_t nl = r;
-    r = (l + detail::feistel_f(r, k.round_key[i])) & k.half_mask;
-    l = nl;
-  }
+  detail::feistel_rounds<uint32_t>(l, r, k.round_key, k.half_mask);
   return (static_cast<uint64_t>(l) << k.half_bits) | r;
 }
 XRNG_HD XRNG_INLINE uint64_t feistel_inverse(const PermKey& k, uint64_t x) {
@@ -72,7 +89,7 @@ XRNG_HD XRNG_INLINE uint64_t feistel_inverse(const PermKey& k, uint64_t x) {
   uint32_t r = static_cast<uint32_t>(x) & k.half_mask;
   for (int i = kPermRounds - 1; i >= 0; --i) {
     const uint32_t pr = l;
-    l = (r - detail::feistel_f(l, k.round_key[i])) & k.half_mask;
+    l = (r - detail::feistel_f<uint32_t>(l, k.round_key[i])) & k.half_mask;
     r = pr;
   }
   return (static_cast<uint64_t>(l) << k.half_bits) | r;

@@ -10,7 +10,7 @@
 #include <limits>
 #include <vector>
 
-#include "golden.h"
+#include "golden/sample_params.h"
 #include "host/xrng.h"
 
 using xrng::Dist;
@@ -19,11 +19,13 @@ using xrng::DType;
 
 namespace {
 
-// Checks that element e of a draw at `offset` is Group::eval of the words
-// offset + K*floor(e/G) .. + K - 1, value G-slot e % G.
+// Checks that element e of a draw at `offset` is G::eval of the words
+// offset + K*floor(e/G) .. + K - 1, value G-slot e % G, for the given options
+// (the scalar reference and the automatic backend: SIMD where the CPU has it).
 struct LayoutCheck {
   const xrng::Plan& plan;
   uint64_t offset;
+  xrng::FillOptions opt;
   template <class G>
   void operator()() const {
     if constexpr (G::kind != xrng::Kind::element) {
@@ -35,7 +37,7 @@ struct LayoutCheck {
     const xrng::Key key(0xabcdef, 9);
     const uint64_t n = 37;
     std::vector<typename G::out_t> got(n);
-    xrng::fill(plan, key, offset, 0, n, got.data());
+    xrng::fill(plan, key, offset, 0, n, got.data(), opt);
     for (uint64_t e = 0; e < n; ++e) {
       uint32_t w[G::kWords];
       for (uint32_t j = 0; j < G::kWords; ++j) w[j] = xrng::stream_word(key.stream(), offset + G::kWords * (e / G::kGroup) + j);
@@ -81,26 +83,22 @@ uint16_t bf16_ref(float f) {
 }  // namespace
 
 TEST_CASE("every element consumes its documented words") {
-  DrawParams q;
-  q.low = -1;
-  q.high = 4;
-  q.mean = 1;
-  q.std = 2;
-  q.p = 0.4;
-  q.ilow = -50;
-  q.ihigh = 77;
+  // every element row of the registry, with each sample parameter set of its distribution
+  int rows = 0;
   for (const xrng::RowInfo& row : xrng::kRows) {
     if (xrng::dist_kind(row.dist) != xrng::Kind::element) continue;
-    const Dist d = row.dist;
-    const DType t = row.dtype;
-    {
-      const xrng::Plan p = xrng::make_plan(d, t, q);
-      for (uint64_t offset : {uint64_t(0), uint64_t(1), uint64_t(6)}) {
-        INFO(std::string(xrng::dist_name(d)), "/", std::string(xrng::dtype_name(t)), " offset ", offset);
-        CHECK(xrng::visit_row(p, LayoutCheck{p, offset}));
-      }
+    ++rows;
+    for (const DrawParams& q : xrng::golden::sample_params(row.dist)) {
+      const xrng::Plan p = xrng::make_plan(row.dist, row.dtype, q, row.version);
+      for (uint64_t offset : {uint64_t(0), uint64_t(1), uint64_t(6)})
+        for (xrng::Backend b : {xrng::Backend::scalar, xrng::Backend::automatic}) {
+          INFO(std::string(xrng::dist_name(row.dist)), "/", std::string(xrng::dtype_name(row.dtype)), " offset ",
+               offset, " backend ", int(b));
+          CHECK(xrng::visit_row(p, LayoutCheck{p, offset, xrng::FillOptions{b, 1}}));
+        }
     }
   }
+  CHECK(rows > 0);
   // a permutation consumes its kPermRounds (12) key words, whatever its size
   DrawParams pq;
   pq.n = 1000;

@@ -1,10 +1,12 @@
-// Every one of the 2^32 words through each per-word transform of the vector
-// backends, compared bit for bit with the scalar reference: the Box-Muller
-// radius and sincos_turns at 32 bits (the two halves of every f32/f16/bf16
-// normal), the uniform f32/f16/bf16 element functions (with parameters that
-// take the exact fast path, the general path, and the round-to-high
-// correction), and f32 -> f16 (F16C) / f32 -> bf16 rounding of all 2^32 float
-// bit patterns (NaNs, infinities and subnormals included).
+// Every one of the 2^32 words through each per-word transform of a vector
+// backend (the run's --backend, backends.h), compared bit for bit with the
+// scalar reference: the Box-Muller radius and sincos_turns at 32 bits (the two
+// halves of every f32/f16/bf16 normal), the uniform f32/f16/bf16 element
+// functions (with parameters that take the exact fast path, the general path,
+// and the round-to-high correction), the exponential and Cauchy f32 element
+// functions (with each sample parameter set of golden/sample_params.h), and
+// f32 -> f16 (F16C) / f32 -> bf16 rounding of all 2^32 float bit patterns
+// (NaNs, infinities and subnormals included).
 //
 // Label "exhaustive": minutes of CPU; runs on two threads.
 #include <atomic>
@@ -14,11 +16,13 @@
 #include <thread>
 #include <vector>
 
-#include "simd_test_util.h"
+#include <doctest/doctest.h>
+
+#include "backends.h"
+#include "golden/sample_params.h"
 
 using namespace xrng;
 using detail::Probe;
-using simd_test::Isa;
 
 namespace {
 
@@ -81,6 +85,28 @@ std::vector<Transform> transforms() {
                    }
                  }});
   }
+  for (const DrawParams& q : golden::sample_params(Dist::exponential)) {
+    char name[64];
+    std::snprintf(name, sizeof name, "exponential_f32 rate=%g", q.rate);
+    v.push_back({name, Probe::exponential_f32, make_plan(Dist::exponential, DType::f32, q), 4,
+                 [](const Plan& p, const uint32_t* w, size_t n, unsigned char* o) {
+                   for (size_t i = 0; i < n; ++i) {
+                     const float x = dist::exponential_f32(w[i], p.exponential);
+                     std::memcpy(o + 4 * i, &x, 4);
+                   }
+                 }});
+  }
+  for (const DrawParams& q : golden::sample_params(Dist::cauchy)) {
+    char name[64];
+    std::snprintf(name, sizeof name, "cauchy_f32 median=%g sigma=%g", q.median, q.sigma);
+    v.push_back({name, Probe::cauchy_f32, make_plan(Dist::cauchy, DType::f32, q), 4,
+                 [](const Plan& p, const uint32_t* w, size_t n, unsigned char* o) {
+                   for (size_t i = 0; i < n; ++i) {
+                     const float x = dist::cauchy_f32(w[i], p.cauchy);
+                     std::memcpy(o + 4 * i, &x, 4);
+                   }
+                 }});
+  }
   v.push_back({"f32_to_f16_bits (F16C)", Probe::f32_to_f16, Plan{}, 2,
                [](const Plan&, const uint32_t* w, size_t n, unsigned char* o) {
                  for (size_t i = 0; i < n; ++i) {
@@ -106,7 +132,7 @@ struct Sweep {
 
 // All 2^32 words, two threads, chunks of 2^16 (odd chunk sizes also hit the
 // probes' partial-vector tails: the last chunk of each thread is 2^16 - 3).
-Sweep sweep(const Isa& isa, const Transform& t) {
+Sweep sweep(xrng_test::ProbeFn probe, const Transform& t) {
   constexpr uint64_t kChunk = 1u << 16;
   constexpr unsigned kThreads = 2;
   std::atomic<uint64_t> mismatches{0}, first{~uint64_t{0}}, words{0};
@@ -117,7 +143,7 @@ Sweep sweep(const Isa& isa, const Transform& t) {
       size_t n = static_cast<size_t>(std::min<uint64_t>(kChunk, end - c));
       for (size_t i = 0; i < n; ++i) in[i] = static_cast<uint32_t>(c + i);
       t.scalar(t.plan, in.data(), n, ref.data());
-      if (!isa.probe(t.probe, t.plan, in.data(), n, got.data())) {
+      if (!probe(t.probe, t.plan, in.data(), n, got.data())) {
         mismatches += n;
         return;
       }
@@ -147,15 +173,14 @@ Sweep sweep(const Isa& isa, const Transform& t) {
 }  // namespace
 
 TEST_CASE("exhaustive: all 2^32 words through each per-word transform, SIMD == scalar") {
-  const std::vector<Transform> ts = transforms();
-  simd_test::for_each_isa([&](const Isa& isa) {
-    for (const Transform& t : ts) {
-      const Sweep s = sweep(isa, t);
-      CAPTURE(t.name);
-      CHECK(s.words == (uint64_t{1} << 32));
-      CHECK_MESSAGE(s.mismatches == 0, s.mismatches << " mismatching words, first " << s.first);
-      MESSAGE(std::string(isa.name) << " " << t.name << ": " << s.words << " words, " << s.mismatches
-                                    << " mismatches");
-    }
-  });
+  const xrng_test::HostBackend& b = xrng_test::backend();
+  const bool simd = b.probe != nullptr;
+  REQUIRE_MESSAGE(simd, "the exhaustive test compares a SIMD backend with the scalar reference");
+  for (const Transform& t : transforms()) {
+    const Sweep s = sweep(b.probe, t);
+    CAPTURE(t.name);
+    CHECK(s.words == (uint64_t{1} << 32));
+    CHECK_MESSAGE(s.mismatches == 0, s.mismatches << " mismatching words, first " << s.first);
+    MESSAGE(std::string(b.name) << " " << t.name << ": " << s.words << " words, " << s.mismatches << " mismatches");
+  }
 }

@@ -1,0 +1,330 @@
+// The vector backend's instruction-set layer: register types, the handful of
+// intrinsics that differ between AVX2 and AVX-512, and the lane types that the
+// templates of rng/ are instantiated with. Everything above this header
+// (philox.h, kernels.h, fill.h, perm.h, probe_impl.h) is written once for both
+// ISAs in terms of what is defined here.
+//
+// Included only by the per-ISA translation units host/simd_avx2.cpp
+// (XRNG_SIMD_BYTES = 32) and host/simd_avx512.cpp (64), which are compiled with
+// their ISA enabled. Everything in host/simd/ lives in an anonymous namespace:
+// nothing compiled with AVX enabled can be picked by the linker for a baseline
+// caller (the ctest test_simd_symbols checks that those objects export only
+// their entry points). For the same reason these headers never instantiate an
+// inline function of rng/ with scalar types (that would be a weak, exported,
+// AVX-compiled copy); they instantiate rng/'s templates with the lane types
+// below only, which have internal linkage.
+//
+// Like the scalar path, results assume the default MXCSR (round to nearest,
+// no FTZ/DAZ).
+#pragma once
+
+#if !defined(XRNG_SIMD_BYTES) || (XRNG_SIMD_BYTES != 32 && XRNG_SIMD_BYTES != 64)
+#error "define XRNG_SIMD_BYTES as 32 (AVX2) or 64 (AVX-512) before including host/simd/ headers"
+#endif
+
+#include <immintrin.h>
+
+#include <cstdint>
+#include <cstring>
+#include <type_traits>
+#include <utility>
+
+#include "../../rng/config.h"
+
+namespace xrng::detail {
+namespace {
+
+// min / max local to this translation unit. std::min / std::max would be
+// instantiated here as weak (COMDAT) symbols compiled with AVX enabled, and in
+// an unoptimised build the linker may pick this copy for baseline callers
+// elsewhere (a SIGILL on a CPU without AVX).
+template <class T>
+XRNG_INLINE T lmin(T a, T b) { return b < a ? b : a; }
+template <class T>
+XRNG_INLINE T lmax(T a, T b) { return a < b ? b : a; }
+
+using u128 = unsigned __int128;
+
+constexpr int kBytes = XRNG_SIMD_BYTES;
+constexpr int N64 = kBytes / 8;  // 64-bit lanes per register
+constexpr int N32 = kBytes / 4;  // 32-bit lanes per register
+constexpr uint64_t kLo32 = 0xffffffffull;
+
+// GCC generic vectors: + - * / & | ^ << >> and comparisons map onto the ISA's
+// instructions; their arithmetic is the IEEE / modular arithmetic of the
+// element type (no contraction: -ffp-contract=off).
+typedef uint64_t vu64 __attribute__((vector_size(kBytes)));
+typedef int64_t vi64 __attribute__((vector_size(kBytes)));
+typedef double vf64 __attribute__((vector_size(kBytes)));
+typedef uint32_t vu32 __attribute__((vector_size(kBytes)));
+typedef int32_t vi32 __attribute__((vector_size(kBytes)));
+typedef float vf32 __attribute__((vector_size(kBytes)));
+typedef uint32_t vu32h __attribute__((vector_size(kBytes / 2)));  // N64 lanes
+typedef int32_t vi32h __attribute__((vector_size(kBytes / 2)));
+typedef float vf32h __attribute__((vector_size(kBytes / 2)));
+typedef uint16_t vu16h __attribute__((vector_size(kBytes / 2)));  // N32 lanes
+typedef uint8_t vu8q __attribute__((vector_size(kBytes / 4)));    // N32 lanes
+
+template <class V>
+XRNG_INLINE V loadu(const void* p) {
+  V v;
+  std::memcpy(&v, p, sizeof v);
+  return v;
+}
+template <class V>
+XRNG_INLINE void storeu(void* p, const V& v) {
+  std::memcpy(p, &v, sizeof v);
+}
+template <class V, class S>
+XRNG_INLINE V bcast(S x) {
+  using E = std::remove_cvref_t<decltype(V{}[0])>;
+  return V{} + static_cast<E>(x);  // vector + scalar: the scalar is broadcast
+}
+template <class V>
+XRNG_INLINE V iota() {
+  V v;
+  for (size_t i = 0; i < sizeof(V) / sizeof(v[0]); ++i) v[i] = i;
+  return v;
+}
+// Two half-width vectors side by side, and the halves of a vector: register
+// shuffles (vinsert/vextract), never a round trip through memory.
+template <class W, class H>
+XRNG_INLINE W concat(const H& lo, const H& hi) {
+  static_assert(2 * sizeof(H) == sizeof(W));
+  constexpr size_t n = sizeof(W) / sizeof(lo[0]);
+  return [&]<size_t... I>(std::index_sequence<I...>) {
+    return (W)__builtin_shufflevector(lo, hi, I...);
+  }(std::make_index_sequence<n>{});
+}
+template <class H, class W>
+XRNG_INLINE H half(const W& w, int which) {
+  static_assert(2 * sizeof(H) == sizeof(W));
+  constexpr size_t n = sizeof(H) / sizeof(w[0]);
+  if (which == 0)
+    return [&]<size_t... I>(std::index_sequence<I...>) {
+      return (H)__builtin_shufflevector(w, w, I...);
+    }(std::make_index_sequence<n>{});
+  return [&]<size_t... I>(std::index_sequence<I...>) {
+    return (H)__builtin_shufflevector(w, w, (I + n)...);
+  }(std::make_index_sequence<n>{});
+}
+
+// ---- ISA primitives ----------------------------------------------------------------------------
+#if XRNG_SIMD_BYTES == 32
+// Low 32 bits of each 64-bit lane times low 32 bits: the full 64-bit product.
+XRNG_INLINE vu64 mul32(vu64 a, vu64 b) { return (vu64)_mm256_mul_epu32((__m256i)a, (__m256i)b); }
+XRNG_INLINE vf64 vfma(vf64 a, vf64 b, vf64 c) { return (vf64)_mm256_fmadd_pd((__m256d)a, (__m256d)b, (__m256d)c); }
+XRNG_INLINE vf64 vsqrt(vf64 a) { return (vf64)_mm256_sqrt_pd((__m256d)a); }
+// vcvtps2ph with rounding mode 0 (nearest even), independent of MXCSR.RC.
+XRNG_INLINE vu16h f32_to_f16(vf32 x) { return (vu16h)_mm256_cvtps_ph((__m256)x, _MM_FROUND_TO_NEAREST_INT); }
+XRNG_INLINE vf32 f16_to_f32(vu16h h) { return (vf32)_mm256_cvtph_ps((__m128i)h); }
+// One bit per 32-bit lane of a comparison result.
+XRNG_INLINE unsigned mask_bits(vi32 m) { return static_cast<unsigned>(_mm256_movemask_ps((__m256)m)); }
+// (low 32 bits of a) | (low 32 bits of b) << 32 in each 64-bit lane.
+XRNG_INLINE vu64 pack_lo32(vu64 a, vu64 b) {
+  return (vu64)_mm256_blend_epi32((__m256i)a, _mm256_slli_epi64((__m256i)b, 32), 0xAA);
+}
+XRNG_INLINE void stream_store(void* p, const vu32& v) { _mm256_stream_si256(static_cast<__m256i*>(p), (__m256i)v); }
+// Narrowing (GCC's generic conversions scalarise these on AVX2).
+XRNG_INLINE vu16h narrow16(vu32 v) {  // lanes <= 0xffff
+  const __m256i x = (__m256i)v;
+  return (vu16h)_mm_packus_epi32(_mm256_castsi256_si128(x), _mm256_extracti128_si256(x, 1));
+}
+XRNG_INLINE vu8q narrow8(vu32 v) {  // lanes <= 0xff
+  const __m128i w = (__m128i)narrow16(v);
+  return (vu8q)_mm_cvtsi128_si64(_mm_packus_epi16(w, w));
+}
+XRNG_INLINE vu32h trunc32(vu64 v) {  // low 32 bits of each lane
+  const __m256i x = _mm256_permutevar8x32_epi32((__m256i)v, _mm256_setr_epi32(0, 2, 4, 6, 0, 2, 4, 6));
+  return (vu32h)_mm256_castsi256_si128(x);
+}
+constexpr vu64 kInterleaveLo = {0, 4, 1, 5}, kInterleaveHi = {2, 6, 3, 7};
+constexpr vu64 kEven64 = {0, 2, 4, 6}, kOdd64 = {1, 3, 5, 7};
+constexpr vi32 kInterleave32 = {0, 4, 1, 5, 2, 6, 3, 7};
+
+// Left-packing of the lanes selected by an 8-bit mask, through a table of
+// lane indices (AVX2 has no compress instruction).
+struct CompressTable {
+  uint64_t idx[256];
+  constexpr CompressTable() : idx() {
+    for (unsigned m = 0; m < 256; ++m) {
+      uint64_t v = 0;
+      int k = 0;
+      for (unsigned i = 0; i < 8; ++i)
+        if (m & (1u << i)) v |= static_cast<uint64_t>(i) << (8 * k++);
+      idx[m] = v;
+    }
+  }
+};
+constexpr CompressTable kCompress;
+// Stores the selected lanes of v contiguously at p (writes a whole vector).
+XRNG_INLINE void compress_store(uint32_t* p, vu32 v, unsigned m) {
+  const __m256i sel = _mm256_cvtepu8_epi32(_mm_cvtsi64_si128(static_cast<long long>(kCompress.idx[m])));
+  _mm256_storeu_si256(reinterpret_cast<__m256i*>(p), _mm256_permutevar8x32_epi32((__m256i)v, sel));
+}
+#else
+XRNG_INLINE vu64 mul32(vu64 a, vu64 b) { return (vu64)_mm512_mul_epu32((__m512i)a, (__m512i)b); }
+XRNG_INLINE vf64 vfma(vf64 a, vf64 b, vf64 c) { return (vf64)_mm512_fmadd_pd((__m512d)a, (__m512d)b, (__m512d)c); }
+XRNG_INLINE vf64 vsqrt(vf64 a) { return (vf64)_mm512_sqrt_pd((__m512d)a); }
+XRNG_INLINE vu16h f32_to_f16(vf32 x) { return (vu16h)_mm512_cvtps_ph((__m512)x, _MM_FROUND_TO_NEAREST_INT); }
+XRNG_INLINE vf32 f16_to_f32(vu16h h) { return (vf32)_mm512_cvtph_ps((__m256i)h); }
+XRNG_INLINE unsigned mask_bits(vi32 m) { return static_cast<unsigned>(_mm512_movepi32_mask((__m512i)m)); }
+XRNG_INLINE vu64 pack_lo32(vu64 a, vu64 b) {
+  return (vu64)_mm512_mask_blend_epi32(0xAAAA, (__m512i)a, _mm512_slli_epi64((__m512i)b, 32));
+}
+XRNG_INLINE void stream_store(void* p, const vu32& v) { _mm512_stream_si512(static_cast<__m512i*>(p), (__m512i)v); }
+XRNG_INLINE vu16h narrow16(vu32 v) { return (vu16h)_mm512_cvtepi32_epi16((__m512i)v); }
+XRNG_INLINE vu8q narrow8(vu32 v) { return (vu8q)_mm512_cvtepi32_epi8((__m512i)v); }
+XRNG_INLINE vu32h trunc32(vu64 v) { return (vu32h)_mm512_cvtepi64_epi32((__m512i)v); }
+constexpr vu64 kInterleaveLo = {0, 8, 1, 9, 2, 10, 3, 11}, kInterleaveHi = {4, 12, 5, 13, 6, 14, 7, 15};
+constexpr vu64 kEven64 = {0, 2, 4, 6, 8, 10, 12, 14}, kOdd64 = {1, 3, 5, 7, 9, 11, 13, 15};
+constexpr vi32 kInterleave32 = {0, 8, 1, 9, 2, 10, 3, 11, 4, 12, 5, 13, 6, 14, 7, 15};
+XRNG_INLINE void compress_store(uint32_t* p, vu32 v, unsigned m) {
+  _mm512_mask_compressstoreu_epi32(p, static_cast<__mmask16>(m), (__m512i)v);
+}
+#endif
+
+// ---- lane types for the templates of rng/ --------------------------------------------------------
+// DR<R>: R registers of N64 doubles and UR<R>: R registers of N64 uint64, the
+// "double lane" and "64-bit integer lane" of rng/detail/math.h (see the
+// contract at its top). W32<R>: R registers of N32 uint32, the 32-bit lane of
+// the Feistel network in rng/permutation.h. Every operation is applied to the
+// R registers one after the other, so one instantiation of a template carries
+// R independent dependency chains: the long polynomial, divide/sqrt and
+// multiply latencies of one register overlap with the work of the others.
+template <int R>
+struct DR {
+  vf64 v[R];
+  DR() = default;
+  explicit DR(double x) {
+    for (int r = 0; r < R; ++r) v[r] = bcast<vf64>(x);
+  }
+};
+template <int R>
+struct UR {
+  vu64 v[R];
+  UR() = default;
+  explicit UR(uint64_t x) {
+    for (int r = 0; r < R; ++r) v[r] = bcast<vu64>(x);
+  }
+};
+template <int R>
+struct W32 {
+  vu32 v[R];
+  W32() = default;
+  explicit W32(uint32_t x) {
+    for (int r = 0; r < R; ++r) v[r] = bcast<vu32>(x);
+  }
+};
+#define XRNG_LANE_BINOP(T, OP)                                 \
+  template <int R>                                             \
+  XRNG_INLINE T<R> operator OP(const T<R>& a, const T<R>& b) { \
+    T<R> o;                                                    \
+    for (int r = 0; r < R; ++r) o.v[r] = a.v[r] OP b.v[r];     \
+    return o;                                                  \
+  }
+XRNG_LANE_BINOP(DR, +)
+XRNG_LANE_BINOP(DR, -)
+XRNG_LANE_BINOP(DR, *)
+XRNG_LANE_BINOP(DR, /)
+XRNG_LANE_BINOP(UR, +)
+XRNG_LANE_BINOP(UR, -)
+XRNG_LANE_BINOP(UR, &)
+XRNG_LANE_BINOP(UR, |)
+XRNG_LANE_BINOP(UR, ^)
+XRNG_LANE_BINOP(W32, +)
+XRNG_LANE_BINOP(W32, *)
+XRNG_LANE_BINOP(W32, &)
+XRNG_LANE_BINOP(W32, ^)
+#undef XRNG_LANE_BINOP
+#define XRNG_LANE_SHIFT(T, OP)                           \
+  template <int R>                                       \
+  XRNG_INLINE T<R> operator OP(const T<R>& a, int s) {   \
+    T<R> o;                                              \
+    for (int r = 0; r < R; ++r) o.v[r] = a.v[r] OP s;    \
+    return o;                                            \
+  }
+XRNG_LANE_SHIFT(UR, <<)
+XRNG_LANE_SHIFT(UR, >>)  // logical: unsigned lanes
+XRNG_LANE_SHIFT(W32, >>)
+#undef XRNG_LANE_SHIFT
+template <int R>
+XRNG_INLINE UR<R> operator~(const UR<R>& a) {
+  UR<R> o;
+  for (int r = 0; r < R; ++r) o.v[r] = ~a.v[r];
+  return o;
+}
+template <int R>
+XRNG_INLINE DR<R> fma_(const DR<R>& a, const DR<R>& b, const DR<R>& c) {
+  DR<R> o;
+  for (int r = 0; r < R; ++r) o.v[r] = vfma(a.v[r], b.v[r], c.v[r]);
+  return o;
+}
+template <int R>
+XRNG_INLINE DR<R> sqrt_(const DR<R>& a) {
+  DR<R> o;
+  for (int r = 0; r < R; ++r) o.v[r] = vsqrt(a.v[r]);
+  return o;
+}
+// math::min_ / max_ lane by lane: the same comparison and selection as the
+// scalar `b < a ? b : a` / `a < b ? b : a` (also for signed zeros).
+template <int R>
+XRNG_INLINE DR<R> min_(const DR<R>& a, const DR<R>& b) {
+  DR<R> o;
+  for (int r = 0; r < R; ++r) o.v[r] = b.v[r] < a.v[r] ? b.v[r] : a.v[r];
+  return o;
+}
+template <int R>
+XRNG_INLINE DR<R> max_(const DR<R>& a, const DR<R>& b) {
+  DR<R> o;
+  for (int r = 0; r < R; ++r) o.v[r] = a.v[r] < b.v[r] ? b.v[r] : a.v[r];
+  return o;
+}
+template <int R>
+XRNG_INLINE UR<R> as_u64(const DR<R>& a) {
+  UR<R> o;
+  for (int r = 0; r < R; ++r) o.v[r] = (vu64)a.v[r];
+  return o;
+}
+template <int R>
+XRNG_INLINE DR<R> as_f64(const UR<R>& a) {
+  DR<R> o;
+  for (int r = 0; r < R; ++r) o.v[r] = (vf64)a.v[r];
+  return o;
+}
+// One register: the lane types of the simple kernels.
+using D = DR<1>;
+using U = UR<1>;
+XRNG_INLINE D dof(vf64 x) {
+  D d;
+  d.v[0] = x;
+  return d;
+}
+XRNG_INLINE U uof(vu64 x) {
+  U u;
+  u.v[0] = x;
+  return u;
+}
+
+// ---- integer and conversion helpers ----------------------------------------------------------------
+// High 64 bits of x * r (128-bit product) from four 32x32 products; equals
+// dist::mulhi64 lane by lane (both are the exact integer result).
+XRNG_INLINE vu64 mulhi64(vu64 x, uint64_t r) {
+  const vu64 rl = bcast<vu64>(r & kLo32), rh = bcast<vu64>(r >> 32);
+  const vu64 xh = x >> 32;
+  const vu64 ll = mul32(x, rl), lh = mul32(x, rh), hl = mul32(xh, rl), hh = mul32(xh, rh);
+  const vu64 mid = (ll >> 32) + (lh & kLo32) + (hl & kLo32);  // < 3 * 2^32
+  return hh + (lh >> 32) + (hl >> 32) + (mid >> 32);
+}
+
+// math::f32_to_bf16_bits lane by lane: the same integer expression, NaN first.
+XRNG_INLINE vu16h f32_to_bf16(vf32 f) {
+  const vu32 x = (vu32)f;
+  const vi32 nan = (x & 0x7fffffffu) > 0x7f800000u;
+  const vu32 rne = (x + 0x7fffu + ((x >> 16) & 1u)) >> 16;
+  const vu32 r = nan ? (x >> 16) | 0x0040u : rne;
+  return narrow16(r);
+}
+
+}  // namespace
+}  // namespace xrng::detail

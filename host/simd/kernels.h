@@ -1,0 +1,354 @@
+// Value kernels: the element functions of the registry's rows (rng/detail/rows.h)
+// on vectors of groups.
+//
+// The double-precision transforms are the templates of rng/detail/math.h and
+// rng/detail/distributions.h instantiated with the lane types DR<R> / UR<R>
+// (isa.h), so the operation sequence is the scalar one by construction. The
+// few element functions that distributions.h writes only in scalar form
+// (uniform, bernoulli, randint, f16/bf16 rounding) are re-expressed here with
+// the same operations; the comment at each says why the result is the same,
+// and tests/simd proves it (exhaustively over all 2^32 words where per-word).
+#pragma once
+
+#include "../../rng/plan.h"
+#include "isa.h"
+
+namespace xrng::detail {
+namespace {
+
+// ---- the kernel of a row -------------------------------------------------------------------------
+// Kernel<dist, dtype>: the vector transform of the row (dist, dtype) of
+// XRNG_ROWS, stream version 1. kVector says whether there is one. A vector
+// kernel evaluates S groups per step, each of G elements from K words (the
+// row's columns in rng/registry.h): step(w, plan, o) reads S*K words from w
+// and writes S*G elements to o.
+//
+// The primary template is the scalar fallback, stated here rather than left
+// to a missing specialisation: a row without a vector kernel has
+// kVector = false, fill_impl (fill.h) declines it, and the dispatcher
+// (host/fill.cpp, compiled for the baseline ISA) applies the row's scalar
+// element function to words from the vector Philox. Its values are those of
+// the scalar reference either way: a missing kernel costs speed, never
+// correctness, and a new row of the registry works here without any change.
+// The scalar element functions are deliberately not called from this
+// translation unit: instantiating them here with scalar types would emit
+// AVX-compiled weak copies that a baseline caller could be linked to (isa.h).
+//
+// Rows on the fallback: geometric (every dtype: its ceil to an integer and the
+// saturation of the integer outputs have no lane form in the core yet), and
+// the f64 rows of exponential and cauchy (distributions.h writes them in
+// scalar form only; templating those bodies would make each a one-line kernel).
+template <Dist DI, DType T>
+struct Kernel {
+  static constexpr bool kVector = false;
+};
+struct VectorKernel {
+  static constexpr bool kVector = true;
+};
+
+template <Dist DI, DType T>
+using out_of = typename RowShape<DI, T>::out_t;
+
+// ---- bits ------------------------------------------------------------------------------------------
+template <>
+struct Kernel<Dist::bits, DType::u32> : VectorKernel {
+  static constexpr int S = N32;
+  static void step(const uint32_t* w, const Plan&, uint32_t* o) { storeu(o, loadu<vu32>(w)); }
+};
+template <>
+struct Kernel<Dist::bits, DType::u64> : VectorKernel {
+  static constexpr int S = N64;  // dist::bits_u64: w0 | w1 << 32 is the little-endian pair
+  static void step(const uint32_t* w, const Plan&, uint64_t* o) { storeu(o, loadu<vu64>(w)); }
+};
+
+// ---- narrowing of binary32 results ---------------------------------------------------------------
+// Stores N32 binary32 values as dtype T: as they are (f32) or rounded to
+// 16 bits (dist::to_f16 by F16C, dist::to_bf16 by the lane form in isa.h).
+template <DType T, class O>
+XRNG_INLINE void store_f32_as(O* o, vf32 z) {
+  if constexpr (T == DType::f32)
+    storeu(o, z);
+  else if constexpr (T == DType::f16)
+    storeu(o, f32_to_f16(z));
+  else {
+    static_assert(T == DType::bf16);
+    storeu(o, f32_to_bf16(z));
+  }
+}
+
+// ---- uniform -----------------------------------------------------------------------------------------
+// dist::uniform_f32/f16/bf16: u = (w >> shift) * 2^-bits in double (exact),
+// y = float(uniform_affine(u)), rounded once by vcvtpd2ps (RNE, as the
+// scalar cast). Returned for all N32 words of a step.
+template <int kShift>
+XRNG_INLINE vf32 uniform_f32_lanes(vu32 x, const UniformParams& p) {
+  constexpr double kScale = 1.0 / static_cast<double>(1ull << (32 - kShift));
+  vf32h y[2];
+  for (int h = 0; h < 2; ++h) {
+    const vi32h m = (vi32h)(half<vu32h>(x, h) >> kShift);  // < 2^24: the signed conversion is exact
+    const D u = dof(__builtin_convertvector(m, vf64) * kScale);
+    y[h] = __builtin_convertvector(dist::uniform_affine<D, U>(u, p).v[0], vf32h);
+  }
+  return concat<vf32>(y[0], y[1]);
+}
+
+template <>
+struct Kernel<Dist::uniform, DType::f32> : VectorKernel {
+  static constexpr int S = N32;
+  static void step(const uint32_t* w, const Plan& pl, float* o) {
+    const UniformParams& p = pl.uniform;
+    const vu32 x = loadu<vu32>(w);
+    if (p.unit) {
+      // low = 0 (or -0), width = 1: the scalar path computes float(0 + u * 1)
+      // = u exactly (u has 24 bits), and u < 1 = high. (w >> 8) * 2^-24 in
+      // binary32 is the same exact value.
+      storeu(o, __builtin_convertvector((vi32)(x >> 8), vf32) * 0x1p-24f);
+      return;
+    }
+    const vf32 y = uniform_f32_lanes<8>(x, p);
+    const vf32 hi = bcast<vf32>(static_cast<float>(p.high));
+    const vf32 below = bcast<vf32>(static_cast<float>(p.below_high));
+    storeu(o, y >= hi ? below : y);
+  }
+};
+template <>
+struct Kernel<Dist::uniform, DType::f64> : VectorKernel {
+  static constexpr int S = N64;
+  static void step(const uint32_t* w, const Plan& pl, double* o) {
+    const UniformParams& p = pl.uniform;
+    const vu64 m = loadu<vu64>(w) >> 11;  // bits_u64(w0, w1) >> 11 < 2^53
+    // double(m) exactly: both halves convert exactly, hi * 2^32 is exact, and
+    // the sum is an integer below 2^53, so the addition is exact too.
+    const D hi = math::u52_to_f64<D, U>(uof(m >> 32)) * D(4294967296.0);
+    const D lo = math::u52_to_f64<D, U>(uof(m & kLo32));
+    const D u = (hi + lo) * D(0x1p-53);
+    const vf64 y = dist::uniform_affine<D, U>(u, p).v[0];
+    storeu(o, y >= p.high ? bcast<vf64>(p.below_high) : y);
+  }
+};
+template <>
+struct Kernel<Dist::uniform, DType::f16> : VectorKernel {
+  static constexpr int S = N32;
+  static void step(const uint32_t* w, const Plan& pl, uint16_t* o) {
+    const UniformParams& p = pl.uniform;
+    const vu16h h = f32_to_f16(uniform_f32_lanes<21>(loadu<vu32>(w), p));
+    const vi32 ge = f16_to_f32(h) >= static_cast<float>(p.high);
+    const vu32 r = ge ? bcast<vu32>(p.below_high_bits) : __builtin_convertvector(h, vu32);
+    storeu(o, narrow16(r));
+  }
+};
+template <>
+struct Kernel<Dist::uniform, DType::bf16> : VectorKernel {
+  static constexpr int S = N32;
+  static void step(const uint32_t* w, const Plan& pl, uint16_t* o) {
+    const UniformParams& p = pl.uniform;
+    const vu16h b = f32_to_bf16(uniform_f32_lanes<24>(loadu<vu32>(w), p));
+    const vu32 b32 = __builtin_convertvector(b, vu32);
+    const vi32 ge = (vf32)(b32 << 16) >= static_cast<float>(p.high);  // bf16_bits_to_f32
+    const vu32 r = ge ? bcast<vu32>(p.below_high_bits) : b32;
+    storeu(o, narrow16(r));
+  }
+};
+
+// ---- normal and log-normal pairs -----------------------------------------------------------------
+// dist::normal_pair_f32_core on kPairRegs * N64 pairs at once; log_normal
+// applies math::exp_ to both values of the pair (dist::log_normal_f32). The
+// binary64 values are rounded to binary32 by vcvtpd2ps (the scalar
+// static_cast<float>) and interleaved z0, z1: kPairRegs vectors of N32 floats.
+constexpr int kPairRegs = 4;
+template <Dist DI>
+XRNG_INLINE void pair_f32_lanes(const uint32_t* w, const NormalParams& p, vf32* out) {
+  static_assert(DI == Dist::normal || DI == Dist::log_normal);
+  constexpr int R = kPairRegs;
+  UR<R> a, b;
+  for (int r = 0; r < R; ++r) {
+    const vu64 x = loadu<vu64>(w + 2 * N64 * r);  // lane g: w[2g] | w[2g+1] << 32
+    a.v[r] = x & kLo32;
+    b.v[r] = x >> 32;
+  }
+  DR<R> z0, z1;
+  dist::normal_pair_f32_core<DR<R>, UR<R>>(a, b, DR<R>(p.mean), DR<R>(p.std), &z0, &z1);
+  if constexpr (DI == Dist::log_normal) {
+    z0 = math::exp_<DR<R>, UR<R>>(z0);
+    z1 = math::exp_<DR<R>, UR<R>>(z1);
+  }
+  for (int r = 0; r < R; ++r) {
+    const vf32 c =
+        concat<vf32>(__builtin_convertvector(z0.v[r], vf32h), __builtin_convertvector(z1.v[r], vf32h));
+    out[r] = __builtin_shuffle(c, kInterleave32);
+  }
+}
+// normal / log_normal f32, f16, bf16: the binary32 pairs of pair_f32_lanes,
+// stored as they are or rounded to 16 bits (dist::normal_f16, ...).
+template <Dist DI, DType T>
+struct PairNarrowKernel : VectorKernel {
+  static constexpr int S = kPairRegs * N64;
+  template <class O>
+  static void step(const uint32_t* w, const Plan& pl, O* o) {
+    vf32 z[kPairRegs];
+    pair_f32_lanes<DI>(w, pl.normal, z);
+    for (int r = 0; r < kPairRegs; ++r) store_f32_as<T>(o + r * N32, z[r]);
+  }
+};
+// normal / log_normal f64: dist::normal_pair_f64_core on the 64-bit words
+// (w0 | w1 << 32, w2 | w3 << 32) of each group, exp_ for log_normal
+// (dist::normal_f64, dist::log_normal_f64).
+template <Dist DI>
+struct PairF64Kernel : VectorKernel {
+  static constexpr int S = kPairRegs * N64;
+  static void step(const uint32_t* w, const Plan& pl, double* o) {
+    constexpr int R = kPairRegs;
+    UR<R> a, b;
+    for (int r = 0; r < R; ++r) {
+      const vu64 x0 = loadu<vu64>(w + 4 * N64 * r), x1 = loadu<vu64>(w + 4 * N64 * r + 2 * N64);  // a0 b0 a1 b1..
+      a.v[r] = __builtin_shuffle(x0, x1, kEven64);
+      b.v[r] = __builtin_shuffle(x0, x1, kOdd64);
+    }
+    DR<R> z0, z1;
+    dist::normal_pair_f64_core<DR<R>, UR<R>>(a, b, DR<R>(pl.normal.mean), DR<R>(pl.normal.std), &z0, &z1);
+    if constexpr (DI == Dist::log_normal) {
+      z0 = math::exp_<DR<R>, UR<R>>(z0);
+      z1 = math::exp_<DR<R>, UR<R>>(z1);
+    }
+    for (int r = 0; r < R; ++r) {
+      storeu(o + 2 * N64 * r, __builtin_shuffle(z0.v[r], z1.v[r], kInterleaveLo));
+      storeu(o + 2 * N64 * r + N64, __builtin_shuffle(z0.v[r], z1.v[r], kInterleaveHi));
+    }
+  }
+};
+template <>
+struct Kernel<Dist::normal, DType::f32> : PairNarrowKernel<Dist::normal, DType::f32> {};
+template <>
+struct Kernel<Dist::normal, DType::f16> : PairNarrowKernel<Dist::normal, DType::f16> {};
+template <>
+struct Kernel<Dist::normal, DType::bf16> : PairNarrowKernel<Dist::normal, DType::bf16> {};
+template <>
+struct Kernel<Dist::normal, DType::f64> : PairF64Kernel<Dist::normal> {};
+template <>
+struct Kernel<Dist::log_normal, DType::f32> : PairNarrowKernel<Dist::log_normal, DType::f32> {};
+template <>
+struct Kernel<Dist::log_normal, DType::f16> : PairNarrowKernel<Dist::log_normal, DType::f16> {};
+template <>
+struct Kernel<Dist::log_normal, DType::bf16> : PairNarrowKernel<Dist::log_normal, DType::bf16> {};
+template <>
+struct Kernel<Dist::log_normal, DType::f64> : PairF64Kernel<Dist::log_normal> {};
+
+// ---- per-word transforms in binary64: exponential, cauchy --------------------------------------------
+// The row's `core32` template of distributions.h on the 32-bit words of a step
+// (zero-extended to 64-bit lanes), rounded to binary32 by vcvtpd2ps (the
+// scalar static_cast<float>), then stored as f32 / f16 / bf16 (the scalar
+// rows narrow that binary32 value with dist::to_f16 / to_bf16).
+//   Core::eval<R>(UR<R> w, const Plan&) -> DR<R>: the binary64 value of each word.
+constexpr int kWordRegs = 4;  // double registers per step: independent chains through log / sincos
+template <class Core, DType T>
+struct WordF32Kernel : VectorKernel {
+  static constexpr int S = kWordRegs * N64;
+  template <class O>
+  static void step(const uint32_t* w, const Plan& pl, O* o) {
+    constexpr int R = kWordRegs;
+    static_assert(R % 2 == 0, "two double registers per vector of words");
+    UR<R> m;
+    for (int r = 0; r < R / 2; ++r) {
+      const vu32 x = loadu<vu32>(w + r * N32);
+      m.v[2 * r] = __builtin_convertvector(half<vu32h>(x, 0), vu64);
+      m.v[2 * r + 1] = __builtin_convertvector(half<vu32h>(x, 1), vu64);
+    }
+    const DR<R> y = Core::template eval<R>(m, pl);
+    for (int r = 0; r < R / 2; ++r) {
+      const vf32 z =
+          concat<vf32>(__builtin_convertvector(y.v[2 * r], vf32h), __builtin_convertvector(y.v[2 * r + 1], vf32h));
+      store_f32_as<T>(o + r * N32, z);
+    }
+  }
+};
+// dist::exponential_f32: exponential_core32(w, rate) = -log(u) / rate.
+struct ExponentialCore {
+  template <int R>
+  static XRNG_INLINE DR<R> eval(const UR<R>& w, const Plan& p) {
+    return dist::exponential_core32<DR<R>, UR<R>>(w, DR<R>(p.exponential.rate));
+  }
+};
+// dist::cauchy_f32: cauchy_core32(w, median, sigma) = median + sigma tan(pi (u - 1/2)).
+struct CauchyCore {
+  template <int R>
+  static XRNG_INLINE DR<R> eval(const UR<R>& w, const Plan& p) {
+    return dist::cauchy_core32<DR<R>, UR<R>>(w, DR<R>(p.cauchy.median), DR<R>(p.cauchy.sigma));
+  }
+};
+template <>
+struct Kernel<Dist::exponential, DType::f32> : WordF32Kernel<ExponentialCore, DType::f32> {};
+template <>
+struct Kernel<Dist::exponential, DType::f16> : WordF32Kernel<ExponentialCore, DType::f16> {};
+template <>
+struct Kernel<Dist::exponential, DType::bf16> : WordF32Kernel<ExponentialCore, DType::bf16> {};
+template <>
+struct Kernel<Dist::cauchy, DType::f32> : WordF32Kernel<CauchyCore, DType::f32> {};
+template <>
+struct Kernel<Dist::cauchy, DType::f16> : WordF32Kernel<CauchyCore, DType::f16> {};
+template <>
+struct Kernel<Dist::cauchy, DType::bf16> : WordF32Kernel<CauchyCore, DType::bf16> {};
+
+// ---- bernoulli ---------------------------------------------------------------------------------------
+// dist::bernoulli_u8: word < threshold, compared as unsigned integers.
+template <>
+struct Kernel<Dist::bernoulli, DType::u8> : VectorKernel {
+  static constexpr int S = N32;
+  static void step(const uint32_t* w, const Plan& pl, uint8_t* o) {
+    const uint64_t th = pl.bernoulli.threshold;
+    vu32 r;
+    if (th > kLo32) {
+      r = bcast<vu32>(1u);  // threshold 2^32: every word is below it
+    } else {
+      r = (vu32)(loadu<vu32>(w) < static_cast<uint32_t>(th)) & 1u;
+    }
+    storeu(o, narrow8(r));
+  }
+};
+
+// ---- randint -----------------------------------------------------------------------------------------
+// dist::randint_i32: low 32 bits of low + mulhi64(w0 | w1 << 32, range).
+template <>
+struct Kernel<Dist::randint, DType::i32> : VectorKernel {
+  static constexpr int S = N64;
+  static void step(const uint32_t* w, const Plan& pl, int32_t* o) {
+    const vu64 v = mulhi64(loadu<vu64>(w), pl.randint.range) + static_cast<uint64_t>(pl.randint.low);
+    storeu(o, trunc32(v));
+  }
+};
+// dist::randint_i64: (hi * range + mulhi(lo, range)) >> 64 with the carry.
+template <>
+struct Kernel<Dist::randint, DType::i64> : VectorKernel {
+  static constexpr int S = N64;
+  static void step(const uint32_t* w, const Plan& pl, int64_t* o) {
+    const uint64_t range = pl.randint.range;
+    const vu64 x0 = loadu<vu64>(w), x1 = loadu<vu64>(w + 2 * N64);  // lo0 hi0 lo1 hi1 ...
+    const vu64 lo = __builtin_shuffle(x0, x1, kEven64), hi = __builtin_shuffle(x0, x1, kOdd64);
+    const vu64 t = mulhi64(lo, range);
+    const vu64 hl = hi * range;
+    const vu64 hh = mulhi64(hi, range);
+    const vu64 carry = (vu64)((hl + t) < hl);  // all ones where the sum wraps
+    storeu(o, hh - carry + static_cast<uint64_t>(pl.randint.low));
+  }
+};
+
+// ---- a run of groups ---------------------------------------------------------------------------------
+// n groups from words w (n*K words, nothing read beyond) into o (n*G
+// elements), for a row with a vector kernel.
+template <Dist DI, DType T>
+__attribute__((flatten)) void run_groups(const uint32_t* w, uint64_t n, const Plan& p, out_of<DI, T>* o) {
+  using Kn = Kernel<DI, T>;
+  static_assert(Kn::kVector, "rows without a vector kernel are evaluated by the dispatcher (Kernel's primary template)");
+  constexpr uint64_t K = RowShape<DI, T>::kWords, G = RowShape<DI, T>::kGroup, S = Kn::S;
+  uint64_t i = 0;
+  for (; i + S <= n; i += S) Kn::step(w + i * K, p, o + i * G);
+  if (i < n) {  // a partial step on a padded copy
+    alignas(64) uint32_t tw[S * K] = {};
+    alignas(64) out_of<DI, T> to[S * G];
+    std::memcpy(tw, w + i * K, (n - i) * K * sizeof(uint32_t));
+    Kn::step(tw, p, to);
+    std::memcpy(o + i * G, to, (n - i) * G * sizeof(to[0]));
+  }
+}
+
+}  // namespace
+}  // namespace xrng::detail

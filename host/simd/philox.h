@@ -1,0 +1,105 @@
+// Philox4x32-10 on vectors, and the window of stream words the kernels read.
+//
+// Layout. Philox runs in structure-of-arrays form: lane i of a register holds
+// counter word j of block base + i (in the low half of a 64-bit lane, so one
+// vpmuludq forms the full 32x32 -> 64 product), so lane i always computes
+// block base + i, whatever the vector width. The blocks are transposed into
+// stream order in a small L1-resident buffer (WordSource); the value kernels
+// then read the words of group g at offset + K*g from that buffer, which makes
+// any word offset, start element and count the same code path.
+#pragma once
+
+#include "../../rng/philox.h"
+#include "../../rng/stream.h"
+#include "isa.h"
+
+namespace xrng::detail {
+namespace {
+
+// ---- Philox4x32-10, kRegs * N64 blocks at a time ------------------------------------------------------
+constexpr int kRegs = 4;                   // registers per counter word (independent chains)
+constexpr int kBatchBlocks = kRegs * N64;  // blocks per batch
+constexpr int kBatchWords = 4 * kBatchBlocks;
+
+// The per-round key words of a stream, broadcast once per call.
+struct PhiloxKeys {
+  vu64 k0[10], k1[10], ctr2, ctr3;
+  explicit PhiloxKeys(const Stream& s) {
+    uint32_t a = static_cast<uint32_t>(s.seed), b = static_cast<uint32_t>(s.seed >> 32);
+    for (int r = 0; r < 10; ++r) {
+      k0[r] = bcast<vu64>(uint64_t{a});
+      k1[r] = bcast<vu64>(uint64_t{b});
+      a += kPhiloxW0;
+      b += kPhiloxW1;
+    }
+    ctr2 = bcast<vu64>(s.subseq & kLo32);
+    ctr3 = bcast<vu64>(s.subseq >> 32);
+  }
+};
+
+// Words of blocks b .. b + kBatchBlocks - 1 of the stream, in stream order.
+__attribute__((flatten)) XRNG_INLINE void philox_batch(const PhiloxKeys& k, uint64_t b, uint32_t* out) {
+  vu64 c0[kRegs], c1[kRegs], c2[kRegs], c3[kRegs];
+  for (int r = 0; r < kRegs; ++r) {
+    const vu64 blk = iota<vu64>() + (b + static_cast<uint64_t>(r * N64));
+    c0[r] = blk;  // only the low 32 bits of a lane are ever read (mul32, pack_lo32)
+    c1[r] = blk >> 32;
+    c2[r] = k.ctr2;
+    c3[r] = k.ctr3;
+  }
+  const vu64 m0 = bcast<vu64>(uint64_t{kPhiloxM0}), m1 = bcast<vu64>(uint64_t{kPhiloxM1});
+#pragma GCC unroll 10
+  for (int round = 0; round < 10; ++round) {
+    for (int r = 0; r < kRegs; ++r) {
+      // philox_round: products keep lo in the low half; the high half (hi)
+      // there is don't-care for the next round, which reads low halves only.
+      const vu64 p0 = mul32(c0[r], m0), p1 = mul32(c2[r], m1);
+      c0[r] = (p1 >> 32) ^ c1[r] ^ k.k0[round];
+      c1[r] = p1;
+      c2[r] = (p0 >> 32) ^ c3[r] ^ k.k1[round];
+      c3[r] = p0;
+    }
+  }
+  for (int r = 0; r < kRegs; ++r) {
+    const vu64 a = pack_lo32(c0[r], c1[r]), bb = pack_lo32(c2[r], c3[r]);  // words 0,1 | words 2,3
+    storeu(out + r * 4 * N64, __builtin_shuffle(a, bb, kInterleaveLo));
+    storeu(out + r * 4 * N64 + 2 * N64, __builtin_shuffle(a, bb, kInterleaveHi));
+  }
+}
+
+// A window of stream words in an L1-resident buffer, refilled in whole
+// batches of blocks; words beyond `end` (the call's last word) are generated
+// only to complete a batch.
+constexpr uint64_t kFillWords = 4096;
+constexpr uint64_t kTileWords = 2048;  // words a kernel asks for at once (<= kFillWords)
+struct WordSource {
+  PhiloxKeys keys;
+  u128 end;      // one past the last word the call needs
+  u128 w0 = 0;   // buf[0] is word w0 (a multiple of 4)
+  u128 w1 = 0;   // buf holds words [w0, w1), whole blocks
+  alignas(64) uint32_t buf[kFillWords + kBatchWords + 64];
+
+  WordSource(const Stream& st, u128 e) : keys(st), end(e) {}
+
+  // Words [w, w + n), n <= kTileWords.
+  const uint32_t* get(uint64_t w, uint64_t n) {
+    const u128 we = static_cast<u128>(w) + n;
+    if (w >= w0 && we <= w1) return buf + static_cast<size_t>(w - w0);
+    const u128 a = w & ~uint64_t{3};
+    if (a >= w0 && a < w1) {
+      std::memmove(buf, buf + static_cast<size_t>(a - w0), static_cast<size_t>(w1 - a) * 4);
+    } else {
+      w1 = a;
+    }
+    w0 = a;
+    const u128 target = lmax<u128>(we, lmin<u128>(end, w0 + kFillWords));
+    while (w1 < target) {
+      philox_batch(keys, static_cast<uint64_t>(w1 >> 2), buf + static_cast<size_t>(w1 - w0));
+      w1 += kBatchWords;
+    }
+    return buf + static_cast<size_t>(w - w0);
+  }
+};
+
+}  // namespace
+}  // namespace xrng::detail
