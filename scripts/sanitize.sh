@@ -6,5 +6,13 @@ cd "$(dirname "$0")/.."
 cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DXRNG_SANITIZE=ON -DXRNG_CUDA=OFF -DXRNG_BENCH=OFF >build-asan.configure.log 2>&1 \
   || { cat build-asan.configure.log; exit 1; }
 cmake --build build-asan -j"$(nproc)"
+# On a CPU with AVX-512 the AVX2 variants of the per-backend tests are left
+# out here: they run the same templates at half the width (and the optimised
+# build runs them in full), while under ASan at -O0 each takes minutes. On an
+# AVX2-only CPU they are the SIMD tests that run.
+exclude=()
+if grep -qw avx512f /proc/cpuinfo 2>/dev/null; then
+  exclude=(-E '^test_(simd|invariance)_avx2$')
+fi
 (cd build-asan && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-  ctest --output-on-failure -L unit -j1 --timeout 1800)
+  ctest --output-on-failure -L unit "${exclude[@]}" -j1 --timeout 1800)
