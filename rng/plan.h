@@ -122,72 +122,36 @@ namespace detail {
 }
 }  // namespace detail
 
-inline double DrawParams::real(Param id) const {
+namespace detail {
+// The field of parameter `id` in q when the parameter is of kind K (T is its
+// type, const-qualified for a const q); throws otherwise. The one switch
+// behind the six accessors below.
+template <ParamKind K, class T, class Q>
+T* param_field(Q& q, Param id) {
   switch (id) {
-#define XRNG_X(name, kind, def, doc) \
-  case Param::name:                  \
-    if constexpr (ParamKind::kind == ParamKind::real) return static_cast<double>(name); \
+#define XRNG_X(name, kind, def, doc)                          \
+  case Param::name:                                           \
+    if constexpr (ParamKind::kind == K) return &q.name;       \
     break;
     XRNG_PARAMS(XRNG_X)
 #undef XRNG_X
   }
-  detail::bad_param(id);
+  bad_param(id);
 }
-inline void DrawParams::set_real(Param id, double v) {
-  switch (id) {
-#define XRNG_X(name, kind, def, doc) \
-  case Param::name:                  \
-    if constexpr (ParamKind::kind == ParamKind::real) { name = static_cast<kind##_t>(v); return; } \
-    break;
-    XRNG_PARAMS(XRNG_X)
-#undef XRNG_X
-  }
-  detail::bad_param(id);
-}
+}  // namespace detail
+
+inline double DrawParams::real(Param id) const { return *detail::param_field<ParamKind::real, const double>(*this, id); }
+inline void DrawParams::set_real(Param id, double v) { *detail::param_field<ParamKind::real, double>(*this, id) = v; }
 inline int64_t DrawParams::integer(Param id) const {
-  switch (id) {
-#define XRNG_X(name, kind, def, doc) \
-  case Param::name:                  \
-    if constexpr (ParamKind::kind == ParamKind::integer) return static_cast<int64_t>(name); \
-    break;
-    XRNG_PARAMS(XRNG_X)
-#undef XRNG_X
-  }
-  detail::bad_param(id);
+  return *detail::param_field<ParamKind::integer, const int64_t>(*this, id);
 }
 inline void DrawParams::set_integer(Param id, int64_t v) {
-  switch (id) {
-#define XRNG_X(name, kind, def, doc) \
-  case Param::name:                  \
-    if constexpr (ParamKind::kind == ParamKind::integer) { name = static_cast<kind##_t>(v); return; } \
-    break;
-    XRNG_PARAMS(XRNG_X)
-#undef XRNG_X
-  }
-  detail::bad_param(id);
+  *detail::param_field<ParamKind::integer, int64_t>(*this, id) = v;
 }
 inline uint64_t DrawParams::count(Param id) const {
-  switch (id) {
-#define XRNG_X(name, kind, def, doc) \
-  case Param::name:                  \
-    if constexpr (ParamKind::kind == ParamKind::count) return static_cast<uint64_t>(name); \
-    break;
-    XRNG_PARAMS(XRNG_X)
-#undef XRNG_X
-  }
-  detail::bad_param(id);
+  return *detail::param_field<ParamKind::count, const uint64_t>(*this, id);
 }
-inline void DrawParams::set_count(Param id, uint64_t v) {
-  switch (id) {
-#define XRNG_X(name, kind, def, doc) \
-  case Param::name:                  \
-    if constexpr (ParamKind::kind == ParamKind::count) { name = static_cast<kind##_t>(v); return; } \
-    break;
-    XRNG_PARAMS(XRNG_X)
-#undef XRNG_X
-  }
-  detail::bad_param(id);
-}
+inline void DrawParams::set_count(Param id, uint64_t v) { *detail::param_field<ParamKind::count, uint64_t>(*this, id) = v; }
 
 inline Dist parse_dist(const std::string& s) {
   std::string all;
