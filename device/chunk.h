@@ -1,10 +1,10 @@
-// The per-thread work of the CUDA kernels, as __host__ __device__ templates
+// The per-lane work of the CUDA kernels, as __host__ __device__ templates
 // over a registry row R (rng/detail/rows.h): the kernels (kernels.cuh) are
 // grid-stride loops around them, and the CPU-only test
-// (tests/gpu/test_cuda_host.cpp) runs the very same functions over every chunk
-// of a draw to check the chunk arithmetic (unaligned offsets, heads and tails,
-// vector loads and stores, the last words of the stream) on machines without
-// a GPU.
+// (tests/gpu/test_cuda_host.cpp) runs the very same functions over every slot
+// of a draw, warp by warp with the kernels' block exchange, to check the
+// layout (unaligned offsets, starts and pointers, heads and tails, 16-byte
+// vector loads and stores, the last words of the stream) without a GPU.
 //
 // Nothing here is a second implementation of a value: values come from the
 // row's element function (R::eval, R::at, R::position, R::shard); this file
@@ -41,32 +41,6 @@ struct alignas(16) vec16 {
 };
 inline vec16 make_vec16(uint32_t a, uint32_t b, uint32_t c, uint32_t d) { return vec16{a, b, c, d}; }
 #endif
-
-// The W stream words starting at word offset + W * c (W a multiple of 4).
-// Every chunk starts at the same lane (offset & 3) of a Philox block: that
-// phase is uniform across the grid, and the shift below is a select with
-// constant indices (registers, no local memory).
-template <uint32_t W>
-XRNG_HD XRNG_INLINE void chunk_words(const Stream& s, uint64_t offset, uint64_t c, uint32_t (&w)[W]) {
-  static_assert(W % 4 == 0, "a chunk is whole Philox blocks");
-  constexpr uint32_t kBlocks = W / 4;
-  const unsigned phase = static_cast<unsigned>(offset & 3u);
-  const uint64_t b0 = (offset >> 2) + kBlocks * c;
-  uint32_t raw[W + 4];
-  XRNG_CUDA_UNROLL
-  for (uint32_t j = 0; j < kBlocks; ++j) {
-    const u32x4 r = stream_block(s, b0 + j);
-    XRNG_CUDA_UNROLL
-    for (int l = 0; l < 4; ++l) raw[4 * j + l] = r.v[l];
-  }
-  u32x4 t{{0u, 0u, 0u, 0u}};
-  if (phase != 0) t = stream_block(s, b0 + kBlocks);  // only an unaligned offset needs one more block
-  XRNG_CUDA_UNROLL
-  for (int l = 0; l < 4; ++l) raw[W + l] = t.v[l];
-  XRNG_CUDA_UNROLL
-  for (uint32_t j = 0; j < W; ++j)
-    w[j] = phase == 0 ? raw[j] : phase == 1 ? raw[j + 1] : phase == 2 ? raw[j + 2] : raw[j + 3];
-}
 
 // ---- bit images of element arrays, for 16-byte vector loads and stores ------------------
 template <class T>
@@ -108,8 +82,7 @@ XRNG_HD XRNG_INLINE uint32_t image_word(const T (&v)[N], int q) {
            ((static_cast<uint32_t>(bits_of(v[4 * q + 3])) & 0xffu) << 24);
   }
 }
-// Whether N elements of T are a whole number of 16-byte vectors; rows whose
-// chunks are not (none in stream v1) simply take the element-wise path.
+// Whether N elements of T are a whole number of 16-byte vectors.
 template <class T, int N>
 inline constexpr bool kVectorChunk = (N * sizeof(T)) % 16 == 0;
 
@@ -152,81 +125,153 @@ XRNG_HD XRNG_INLINE void load_vec(const T* src, T (&v)[N]) {
   }
 }
 
-// Whether the chunks of row R, in a buffer whose element `start` is at `p`,
-// can use 16-byte loads and stores: element 0 of the draw would sit on a
-// 16-byte boundary (then so does every chunk, a multiple of 16 bytes), and
-// the row's chunk is a whole number of vectors.
+// ---- the slot bodies ----------------------------------------------------------------------
+// A lane's work on slot q (launch.h, Layout) in three steps, so that the
+// kernel can exchange blocks between lanes in the middle:
+//   1. own_blocks:   the slot's own B Philox blocks (every lane of the warp,
+//                    in range or not: the previous lane may need them);
+//   2. extra_blocks: the blocks past those that the slot reads (a phase or a
+//                    shift inside a group's words): the first blocks of the
+//                    next slot, given by the next lane when `next` is not
+//                    null (a warp shuffle on the GPU), else computed;
+//   3. fill_slot / transform_slot: the slot's words, the row's element
+//                    function, and the stores of the elements in the request.
 template <class R>
-inline bool vector_chunks(const void* p, uint64_t start) {
-  using O = typename R::out_t;
-  if constexpr (!kVectorChunk<O, ChunkShape<R>::kElems>) {
-    return false;
-  } else {
-    return ((reinterpret_cast<uintptr_t>(p) - static_cast<uintptr_t>(start * sizeof(O))) & 15u) == 0;
+using SlotRaw = uint32_t[4 * TileShape<R>::kSlotBlocks];
+
+template <class R>
+XRNG_HD XRNG_INLINE uint64_t slot_block(const Layout& L, uint64_t q, uint32_t j) {
+  return (L.block0 + uint64_t{TileShape<R>::kBlocks} * q + j) & kBlockMask;
+}
+
+template <class R>
+XRNG_HD XRNG_INLINE void own_blocks(const Layout& L, const Stream& s, uint64_t q, SlotRaw<R>& raw) {
+  XRNG_CUDA_UNROLL
+  for (uint32_t j = 0; j < TileShape<R>::kBlocks; ++j) {
+    const u32x4 b = stream_block(s, slot_block<R>(L, q, j));
+    XRNG_CUDA_UNROLL
+    for (int l = 0; l < 4; ++l) raw[4 * j + l] = b.v[l];
   }
 }
 
-// ---- the chunk bodies ---------------------------------------------------------------------
-// Element row R, chunk c: groups c*C .. c*C + C - 1, elements c*N .. c*N + N - 1
-// (ChunkShape<R>); writes those in [start, start + count) to out[e - start].
-// vec: vector_chunks<R>(out, start).
+// Blocks B .. L.blocks - 1 of slot q. next: the next slot's own blocks
+// (its raw[0 .. 4B)), or nullptr; only its first min(L.blocks - B, B)
+// blocks are read (extra_from_next).
 template <class R>
-XRNG_HD XRNG_INLINE void fill_chunk(const Plan& p, const Stream& s, uint64_t offset, uint64_t start, uint64_t count,
-                                    uint64_t c, typename R::out_t* out, bool vec) {
+XRNG_HD XRNG_INLINE uint32_t extra_from_next(const Layout& L) {
+  constexpr uint32_t B = TileShape<R>::kBlocks;
+  const uint32_t x = L.blocks > B ? L.blocks - B : 0;
+  return x < B ? x : B;
+}
+template <class R>
+XRNG_HD XRNG_INLINE void extra_blocks(const Layout& L, const Stream& s, uint64_t q, const uint32_t* next,
+                                      SlotRaw<R>& raw) {
+  using S = TileShape<R>;
+  XRNG_CUDA_UNROLL
+  for (uint32_t j = S::kBlocks; j < S::kSlotBlocks; ++j) {
+    if (j >= L.blocks) break;
+    if (next != nullptr && j < 2 * S::kBlocks) {
+      XRNG_CUDA_UNROLL
+      for (int l = 0; l < 4; ++l) raw[4 * j + l] = next[4 * (j - S::kBlocks) + l];
+    } else {
+      const u32x4 b = stream_block(s, slot_block<R>(L, q, j));
+      XRNG_CUDA_UNROLL
+      for (int l = 0; l < 4; ++l) raw[4 * j + l] = b.v[l];
+    }
+  }
+}
+
+// The words of the slot's groups: raw from lane `phase` of its first block.
+// A select with constant indices (registers, no local memory).
+template <class R, int M>
+XRNG_HD XRNG_INLINE void slot_words(const SlotRaw<R>& raw, uint32_t phase, uint32_t (&w)[M]) {
+  static_assert(M + 3 <= 4 * static_cast<int>(TileShape<R>::kSlotBlocks), "slot words");
+  XRNG_CUDA_UNROLL
+  for (int j = 0; j < M; ++j)
+    w[j] = phase == 0 ? raw[j] : phase == 1 ? raw[j + 1] : phase == 2 ? raw[j + 2] : raw[j + 3];
+}
+
+// v[j + skip], skip < G, with constant indices.
+template <uint32_t G, class T, int M>
+XRNG_HD XRNG_INLINE T skipped(const T (&v)[M], uint32_t skip, int j) {
+  T x = v[j];
+  XRNG_CUDA_UNROLL
+  for (uint32_t k = 1; k < G; ++k)
+    if (skip == k) x = v[j + k];
+  return x;
+}
+
+// Element row R, slot q: evaluates the slot's groups and writes the slot's
+// elements that fall in the request, out[e - start] for element e.
+template <class R>
+XRNG_HD XRNG_INLINE void fill_slot(const Plan& p, const Layout& L, uint64_t q, const SlotRaw<R>& raw,
+                                   typename R::out_t* out) {
   static_assert(R::kind == Kind::element);
   using O = typename R::out_t;
-  using S = ChunkShape<R>;
-  constexpr uint32_t N = S::kElems;
-  uint32_t w[S::kWords];
-  chunk_words(s, offset, c, w);
-  O v[N];
+  using S = TileShape<R>;
+  constexpr uint32_t E = S::kElems;
+  uint32_t w[S::K * S::kSlotGroups];
+  slot_words<R>(raw, L.phase, w);
+  O v[S::kSlotGroups * S::G];
   XRNG_CUDA_UNROLL
-  for (uint32_t q = 0; q < S::kGroups; ++q) R::eval(w + R::kWords * q, p, v + R::kGroup * q);
-  const uint64_t e0 = c * N;  // first element of the chunk
-  if constexpr (kVectorChunk<O, N>) {
-    if (vec && e0 >= start && count - (e0 - start) >= N) {
-      store_vec(out + (e0 - start), v);
+  for (uint32_t g = 0; g < S::kGroups; ++g) R::eval(w + S::K * g, p, v + S::G * g);
+  if constexpr (S::kSlotGroups > S::kGroups) {
+    if (L.skip != 0) R::eval(w + S::K * S::kGroups, p, v + S::G * S::kGroups);
+  }
+  O x[E];
+  XRNG_CUDA_UNROLL
+  for (uint32_t j = 0; j < E; ++j) x[j] = skipped<S::G>(v, L.skip, static_cast<int>(j));
+  const uint64_t rel = q * E - L.shift - L.start;  // out index of the slot's first element, modulo 2^64
+  if constexpr (S::kVector) {
+    if (L.vec && rel < L.elems && L.elems - rel >= E) {
+      store_vec(out + rel, x);
       return;
     }
   }
   XRNG_CUDA_UNROLL
-  for (uint32_t j = 0; j < N; ++j) {
-    const uint64_t e = e0 + j;
-    if (e >= start && e - start < count) out[e - start] = v[j];
-  }
+  for (uint32_t j = 0; j < E; ++j)
+    if (rel + j < L.elems) out[rel + j] = x[j];
 }
 
-// Transform row R, chunk c: elements c*N .. c*N + N - 1, element e using the
-// words offset + K*e .. + K - 1. Each element is read before it is written,
-// by one thread, so in == out is allowed. vec: vector_chunks<R> of in and out.
+// Transform row R (one element per group), slot q: each element is read
+// before it is written, by one lane, so in == out is allowed.
 template <class R>
-XRNG_HD XRNG_INLINE void transform_chunk(const Plan& p, const Stream& s, uint64_t offset, uint64_t start,
-                                         uint64_t count, uint64_t c, const typename R::out_t* in,
-                                         typename R::out_t* out, bool vec) {
+XRNG_HD XRNG_INLINE void transform_slot(const Plan& p, const Layout& L, uint64_t q, const SlotRaw<R>& raw,
+                                        const typename R::out_t* in, typename R::out_t* out) {
   static_assert(R::kind == Kind::transform && R::kGroup == 1, "a transform maps one input to one output");
   using V = typename R::out_t;
-  using S = ChunkShape<R>;
-  constexpr uint32_t N = S::kElems;
-  uint32_t w[S::kWords];
-  chunk_words(s, offset, c, w);
-  const uint64_t e0 = c * N;
-  if constexpr (kVectorChunk<V, N>) {
-    if (vec && e0 >= start && count - (e0 - start) >= N) {
-      V x[N];
-      load_vec(in + (e0 - start), x);
-      XRNG_CUDA_UNROLL
-      for (uint32_t j = 0; j < N; ++j) x[j] = R::eval(w + R::kWords * j, x[j], p);
-      store_vec(out + (e0 - start), x);
+  using S = TileShape<R>;
+  constexpr uint32_t E = S::kElems;
+  uint32_t w[S::K * S::kSlotGroups];
+  slot_words<R>(raw, L.phase, w);
+  const uint64_t rel = q * E - L.shift - L.start;
+  const bool whole = rel < L.elems && L.elems - rel >= E;
+  V x[E];
+  bool loaded = false;
+  if constexpr (S::kVector) {
+    if (L.vec_in && whole) {
+      load_vec(in + rel, x);
+      loaded = true;
+    }
+  }
+  if (!loaded) {
+    XRNG_CUDA_UNROLL
+    for (uint32_t j = 0; j < E; ++j) x[j] = rel + j < L.elems ? in[rel + j] : V{};
+  }
+  XRNG_CUDA_UNROLL
+  for (uint32_t j = 0; j < E; ++j) x[j] = R::eval(w + S::K * j, x[j], p);
+  if constexpr (S::kVector) {
+    if (L.vec && whole) {
+      store_vec(out + rel, x);
       return;
     }
   }
   XRNG_CUDA_UNROLL
-  for (uint32_t j = 0; j < N; ++j) {
-    const uint64_t e = e0 + j;
-    if (e >= start && e - start < count) out[e - start] = R::eval(w + R::kWords * j, in[e - start], p);
-  }
+  for (uint32_t j = 0; j < E; ++j)
+    if (rel + j < L.elems) out[rel + j] = x[j];
 }
 
+// ---- permutations ---------------------------------------------------------------------------
 // The arguments of a permutation request: elements [start, start + count) of
 // the permutation (at), of its inverse (position) or of shard rank of world.
 struct PermArgs {

@@ -5,6 +5,7 @@
 
 #include <cuda_runtime.h>
 
+#include <atomic>
 #include <string>
 
 #include "launch.h"
@@ -52,10 +53,16 @@ inline void require_device_memory(const void* p, const char* what) {
                 "xrng::cuda::*_to_host helpers for host buffers)");
 }
 
+// The current device's multiprocessor count, asked once per device: a
+// launch of a small tensor should cost a kernel launch, not device queries.
 inline int sm_count() {
+  constexpr int kDevices = 64;
+  static std::atomic<int> known[kDevices] = {};
   int dev = 0, n = 0;
   check(cudaGetDevice(&dev), "cudaGetDevice");
+  if (dev >= 0 && dev < kDevices && (n = known[dev].load(std::memory_order_relaxed)) > 0) return n;
   check(cudaDeviceGetAttribute(&n, cudaDevAttrMultiProcessorCount, dev), "cudaDeviceGetAttribute");
+  if (dev >= 0 && dev < kDevices) known[dev].store(n, std::memory_order_relaxed);
   return n;
 }
 

@@ -1,8 +1,10 @@
 // The three kernel templates of the CUDA backend, one per kind of registry
 // row (registry.h, Kind), and their launches. The .cu files instantiate them
 // through visit_row, so every row of XRNG_ROWS gets its kernel without a CUDA
-// edit: a kernel is a grid-stride loop over chunks, the chunk's work is a
-// body of chunk.h, and the values come from the row's element function.
+// edit: a kernel is a grid-stride loop over slots (element and transform rows,
+// one 16-byte output vector per lane, launch.h) or chunks (permutations),
+// the work is a body of chunk.h, and the values come from the row's element
+// function.
 #pragma once
 
 #include "chunk.h"
@@ -16,22 +18,70 @@ namespace xrng::cuda::detail {
   for (uint64_t i = static_cast<uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < (n);          \
        i += static_cast<uint64_t>(gridDim.x) * blockDim.x)
 
-// Element rows: chunks c_first .. c_first + n_chunks - 1 of the draw.
+// The warp-uniform grid-stride loop of the slot kernels: every lane of a
+// warp runs every step (lanes past the last slot compute their blocks for
+// the shuffle and store nothing), so the block exchange always has its
+// partner. A block of any size works: its last warp may have fewer than 32
+// lanes, and `last` is then its last lane.
+struct WarpLanes {
+  unsigned lane, mask;
+  bool last;
+  uint64_t first, stride;  // the warp's first slot index (relative) and the grid's step
+};
+__device__ __forceinline__ WarpLanes warp_lanes() {
+  WarpLanes w;
+  w.lane = threadIdx.x & 31u;
+  const unsigned warp0 = threadIdx.x - w.lane;
+  const unsigned lanes = blockDim.x - warp0 < 32u ? blockDim.x - warp0 : 32u;
+  w.mask = lanes == 32u ? 0xffffffffu : (1u << lanes) - 1u;
+  w.last = w.lane == lanes - 1u;
+  w.first = static_cast<uint64_t>(blockIdx.x) * blockDim.x + warp0;
+  w.stride = static_cast<uint64_t>(gridDim.x) * blockDim.x;
+  return w;
+}
+
+// Steps 1 and 2 of a slot (chunk.h): own blocks, then the extra blocks, the
+// first ones from the next lane by shuffle (the last lane computes its own).
+template <class R>
+__device__ __forceinline__ void slot_raw(const Layout& L, const Stream& s, uint64_t q, const WarpLanes& w,
+                                         SlotRaw<R>& raw) {
+  constexpr uint32_t B = TileShape<R>::kBlocks;
+  own_blocks<R>(L, s, q, raw);
+  if (L.blocks > B) {  // uniform across the grid
+    const uint32_t x = extra_from_next<R>(L);
+    uint32_t next[4 * B];
+#pragma unroll
+    for (uint32_t t = 0; t < 4 * B; ++t)
+      if (t < 4 * x) next[t] = __shfl_down_sync(w.mask, raw[t], 1);
+    extra_blocks<R>(L, s, q, w.last ? nullptr : next, raw);
+  }
+}
+
+// Element rows: slots L.first .. L.first + L.count - 1.
 template <class R>
 __global__ void __launch_bounds__(kMaxBlock)
-    fill_kernel(const Plan p, const Stream s, const uint64_t offset, const uint64_t start, const uint64_t count,
-                const uint64_t c_first, const uint64_t n_chunks, typename R::out_t* __restrict__ out,
-                const bool vec) {
-  XRNG_GRID_STRIDE(i, n_chunks) fill_chunk<R>(p, s, offset, start, count, c_first + i, out, vec);
+    fill_kernel(const Plan p, const Stream s, const Layout L, typename R::out_t* __restrict__ out) {
+  const WarpLanes w = warp_lanes();
+  for (uint64_t base = w.first; base < L.count; base += w.stride) {
+    const uint64_t i = base + w.lane;
+    SlotRaw<R> raw;
+    slot_raw<R>(L, s, L.first + i, w, raw);
+    if (i < L.count) fill_slot<R>(p, L, L.first + i, raw, out);
+  }
 }
 
 // Transform rows. in may equal out (no __restrict__).
 template <class R>
 __global__ void __launch_bounds__(kMaxBlock)
-    transform_kernel(const Plan p, const Stream s, const uint64_t offset, const uint64_t start, const uint64_t count,
-                     const uint64_t c_first, const uint64_t n_chunks, const typename R::out_t* in,
-                     typename R::out_t* out, const bool vec) {
-  XRNG_GRID_STRIDE(i, n_chunks) transform_chunk<R>(p, s, offset, start, count, c_first + i, in, out, vec);
+    transform_kernel(const Plan p, const Stream s, const Layout L, const typename R::out_t* in,
+                     typename R::out_t* out) {
+  const WarpLanes w = warp_lanes();
+  for (uint64_t base = w.first; base < L.count; base += w.stride) {
+    const uint64_t i = base + w.lane;
+    SlotRaw<R> raw;
+    slot_raw<R>(L, s, L.first + i, w, raw);
+    if (i < L.count) transform_slot<R>(p, L, L.first + i, raw, in, out);
+  }
 }
 
 // Permutation rows: materialise (at), inverse (position) or shard.
@@ -47,11 +97,9 @@ __global__ void __launch_bounds__(kMaxBlock)
 template <class R>
 void launch_fill(const Plan& p, const Stream& s, uint64_t offset, uint64_t start, uint64_t count, void* out,
                  cudaStream_t stream, const LaunchConfig& cfg) {
-  using O = typename R::out_t;
-  const ChunkRange r = chunk_range<R>(start, count);
-  const Dims d = dims_for(r.count, cfg);
-  fill_kernel<R><<<d.grid, d.block, 0, stream>>>(p, s, offset, start, count, r.first, r.count, static_cast<O*>(out),
-                                                 vector_chunks<R>(out, start));
+  const Layout L = make_layout<R>(offset, start, count, out, nullptr);
+  const Dims d = dims_for(L.count, cfg);
+  fill_kernel<R><<<d.grid, d.block, 0, stream>>>(p, s, L, static_cast<typename R::out_t*>(out));
   check(cudaGetLastError(), "fill kernel launch");
 }
 
@@ -59,11 +107,9 @@ template <class R>
 void launch_transform(const Plan& p, const Stream& s, uint64_t offset, uint64_t start, uint64_t count,
                       const void* in, void* out, cudaStream_t stream, const LaunchConfig& cfg) {
   using V = typename R::out_t;
-  const ChunkRange r = chunk_range<R>(start, count);
-  const Dims d = dims_for(r.count, cfg);
-  const bool vec = vector_chunks<R>(in, start) && vector_chunks<R>(out, start);
-  transform_kernel<R><<<d.grid, d.block, 0, stream>>>(p, s, offset, start, count, r.first, r.count,
-                                                      static_cast<const V*>(in), static_cast<V*>(out), vec);
+  const Layout L = make_layout<R>(offset, start, count, out, in);
+  const Dims d = dims_for(L.count, cfg);
+  transform_kernel<R><<<d.grid, d.block, 0, stream>>>(p, s, L, static_cast<const V*>(in), static_cast<V*>(out));
   check(cudaGetLastError(), "transform kernel launch");
 }
 

@@ -6,17 +6,15 @@
 //
 // Work layout (the reason values never depend on the launch): a draw is cut
 // into chunks by absolute element index, never by thread index.
-//   element rows:     chunk c holds groups c*C .. c*C + C - 1 (C = W / K), i.e.
-//                     exactly the stream words offset + W*c .. + W - 1, where
-//                     W = chunk_words(K) is a multiple of 4 (all chunks start
-//                     at the same lane of a Philox block) and of K;
-//   transform rows:   the same with one element per group (G = 1);
+//   element and transform rows: slots of 16 bytes of output, one per lane
+//                     (TileShape, Layout below);
 //   permutation rows: chunk i holds elements i*E .. i*E + E - 1 of the
-//                     request (E = perm_chunk_elems(op)).
-// A thread evaluates whole chunks through the row's element function
+//                     request (E = perm_chunk_elems(op)); at / position: one
+//                     element per lane, consecutive lanes consecutive elements.
+// A thread evaluates its slots through the row's element function
 // (rng/detail/rows.h) and writes the elements that fall in [start, start +
-// count). Threads take chunks in a grid-stride loop, so grid size, block size
-// and SM count only change who computes a chunk, never what it holds.
+// count). Threads take slots in a grid-stride loop, so grid size, block size
+// and SM count only change who computes a slot, never what it holds.
 //
 // Validation: what a request may be is decided by the core (make_plan,
 // check_counters in rng/plan.h) with the host API's messages; this file adds
@@ -33,23 +31,127 @@
 namespace xrng::cuda::detail {
 
 // ---- work layout ------------------------------------------------------------------------
-// Stream words per chunk of a row of K words per group: the least common
-// multiple of 16 and K. 16 words are four Philox blocks, so an unaligned
-// offset (a fifth block) costs at most 1/4 more Philox work.
-XRNG_HD constexpr uint32_t chunk_words(uint32_t k) {
-  uint32_t w = 16;
-  while (w % k != 0) w += 16;
-  return w;
+// Element and transform rows are cut into tiles and slots:
+//   tile q:  B whole Philox blocks, W = 4B words, C = W / K groups, E = C * G
+//            elements (groups q*C .. q*C + C - 1). B is the fewest blocks
+//            that make whole groups and, where the row allows it, a multiple
+//            of 16 bytes of output (TileShape): bits u32, uniform f32,
+//            normal f32 (G = K = 2), bits u64, uniform f64, normal f64
+//            (K = 4): one block; f16 / bf16 and randint i32 / i64 (K = 2, 4):
+//            two blocks; bernoulli u8: four blocks; each 16 bytes.
+//   slot q:  the E elements of the 16-byte output vector number q. With the
+//            buffer's (virtual) element 0 of the draw r elements past a
+//            16-byte boundary (r = 0 for an aligned tensor drawn from element
+//            0), slot q is elements q*E - r .. q*E - r + E - 1: the last r of
+//            tile q - 1 and the first E - r of tile q. r = 0 when the row's
+//            tile is not a multiple of 16 bytes (then stores are per element).
+// Thread t of the grid-stride loop takes slot first + t (+ the grid's size
+// per step): consecutive lanes of a warp own consecutive slots, so one
+// 16-byte store per lane makes one contiguous 512-byte span per warp store
+// instruction. A slot fully inside [start, start + count) is one vector
+// store; the first and last slots of a request store element by element.
+// A slot reads the words from offset + K * (its first group) on; when that
+// word is not the first of a Philox block (a word offset not a multiple of
+// 4, or a shift r of part of a group's words), the slot reads one block more
+// than its own B: the first block of the next lane's slot, taken with a warp
+// shuffle (the warp's last lane computes it). Values never depend on the
+// launch: a slot's elements, words and stores are functions of q alone.
+template <class R>
+struct TileShape {
+  static_assert(R::kind == Kind::element || R::kind == Kind::transform, "permutations are not tiled by words");
+  using out_t = typename R::out_t;
+  static constexpr uint32_t K = R::kWords;
+  static constexpr uint32_t G = R::kGroup;
+  static constexpr uint32_t kMaxTileBlocks = 16;
+  static constexpr uint32_t pick_blocks() {
+    uint32_t whole = 0;  // fewest blocks that are whole groups
+    for (uint32_t b = 1; b <= kMaxTileBlocks * K; ++b) {
+      if ((4 * b) % K != 0) continue;
+      if (whole == 0) whole = b;
+      if (b <= kMaxTileBlocks && ((4 * b) / K * G * sizeof(out_t)) % 16 == 0) return b;
+    }
+    return whole;
+  }
+  static constexpr uint32_t kBlocks = pick_blocks();
+  static constexpr uint32_t kWords = 4 * kBlocks;
+  static constexpr uint32_t kGroups = kWords / K;
+  static constexpr uint32_t kElems = kGroups * G;
+  static constexpr uint32_t kBytes = kElems * sizeof(out_t);
+  static constexpr bool kVector = kBytes % 16 == 0;
+  // Groups a slot evaluates at most: one more when it starts inside a group (G > 1).
+  static constexpr uint32_t kSlotGroups = kGroups + (G > 1 ? 1 : 0);
+  // Blocks a slot reads at most: a phase of up to 3 words, then its groups' words.
+  static constexpr uint32_t kSlotBlocks = (3 + K * kSlotGroups + 3) / 4;
+};
+
+// Block indices are taken modulo 2^62 (words modulo 2^64): the slot before
+// element 0 of a draw reads words "before word 0", which only elements that
+// are never stored use.
+constexpr uint64_t kBlockMask = (uint64_t{1} << 62) - 1;
+
+// The uniform layout of one launch of an element or transform row: which
+// slots, how they sit on the stream, and whether whole slots are vector
+// stores (and, for transforms, loads). Computed on the host (make_layout),
+// passed by value to the kernel; the CPU test runs the same chunk bodies.
+struct Layout {
+  uint64_t first = 0;   // first slot
+  uint64_t count = 0;   // slots
+  uint64_t start = 0;   // the request: elements [start, start + elems)
+  uint64_t elems = 0;
+  uint64_t block0 = 0;  // block of slot 0's first word, modulo 2^62
+  uint32_t phase = 0;   // lane of that word in its block (the same for every slot)
+  uint32_t shift = 0;   // r, in elements (0 .. E - 1)
+  uint32_t skip = 0;    // elements of a slot's first group that precede the slot (0 .. G - 1)
+  uint32_t blocks = 0;  // blocks a slot reads: its own B, or more
+  bool vec = false;     // 16-byte stores of whole slots
+  bool vec_in = false;  // transforms: 16-byte loads of whole slots
+};
+
+// r for a buffer whose element `start` is at p: how many elements past a
+// 16-byte boundary element 0 of the draw would sit. False (and r = 0) when
+// the row's tile is not 16 bytes or p is not aligned to its element size.
+template <class R>
+inline bool slot_shift(const void* p, uint64_t start, uint32_t* r) {
+  using S = TileShape<R>;
+  constexpr uint64_t es = sizeof(typename S::out_t);
+  *r = 0;
+  if constexpr (!S::kVector) {
+    return false;
+  } else {
+    const uintptr_t a = reinterpret_cast<uintptr_t>(p);
+    if (a % es != 0) return false;
+    *r = static_cast<uint32_t>(((a - static_cast<uintptr_t>(start * es)) & 15u) / es);
+    return true;
+  }
 }
 
-// Element and transform rows: words, groups and elements of one chunk.
+// The layout of a request of elements [start, start + count) (count >= 1)
+// at word `offset`, into out (and from in for transforms, else nullptr).
 template <class R>
-struct ChunkShape {
-  static_assert(R::kind == Kind::element || R::kind == Kind::transform, "permutations are not chunked by words");
-  static constexpr uint32_t kWords = chunk_words(R::kWords);
-  static constexpr uint32_t kGroups = kWords / R::kWords;
-  static constexpr uint32_t kElems = kGroups * R::kGroup;
-};
+inline Layout make_layout(uint64_t offset, uint64_t start, uint64_t count, const void* out, const void* in) {
+  using S = TileShape<R>;
+  Layout L;
+  uint32_t r = 0;
+  L.vec = slot_shift<R>(out, start, &r);
+  if (in != nullptr) {
+    uint32_t r_in = 0;
+    L.vec_in = slot_shift<R>(in, start, &r_in) && L.vec && r_in == r;
+  }
+  L.shift = r;
+  L.start = start;
+  L.elems = count;
+  const uint64_t E = S::kElems;
+  const uint64_t last = start + (count - 1);  // no overflow: validated draws end at or below element 2^64
+  L.first = start / E + (start % E + r) / E;
+  L.count = last / E + (last % E + r) / E - L.first + 1;
+  const uint32_t sg = (r + S::G - 1) / S::G;  // whole groups before tile q's first group
+  L.skip = sg * S::G - r;
+  const uint64_t w0 = offset - uint64_t{S::K} * sg;  // slot 0's first word, modulo 2^64
+  L.block0 = (w0 >> 2) & kBlockMask;
+  L.phase = static_cast<uint32_t>(w0 & 3u);
+  L.blocks = (L.phase + S::K * (S::kGroups + (L.skip != 0 ? 1u : 0u)) + 3) / 4;
+  return L;
+}
 
 // The permutation operations of one kernel template (chunk.h, perm_chunk).
 enum class PermOp : uint8_t { at, position, shard };
@@ -59,21 +161,11 @@ enum class PermOp : uint8_t { at, position, shard };
 // for every element, and one element per thread keeps the stores coalesced.
 XRNG_HD constexpr uint32_t perm_chunk_elems(PermOp op) { return op == PermOp::shard ? 8u : 1u; }
 
-// The chunks a request of elements [start, start + count) touches (count >= 1).
+// The chunks of a permutation request.
 struct ChunkRange {
   uint64_t first = 0;
   uint64_t count = 0;
 };
-// Element / transform rows: chunks by absolute element index.
-template <class R>
-inline ChunkRange chunk_range(uint64_t start, uint64_t count) {
-  constexpr uint64_t per = ChunkShape<R>::kElems;
-  const uint64_t last = start + (count - 1);  // no overflow: validated draws end at or below element 2^64
-  ChunkRange r;
-  r.first = start / per;
-  r.count = last / per - r.first + 1;
-  return r;
-}
 // Permutation requests: chunks by index into the request, from 0.
 inline ChunkRange perm_chunk_range(PermOp op, uint64_t count) {
   const uint64_t per = perm_chunk_elems(op);

@@ -23,6 +23,7 @@
 using namespace xrng;
 using namespace xrng_gpu_test;
 using xrng::cuda::LaunchConfig;
+using xrng::cuda::detail::Layout;
 
 namespace {
 
@@ -70,17 +71,37 @@ TEST_CASE("launch_dims: automatic and explicit configurations") {
   CHECK_THROWS_AS(launch_dims(10, LaunchConfig{0, 1025}, 1), xrng::Error);
 }
 
-TEST_CASE("chunk_words: a multiple of 4 (one Philox phase) and of K") {
-  using xrng::cuda::detail::chunk_words;
-  CHECK(chunk_words(1) == 16);
-  CHECK(chunk_words(2) == 16);
-  CHECK(chunk_words(4) == 16);
-  CHECK(chunk_words(3) == 48);
-  CHECK(chunk_words(12) == 48);
-  CHECK(chunk_words(32) == 32);
+TEST_CASE("tile shapes: whole groups, whole Philox blocks, 16 bytes of output where the row allows") {
+  int rows = 0, vector_rows = 0;
+  for_each_row([&]<class R>() {
+    if constexpr (R::kind != Kind::permutation) {
+      using S = xrng::cuda::detail::TileShape<R>;
+      INFO(row_name(R::dist, R::dtype));
+      CHECK(S::kWords == 4 * S::kBlocks);
+      CHECK(S::kWords % R::kWords == 0);
+      CHECK(S::kElems == S::kWords / R::kWords * R::kGroup);
+      CHECK(S::kSlotBlocks * 4 >= 3 + R::kWords * S::kSlotGroups);
+      // every stream-v1 row has a tile of 16 bytes (dropout f64, one word per
+      // element: 32); a future row without one still works (element stores),
+      // it is only slower
+      if (R::version == 1) CHECK((S::kBytes == 16 || (S::kBytes == 32 && S::kBlocks == 1)));
+      vector_rows += S::kVector ? 1 : 0;
+      ++rows;
+    }
+  });
+  using xrng::cuda::detail::TileShape;
+  CHECK(TileShape<Row<Dist::bits, DType::u32>>::kBlocks == 1);
+  CHECK(TileShape<Row<Dist::normal, DType::f32>>::kBlocks == 1);
+  CHECK(TileShape<Row<Dist::normal, DType::f64>>::kElems == 2);
+  CHECK(TileShape<Row<Dist::normal, DType::f16>>::kBlocks == 2);
+  CHECK(TileShape<Row<Dist::randint, DType::i32>>::kBlocks == 2);
+  CHECK(TileShape<Row<Dist::randint, DType::i64>>::kBlocks == 2);
+  CHECK(TileShape<Row<Dist::bernoulli, DType::u8>>::kBlocks == 4);
+  CHECK(vector_rows > 0);
+  CHECK(rows > 0);
 }
 
-TEST_CASE("chunk ranges cover exactly the groups of the requested elements, for every row") {
+TEST_CASE("layouts cover exactly the requested elements, for every row, shift and offset") {
   int rows = 0;
   for_each_row([&]<class R>() {
     if constexpr (R::kind == Kind::permutation) {
@@ -95,28 +116,45 @@ TEST_CASE("chunk ranges cover exactly the groups of the requested elements, for 
         }
       }
     } else {
-      using S = xrng::cuda::detail::ChunkShape<R>;
-      const uint64_t per = S::kElems;
-      CHECK(S::kWords % 4 == 0);
-      CHECK(S::kWords % R::kWords == 0);
-      CHECK(per == S::kWords / R::kWords * R::kGroup);
-      const uint64_t starts[] = {0, 1, per - 1, per, 12345, (uint64_t{1} << 40) + 3};
-      const uint64_t counts[] = {1, 2, per > 1 ? per - 1 : 1, per, per + 1, 1000};
-      for (uint64_t s : starts)
-        for (uint64_t c : counts) {
-          const auto r = xrng::cuda::detail::chunk_range<R>(s, c);
-          // the first chunk holds element s, the last chunk element s + c - 1
-          CHECK(r.first * per <= s);
-          CHECK(s < (r.first + 1) * per);
-          const uint64_t last = r.first + r.count - 1;
-          CHECK(last * per <= s + c - 1);
-          CHECK(s + c - 1 < (last + 1) * per);
-        }
+      using S = xrng::cuda::detail::TileShape<R>;
+      const uint64_t E = S::kElems;
+      const size_t es = sizeof(typename R::out_t);
+      alignas(64) static unsigned char base[64];
+      const uint64_t starts[] = {0, 1, E - 1, E, E + 1, 12345, (uint64_t{1} << 40) + 3};
+      const uint64_t counts[] = {1, 2, E > 1 ? E - 1 : 1, E, E + 1, 1000};
+      for (size_t mis = 0; mis < 16; mis += es)
+        for (uint64_t off : {uint64_t{0}, uint64_t{1}, uint64_t{2}, uint64_t{3}, uint64_t{1} << 33})
+          for (uint64_t s : starts)
+            for (uint64_t c : counts) {
+              const auto L = xrng::cuda::detail::make_layout<R>(off, s, c, base + mis, nullptr);
+              INFO(row_name(R::dist, R::dtype), " mis=", mis, " offset=", off, " start=", s, " count=", c);
+              // slot q holds elements q*E - r .. q*E - r + E - 1; the first slot holds
+              // element s, the last slot element s + c - 1
+              CHECK(L.shift < E);
+              CHECK(L.vec == S::kVector);
+              using u128 = unsigned __int128;
+              const u128 r = L.shift, first = L.first, last = L.first + L.count - 1;
+              CHECK(first * E <= s + r);
+              CHECK(s + r < (first + 1) * E);
+              CHECK(last * E <= s + c - 1 + r);
+              CHECK(s + c - 1 + r < (last + 1) * E);
+              // a slot of a vector layout is a 16-byte aligned span of the buffer
+              if (L.vec) {
+                const uintptr_t slot0 = reinterpret_cast<uintptr_t>(base + mis) + (L.first * E - L.shift - s) * es;
+                CHECK(slot0 % 16 == 0);
+              }
+              CHECK(L.skip < R::kGroup);
+              CHECK(L.blocks >= S::kBlocks);
+              CHECK(L.blocks <= S::kSlotBlocks);
+            }
       // the very last element of the stream: no overflow
       const uint64_t top = std::numeric_limits<uint64_t>::max();
-      const auto r = xrng::cuda::detail::chunk_range<R>(top - 4, 5);
-      CHECK(r.first == (top - 4) / per);
-      CHECK(r.count == top / per - (top - 4) / per + 1);
+      for (size_t mis = 0; mis < 16; mis += es) {
+        const auto L = xrng::cuda::detail::make_layout<R>(0, top - 4, 5, base + mis, nullptr);
+        CHECK(static_cast<unsigned __int128>(L.first + L.count - 1) * E <= static_cast<unsigned __int128>(top) + L.shift);
+        CHECK(L.count >= 1);
+        CHECK(L.count <= 5 / E + 2);
+      }
     }
     ++rows;
   });
@@ -278,26 +316,76 @@ std::vector<uint64_t> scrambled(uint64_t n, Rng& r) {
   return v;
 }
 
-// What a launch of the request's kernel does, with the chunks taken in the
+// A launch configuration, as the kernels see it: grid x block threads.
+struct Launch {
+  unsigned grid = 1, block = 1;
+};
+Launch random_launch(uint64_t items, Rng& r) {
+  const int blocks[] = {0, 32, 64, 96, 256, 1024, 1, 7, 33, 100};
+  const int grids[] = {0, 0, 1, 2, 3, 17};
+  const LaunchConfig cfg{grids[r.below(std::size(grids))], blocks[r.below(std::size(blocks))]};
+  const auto d = xrng::cuda::detail::launch_dims(items, cfg, 1 + static_cast<int>(r.below(132)));
+  return Launch{d.grid, d.block};
+}
+
+// The slot kernels (device/kernels.cuh, fill_kernel / transform_kernel) on the
+// CPU: every warp step of the launch (block b, warp w, step k of the
+// warp-uniform grid-stride loop), in a scrambled order; within a step, every
+// lane computes its own blocks, then takes the next lane's as the shuffle
+// gives them (the warp's last lane, possibly of a partial warp, computes
+// them), then the lanes in range run the slot body.
+template <class R>
+void emulate_slots(const Layout& L, const Stream& s, Launch g, Rng& order_rng, auto&& body) {
+  namespace d = xrng::cuda::detail;
+  struct Step {
+    uint64_t base;
+    unsigned lanes;
+  };
+  std::vector<Step> steps;
+  const uint64_t stride = uint64_t{g.grid} * g.block;
+  for (uint64_t b = 0; b < g.grid; ++b)
+    for (unsigned w0 = 0; w0 < g.block; w0 += 32)
+      for (uint64_t base = b * g.block + w0; base < L.count; base += stride)
+        steps.push_back({base, std::min(32u, g.block - w0)});
+  struct Raw {
+    d::SlotRaw<R> v;
+  };
+  std::vector<Raw> raw(32);
+  for (uint64_t k : scrambled(steps.size(), order_rng)) {
+    const Step& st = steps[k];
+    for (unsigned lane = 0; lane < st.lanes; ++lane) {
+      std::fill(std::begin(raw[lane].v), std::end(raw[lane].v), 0xdeadbeefu);  // no stale words
+      d::own_blocks<R>(L, s, L.first + st.base + lane, raw[lane].v);
+    }
+    for (unsigned lane = 0; lane < st.lanes; ++lane)
+      if (L.blocks > d::TileShape<R>::kBlocks)
+        d::extra_blocks<R>(L, s, L.first + st.base + lane, lane + 1 < st.lanes ? raw[lane + 1].v : nullptr,
+                           raw[lane].v);
+    for (unsigned lane = 0; lane < st.lanes; ++lane)
+      if (st.base + lane < L.count) body(L.first + st.base + lane, raw[lane].v);
+  }
+}
+
+// What a launch of the request's kernel does, with the work taken in the
 // order `order_rng` gives: out (and, for transforms, in) as the kernel sees them.
 void emulate_kernel(const Request& q, const unsigned char* in, unsigned char* out, Rng& order_rng) {
   namespace d = xrng::cuda::detail;
+  if (q.count == 0) return;  // the entry points launch nothing
   const Stream s = q.key.stream();
   const bool known = visit_row(q.plan, [&]<class R>() {
     using O = typename R::out_t;
     if constexpr (R::kind == Kind::element) {
       REQUIRE(q.op == Op::fill);
-      const auto cr = d::chunk_range<R>(q.start, q.count);
-      const bool vec = d::vector_chunks<R>(out, q.start);
-      for (uint64_t i : scrambled(cr.count, order_rng))
-        d::fill_chunk<R>(q.plan, s, q.offset, q.start, q.count, cr.first + i, reinterpret_cast<O*>(out), vec);
+      const Layout L = d::make_layout<R>(q.offset, q.start, q.count, out, nullptr);
+      emulate_slots<R>(L, s, random_launch(L.count, order_rng), order_rng, [&](uint64_t slot, const auto& raw) {
+        d::fill_slot<R>(q.plan, L, slot, raw, reinterpret_cast<O*>(out));
+      });
     } else if constexpr (R::kind == Kind::transform) {
       REQUIRE(q.op == Op::transform);
-      const auto cr = d::chunk_range<R>(q.start, q.count);
-      const bool vec = d::vector_chunks<R>(in, q.start) && d::vector_chunks<R>(out, q.start);
-      for (uint64_t i : scrambled(cr.count, order_rng))
-        d::transform_chunk<R>(q.plan, s, q.offset, q.start, q.count, cr.first + i, reinterpret_cast<const O*>(in),
-                              reinterpret_cast<O*>(out), vec);
+      const Layout L = d::make_layout<R>(q.offset, q.start, q.count, out, in);
+      emulate_slots<R>(L, s, random_launch(L.count, order_rng), order_rng, [&](uint64_t slot, const auto& raw) {
+        d::transform_slot<R>(q.plan, L, slot, raw, reinterpret_cast<const O*>(in), reinterpret_cast<O*>(out));
+      });
     } else {
       const PermKey k = perm_key(s, q.offset, q.plan.n);
       const d::PermArgs a{q.start, q.count, q.rank, q.world};
@@ -316,14 +404,19 @@ void emulate_kernel(const Request& q, const unsigned char* in, unsigned char* ou
   REQUIRE(known);
 }
 
-// Runs a request through the chunk bodies (misaligned by `mis` bytes, in
-// place for transforms when asked) and compares with the reference.
-bool chunk_bodies_match(const Request& q, size_t mis, bool in_place, Rng& r) {
+// Runs a request through the chunk bodies (output misaligned by `mis` bytes
+// from a 64-byte boundary, a transform's input by `mis_in`, or in place when
+// asked) and compares with the reference; nothing outside the output may change.
+bool chunk_bodies_match(const Request& q, size_t mis, bool in_place, Rng& r, size_t mis_in = SIZE_MAX) {
+  if (mis_in == SIZE_MAX || in_place) mis_in = mis;
   const std::vector<unsigned char> want = reference(q);
-  HostBuf bin(q.bytes() + mis), bout(q.bytes() + mis);
-  if (q.op == Op::transform && q.count) std::memcpy(bin.region(mis), q.in.data(), q.bytes());
+  HostBuf bin(q.bytes() + mis_in), bout(q.bytes() + mis);
+  if (q.op == Op::transform && q.count) std::memcpy(bin.region(mis_in), q.in.data(), q.bytes());
   unsigned char* out = in_place ? bin.region(mis) : bout.region(mis);
-  emulate_kernel(q, bin.region(mis), out, r);
+  emulate_kernel(q, bin.region(mis_in), out, r);
+  if (q.op == Op::transform && !in_place && q.count &&
+      std::memcmp(bin.region(mis_in), q.in.data(), q.bytes()) != 0)
+    return false;  // the input is read only
   return (in_place ? bin : bout).check(mis, want);
 }
 
@@ -363,6 +456,59 @@ TEST_CASE("kernel chunk bodies on the CPU equal the scalar reference, every row 
   MESSAGE(n, " requests emulated through the chunk bodies");
 }
 
+TEST_CASE("slot bodies on the CPU: every row x word offsets x starts x pointer shifts x counts") {
+  // Systematic, for every element and transform row of the registry: word
+  // offsets 0..7 (every Philox phase, twice) and one far offset; output
+  // pointers misaligned by every multiple of the element size below 16 bytes
+  // (every slot shift r); starts on and off slot boundaries; counts 0, 1,
+  // around one and two slots, and long runs with heads and tails; transforms
+  // also with the input at another misalignment (scalar loads, vector stores)
+  // and in place. Every (start, count) pair of the lists is run for every row.
+  namespace d = xrng::cuda::detail;
+  Rng r{0x51075};
+  int n = 0, rows = 0;
+  for (const golden::RowPlan& rp : golden::row_plans()) {
+    const Plan& p = rp.plan;
+    if (p.kind == Kind::permutation) continue;
+    uint64_t E = 0;
+    visit_row(p, [&]<class R>() {
+      if constexpr (R::kind != Kind::permutation) E = d::TileShape<R>::kElems;
+    });
+    REQUIRE(E > 0);
+    const size_t es = static_cast<size_t>(dtype_size(p.dtype));
+    const uint64_t starts[] = {0, 1, 2, 3, E - 1, E, E + 1, 1000003, (uint64_t{1} << 40) + 5};
+    const uint64_t counts[] = {0, 1, 2, E - 1, E, E + 1, 2 * E + 1, 3 * E - 1, 37, 257, 1000, 4096 + E + 3};
+    constexpr size_t kS = std::size(starts), kC = std::size(counts);
+    size_t i = 0;
+    std::vector<int> pairs(kS * kC, 0);
+    const size_t per = std::max<size_t>(3, (kS * kC + (16 / es) * 9 - 1) / ((16 / es) * 9));
+    for (size_t mis = 0; mis < 16; mis += es)
+      for (uint64_t off = 0; off < 9; ++off)
+        for (size_t j = 0; j < per; ++j, ++i) {
+          Request q;
+          q.op = p.kind == Kind::transform ? Op::transform : Op::fill;
+          q.plan = p;
+          q.key = Key(r.next(), r.below(2) ? r.next() : 0);
+          q.offset = off < 8 ? off : (r.next() >> 3);
+          const size_t pair = (i * 7) % (kS * kC);  // 7 is prime to kS * kC = 108: every pair in 108 steps
+          q.start = starts[pair / kC];
+          q.count = counts[pair % kC];
+          ++pairs[pair];
+          if (q.op == Op::transform) fill_input(q, r);
+          const bool in_place = q.op == Op::transform && j % 3 == 1;
+          const size_t mis_in = q.op == Op::transform && j % 3 == 2 ? (mis + es) % 16 : mis;
+          INFO(q.describe(), " misalign=", mis, " input misalign=", mis_in, in_place ? " in place" : "");
+          CHECK(chunk_bodies_match(q, mis, in_place, r, mis_in));
+          ++n;
+        }
+    INFO(row_name(p));
+    CHECK(std::count(pairs.begin(), pairs.end(), 0) == 0);  // every (start, count) pair ran
+    ++rows;
+  }
+  MESSAGE(n, " requests over ", rows, " element and transform rows through the slot bodies");
+  CHECK(rows > 0);
+}
+
 TEST_CASE("kernel chunk bodies on the CPU: elements up to 2^64 - 1, every one-word row") {
   // The chunk arithmetic must not wrap when start + count == 2^64 (only rows
   // of one word per element reach element 2^64 - 1 of a stream).
@@ -381,13 +527,16 @@ TEST_CASE("kernel chunk bodies on the CPU: elements up to 2^64 - 1, every one-wo
       q.offset = 0;
       if (q.op == Op::transform) fill_input(q, r);
       const size_t es = static_cast<size_t>(dtype_size(p.dtype));
-      // aligned: element 0 of the draw on 16 bytes, so the vector path runs
+      // aligned: element 0 of the draw on 16 bytes (slot shift 0), else one element past
       const size_t mis = (q.start * es) % 16 + (aligned ? 0 : es);
-      INFO(q.describe(), aligned ? " (vector stores)" : " (element stores)");
+      INFO(q.describe(), aligned ? " (shift 0)" : " (shift 1)");
       HostBuf probe(q.bytes() + mis);
       visit_row(p, [&]<class R>() {
-        if constexpr (R::kind != Kind::permutation)
-          CHECK(xrng::cuda::detail::vector_chunks<R>(probe.region(mis), q.start) == aligned);
+        if constexpr (R::kind != Kind::permutation) {
+          const Layout L = xrng::cuda::detail::make_layout<R>(0, q.start, q.count, probe.region(mis), nullptr);
+          CHECK(L.vec);
+          CHECK(L.shift == (aligned ? 0u : 1u));
+        }
       });
       CHECK(chunk_bodies_match(q, mis, false, r));
       ++n;
