@@ -92,9 +92,18 @@ XRNG_HD XRNG_INLINE void store_vec(T* dst, const T (&v)[N]) {
   static_assert(kVectorChunk<T, N>, "a chunk is a whole number of 16-byte vectors");
   vec16* d = reinterpret_cast<vec16*>(dst);
   XRNG_CUDA_UNROLL
-  for (int q = 0; q < static_cast<int>(N * sizeof(T) / 16); ++q)
-    d[q] =
+  for (int q = 0; q < static_cast<int>(N * sizeof(T) / 16); ++q) {
+    const vec16 u =
         make_vec16(image_word(v, 4 * q), image_word(v, 4 * q + 1), image_word(v, 4 * q + 2), image_word(v, 4 * q + 3));
+#if defined(__CUDA_ARCH__)
+    // An intrinsic, so the compiler cannot merge it with the element-wise
+    // stores of the same values into four 4-byte stores (it did, with a
+    // plain assignment: both branches store the same words).
+    __stwb(d + q, u);
+#else
+    d[q] = u;
+#endif
+  }
 }
 // Loads N elements from a 16-byte aligned address with 16-byte loads.
 template <class T, int N>
@@ -105,7 +114,11 @@ XRNG_HD XRNG_INLINE void load_vec(const T* src, T (&v)[N]) {
   const vec16* s = reinterpret_cast<const vec16*>(src);
   XRNG_CUDA_UNROLL
   for (int q = 0; q < kWords / 4; ++q) {
-    const vec16 u = s[q];  // a plain load: transforms allow in == out
+#if defined(__CUDA_ARCH__)
+    const vec16 u = __ldcg(s + q);  // coherent (in == out is allowed), one 16-byte load
+#else
+    const vec16 u = s[q];
+#endif
     w[4 * q] = u.x;
     w[4 * q + 1] = u.y;
     w[4 * q + 2] = u.z;
@@ -132,8 +145,8 @@ XRNG_HD XRNG_INLINE void load_vec(const T* src, T (&v)[N]) {
 //                    in range or not: the previous lane may need them);
 //   2. extra_blocks: the blocks past those that the slot reads (a phase or a
 //                    shift inside a group's words): the first blocks of the
-//                    next slot, given by the next lane when `next` is not
-//                    null (a warp shuffle on the GPU), else computed;
+//                    next slot, given by the next lane (a warp shuffle on the
+//                    GPU), else (the warp's last lane) computed;
 //   3. fill_slot / transform_slot: the slot's words, the row's element
 //                    function, and the stores of the elements in the request.
 template <class R>
@@ -154,29 +167,33 @@ XRNG_HD XRNG_INLINE void own_blocks(const Layout& L, const Stream& s, uint64_t q
   }
 }
 
-// Blocks B .. L.blocks - 1 of slot q. next: the next slot's own blocks
-// (its raw[0 .. 4B)), or nullptr; only its first min(L.blocks - B, B)
-// blocks are read (extra_from_next).
+// Blocks B .. L.blocks - 1 of slot q: from `next`, the next slot's own
+// blocks (its raw[0 .. 4B), of which only the first min(L.blocks - B, B)
+// blocks are read: extra_from_next) when have_next, else computed. (A flag,
+// not a null pointer: an array whose address is selected at run time would
+// live in local memory.)
 template <class R>
 XRNG_HD XRNG_INLINE uint32_t extra_from_next(const Layout& L) {
   constexpr uint32_t B = TileShape<R>::kBlocks;
   const uint32_t x = L.blocks > B ? L.blocks - B : 0;
   return x < B ? x : B;
 }
-template <class R>
-XRNG_HD XRNG_INLINE void extra_blocks(const Layout& L, const Stream& s, uint64_t q, const uint32_t* next,
-                                      SlotRaw<R>& raw) {
+template <class R, int M>
+XRNG_HD XRNG_INLINE void extra_blocks(const Layout& L, const Stream& s, uint64_t q, const uint32_t (&next)[M],
+                                      bool have_next, SlotRaw<R>& raw) {
   using S = TileShape<R>;
+  static_assert(M >= 4 * static_cast<int>(S::kBlocks), "the next slot's own blocks");
   XRNG_CUDA_UNROLL
   for (uint32_t j = S::kBlocks; j < S::kSlotBlocks; ++j) {
-    if (j >= L.blocks) break;
-    if (next != nullptr && j < 2 * S::kBlocks) {
-      XRNG_CUDA_UNROLL
-      for (int l = 0; l < 4; ++l) raw[4 * j + l] = next[4 * (j - S::kBlocks) + l];
-    } else {
-      const u32x4 b = stream_block(s, slot_block<R>(L, q, j));
-      XRNG_CUDA_UNROLL
-      for (int l = 0; l < 4; ++l) raw[4 * j + l] = b.v[l];
+    if (j < L.blocks) {
+      if (have_next && j < 2 * S::kBlocks) {
+        XRNG_CUDA_UNROLL
+        for (int l = 0; l < 4; ++l) raw[4 * j + l] = next[4 * (j - S::kBlocks) + l];
+      } else {
+        const u32x4 b = stream_block(s, slot_block<R>(L, q, j));
+        XRNG_CUDA_UNROLL
+        for (int l = 0; l < 4; ++l) raw[4 * j + l] = b.v[l];
+      }
     }
   }
 }

@@ -53,7 +53,7 @@ __device__ __forceinline__ void slot_raw(const Layout& L, const Stream& s, uint6
 #pragma unroll
     for (uint32_t t = 0; t < 4 * B; ++t)
       if (t < 4 * x) next[t] = __shfl_down_sync(w.mask, raw[t], 1);
-    extra_blocks<R>(L, s, q, w.last ? nullptr : next, raw);
+    extra_blocks<R>(L, s, q, next, !w.last, raw);
   }
 }
 

@@ -357,10 +357,17 @@ void emulate_slots(const Layout& L, const Stream& s, Launch g, Rng& order_rng, a
       std::fill(std::begin(raw[lane].v), std::end(raw[lane].v), 0xdeadbeefu);  // no stale words
       d::own_blocks<R>(L, s, L.first + st.base + lane, raw[lane].v);
     }
-    for (unsigned lane = 0; lane < st.lanes; ++lane)
-      if (L.blocks > d::TileShape<R>::kBlocks)
-        d::extra_blocks<R>(L, s, L.first + st.base + lane, lane + 1 < st.lanes ? raw[lane + 1].v : nullptr,
-                           raw[lane].v);
+    constexpr uint32_t B = d::TileShape<R>::kBlocks;
+    if (L.blocks > B) {
+      // __shfl_down_sync of the first 4 * extra_from_next words of raw; the
+      // rest of `next` is what the kernel leaves unset (poison here)
+      const uint32_t x = d::extra_from_next<R>(L);
+      for (unsigned lane = 0; lane < st.lanes; ++lane) {
+        uint32_t next[4 * B];
+        for (uint32_t t = 0; t < 4 * B; ++t) next[t] = t < 4 * x && lane + 1 < st.lanes ? raw[lane + 1].v[t] : 0xbadf00du;
+        d::extra_blocks<R>(L, s, L.first + st.base + lane, next, lane + 1 < st.lanes, raw[lane].v);
+      }
+    }
     for (unsigned lane = 0; lane < st.lanes; ++lane)
       if (st.base + lane < L.count) body(L.first + st.base + lane, raw[lane].v);
   }
