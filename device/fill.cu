@@ -1,15 +1,13 @@
 // xrng::cuda::fill: the element kernel for every element row of the registry
 // and the materialising permutation kernel for every permutation row.
+#include "direct.h"
 #include "kernels.cuh"
-#include "xrng_cuda.h"
 
 namespace xrng::cuda {
 
-void fill(const Plan& plan, const Key& key, uint64_t offset, uint64_t start, uint64_t count, void* dev_out,
-          cudaStream_t stream, LaunchConfig cfg) {
-  detail::check_fill(plan, offset, start, count, dev_out, cfg);
-  if (count == 0) return;
-  detail::require_device_memory(dev_out, "fill output");
+namespace {
+void fill_checked(const Plan& plan, const Key& key, uint64_t offset, uint64_t start, uint64_t count, void* dev_out,
+                  cudaStream_t stream, const LaunchConfig& cfg) {
   const Stream s = key.stream();
   visit_row(plan, [&]<class R>() {
     if constexpr (R::kind == Kind::element) {
@@ -21,6 +19,22 @@ void fill(const Plan& plan, const Key& key, uint64_t offset, uint64_t start, uin
     }
     // transform rows: refused by check_fill
   });
+}
+}  // namespace
+
+void fill(const Plan& plan, const Key& key, uint64_t offset, uint64_t start, uint64_t count, void* dev_out,
+          cudaStream_t stream, LaunchConfig cfg) {
+  detail::check_fill(plan, offset, start, count, dev_out, cfg);
+  if (count == 0) return;
+  detail::require_device_memory(dev_out, "fill output");
+  fill_checked(plan, key, offset, start, count, dev_out, stream, cfg);
+}
+
+void detail::fill_device(const Plan& plan, const Key& key, uint64_t offset, uint64_t start, uint64_t count,
+                         void* dev_out, cudaStream_t stream, LaunchConfig cfg) {
+  detail::check_fill(plan, offset, start, count, dev_out, cfg);
+  if (count == 0) return;
+  fill_checked(plan, key, offset, start, count, dev_out, stream, cfg);
 }
 
 }  // namespace xrng::cuda

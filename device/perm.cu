@@ -1,21 +1,35 @@
 // xrng::cuda::perm_shard and perm_inverse: the permutation kernel for every
 // permutation row of the registry (materialising is in fill.cu).
+#include "direct.h"
 #include "kernels.cuh"
-#include "xrng_cuda.h"
 
 namespace xrng::cuda {
 
-void perm_shard(const Plan& plan, const Key& key, uint64_t offset, uint64_t rank, uint64_t world, uint64_t start,
-                uint64_t count, void* dev_out, cudaStream_t stream, LaunchConfig cfg) {
-  detail::check_shard(plan, offset, rank, world, count, dev_out, cfg);
-  if (count == 0) return;
-  detail::require_device_memory(dev_out, "perm_shard output");
+namespace {
+void perm_shard_checked(const Plan& plan, const Key& key, uint64_t offset, uint64_t rank, uint64_t world,
+                        uint64_t start, uint64_t count, void* dev_out, cudaStream_t stream, const LaunchConfig& cfg) {
   const PermKey k = perm_key(key.stream(), offset, plan.n);
   visit_row(plan, [&]<class R>() {
     if constexpr (R::kind == Kind::permutation)
       detail::launch_perm<R, detail::PermOp::shard>(k, detail::PermArgs{start, count, rank, world}, dev_out, stream,
                                                     cfg);
   });
+}
+}  // namespace
+
+void perm_shard(const Plan& plan, const Key& key, uint64_t offset, uint64_t rank, uint64_t world, uint64_t start,
+                uint64_t count, void* dev_out, cudaStream_t stream, LaunchConfig cfg) {
+  detail::check_shard(plan, offset, rank, world, count, dev_out, cfg);
+  if (count == 0) return;
+  detail::require_device_memory(dev_out, "perm_shard output");
+  perm_shard_checked(plan, key, offset, rank, world, start, count, dev_out, stream, cfg);
+}
+
+void detail::perm_shard_device(const Plan& plan, const Key& key, uint64_t offset, uint64_t rank, uint64_t world,
+                               uint64_t start, uint64_t count, void* dev_out, cudaStream_t stream, LaunchConfig cfg) {
+  detail::check_shard(plan, offset, rank, world, count, dev_out, cfg);
+  if (count == 0) return;
+  perm_shard_checked(plan, key, offset, rank, world, start, count, dev_out, stream, cfg);
 }
 
 void perm_inverse(const Plan& plan, const Key& key, uint64_t offset, uint64_t start, uint64_t count, void* dev_out,

@@ -4,8 +4,11 @@
 //   bench_gpu [--log2n 28] [--reps 20] [--warmup 3] [--no-check]
 //
 // Each row: median of `reps` timed runs (CUDA events on one stream, after
-// `warmup` untimed runs) of one call filling n elements of a buffer far larger
-// than L2. GB/s counts bytes written (transform rows such as dropout: read +
+// `warmup` untimed runs) of one call filling n elements, the runs alternating
+// between two output buffers (each far larger than L2). Besides one row per
+// registry row, the layout's other paths: bits and uniform at word offset 3
+// (each lane takes a block from the next lane), and uniform / normal written
+// from an unaligned start (slot shift r != 0; normal: inside a pair). GB/s counts bytes written (transform rows such as dropout: read +
 // written). "%write" is GB/s over the plain store kernel's GB/s; "vs cuRAND" is cuRAND's time over
 // ours for the same distribution and size (> 1: xrng is faster). There is one
 // xrng row per registry row (rng/registry.h), and every xrng output is then
@@ -48,17 +51,17 @@ struct Opts {
   bool check = true;
 };
 
-// Median time of f() in milliseconds.
-double time_ms(const Opts& o, const std::function<void()>& f) {
+// Median time of f(i), run i, in milliseconds.
+double time_ms(const Opts& o, const std::function<void(int)>& f) {
   cudaEvent_t a, b;
   cu(cudaEventCreate(&a), "event");
   cu(cudaEventCreate(&b), "event");
-  for (int i = 0; i < o.warmup; ++i) f();
+  for (int i = 0; i < o.warmup; ++i) f(i);
   cu(cudaDeviceSynchronize(), "warm-up");
   std::vector<float> t;
   for (int i = 0; i < o.reps; ++i) {
     cu(cudaEventRecord(a, 0), "record");
-    f();
+    f(i);
     cu(cudaEventRecord(b, 0), "record");
     cu(cudaEventSynchronize(b), "sync");
     float ms = 0;
@@ -133,11 +136,14 @@ int main(int argc, char** argv) {
       o.warmup = std::atoi(argv[++i]);
     else if (a == "--no-check")
       o.check = false;
+    else if (a == "--quick")  // a build check: small n, few runs
+      o.log2n = 20, o.reps = 4, o.warmup = 1;
     else {
-      std::fprintf(stderr, "usage: bench_gpu [--log2n 28] [--reps 20] [--warmup 3] [--no-check]\n");
+      std::fprintf(stderr, "usage: bench_gpu [--log2n 28] [--reps 20] [--warmup 3] [--no-check] [--quick]\n");
       return 2;
     }
   }
+  if (o.reps < 2) o.reps = 2;  // both output buffers are written
   if (!xrng::cuda::available()) {
     std::printf("SKIPPED: no usable CUDA device\n");
     return 77;
@@ -150,21 +156,24 @@ int main(int argc, char** argv) {
   std::printf("device: %s, %d SMs, L2 %d MB; n = 2^%d; median of %d runs after %d warm-up\n", prop.name,
               prop.multiProcessorCount, prop.l2CacheSize >> 20, o.log2n, o.reps, o.warmup);
 
-  // 8 bytes per element: room for the widest dtype (f64, i64, u64), output and transform input.
-  void* buf = nullptr;
+  // 8 bytes per element: room for the widest dtype (f64, i64, u64); two
+  // output buffers (runs alternate) and a transform input.
+  void* outs[2] = {nullptr, nullptr};
   void* buf2 = nullptr;
-  cu(cudaMalloc(&buf, n * 8), "cudaMalloc");
+  cu(cudaMalloc(&outs[0], n * 8), "cudaMalloc");
+  cu(cudaMalloc(&outs[1], n * 8), "cudaMalloc");
   cu(cudaMalloc(&buf2, n * 8), "cudaMalloc");
+  void* const buf = outs[0];  // the buffer the checks read: runs 1, 3, ... write it (reps >= 2)
 
   // ---- write bandwidth -------------------------------------------------------------
   {
     Row r{"cudaMemset (write)", n, 4.0 * n};
-    r.ms = time_ms(o, [&] { cu(cudaMemsetAsync(buf, 0x5a, n * 4, 0), "memset"); });
+    r.ms = time_ms(o, [&](int i) { cu(cudaMemsetAsync(outs[i % 2], 0x5a, n * 4, 0), "memset"); });
     rows.push_back(r);
     Row s{"store kernel f32x4 (write)", n, 4.0 * n};
     const uint64_t n4 = n / 4;
     const unsigned grid = static_cast<unsigned>(std::min<uint64_t>((n4 + 255) / 256, prop.multiProcessorCount * 16ull));
-    s.ms = time_ms(o, [&] { store_kernel<<<grid, 256>>>(static_cast<float4*>(buf), n4); });
+    s.ms = time_ms(o, [&](int i) { store_kernel<<<grid, 256>>>(static_cast<float4*>(outs[i % 2]), n4); });
     g_write_gbs = s.bytes / (s.ms * 1e6);
     rows.push_back(s);
   }
@@ -174,9 +183,11 @@ int main(int argc, char** argv) {
   cr(curandCreateGenerator(&gen, CURAND_RNG_PSEUDO_PHILOX4_32_10), "create generator");
   cr(curandSetPseudoRandomGeneratorSeed(gen, 1234), "seed");
   const double curand_uniform_ms =
-      time_ms(o, [&] { cr(curandGenerateUniform(gen, static_cast<float*>(buf), n), "uniform"); });
+      time_ms(o, [&](int i) { cr(curandGenerateUniform(gen, static_cast<float*>(outs[i % 2]), n), "uniform"); });
   const double curand_normal_ms =
-      time_ms(o, [&] { cr(curandGenerateNormal(gen, static_cast<float*>(buf), n, 0.0f, 1.0f), "normal"); });
+      time_ms(o, [&](int i) {
+        cr(curandGenerateNormal(gen, static_cast<float*>(outs[i % 2]), n, 0.0f, 1.0f), "normal");
+      });
   rows.push_back(Row{"curand uniform f32", n, 4.0 * n, curand_uniform_ms, "1.00", ""});
   rows.push_back(Row{"curand normal f32", n, 4.0 * n, curand_normal_ms, "1.00", ""});
   curandDestroyGenerator(gen);
@@ -210,14 +221,14 @@ int main(int argc, char** argv) {
                                        : xrng::make_plan(xrng::Dist::bits, xrng::DType::u32, {});
       xrng::cuda::fill(src, xrng::Key(1), 0, 0, normal_in ? n : (bytes + 3) / 4, buf2);
       r.bytes = 2.0 * bytes;  // read + written
-      r.ms = time_ms(o, [&] { xrng::cuda::transform(p, key, off, 0, n, buf2, buf); });
+      r.ms = time_ms(o, [&](int i) { xrng::cuda::transform(p, key, off, 0, n, buf2, outs[(i + 1) % 2]); });
       if (o.check) {
         in_host.resize(bytes);
         cu(cudaMemcpy(in_host.data(), buf2, bytes, cudaMemcpyDeviceToHost), "download");
         r.check = compare_with_cpu(p, key, off, n, buf, in_host.data());
       }
     } else {
-      r.ms = time_ms(o, [&] { xrng::cuda::fill(p, key, off, 0, n, buf); });
+      r.ms = time_ms(o, [&](int i) { xrng::cuda::fill(p, key, off, 0, n, outs[(i + 1) % 2]); });
       if (o.check) r.check = compare_with_cpu(p, key, off, n, buf, nullptr);
     }
     if (!o.check) r.check = "not checked";
@@ -229,7 +240,39 @@ int main(int argc, char** argv) {
     }
     rows.push_back(r);
   }
-  cudaFree(buf);
+  // ---- the layout's other paths: a word offset of 3, an unaligned start ---------------
+  struct Variant {
+    const char* name;
+    xrng::Dist d;
+    xrng::DType t;
+    uint64_t offset, start;
+  };
+  const Variant variants[] = {
+      {"xrng bits u32 @offset 3", xrng::Dist::bits, xrng::DType::u32, 3, 0},
+      {"xrng uniform f32 @offset 3", xrng::Dist::uniform, xrng::DType::f32, 3, 0},
+      {"xrng uniform f32 start 1", xrng::Dist::uniform, xrng::DType::f32, 12, 1},
+      {"xrng normal f32 start 1", xrng::Dist::normal, xrng::DType::f32, 12, 1},
+  };
+  for (const Variant& v : variants) {
+    const xrng::Plan p = xrng::make_plan(v.d, v.t, {});
+    const size_t bytes = n * static_cast<size_t>(xrng::dtype_size(p.dtype));
+    cu(cudaMemset(buf, 0xff, bytes), "poison");
+    Row r{v.name, n, static_cast<double>(bytes)};
+    r.ms = time_ms(o, [&](int i) { xrng::cuda::fill(p, key, v.offset, v.start, n, outs[(i + 1) % 2]); });
+    if (o.check) {
+      std::vector<unsigned char> g(bytes), c(bytes);
+      cu(cudaMemcpy(g.data(), buf, bytes, cudaMemcpyDeviceToHost), "download");
+      xrng::FillOptions opt;
+      opt.threads = 0;
+      xrng::fill(p, key, v.offset, v.start, n, c.data(), opt);
+      r.check = g == c ? "equal to CPU" : "DIFFERS FROM CPU";
+    } else {
+      r.check = "not checked";
+    }
+    rows.push_back(r);
+  }
+  cudaFree(outs[0]);
+  cudaFree(outs[1]);
   cudaFree(buf2);
   print_rows();
   bool ok = true;

@@ -17,7 +17,7 @@
 #include <c10/cuda/CUDAGuard.h>
 #include <c10/cuda/CUDAStream.h>
 
-#include "../../device/xrng_cuda.h"
+#include "../../device/direct.h"
 #endif
 
 namespace xrng::torch_api {
@@ -48,73 +48,104 @@ namespace {
 using Producer = std::function<void(uint64_t start, uint64_t count, void* dst)>;
 
 // ---- producers: one per backend, each the backend's call for every Job::Op ------------------
-Producer host_producer(const Job& job, const RunOptions& opts) {
+// Runs call(b, e, fo) over a split of [0, count) on the host. With no thread
+// count given (threads <= 0), the parts run on torch's intra-op pool
+// (at::parallel_for: threads that persist between calls, where xrng's own
+// FillOptions::threads starts threads per call), each part one
+// single-threaded call; an explicit count is passed to the backend as is.
+// Values never depend on the split. Parts are multiples of 1024 elements, so
+// they start on group and Philox-block boundaries (the SIMD path stays whole).
+template <class Call>
+void on_host_threads(uint64_t count, const RunOptions& opts, Call&& call) {
   FillOptions fo;
-  fo.threads = opts.threads > 0 ? opts.threads : at::get_num_threads();
+  constexpr uint64_t kAlign = 1024, kMinPart = 1u << 15;
+  const int pool = at::get_num_threads();
+  if (opts.threads > 0 || pool <= 1 || count < 2 * kMinPart || at::in_parallel_region()) {
+    fo.threads = opts.threads > 0 ? opts.threads : 1;
+    call(uint64_t{0}, count, fo);
+    return;
+  }
+  fo.threads = 1;
+  const uint64_t parts = std::min<uint64_t>(static_cast<uint64_t>(pool), count / kMinPart);
+  const uint64_t per = ((count + parts - 1) / parts + kAlign - 1) / kAlign * kAlign;
+  at::parallel_for(0, static_cast<int64_t>(parts), 1, [&](int64_t p0, int64_t p1) {
+    for (int64_t p = p0; p < p1; ++p) {
+      const uint64_t b = static_cast<uint64_t>(p) * per;
+      if (b < count) call(b, std::min(count, b + per), fo);
+    }
+  });
+}
+
+Producer host_producer(const Job& job, const RunOptions& opts) {
   switch (job.op) {
     case Job::Op::fill:
-      return [&job, fo](uint64_t s, uint64_t c, void* dst) {
-        xrng::fill(job.plan, job.key, job.offset, s, c, dst, fo);
+      return [&job, opts](uint64_t s, uint64_t c, void* dst) {
+        const size_t es = static_cast<size_t>(dtype_size(job.plan.dtype));
+        on_host_threads(c, opts, [&](uint64_t b, uint64_t e, const FillOptions& fo) {
+          xrng::fill(job.plan, job.key, job.offset, s + b, e - b, static_cast<char*>(dst) + b * es, fo);
+        });
       };
     case Job::Op::transform: {
       // The input comes to the host once, in row-major order; the lambda keeps it alive.
       const at::Tensor x = job.input.to(at::kCPU).contiguous();
-      const size_t es = x.element_size();
-      return [&job, fo, x, es](uint64_t s, uint64_t c, void* dst) {
+      return [&job, opts, x](uint64_t s, uint64_t c, void* dst) {
+        const size_t es = x.element_size();
         const char* in = static_cast<const char*>(x.data_ptr()) + s * es;
-        xrng::transform(job.plan, job.key, job.offset, s, c, in, dst, fo);
+        on_host_threads(c, opts, [&](uint64_t b, uint64_t e, const FillOptions& fo) {
+          xrng::transform(job.plan, job.key, job.offset, s + b, e - b, in + b * es,
+                          static_cast<char*>(dst) + b * es, fo);
+        });
       };
     }
     case Job::Op::perm_shard:
-      return [&job, fo](uint64_t s, uint64_t c, void* dst) {
-        xrng::perm_shard(job.plan, job.key, job.offset, job.rank, job.world, job.first + s, c, dst, fo);
+      return [&job, opts](uint64_t s, uint64_t c, void* dst) {
+        const size_t es = static_cast<size_t>(dtype_size(job.plan.dtype));
+        on_host_threads(c, opts, [&](uint64_t b, uint64_t e, const FillOptions& fo) {
+          xrng::perm_shard(job.plan, job.key, job.offset, job.rank, job.world, job.first + s + b, e - b,
+                           static_cast<char*>(dst) + b * es, fo);
+        });
       };
   }
   throw Error("host_producer: unknown job");
 }
 
 #if defined(XRNG_TORCH_CUDA)
-// The CUDA kernels, asynchronous on the current stream of `device`; the
-// caller holds a CUDAGuard for it.
-Producer cuda_producer(const Job& job, const at::Device& device) {
-  const cudaStream_t stream = c10::cuda::getCurrentCUDAStream(device.index()).stream();
-  const xrng::cuda::LaunchConfig cfg{};
+// The CUDA kernels, asynchronous on `stream` (the current stream of the
+// tensor's device; the caller holds a CUDAGuard for it), straight into
+// `dst`, count elements. The memory is a CUDA tensor's, so the *_device
+// entry points skip the pointer query of the public API (device/direct.h).
+void cuda_direct(const Job& job, const at::Device& device, cudaStream_t stream, uint64_t count, void* dst) {
   switch (job.op) {
     case Job::Op::fill:
-      return [&job, stream, cfg](uint64_t s, uint64_t c, void* dst) {
-        xrng::cuda::fill(job.plan, job.key, job.offset, s, c, dst, stream, cfg);
-      };
+      xrng::cuda::detail::fill_device(job.plan, job.key, job.offset, 0, count, dst, stream);
+      return;
     case Job::Op::transform: {
       const at::Tensor x = job.input.to(device).contiguous();
-      const size_t es = x.element_size();
-      return [&job, stream, cfg, x, es](uint64_t s, uint64_t c, void* dst) {
-        xrng::cuda::transform(job.plan, job.key, job.offset, s, c, static_cast<const char*>(x.data_ptr()) + s * es,
-                              dst, stream, cfg);
-      };
+      xrng::cuda::detail::transform_device(job.plan, job.key, job.offset, 0, count, x.data_ptr(), dst, stream);
+      return;
     }
     case Job::Op::perm_shard:
-      return [&job, stream, cfg](uint64_t s, uint64_t c, void* dst) {
-        xrng::cuda::perm_shard(job.plan, job.key, job.offset, job.rank, job.world, job.first + s, c, dst, stream, cfg);
-      };
+      xrng::cuda::detail::perm_shard_device(job.plan, job.key, job.offset, job.rank, job.world, job.first, count,
+                                            dst, stream);
+      return;
   }
-  throw Error("cuda_producer: unknown job");
+  throw Error("cuda_direct: unknown job");
 }
 #endif
 
 // ---- landing in the tensor ---------------------------------------------------------------------
-// write(flat) fills a contiguous 1-D tensor of the stage type on out's device
-// with elements [0, out.numel()). It writes into `out` itself when out is
-// contiguous and of that type, else into a temporary that is then copied
-// into out (strides, or a conversion such as an i32 draw into int8).
+// write(t) fills a contiguous tensor of the stage type on out's device with
+// elements [0, out.numel()) in row-major order. It writes into `out` itself
+// when out is contiguous and of that type (no view is made: a small draw
+// should cost no tensor allocation), else into a 1-D temporary that is then
+// copied into out (strides, or a conversion such as an i32 draw into int8).
 template <class Write>
 void land(at::Tensor& out, at::ScalarType stage, Write&& write) {
-  const int64_t n = out.numel();
   if (out.is_contiguous() && out.scalar_type() == stage) {
-    at::Tensor flat = out.view({n});
-    write(flat);
+    write(out);
     return;
   }
-  at::Tensor tmp = at::empty({n}, out.options().dtype(stage));
+  at::Tensor tmp = at::empty({out.numel()}, out.options().dtype(stage));
   write(tmp);
   out.copy_(tmp.view(out.sizes()));
 }
@@ -147,38 +178,46 @@ HostBuffer host_buffer(int64_t numel, at::ScalarType type, c10::DeviceType devic
 }
 
 // Whether `device` supports events on its current stream (what the double
-// buffering below needs to know when a buffer may be refilled).
+// buffering below needs to know when a buffer may be refilled). Recording is
+// the probe; nothing waits on it (a synchronize here would wait for all the
+// work queued before the draw).
 bool events_work(const at::Device& device) {
   try {
     c10::impl::VirtualGuardImpl impl(device.type());
     c10::Event e(device.type());
     e.record(impl.getStream(device));
-    e.synchronize();
     return true;
   } catch (const c10::Error&) {
     return false;
   }
 }
 
-// Elements per chunk of the transfer: about 8 MiB, a multiple of 4096 so
-// chunks start on group and Philox-block boundaries (not needed for the
-// values, which do not depend on the split, but it keeps the SIMD path whole).
-constexpr uint64_t kChunkBytes = 8u << 20;
-uint64_t chunk_elements(at::ScalarType t) {
-  const uint64_t e = kChunkBytes / c10::elementSize(t);
-  return std::max<uint64_t>(4096, e / 4096 * 4096);
+// Elements per chunk of the transfer: an eighth of the tensor, between 1 and
+// 8 MiB, a multiple of 4096 elements (chunks start on group and Philox-block
+// boundaries: not needed for the values, which do not depend on the split,
+// but it keeps the SIMD path whole). Eight or more chunks: the first chunk's
+// generation and the last chunk's copy, the parts that cannot overlap, are
+// at most an eighth of each.
+constexpr uint64_t kMinChunkBytes = 1u << 20, kMaxChunkBytes = 8u << 20;
+uint64_t chunk_elements(at::ScalarType t, uint64_t n) {
+  const uint64_t es = c10::elementSize(t);
+  const uint64_t bytes = std::clamp<uint64_t>(n * es / 8, kMinChunkBytes, kMaxChunkBytes);
+  return std::max<uint64_t>(4096, bytes / es / 4096 * 4096);
 }
 
-// Runs produce over [0, dst.numel()) in chunks on the host and copies each
-// chunk into the contiguous 1-D device tensor dst. With pinned memory and
-// device events the copies are non-blocking and two buffers alternate: chunk
-// k+1 is generated while chunk k is in flight.
-void host_transfer(at::Tensor& dst, const Producer& produce) {
-  const uint64_t n = static_cast<uint64_t>(dst.numel());
+// Runs produce over [0, dst.numel()) in chunks on the host (all host threads,
+// host_producer) and copies each chunk into the contiguous device tensor dst.
+// With pinned memory and device events the copies are non-blocking on the
+// device's current stream and two buffers alternate: chunk k+1 is generated
+// while chunk k is copied, so the time approaches max(generation, copy)
+// rather than their sum. Otherwise the copies are synchronous.
+void host_transfer(at::Tensor& out, const Producer& produce) {
+  const uint64_t n = static_cast<uint64_t>(out.numel());
   if (n == 0) return;
+  at::Tensor dst = out.view({static_cast<int64_t>(n)});
   const at::ScalarType type = dst.scalar_type();
   const at::Device device = dst.device();
-  const uint64_t chunk = std::min(n, chunk_elements(type));
+  const uint64_t chunk = std::min(n, chunk_elements(type, n));
   const int nbuf = n > chunk ? 2 : 1;
   HostBuffer buf[2];
   for (int b = 0; b < nbuf; ++b) buf[b] = host_buffer(static_cast<int64_t>(chunk), type, device.type());
@@ -208,23 +247,22 @@ void host_transfer(at::Tensor& dst, const Producer& produce) {
 
 void run(at::Tensor& out, const Job& job, at::ScalarType stage, const RunOptions& opts) {
   if (out.numel() == 0) return;
-  // Backends that write device memory directly: the whole tensor in one call.
-  const auto direct = [](const Producer& p) {
-    return [&p](at::Tensor& flat) { p(0, static_cast<uint64_t>(flat.numel()), flat.data_ptr()); };
-  };
 #if defined(XRNG_TORCH_CUDA)
+  // CUDA tensors: the kernels, on the device's current stream, no host sync.
   if (out.device().is_cuda() && opts.path == Path::automatic) {
     const c10::cuda::CUDAGuard guard(out.device());
-    const Producer p = cuda_producer(job, out.device());
-    land(out, stage, direct(p));
+    const cudaStream_t stream = c10::cuda::getCurrentCUDAStream(out.device().index()).stream();
+    land(out, stage, [&](at::Tensor& t) {
+      cuda_direct(job, out.device(), stream, static_cast<uint64_t>(t.numel()), t.data_ptr());
+    });
     return;
   }
 #endif
   const Producer p = host_producer(job, opts);
   if (out.device().is_cpu())
-    land(out, stage, direct(p));
+    land(out, stage, [&p](at::Tensor& t) { p(0, static_cast<uint64_t>(t.numel()), t.data_ptr()); });
   else
-    land(out, stage, [&p](at::Tensor& flat) { host_transfer(flat, p); });
+    land(out, stage, [&p](at::Tensor& t) { host_transfer(t, p); });
 }
 
 }  // namespace detail

@@ -70,6 +70,8 @@ def manual_seed(seed: int, subseq: int = 0) -> Generator:
 
 # ---- argument handling (no arithmetic on values: that is all in _C) -----------------------
 def _u64(x: int, what: str) -> int:
+    if type(x) is int and 0 <= x < 18446744073709551616:  # the common case, without the ABC check below
+        return x
     if isinstance(x, bool) or not isinstance(x, numbers.Integral):
         raise TypeError(f"{what} must be an int, got {type(x).__name__}")
     x = int(x)
@@ -81,6 +83,10 @@ def _u64(x: int, what: str) -> int:
 def _size(size: tuple) -> list:
     if len(size) == 1 and isinstance(size[0], (tuple, list, torch.Size)):
         size = tuple(size[0])
+    # The common case (plain non-negative ints) without the per-element ABC
+    # checks below: a small draw's cost is mostly this wrapper's.
+    if all(type(s) is int and s >= 0 for s in size):
+        return list(size)
     out = []
     for s in size:
         if isinstance(s, bool) or not isinstance(s, numbers.Integral):

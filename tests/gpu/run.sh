@@ -10,10 +10,15 @@
 # the CPU-side checks cuda_host and cuda_ptx, then every registry row and op
 # against the core's scalar reference, launch invariance, exhaustive 2^32
 # transforms, cuRAND witness, golden file), the GPU benchmark (every registry
-# row, outputs compared with the CPU), the torch benchmark, the
-# Python CUDA tests (pytest -m cuda, if the bindings exist), then the CPU
-# tests and the CPU exhaustive tests while time remains, and prints a summary
-# table last. Full log: $OUT/log when $OUT is set (else /tmp/xrng-gpu-run.log).
+# row, the layout's offset-3 and unaligned-start paths, outputs compared
+# with the CPU), the torch benchmark, the Python CUDA tests (pytest -m cuda,
+# if the bindings exist), the Python benchmarks (small-tensor latency
+# 1K..16M, bench/gpu/bench_small.py; the host->device path,
+# bench/gpu/bench_h2d.py), then the CPU tests and the CPU exhaustive tests
+# while time remains, and prints two tables last: the issue's performance
+# table (bench/gpu/summary.py) and the proofs' results. Full log: $OUT/log
+# when $OUT is set (else /tmp/xrng-gpu-run.log); each benchmark's output is
+# also copied to $OUT.
 #
 # Environment: XRNG_GPU_BUDGET_S (default 510: no phase starts after that many
 # seconds, and each phase is cut at the budget, so the run stays under 9
@@ -163,6 +168,20 @@ else
   record "pytest -m cuda" SKIPPED "no Python bindings in this tree"
 fi
 
+phase "Python benchmarks (small-tensor latency, host->device)"
+if [ -f "$B/pylib/xrng/__init__.py" ] && [ "$(left)" -gt 90 ]; then
+  for b in bench_small bench_h2d; do
+    PYTHONPATH="$B/pylib${PYTHONPATH:+:$PYTHONPATH}" timeout 120 python3 bench/gpu/$b.py 2>&1 | tee "$B/$b.txt"
+    rc=${PIPESTATUS[0]}
+    if [ "$rc" != 0 ]; then record "$b.py" FAIL "rc $rc (see log)"
+    elif grep -q SKIPPED "$B/$b.txt"; then record "$b.py" SKIPPED "torch sees no GPU"
+    else record "$b.py" PASS "table above"; fi
+    [ -n "${OUT:-}" ] && cp "$B/$b.txt" "$OUT/$b.txt"
+  done
+else
+  record "bench_small.py / bench_h2d.py" "NOT RUN" "no Python bindings built, or no time left"
+fi
+
 phase "CPU tests (ctest, not cuda, not exhaustive)"
 run_ctest cpu -LE "cuda|exhaustive" -j "$JOBS"
 
@@ -171,6 +190,15 @@ run_ctest cpu-exhaustive -L exhaustive -LE cuda
 
 phase "summary"
 [ -n "${OUT:-}" ] && cp "$RES" "$OUT/results.txt" 2>/dev/null
+{
+  echo "performance (bench_gpu + bench_torch.py, this run):"
+  python3 bench/gpu/summary.py "$B/bench_gpu.txt" "$B/bench_torch.txt" 2>&1
+  for b in bench_small bench_h2d; do
+    if [ -f "$B/$b.txt" ]; then echo; echo "$b.py:"; grep -vE "^device:|^$" "$B/$b.txt" | tail -12; fi
+  done
+  echo
+} | tee "$B/perf-summary.txt"
+[ -n "${OUT:-}" ] && cp "$B/perf-summary.txt" "$OUT/perf-summary.txt"
 {
   echo "device:  $DEVICE"
   echo "date:    $(date -u +%Y-%m-%dT%H:%M:%SZ)"
