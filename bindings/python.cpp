@@ -9,6 +9,7 @@
 #include <string>
 #include <tuple>
 #include <variant>
+#include <vector>
 
 #include "xrng_torch.h"
 
@@ -107,6 +108,19 @@ py::dict registry() {
   out["dists"] = dists;
   out["rows"] = rows;
   return out;
+}
+
+// The fill behind draw_ and draw_new: parameters by name, then the draw
+// without the GIL.
+at::Tensor draw_into(at::Tensor t, const Source& source, const std::string& dist, const py::dict& params,
+                     const std::string& path, int threads) {
+  const xrng::Dist d = xrng::parse_dist(dist);
+  const xrng::DrawParams q = draw_params(d, params);
+  const RunOptions run = run_options(path, threads);
+  py::gil_scoped_release nogil;
+  if (Generator* const* g = std::get_if<Generator*>(&source)) return draw_(t, d, q, checked(*g), run);
+  const auto& [seed, subseq, offset] = std::get<Position>(source);
+  return draw_(t, d, q, xrng::Key(seed, subseq), offset, run);
 }
 
 }  // namespace
@@ -211,20 +225,25 @@ LibTorch API uses too.)doc")
   m.def(
       "draw_",
       [](at::Tensor t, const Source& source, const std::string& dist, const py::dict& params, const std::string& path,
-         int threads) {
-        const xrng::Dist d = xrng::parse_dist(dist);
-        const xrng::DrawParams q = draw_params(d, params);
-        const RunOptions run = run_options(path, threads);
-        py::gil_scoped_release nogil;
-        if (Generator* const* g = std::get_if<Generator*>(&source)) return draw_(t, d, q, checked(*g), run);
-        const auto& [seed, subseq, offset] = std::get<Position>(source);
-        return draw_(t, d, q, xrng::Key(seed, subseq), offset, run);
-      },
+         int threads) { return draw_into(t, source, dist, params, path, threads); },
       py::arg("tensor"), py::arg("source"), py::arg("dist"), py::arg("params"), py::arg("path"),
       py::arg("threads"),
       "Fills `tensor` with a draw of `dist` (an element or permutation distribution of the registry), parameters by "
       "name (registry()['dists'][dist]['params']). source: a Generator (advanced by the draw) or a (seed, subseq, "
       "offset) tuple (a stateless draw, which may end exactly at word 2**64).");
+  m.def(
+      "draw_new",
+      [](const std::vector<int64_t>& size, at::ScalarType dtype, const at::Device& device, const Source& source,
+         const std::string& dist, const py::dict& params, const std::string& path, int threads) {
+        for (int64_t s : size)
+          if (s < 0) throw xrng::Error("negative dimension " + std::to_string(s));
+        at::Tensor t = at::empty(size, at::TensorOptions().dtype(dtype).device(device));
+        return draw_into(t, source, dist, params, path, threads);
+      },
+      py::arg("size"), py::arg("dtype"), py::arg("device"), py::arg("source"), py::arg("dist"), py::arg("params"),
+      py::arg("path"), py::arg("threads"),
+      "draw_ into a new contiguous tensor of `size`, `dtype` on `device` (a torch.device): the factories' path, "
+      "allocating in C++ (a torch.empty call from Python costs more than a small draw).");
   m.def(
       "dropout_out",
       [](at::Tensor out, const at::Tensor& in, double p, const Source& source, const std::string& path, int threads) {

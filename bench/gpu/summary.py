@@ -11,7 +11,10 @@ it did not read: a draw missing from either file shows "-".
 import re
 import sys
 
-ROW = re.compile(r"^(\S.*?)\s+(\d+)\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)")
+# name, elements, MB, ms, Gelem/s, GB/s; bench_gpu's rows go on with "%write", bench_torch's end there
+# (anchored so that a name ending in a number, "xrng bits u32 @offset 3", stays whole).
+ROWS = (re.compile(r"^(\S.*?)\s+(\d+)\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)\s+[\d.]+%"),
+        re.compile(r"^(\S.*?)\s+(\d+)\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)\s*$"))
 
 
 def read(path):
@@ -21,7 +24,7 @@ def read(path):
     except OSError:
         return rows
     for line in text.splitlines():
-        m = ROW.match(line)
+        m = ROWS[0].match(line) or ROWS[1].match(line)
         if m:
             rows[m.group(1).strip()] = {"n": int(m.group(2)), "mb": float(m.group(3)), "ms": float(m.group(4))}
     return rows

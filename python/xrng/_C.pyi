@@ -1,5 +1,5 @@
 # Type stubs of the native module (bindings/python.cpp).
-from typing import Any, Dict, Tuple, Union
+from typing import Any, Dict, List, Tuple, Union
 
 import torch
 
@@ -45,6 +45,8 @@ Source = Union[Generator, Tuple[int, int, int]]
 
 def draw_(tensor: torch.Tensor, source: Source, dist: str, params: Dict[str, Union[int, float]], path: str,
           threads: int) -> torch.Tensor: ...
+def draw_new(size: List[int], dtype: torch.dtype, device: torch.device, source: Source, dist: str,
+             params: Dict[str, Union[int, float]], path: str, threads: int) -> torch.Tensor: ...
 def dropout_out(out: torch.Tensor, input: torch.Tensor, p: float, source: Source, path: str,
                 threads: int) -> torch.Tensor: ...
 def perm_shard_(out: torch.Tensor, n: int, seed: int, subseq: int, offset: int, rank: int, world: int, start: int,

@@ -85,7 +85,10 @@ def _size(size: tuple) -> list:
         size = tuple(size[0])
     # The common case (plain non-negative ints) without the per-element ABC
     # checks below: a small draw's cost is mostly this wrapper's.
-    if all(type(s) is int and s >= 0 for s in size):
+    for s in size:
+        if type(s) is not int or s < 0:
+            break
+    else:
         return list(size)
     out = []
     for s in size:
@@ -133,6 +136,18 @@ def _empty(size: list, dtype, device, out: Optional[torch.Tensor], default: torc
     return torch.empty(size, dtype=default if dtype is None else dtype, device=device)
 
 
+def _new(size: list, dtype, default: torch.dtype, device, out: Optional[torch.Tensor], src, dist: str, params: dict,
+         path: str, threads: int) -> torch.Tensor:
+    """A factory's draw: into ``out``, or into a new tensor. With a device
+    named, the tensor is allocated in C++ (``_C.draw_new``: a torch.empty call
+    from Python costs more than a small draw); with none, torch.empty picks
+    torch's default device."""
+    if out is None and device is not None:
+        dev = device if type(device) is torch.device else torch.device(device)
+        return _C.draw_new(size, default if dtype is None else dtype, dev, src, dist, params, _path(path), threads)
+    return _C.draw_(_empty(size, dtype, device, out, default), src, dist, params, _path(path), threads)
+
+
 def _finish(t: torch.Tensor, requires_grad: bool) -> torch.Tensor:
     return t.requires_grad_() if requires_grad else t
 
@@ -149,9 +164,9 @@ def rand(*size: _Size, seed: Optional[int] = None, subseq: int = 0, offset: int 
     ``torch.get_num_threads()``); values never depend on it.
     """
     src = _source(seed, subseq, offset, generator)
-    t = _empty(_size(size), dtype, device, out, torch.float32)
-    return _finish(_C.draw_(t, src, "uniform", {"low": float(low), "high": float(high)}, _path(path), threads),
-                   requires_grad)
+    t = _new(_size(size), dtype, torch.float32, device, out, src, "uniform", {"low": float(low), "high": float(high)},
+             path, threads)
+    return _finish(t, requires_grad)
 
 
 def randn(*size: _Size, seed: Optional[int] = None, subseq: int = 0, offset: int = 0,
@@ -167,9 +182,9 @@ def randn(*size: _Size, seed: Optional[int] = None, subseq: int = 0, offset: int
     or bfloat16.
     """
     src = _source(seed, subseq, offset, generator)
-    t = _empty(_size(size), dtype, device, out, torch.float32)
-    return _finish(_C.draw_(t, src, "normal", {"mean": float(mean), "std": float(std)}, _path(path), threads),
-                   requires_grad)
+    t = _new(_size(size), dtype, torch.float32, device, out, src, "normal", {"mean": float(mean), "std": float(std)},
+             path, threads)
+    return _finish(t, requires_grad)
 
 
 def randint(*args, size: Optional[_Size] = None, low: Optional[int] = None, high: Optional[int] = None,
@@ -200,8 +215,8 @@ def randint(*args, size: Optional[_Size] = None, low: Optional[int] = None, high
         raise TypeError("randint needs high and size")
     low = 0 if low is None else low
     src = _source(seed, subseq, offset, generator)
-    t = _empty(_size((size,)), dtype, device, out, torch.int64)
-    return _C.draw_(t, src, "randint", {"ilow": int(low), "ihigh": int(high)}, _path(path), threads)
+    return _new(_size((size,)), dtype, torch.int64, device, out, src, "randint", {"ilow": int(low), "ihigh": int(high)},
+                path, threads)
 
 
 def bernoulli(*size: _Size, p: float = 0.5, seed: Optional[int] = None, subseq: int = 0, offset: int = 0,
@@ -214,8 +229,7 @@ def bernoulli(*size: _Size, p: float = 0.5, seed: Optional[int] = None, subseq: 
     bool (default) or uint8.
     """
     src = _source(seed, subseq, offset, generator)
-    t = _empty(_size(size), dtype, device, out, torch.bool)
-    return _C.draw_(t, src, "bernoulli", {"p": float(p)}, _path(path), threads)
+    return _new(_size(size), dtype, torch.bool, device, out, src, "bernoulli", {"p": float(p)}, path, threads)
 
 
 def randperm(n: int, *, seed: Optional[int] = None, subseq: int = 0, offset: int = 0,

@@ -173,6 +173,45 @@ TEST_SUITE("equivalence") {
     MESSAGE(n, " requests compared");
   }
 
+  TEST_CASE("the coalesced layout: every row x word offset x pointer shift x start / count, full and partial warps") {
+    // The sweep cuda_host runs on the CPU (word offsets 0..7 and far, output
+    // pointers at every multiple of the element size below 16 bytes, starts
+    // on and off slot boundaries, counts with heads and tails, transform
+    // inputs at another shift or in place), here through the kernels, with the
+    // automatic launch and with blocks of 33 lanes (a partial last warp,
+    // whose last lane computes the block the shuffle cannot give it).
+    ++g_cases_run;
+    Rng r{0x51075};
+    int n = 0;
+    for (const golden::RowPlan& rp : golden::row_plans()) {
+      const Plan& p = rp.plan;
+      if (p.kind == Kind::permutation) continue;
+      const size_t es = static_cast<size_t>(dtype_size(p.dtype));
+      const uint64_t starts[] = {0, 1, 2, 3, 15, 16, 17, 1000003};
+      const uint64_t counts[] = {1, 2, 15, 16, 17, 33, 257, 4099, 70001};
+      size_t i = 0;
+      for (size_t mis = 0; mis < 16; mis += es)
+        for (uint64_t off = 0; off < 9; ++off, ++i) {
+          Request q;
+          q.op = p.kind == Kind::transform ? Op::transform : Op::fill;
+          q.plan = p;
+          q.key = Key(r.next(), r.below(2) ? r.next() : 0);
+          q.offset = off < 8 ? off : (r.next() >> 3);
+          q.start = starts[(i * 5) % std::size(starts)];
+          q.count = counts[(i * 7) % std::size(counts)];
+          if (q.op == Op::transform) fill_input(q, r);
+          const bool in_place = q.op == Op::transform && i % 2;
+          for (LaunchConfig cfg : {LaunchConfig{}, LaunchConfig{3, 33}}) {
+            gpu_vs_reference(q, mis, in_place, cfg,
+                             with_cfg(q.describe() + " misalign=" + std::to_string(mis) + (in_place ? " in place" : ""),
+                                      cfg));
+            ++n;
+          }
+        }
+    }
+    MESSAGE(n, " layout requests compared");
+  }
+
   TEST_CASE("a whole permutation is a permutation, and its inverse inverts it (n = 2^20 + 5)") {
     ++g_cases_run;
     for (const golden::RowPlan& rp : golden::row_plans()) {

@@ -127,3 +127,67 @@ def test_xdev_pinned_double_buffered_path(xdev):
     allocs = xdev.pinned_allocs()
     assert same_bits(xrng.randn(n, device="xdev", seed=21).cpu(), ref)
     assert xdev.pinned_allocs() == allocs, "plain memory when the device cannot pin"
+
+
+# ---- host_transfer: every registry row, chunk boundaries at odd sizes --------------------------
+# Parameters by distribution, for draws through the generic _C.draw_ (any
+# distribution the registry adds takes its defaults; a new one that needs a
+# parameter without a default shows up here as a ValueError).
+_PARAMS = {"randint": {"ilow": -5, "ihigh": 1000}, "geometric": {"p": 0.3}, "bernoulli": {"p": 0.3}}
+
+
+def _rows(kind):
+    reg = xrng._C.registry()
+    for dist, dtype, _g, _k, version in reg["rows"]:
+        if version == 1 and reg["dists"][dist]["kind"] == kind:
+            yield dist, reg["dtypes"][dtype]
+
+
+@pytest.mark.parametrize("pinning", [False, True])
+def test_xdev_host_transfer_every_row_odd_chunks(xdev, pinning):
+    # Sizes across several transfer chunks (1 MiB at least, a multiple of 4096
+    # elements), none a multiple of the chunk: every row's last chunk is
+    # partial, and chunk boundaries fall inside the host's thread split.
+    xdev.set_pinning(pinning)
+    try:
+        seen = 0
+        for dist, dtype in _rows("element"):
+            es = torch.empty(0, dtype=dtype).element_size()
+            n = 3 * ((1 << 20) // es) + 4099
+            params = _PARAMS.get(dist, {})
+            t = torch.empty(n, dtype=dtype).to("xdev")
+            before = xdev.copies_in()
+            xrng._C.draw_(t, (31, 2, 5), dist, params, "auto", 0)
+            assert xdev.copies_in() - before >= 4, (dist, dtype)
+            ref = xrng._C.draw_(torch.empty(n, dtype=dtype), (31, 2, 5), dist, params, "auto", 0)
+            assert same_bits(t.cpu(), ref), (dist, dtype)
+            seen += 1
+        for dist, dtype in _rows("transform"):
+            es = torch.empty(0, dtype=dtype).element_size()
+            n = 3 * ((1 << 20) // es) + 4099
+            x = torch.arange(n, dtype=torch.float64).to(dtype)
+            got = xrng.dropout(x.to("xdev"), 0.3, seed=32, offset=1)
+            assert same_bits(got.cpu(), xrng.dropout(x, 0.3, seed=32, offset=1)), (dist, dtype)
+            seen += 1
+        n = (1 << 20) + 4099
+        got = xrng.randperm(n, device="xdev", seed=33)
+        assert same_bits(got.cpu(), xrng.randperm(n, seed=33))
+        assert seen > 0
+    finally:
+        xdev.set_pinning(False)
+
+
+def test_host_threads_do_not_change_values():
+    # The host path splits a draw over torch's thread pool (threads=0) or
+    # xrng's own threads (threads=k): the same bits either way.
+    n = (1 << 18) + 77
+    ref = xrng.randn(n, seed=34, threads=1)
+    for threads in (0, 2, 3):
+        assert same_bits(xrng.randn(n, seed=34, threads=threads), ref)
+    old = torch.get_num_threads()
+    try:
+        torch.set_num_threads(3)
+        assert same_bits(xrng.randn(n, seed=34), ref)
+        assert same_bits(xrng.randint(0, 7, (n,), seed=35), xrng.randint(0, 7, (n,), seed=35, threads=1))
+    finally:
+        torch.set_num_threads(old)
