@@ -11,6 +11,7 @@
 // only decides which words and which output slots a chunk has (launch.h).
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <type_traits>
 
@@ -86,6 +87,13 @@ XRNG_HD XRNG_INLINE uint32_t image_word(const T (&v)[N], int q) {
 template <class T, int N>
 inline constexpr bool kVectorChunk = (N * sizeof(T)) % 16 == 0;
 
+// Host builds count the 16-byte accesses made at an address that is not
+// 16-byte aligned: the CPU performs them with the right values, a GPU faults,
+// so the CPU test (cuda_host) checks that the count stays 0.
+#if !defined(__CUDA_ARCH__)
+inline std::atomic<uint64_t> misaligned_vector_accesses{0};
+#endif
+
 // Stores N elements to a 16-byte aligned address with 16-byte stores.
 template <class T, int N>
 XRNG_HD XRNG_INLINE void store_vec(T* dst, const T (&v)[N]) {
@@ -101,6 +109,7 @@ XRNG_HD XRNG_INLINE void store_vec(T* dst, const T (&v)[N]) {
     // plain assignment: both branches store the same words).
     __stwb(d + q, u);
 #else
+    if (reinterpret_cast<uintptr_t>(d + q) & 15u) misaligned_vector_accesses.fetch_add(1);
     d[q] = u;
 #endif
   }
@@ -117,6 +126,7 @@ XRNG_HD XRNG_INLINE void load_vec(const T* src, T (&v)[N]) {
 #if defined(__CUDA_ARCH__)
     const vec16 u = __ldcg(s + q);  // coherent (in == out is allowed), one 16-byte load
 #else
+    if (reinterpret_cast<uintptr_t>(s + q) & 15u) misaligned_vector_accesses.fetch_add(1);
     const vec16 u = s[q];
 #endif
     w[4 * q] = u.x;

@@ -420,7 +420,9 @@ bool chunk_bodies_match(const Request& q, size_t mis, bool in_place, Rng& r, siz
   HostBuf bin(q.bytes() + mis_in), bout(q.bytes() + mis);
   if (q.op == Op::transform && q.count) std::memcpy(bin.region(mis_in), q.in.data(), q.bytes());
   unsigned char* out = in_place ? bin.region(mis) : bout.region(mis);
+  const uint64_t misaligned = xrng::cuda::detail::misaligned_vector_accesses.load();
   emulate_kernel(q, bin.region(mis_in), out, r);
+  if (xrng::cuda::detail::misaligned_vector_accesses.load() != misaligned) return false;  // a GPU would fault
   if (q.op == Op::transform && !in_place && q.count &&
       std::memcmp(bin.region(mis_in), q.in.data(), q.bytes()) != 0)
     return false;  // the input is read only
