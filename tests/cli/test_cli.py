@@ -7,6 +7,7 @@ Usage: test_cli.py PATH_TO_XRNG KAT_DIR GOLDEN_FILE
 import hashlib
 import os
 import pty
+import shlex
 import select
 import signal
 import struct
@@ -360,6 +361,27 @@ while select.select([master], [], [], 0.1)[0]:
     quiet += d
 os.close(master)
 check("no status line for a short draw", p.returncode == 0 and quiet == b"", repr(quiet))
+
+# 12. the main job's demo (scripts/main.sh) prints each command exactly as it runs: re-running every
+# printed `$ xrng ...` line gives the output printed under it
+main_sh = open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "scripts", "main.sh")).read()
+demo_part = main_sh[main_sh.index("demo() {"):]
+p = subprocess.run(["bash", "-c", "set -euo pipefail\n" + demo_part], capture_output=True, env={**os.environ, "XRNG": XRNG})
+check("main.sh demo runs", p.returncode == 0, p.stderr.decode())
+blocks, cur = [], None
+for ln in p.stdout.decode().splitlines():
+    if ln.startswith("$ xrng "):
+        cur = [ln[len("$ xrng "):], []]
+        blocks.append(cur)
+    elif ln.startswith(("#", "(", "==")) or not ln.strip():
+        cur = None
+    elif cur is not None:
+        cur[1] += ln.split()
+check("main.sh demo commands", len(blocks) >= 5, str(len(blocks)))
+for cmd, shown in blocks:
+    got = run(*shlex.split(cmd), ok=False)
+    check(f"main.sh prints what it runs: xrng {cmd}", got.returncode == 0 and got.stdout.decode().split() == shown,
+          f"{got.stderr.decode()} {got.stdout.decode().split()[:6]} != {shown[:6]}")
 
 print(f"{passed} passed, {failed} failed")
 sys.exit(1 if failed else 0)
