@@ -2,6 +2,7 @@
 // it converts arguments and exceptions, and holds no arithmetic; the
 // Python-side signatures (torch-like sizes, dtypes, defaults) live in
 // python/xrng/__init__.py.
+#include <torch/csrc/autograd/python_variable.h>
 #include <torch/csrc/utils/pybind.h>
 
 #include <pybind11/stl.h>
