@@ -27,8 +27,19 @@ other device (privateuse1/NPU, MPS, XPU, ...) on the host before a copy;
 ``"host_transfer"`` forces the host-then-copy path on CUDA too. All paths give
 the same bits.
 
-Errors (bad sizes, p outside [0, 1], an empty range, a dtype the distribution
-does not have) raise ``ValueError`` before anything is written.
+Errors are one line, raised before anything is written or allocated:
+
+* ``TypeError``: an argument of the wrong type (``seed="x"``, ``threads=1.5``);
+* ``ValueError``: a bad value (a negative seed, p outside [0, 1], an empty
+  range, a location or scale parameter that is not finite in the output dtype,
+  a dtype the distribution does not have, ``threads`` outside 0..1024, a size
+  with a negative dimension or whose element count or bytes exceed 2**63 - 1);
+* ``MemoryError``: a tensor that cannot be allocated: more bytes than the
+  machine's physical memory (CPU) or the GPU's total memory (CUDA), checked
+  before allocating, or an allocation the device refuses. The message names
+  the size, dtype, bytes and device.
+
+dtypes are named as torch names them (``torch.float32``, ``torch.int64``).
 """
 from __future__ import annotations
 
@@ -100,6 +111,61 @@ def _size(size: tuple) -> list:
     return out
 
 
+def _threads(threads: int) -> int:
+    """threads=: 0 (torch.get_num_threads()) to ``_C.max_threads``, the CLI's --threads bound."""
+    if type(threads) is int and 0 <= threads <= _C.max_threads:  # the common case, without the ABC check
+        return threads
+    if isinstance(threads, bool) or not isinstance(threads, numbers.Integral):
+        raise TypeError(f"threads must be an int, got {type(threads).__name__}")
+    if not 0 <= threads <= _C.max_threads:
+        raise ValueError(f"threads must be 0 (all) to {_C.max_threads} (got {int(threads)})")
+    return int(threads)
+
+
+_INT64_MAX = 2**63 - 1
+
+
+def _device_bytes(device: torch.device) -> Optional[int]:
+    """The memory a tensor on ``device`` can at most occupy: physical memory
+    (CPU) or the GPU's total memory (CUDA); None where unknown."""
+    try:
+        if device.type == "cpu":
+            import os
+            return os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+        if device.type == "cuda" and torch.cuda.is_available():
+            return torch.cuda.mem_get_info(device)[1]
+    except (ValueError, OSError, RuntimeError, AttributeError):
+        pass
+    return None
+
+
+def _alloc(what: str, size: list, dtype: torch.dtype, device: _Device) -> torch.Tensor:
+    """torch.empty(size, dtype, device) with xrng's own size checks: the
+    element count and the bytes must fit int64 (ValueError), and the bytes the
+    device's memory (MemoryError, before allocating); an allocation the device
+    refuses is a one-line MemoryError too."""
+    numel = 1
+    for s in size:
+        numel *= s
+    itemsize = torch.empty((), dtype=dtype).element_size()
+    nbytes = numel * itemsize
+    dev = torch.device(device) if device is not None else torch.device("cpu")
+    where = f"size {tuple(size)} of {dtype}"
+    if numel > _INT64_MAX or nbytes > _INT64_MAX:
+        raise ValueError(f"xrng.{what}: {where} has {numel} elements, {nbytes} bytes: more than 2**63 - 1")
+    limit = _device_bytes(dev)
+    if limit is not None and nbytes > limit:
+        raise MemoryError(f"xrng.{what}: cannot allocate {where} ({nbytes} bytes) on {dev}: "
+                          f"more than its {limit} bytes of memory")
+    try:
+        return torch.empty(size, dtype=dtype, device=device)
+    except (RuntimeError, MemoryError) as e:
+        if "alloc" not in str(e).lower() and "out of memory" not in str(e).lower():
+            raise
+        raise MemoryError(f"xrng.{what}: cannot allocate {where} ({nbytes} bytes) on {dev}: "
+                          f"{str(e).splitlines()[0] if str(e) else type(e).__name__}") from None
+
+
 def _source(seed: Optional[int], subseq: int, offset: int, generator: Optional[Generator]):
     """Where a draw starts: the Generator it advances (``generator=``, else
     :data:`default_generator`), or for ``seed=`` the stream position
@@ -126,26 +192,50 @@ def _path(path: str) -> str:
     return path
 
 
-def _empty(size: list, dtype, device, out: Optional[torch.Tensor], default: torch.dtype) -> torch.Tensor:
+def _empty(what: str, size: list, dtype, device, out: Optional[torch.Tensor], default: torch.dtype) -> torch.Tensor:
     if out is not None:
         if list(out.shape) != size:
             raise ValueError(f"out has shape {tuple(out.shape)}, the draw has {tuple(size)}")
         if dtype is not None and out.dtype != dtype:
             raise ValueError(f"out has dtype {out.dtype}, dtype= says {dtype}")
         return out
-    return torch.empty(size, dtype=default if dtype is None else dtype, device=device)
+    if dtype is not None and not isinstance(dtype, torch.dtype):
+        raise TypeError(f"dtype must be a torch.dtype, got {type(dtype).__name__}")
+    return _alloc(what, size, default if dtype is None else dtype, device)
 
 
-def _new(size: list, dtype, default: torch.dtype, device, out: Optional[torch.Tensor], src, dist: str, params: dict,
-         path: str, threads: int) -> torch.Tensor:
+# Below this many bytes a new tensor cannot fail _alloc's size checks (no
+# device xrng runs on has less memory), so the factories skip them.
+_SMALL_BYTES = 1 << 30
+
+
+def _new(what: str, size: list, dtype, default: torch.dtype, device, out: Optional[torch.Tensor], src, dist: str,
+         params: dict, path: str, threads: int) -> torch.Tensor:
     """A factory's draw: into ``out``, or into a new tensor. With a device
-    named, the tensor is allocated in C++ (``_C.draw_new``: a torch.empty call
-    from Python costs more than a small draw); with none, torch.empty picks
-    torch's default device."""
+    named and a tensor under 1 GiB, the tensor is allocated in C++
+    (``_C.draw_new``: the Python-side torch.empty and _alloc's checks cost more
+    than a small draw); otherwise through _empty / _alloc (their checks; with
+    no device, torch.empty picks torch's default device)."""
+    path, threads = _path(path), _threads(threads)
     if out is None and device is not None:
-        dev = device if type(device) is torch.device else torch.device(device)
-        return _C.draw_new(size, default if dtype is None else dtype, dev, src, dist, params, _path(path), threads)
-    return _C.draw_(_empty(size, dtype, device, out, default), src, dist, params, _path(path), threads)
+        if dtype is None:
+            dtype = default
+        elif type(dtype) is not torch.dtype:
+            raise TypeError(f"dtype must be a torch.dtype, got {type(dtype).__name__}")
+        numel = 1
+        for s in size:
+            numel *= s
+        if numel * dtype.itemsize < _SMALL_BYTES:
+            dev = device if type(device) is torch.device else torch.device(device)
+            try:
+                return _C.draw_new(size, dtype, dev, src, dist, params, path, threads)
+            except RuntimeError as e:  # a refused allocation: the one-line MemoryError of _alloc
+                msg = str(e)
+                if "alloc" not in msg.lower() and "out of memory" not in msg.lower():
+                    raise
+                raise MemoryError(f"xrng.{what}: cannot allocate size {tuple(size)} of {dtype} "
+                                  f"({numel * dtype.itemsize} bytes) on {dev}: {msg.splitlines()[0]}") from None
+    return _C.draw_(_empty(what, size, dtype, device, out, default), src, dist, params, path, threads)
 
 
 def _finish(t: torch.Tensor, requires_grad: bool) -> torch.Tensor:
@@ -164,8 +254,8 @@ def rand(*size: _Size, seed: Optional[int] = None, subseq: int = 0, offset: int 
     ``torch.get_num_threads()``); values never depend on it.
     """
     src = _source(seed, subseq, offset, generator)
-    t = _new(_size(size), dtype, torch.float32, device, out, src, "uniform", {"low": float(low), "high": float(high)},
-             path, threads)
+    t = _new("rand", _size(size), dtype, torch.float32, device, out, src, "uniform",
+             {"low": float(low), "high": float(high)}, path, threads)
     return _finish(t, requires_grad)
 
 
@@ -182,8 +272,8 @@ def randn(*size: _Size, seed: Optional[int] = None, subseq: int = 0, offset: int
     or bfloat16.
     """
     src = _source(seed, subseq, offset, generator)
-    t = _new(_size(size), dtype, torch.float32, device, out, src, "normal", {"mean": float(mean), "std": float(std)},
-             path, threads)
+    t = _new("randn", _size(size), dtype, torch.float32, device, out, src, "normal",
+             {"mean": float(mean), "std": float(std)}, path, threads)
     return _finish(t, requires_grad)
 
 
@@ -215,8 +305,8 @@ def randint(*args, size: Optional[_Size] = None, low: Optional[int] = None, high
         raise TypeError("randint needs high and size")
     low = 0 if low is None else low
     src = _source(seed, subseq, offset, generator)
-    return _new(_size((size,)), dtype, torch.int64, device, out, src, "randint", {"ilow": int(low), "ihigh": int(high)},
-                path, threads)
+    return _new("randint", _size((size,)), dtype, torch.int64, device, out, src, "randint",
+                {"ilow": int(low), "ihigh": int(high)}, path, threads)
 
 
 def bernoulli(*size: _Size, p: float = 0.5, seed: Optional[int] = None, subseq: int = 0, offset: int = 0,
@@ -229,7 +319,8 @@ def bernoulli(*size: _Size, p: float = 0.5, seed: Optional[int] = None, subseq: 
     bool (default) or uint8.
     """
     src = _source(seed, subseq, offset, generator)
-    return _new(_size(size), dtype, torch.bool, device, out, src, "bernoulli", {"p": float(p)}, path, threads)
+    return _new("bernoulli", _size(size), dtype, torch.bool, device, out, src, "bernoulli", {"p": float(p)}, path,
+                threads)
 
 
 def randperm(n: int, *, seed: Optional[int] = None, subseq: int = 0, offset: int = 0,
@@ -245,8 +336,8 @@ def randperm(n: int, *, seed: Optional[int] = None, subseq: int = 0, offset: int
     if isinstance(n, bool) or not isinstance(n, numbers.Integral) or n < 1:
         raise ValueError(f"randperm: n must be an int >= 1, got {n!r}")
     src = _source(seed, subseq, offset, generator)
-    t = _empty([int(n)], dtype, device, out, torch.int64)
-    return _C.draw_(t, src, "perm", {"n": int(n)}, _path(path), threads)
+    t = _empty("randperm", [int(n)], dtype, device, out, torch.int64)
+    return _C.draw_(t, src, "perm", {"n": int(n)}, _path(path), _threads(threads))
 
 
 def dropout(input: torch.Tensor, p: float = 0.5, training: bool = True, inplace: bool = False, *,
@@ -261,9 +352,9 @@ def dropout(input: torch.Tensor, p: float = 0.5, training: bool = True, inplace:
         return input
     src = _source(seed, subseq, offset, generator)
     if inplace:
-        return _C.dropout_out(input, input, float(p), src, _path(path), threads)
+        return _C.dropout_out(input, input, float(p), src, _path(path), _threads(threads))
     out = torch.empty_like(input, memory_format=torch.contiguous_format)
-    return _C.dropout_out(out, input, float(p), src, _path(path), threads)
+    return _C.dropout_out(out, input, float(p), src, _path(path), _threads(threads))
 
 
 def _like(input: torch.Tensor, dtype, device):
@@ -304,7 +395,7 @@ def _fill(tensor: torch.Tensor, dist: str, params: dict, kw: dict) -> torch.Tens
     source the keywords name (seed=/subseq=/offset= or generator=); a keyword
     no fill takes (a misspelt parameter) is a TypeError, not ignored."""
     src = _source(kw.pop("seed", None), kw.pop("subseq", 0), kw.pop("offset", 0), kw.pop("generator", None))
-    path, threads = _path(kw.pop("path", "auto")), kw.pop("threads", 0)
+    path, threads = _path(kw.pop("path", "auto")), _threads(kw.pop("threads", 0))
     if kw:
         raise TypeError(f"{dist}: unexpected keyword argument(s) {', '.join(sorted(kw))}")
     return _C.draw_(tensor, src, dist, params, path, threads)
@@ -380,11 +471,13 @@ def perm_shard(n: int, rank: int, world: int, start: int = 0, count: Optional[in
     """
     if count is None:
         count = -(-n // world) - start if world > 0 else 0
-    out = torch.empty([max(int(count), 0)], dtype=dtype, device=device)
+    if isinstance(count, bool) or not isinstance(count, numbers.Integral):
+        raise TypeError(f"count must be an int, got {type(count).__name__}")
     if count < 0:
         raise ValueError(f"perm_shard: negative count {count}")
+    out = _alloc("perm_shard", [int(count)], dtype, device)
     return _C.perm_shard_(out, _u64(n, "n"), _u64(seed, "seed"), _u64(subseq, "subseq"), _u64(offset, "offset"),
-                          _u64(rank, "rank"), _u64(world, "world"), _u64(start, "start"), _path(path), threads)
+                          _u64(rank, "rank"), _u64(world, "world"), _u64(start, "start"), _path(path), _threads(threads))
 
 
 def perm_element(n: int, i: int, *, seed: int = 0, subseq: int = 0, offset: int = 0) -> int:
