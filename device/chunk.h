@@ -8,7 +8,8 @@
 //
 // Nothing here is a second implementation of a value: values come from the
 // row's element function (R::eval, R::at, R::position, R::shard); this file
-// only decides which words and which output slots a chunk has (launch.h).
+// only decides which words and which output elements a slot or chunk has
+// (launch.h).
 #pragma once
 
 #include <atomic>
@@ -23,7 +24,7 @@
 #endif
 
 // Loops over constant trip counts are unrolled on the device, so that the
-// chunk's arrays stay in registers.
+// slot's arrays stay in registers.
 #if defined(__CUDA_ARCH__)
 #define XRNG_CUDA_UNROLL _Pragma("unroll")
 #else
@@ -32,7 +33,7 @@
 
 namespace xrng::cuda::detail {
 
-// 16-byte vector for loads and stores of whole chunks.
+// 16-byte vector for loads and stores of whole slots.
 #if defined(__CUDACC__)
 using vec16 = uint4;
 XRNG_HD XRNG_INLINE vec16 make_vec16(uint32_t a, uint32_t b, uint32_t c, uint32_t d) { return make_uint4(a, b, c, d); }
@@ -97,7 +98,7 @@ inline std::atomic<uint64_t> misaligned_vector_accesses{0};
 // Stores N elements to a 16-byte aligned address with 16-byte stores.
 template <class T, int N>
 XRNG_HD XRNG_INLINE void store_vec(T* dst, const T (&v)[N]) {
-  static_assert(kVectorChunk<T, N>, "a chunk is a whole number of 16-byte vectors");
+  static_assert(kVectorChunk<T, N>, "a slot is a whole number of 16-byte vectors");
   vec16* d = reinterpret_cast<vec16*>(dst);
   XRNG_CUDA_UNROLL
   for (int q = 0; q < static_cast<int>(N * sizeof(T) / 16); ++q) {
@@ -117,7 +118,7 @@ XRNG_HD XRNG_INLINE void store_vec(T* dst, const T (&v)[N]) {
 // Loads N elements from a 16-byte aligned address with 16-byte loads.
 template <class T, int N>
 XRNG_HD XRNG_INLINE void load_vec(const T* src, T (&v)[N]) {
-  static_assert(kVectorChunk<T, N>, "a chunk is a whole number of 16-byte vectors");
+  static_assert(kVectorChunk<T, N>, "a slot is a whole number of 16-byte vectors");
   constexpr int kWords = static_cast<int>(N * sizeof(T) / 4);
   uint32_t w[kWords];
   const vec16* s = reinterpret_cast<const vec16*>(src);

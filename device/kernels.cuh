@@ -12,8 +12,8 @@
 
 namespace xrng::cuda::detail {
 
-// Chunk index i of the grid-stride loop: which thread takes which chunk is
-// all that the launch configuration decides.
+// Chunk index i of the permutation kernels' grid-stride loop: which thread
+// takes which chunk is all that the launch configuration decides.
 #define XRNG_GRID_STRIDE(i, n)                                                                       \
   for (uint64_t i = static_cast<uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < (n);          \
        i += static_cast<uint64_t>(gridDim.x) * blockDim.x)
