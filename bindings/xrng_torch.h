@@ -55,12 +55,14 @@ struct RunOptions {
 using Generator = xrng::Generator;
 
 // ---- generator state (state.cpp) ------------------------------------------------------
-// 32 bytes, little endian: "XRNG", the stream version (u32), seed, subseq,
-// offset (u64 each). The same bytes as Python's Generator.get_state().
-inline constexpr size_t kStateBytes = 32;
+// Generator::save_state (host/xrng.h): 32 bytes, little endian: "XRNG", the
+// generator's stream version (u32), seed, subseq, offset (u64 each). The same
+// bytes as Python's Generator.get_state().
+inline constexpr size_t kStateBytes = Generator::kStateBytes;
 std::array<uint8_t, kStateBytes> state_bytes(const Generator& gen);
-// Restores `gen` from state_bytes(). Throws xrng::Error on a malformed state or
-// one of another stream version; gen is unchanged then.
+// Restores `gen` from state_bytes(), its stream version included (a v1 state
+// keeps drawing v1). Throws xrng::Error on a malformed state or one of a
+// stream version this library does not produce; gen is unchanged then.
 void set_state_bytes(Generator& gen, const uint8_t* bytes, size_t n);
 // The state as a CPU uint8 tensor of kStateBytes elements (torch.save-able).
 at::Tensor get_state(const Generator& gen);

@@ -45,17 +45,20 @@ with open(os.path.join(KAT_DIR, "curand_stream.txt")) as f:
                     "--count", len(words), "--format", "hex")
         check(f"kat {seed} {subseq} {offset}", got == words, f"{got} != {words}")
 
-# 1b. every golden vector that gen can draw (all but transforms), through gen's flags: the
-# file's parameter tokens (registry parameter names, C99 hex floats / decimals) are gen's
-# --<param> flags, so this checks that every flag sets its parameter.
+# 1b. every golden vector that gen can draw (all but transforms), through gen's flags, in
+# both golden files: the file's parameter tokens (registry parameter names, C99 hex floats /
+# decimals) are gen's --<param> flags, so this checks that every flag sets its parameter;
+# a line's stream= token (absent in golden_v1.txt: stream 1) is gen's --stream.
+GOLDEN_V2 = os.path.join(os.path.dirname(GOLDEN), "golden_v2.txt")
 ngolden = 0
-with open(GOLDEN) as f:
-    for n, ln in enumerate(f, 1):
+for path in (GOLDEN, GOLDEN_V2):
+    for n, ln in enumerate(open(path), 1):
         if ln.startswith("#") or not ln.strip():
             continue
         kv = dict(t.split("=", 1) for t in ln.split())
         if kv["op"] == "dropout":
             continue
+        kv.setdefault("stream", "1")
         args = ["gen", "--format", "hex"]
         for k, v in kv.items():
             if k == "op":
@@ -65,9 +68,9 @@ with open(GOLDEN) as f:
                 args += ["--" + k, v]
         want = kv["out"].split(",") if kv["out"] else []
         got = lines(*args)
-        check(f"golden line {n} through gen", got == want, f"{' '.join(args)}: {got[:4]} != {want[:4]}")
+        check(f"{os.path.basename(path)} line {n} through gen", got == want, f"{' '.join(args)}: {got[:4]} != {want[:4]}")
         ngolden += 1
-check("golden lines through gen", ngolden >= 888, str(ngolden))  # the file is append-only: 888 at stream v1 + the four new distributions
+check("golden lines through gen", ngolden >= 2 * 888, str(ngolden))  # the file is append-only: 888 at stream v1 + the four new distributions
 
 # 2. formats: hex width, bin = hex, fingerprint = sha256(bin), text round-trips
 widths = {"u32": 8, "u64": 16, "f32": 8, "f64": 16, "f16": 4, "bf16": 4, "i32": 8, "i64": 16, "u8": 2}
