@@ -146,9 +146,19 @@ for be in ("cpu-scalar", "auto"):
 p = run("verify", "--quick", ok=False)
 out = p.stdout.decode()
 ncases = sum(1 for ln in open(GOLDEN) if ln.strip() and not ln.startswith("#"))
+ncases2 = sum(1 for ln in open(GOLDEN_V2) if ln.strip() and not ln.startswith("#"))
 check("verify --quick passes", p.returncode == 0 and "verify: all backends agree" in out, out[-500:])
-check("verify reads every golden case", f"golden_v1.txt, {ncases} cases" in out, str(ncases))
+check("verify reads every golden case of both streams",
+      f"golden_v1.txt, {ncases} cases" in out and f"golden_v2.txt, {ncases2} cases" in out, str((ncases, ncases2)))
+# the golden table: a column per stream version, every backend passing both
+gold = [ln.split() for ln in out.splitlines() if ln.startswith("  cpu-")]
+check("verify golden columns per stream", gold and all(r[1:] == [f"{ncases}/{ncases}", "PASS", f"{ncases2}/{ncases2}", "PASS"]
+                                                        for r in gold), str(gold))
 table = [ln.split() for ln in out.splitlines() if ln.startswith("  ") and "/" in ln.split()[0]]
+# the rows of both stream versions, each labelled with the versions that use it
+streams = {(r[0], r[1]) for r in table}
+check("verify table rows of both streams", {("normal/f32", "1"), ("normal/f32", "2"), ("normal/f64", "1,2"),
+                                            ("uniform/f32", "1,2"), ("cauchy/bf16", "2")} <= streams, str(sorted(streams)))
 check("verify table rows", {r[0] for r in table} >= {"geometric/i32", "geometric/i64", "log_normal/f16", "cauchy/bf16",
                                                        "exponential/f64", "perm/u32", "dropout/bf16", "bits/u32"}
       and all(r[-1] == "yes" for r in table), str(table[:3]))
