@@ -163,4 +163,4 @@ def test_offset_is_settable_and_repr():
     g = xrng.Generator(3)
     g.offset = 1000
     assert same_bits(xrng.rand(5, generator=g), xrng.rand(5, seed=3, offset=1000))
-    assert repr(g) == "xrng.Generator(seed=3, subseq=0, offset=1005)"
+    assert repr(g) == "xrng.Generator(seed=3, subseq=0, offset=1005, stream=2)"
