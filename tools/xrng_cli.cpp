@@ -462,7 +462,8 @@ int main(int argc, char** argv) {
     if (cmd == "fingerprint") return cmd_fingerprint(args);
     if (cmd == "verify") return xrng::tools::cmd_verify(args);
     if (cmd == "version") {
-      std::printf("xrng %s, stream v%d, simd %s\n", XRNG_VERSION_STRING, xrng::kStreamVersion, xrng::simd_isa());
+      std::printf("xrng %s, stream v%d (default; --stream %d..%d), simd %s\n", XRNG_VERSION_STRING,
+                  xrng::kStreamVersion, xrng::kOldestStreamVersion, xrng::kStreamVersion, xrng::simd_isa());
       return 0;
     }
     throw Error("unknown command '" + cmd + "' (gen, fingerprint, verify, version)");
