@@ -68,9 +68,11 @@ for path in (GOLDEN, GOLDEN_V2):
                 args += ["--" + k, v]
         want = kv["out"].split(",") if kv["out"] else []
         got = lines(*args)
-        check(f"{os.path.basename(path)} line {n} through gen", got == want, f"{' '.join(args)}: {got[:4]} != {want[:4]}")
+        check(f"{os.path.basename(path)} line {n} through gen", got == want,
+              f"{' '.join(args)}: {got[:4]} != {want[:4]}")
         ngolden += 1
-check("golden lines through gen", ngolden >= 2 * 888, str(ngolden))  # the file is append-only: 888 at stream v1 + the four new distributions
+# each file is append-only: 888 lines at stream v1 + the four new distributions
+check("golden lines through gen", ngolden >= 2 * 888, str(ngolden))
 
 # 2. formats: hex width, bin = hex, fingerprint = sha256(bin), text round-trips
 widths = {"u32": 8, "u64": 16, "f32": 8, "f64": 16, "f16": 4, "bf16": 4, "i32": 8, "i64": 16, "u8": 2}
@@ -152,13 +154,14 @@ check("verify reads every golden case of both streams",
       f"golden_v1.txt, {ncases} cases" in out and f"golden_v2.txt, {ncases2} cases" in out, str((ncases, ncases2)))
 # the golden table: a column per stream version, every backend passing both
 gold = [ln.split() for ln in out.splitlines() if ln.startswith("  cpu-")]
-check("verify golden columns per stream", gold and all(r[1:] == [f"{ncases}/{ncases}", "PASS", f"{ncases2}/{ncases2}", "PASS"]
-                                                        for r in gold), str(gold))
+want_cells = [f"{ncases}/{ncases}", "PASS", f"{ncases2}/{ncases2}", "PASS"]
+check("verify golden columns per stream", gold and all(r[1:] == want_cells for r in gold), str(gold))
 table = [ln.split() for ln in out.splitlines() if ln.startswith("  ") and "/" in ln.split()[0]]
 # the rows of both stream versions, each labelled with the versions that use it
 streams = {(r[0], r[1]) for r in table}
 check("verify table rows of both streams", {("normal/f32", "1"), ("normal/f32", "2"), ("normal/f64", "1,2"),
-                                            ("uniform/f32", "1,2"), ("cauchy/bf16", "2")} <= streams, str(sorted(streams)))
+                                            ("uniform/f32", "1,2"), ("cauchy/bf16", "2")} <= streams,
+      str(sorted(streams)))
 check("verify table rows", {r[0] for r in table} >= {"geometric/i32", "geometric/i64", "log_normal/f16", "cauchy/bf16",
                                                        "exponential/f64", "perm/u32", "dropout/bf16", "bits/u32"}
       and all(r[-1] == "yes" for r in table), str(table[:3]))
