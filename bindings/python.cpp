@@ -49,6 +49,22 @@ uint64_t to_u64(const py::handle& h, const char* what) {
   return x;
 }
 
+// A stream version argument (SPEC.md section 7): an int, 1 or 2; else a
+// one-line TypeError / ValueError, the messages of python/xrng/__init__.py's
+// _check_stream.
+int to_stream(const py::handle& h) {
+  PyObject* o = h.ptr();
+  if (PyBool_Check(o) || !PyIndex_Check(o))
+    throw py::type_error(std::string("stream must be an int (a stream version: 1 or 2), got ") + Py_TYPE(o)->tp_name);
+  const py::object v = py::reinterpret_steal<py::object>(PyNumber_Index(o));
+  if (!v) throw py::error_already_set();
+  int overflow = 0;
+  const long x = PyLong_AsLongAndOverflow(v.ptr(), &overflow);
+  if (overflow != 0 || x < xrng::kOldestStreamVersion || x > xrng::kStreamVersion)
+    throw py::value_error("stream must be one of the stream versions (1, 2), got " + std::string(py::str(v)));
+  return static_cast<int>(x);
+}
+
 // A Generator's state tensor, else a one-line TypeError.
 at::Tensor state_tensor(const py::handle& h) {
   if (!THPVariable_Check(h.ptr()))
@@ -139,15 +155,23 @@ py::dict registry() {
 
 // The fill behind draw_ and draw_new: parameters by name, then the draw
 // without the GIL.
+// A draw into t in stream version `stream` (a Generator's must be its own).
 at::Tensor draw_into(at::Tensor t, const Source& source, const std::string& dist, const py::dict& params,
-                     const std::string& path, int threads) {
+                     const std::string& path, int threads, int stream) {
   const xrng::Dist d = xrng::parse_dist(dist);
   const xrng::DrawParams q = draw_params(d, params);
   const RunOptions run = run_options(path, threads);
   py::gil_scoped_release nogil;
-  if (Generator* const* g = std::get_if<Generator*>(&source)) return draw_(t, d, q, checked(*g), run);
+  if (Generator* const* g = std::get_if<Generator*>(&source)) {
+    Generator& gen = checked(*g);
+    if (stream != gen.stream())
+      throw xrng::Error("stream=" + std::to_string(stream) + " but the generator draws stream " +
+                        std::to_string(gen.stream()) + " (a generator's stream is fixed: xrng.Generator(..., stream=" +
+                        std::to_string(stream) + "))");
+    return draw_(t, d, q, gen, run);
+  }
   const auto& [seed, subseq, offset] = std::get<Position>(source);
-  return draw_(t, d, q, xrng::Key(seed, subseq), offset, run);
+  return draw_(t, d, q, xrng::Key(seed, subseq), offset, run, stream);
 }
 
 }  // namespace
@@ -164,6 +188,8 @@ PYBIND11_MODULE(_C, m) {
   });
 
   m.attr("stream_version") = xrng::kStreamVersion;
+  m.attr("stream_versions") = py::make_tuple(1, 2);
+  static_assert(xrng::kOldestStreamVersion == 1 && xrng::kStreamVersion == 2, "update stream_versions");
   m.attr("state_bytes_size") = kStateBytes;
   m.attr("max_threads") = xrng::kMaxThreads;  // threads= takes 0 (all) to max_threads, as the CLI's --threads
   m.def("simd_isa", &xrng::simd_isa, "The host SIMD instruction set in use: avx512, avx2 or none.");
@@ -188,18 +214,27 @@ groups of G elements consume K stream words (a permutation: K words of key).)doc
         "DistributedSampler's seed for an epoch: seed + epoch (mod 2**64).");
 
   py::class_<Generator>(m, "Generator", R"doc(
-A stateful xrng generator: a key (seed, subseq) and a word offset.
+A stateful xrng generator: a key (seed, subseq), a word offset and the
+stream version it draws.
 
 Each draw starts at ``offset`` and advances it by the words the draw consumes,
 so a sequence of draws from ``Generator(seed, subseq, offset)`` equals draws at
-explicit offsets (``xrng gen --offset``). The state is three integers: no
-hidden cache. This is the C++ ``xrng::Generator`` (host/xrng.h), the one the
-LibTorch API uses too.)doc")
-      .def(py::init([](const py::object& seed, const py::object& subseq, const py::object& offset) {
-             return Generator(to_u64(seed, "seed"), to_u64(subseq, "subseq"), to_u64(offset, "offset"));
+explicit offsets (``xrng gen --offset``). ``stream`` (1 or 2, default the
+newest, ``xrng.stream_version``) is the stream version of every draw from it
+(SPEC.md section 7); split/fold_in, copies, pickles and saved states keep it,
+so a generator restored from a stream-1 state keeps drawing stream 1. The
+state is these four integers: no hidden cache. This is the C++
+``xrng::Generator`` (host/xrng.h), the one the LibTorch API uses too.)doc")
+      .def(py::init([](const py::object& seed, const py::object& subseq, const py::object& offset,
+                       const py::object& stream) {
+             return Generator(to_u64(seed, "seed"), to_u64(subseq, "subseq"), to_u64(offset, "offset"),
+                              to_stream(stream));
            }),
            py::arg("seed") = 0, py::arg("subseq") = 0, py::arg("offset") = 0,
-           "Generator(seed=0, subseq=0, offset=0): integers in [0, 2**64) (TypeError / ValueError otherwise).")
+           py::arg("stream") = xrng::kStreamVersion,
+           "Generator(seed=0, subseq=0, offset=0, stream=2): integers in [0, 2**64), stream a stream version (1 or "
+           "2) (TypeError / ValueError otherwise).")
+      .def_property_readonly("stream", &Generator::stream, "The stream version every draw from it is in (1 or 2).")
       .def_property_readonly("seed", [](const Generator& g) { return g.key().seed; }, "The key's seed.")
       .def_property_readonly("subseq", [](const Generator& g) { return g.key().subseq; }, "The key's subsequence.")
       .def_property(
@@ -207,9 +242,10 @@ LibTorch API uses too.)doc")
           [](Generator& g, const py::object& v) { g.set_offset(to_u64(v, "offset")); },
           "The next word offset to draw from.")
       .def("get_state", [](const Generator& g) { return get_state(g); },
-           "The state as a 32-byte uint8 CPU tensor ('XRNG', stream version, seed, subseq, offset).")
+           "The state as a 32-byte uint8 CPU tensor ('XRNG', the generator's stream version, seed, subseq, offset).")
       .def("set_state", [](Generator& g, const py::object& t) { set_state(g, state_tensor(t)); }, py::arg("state"),
-           "Restores a state from get_state(); ValueError if it is not one, or of another stream version.")
+           "Restores a state from get_state(), its stream version included (a stream-1 state keeps drawing stream "
+           "1); ValueError if it is not a state, or of a stream version this library does not produce.")
       .def(
           "state_bytes",
           [](const Generator& g) {
@@ -250,13 +286,17 @@ LibTorch API uses too.)doc")
       .def("__repr__",
            [](const Generator& g) {
              return "xrng.Generator(seed=" + std::to_string(g.key().seed) + ", subseq=" +
-                    std::to_string(g.key().subseq) + ", offset=" + std::to_string(g.offset()) + ")";
+                    std::to_string(g.key().subseq) + ", offset=" + std::to_string(g.offset()) +
+                    ", stream=" + std::to_string(g.stream()) + ")";
            })
+      // Pickles: (seed, subseq, offset, stream); the 3-tuples of the releases
+      // before stream 2 are stream-1 generators.
       .def(py::pickle(
-          [](const Generator& g) { return py::make_tuple(g.key().seed, g.key().subseq, g.offset()); },
+          [](const Generator& g) { return py::make_tuple(g.key().seed, g.key().subseq, g.offset(), g.stream()); },
           [](const py::tuple& t) {
-            if (t.size() != 3) throw xrng::Error("Generator: bad pickled state");
-            return Generator(t[0].cast<uint64_t>(), t[1].cast<uint64_t>(), t[2].cast<uint64_t>());
+            if (t.size() != 3 && t.size() != 4) throw xrng::Error("Generator: bad pickled state");
+            return Generator(t[0].cast<uint64_t>(), t[1].cast<uint64_t>(), t[2].cast<uint64_t>(),
+                             t.size() == 4 ? t[3].cast<int>() : 1);
           }));
 
   // The fills. Every in-place function of the Python package is one draw_
@@ -265,23 +305,24 @@ LibTorch API uses too.)doc")
   m.def(
       "draw_",
       [](at::Tensor t, const Source& source, const std::string& dist, const py::dict& params, const std::string& path,
-         int threads) { return draw_into(t, source, dist, params, path, threads); },
+         int threads, int stream) { return draw_into(t, source, dist, params, path, threads, stream); },
       py::arg("tensor"), py::arg("source"), py::arg("dist"), py::arg("params"), py::arg("path"),
-      py::arg("threads"),
+      py::arg("threads"), py::arg("stream") = xrng::kStreamVersion,
       "Fills `tensor` with a draw of `dist` (an element or permutation distribution of the registry), parameters by "
       "name (registry()['dists'][dist]['params']). source: a Generator (advanced by the draw) or a (seed, subseq, "
-      "offset) tuple (a stateless draw, which may end exactly at word 2**64).");
+      "offset) tuple (a stateless draw, which may end exactly at word 2**64). stream: the stream version (a "
+      "Generator's must be its own).");
   m.def(
       "draw_new",
       [](const std::vector<int64_t>& size, at::ScalarType dtype, const at::Device& device, const Source& source,
-         const std::string& dist, const py::dict& params, const std::string& path, int threads) {
+         const std::string& dist, const py::dict& params, const std::string& path, int threads, int stream) {
         for (int64_t s : size)
           if (s < 0) throw xrng::Error("negative dimension " + std::to_string(s));
         at::Tensor t = at::empty(size, at::TensorOptions().dtype(dtype).device(device));
-        return draw_into(t, source, dist, params, path, threads);
+        return draw_into(t, source, dist, params, path, threads, stream);
       },
       py::arg("size"), py::arg("dtype"), py::arg("device"), py::arg("source"), py::arg("dist"), py::arg("params"),
-      py::arg("path"), py::arg("threads"),
+      py::arg("path"), py::arg("threads"), py::arg("stream") = xrng::kStreamVersion,
       "draw_ into a new contiguous tensor of `size`, `dtype` on `device` (a torch.device): the factories' path, "
       "allocating in C++ (a torch.empty call from Python costs more than a small draw).");
   m.def(

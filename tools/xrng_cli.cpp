@@ -2,11 +2,12 @@
 //
 //   xrng gen --dist D [--dtype T] [--seed S] [--subseq Q] [--offset W] [--epoch E]
 //            [--start I] --count N [--<param> V ...] [--rank R --world W] [--inverse]
-//            [--backend B] [--threads T] [--format F]
+//            [--stream 1|2] [--backend B] [--threads T] [--format F]
 //   xrng fingerprint <same arguments>
 //   xrng verify [--quick]
 //   xrng version
 //   xrng [COMMAND] --help | -h
+// --stream is the stream version (SPEC.md section 7), 2 (the newest) by default.
 //
 // Draws are computed in chunks of kChunkBytes whatever --count, so a draw of
 // any length runs in bounded memory; between chunks the CLI reports progress
@@ -124,7 +125,7 @@ void column(std::string& u, const std::string& s, size_t width) {
 // The synopsis of each command; `xrng --help` shows them all.
 const char kGenSynopsis[] =
     "  xrng gen --dist D [--dtype T] [--seed S] [--subseq Q] [--offset W] [--epoch E] [--start I] --count N\n"
-    "           [--<param> V ...] [--rank R --world W] [--inverse]\n"
+    "           [--<param> V ...] [--rank R --world W] [--inverse] [--stream {1,2}]\n"
     "           [--backend {cpu-scalar,cpu-simd,auto,cuda}] [--threads T] [--format {text,hex,bin,null}]\n";
 const char kFingerprintSynopsis[] = "  xrng fingerprint <the arguments of gen>   one line: SHA-256 of the bin bytes\n";
 const char kVerifySynopsis[] =
@@ -138,6 +139,8 @@ std::string draw_help() {
       "Numbers accept decimal or 0x-hex. --epoch E means --seed 123456789+E. --count is required, except for\n"
       "--dist perm: the rest of the permutation (n - start), or with --rank/--world the rest of the shard\n"
       "(ceil(n / world) - start elements: DistributedSampler's length).\n"
+      "--stream V: the stream version (SPEC.md section 7), 1 or 2, default " +
+      std::to_string(xrng::kStreamVersion) + "; 1 gives the values of the releases before stream 2.\n"
       "--threads T: 0 (all) to " + std::to_string(xrng::kMaxThreads) +
       ", default 1; neither it nor --backend ever changes a value.\n"
       "Long draws show their progress on stderr when stderr is a terminal (not when stdout is the same terminal\n"
@@ -269,7 +272,8 @@ struct Request {
 
 // The flags of gen / fingerprint that are not parameters.
 const char* const kFlags[] = {"--dist",  "--dtype", "--seed",    "--subseq",  "--offset", "--epoch", "--start",
-                              "--count", "--rank",  "--world",   "--backend", "--threads", "--format"};
+                              "--count", "--rank",  "--world",   "--backend", "--threads", "--format",
+                              "--stream"};
 
 Request parse_request(const std::vector<std::string>& args, bool allow_format) {
   std::map<std::string, std::string> kv;
@@ -333,7 +337,15 @@ Request parse_request(const std::vector<std::string>& args, bool allow_format) {
   for (Param p : kRequired)
     if (xrng::dist_has_param(dist, p) && !(set & xrng::param_bit(p)))
       throw Error(std::string("--dist ") + xrng::dist_name(dist) + " needs " + flags_of(p));
-  r.plan = xrng::make_plan(dist, dtype, q);
+  int stream = xrng::kStreamVersion;
+  if (const std::string* v = get("--stream")) {
+    const uint64_t n = parse_u64("--stream", *v);
+    if (n < static_cast<uint64_t>(xrng::kOldestStreamVersion) || n > static_cast<uint64_t>(xrng::kStreamVersion))
+      throw Error("--stream: stream version " + *v + " does not exist (" + std::to_string(xrng::kOldestStreamVersion) +
+                  ".." + std::to_string(xrng::kStreamVersion) + ")");
+    stream = static_cast<int>(n);
+  }
+  r.plan = xrng::make_plan(dist, dtype, q, stream);
 
   const bool perm = kind == xrng::Kind::permutation;
   for (const char* f : {"--rank", "--world"})
@@ -390,9 +402,10 @@ Request parse_request(const std::vector<std::string>& args, bool allow_format) {
       throw Error("unknown format '" + r.format + "' (text, hex, bin, null)");
   }
   char d[512];
-  std::snprintf(d, sizeof d, "%s %s seed=%" PRIu64 " subseq=%" PRIu64 " offset=%" PRIu64 " start=%" PRIu64
+  std::snprintf(d, sizeof d, "%s %s stream=%d seed=%" PRIu64 " subseq=%" PRIu64 " offset=%" PRIu64 " start=%" PRIu64
                 " count=%" PRIu64,
-                xrng::dist_name(dist), xrng::dtype_name(dtype), seed, subseq, r.offset, r.start, r.count);
+                xrng::dist_name(dist), xrng::dtype_name(dtype), int(r.plan.stream), seed, subseq, r.offset, r.start,
+                r.count);
   r.describe = d;
   return r;
 }
@@ -675,7 +688,8 @@ int main(int argc, char** argv) {
     if (cmd == "verify") return xrng::tools::cmd_verify(args);
     if (cmd == "version") {
       if (!args.empty()) throw Error("version takes no arguments (got '" + args[0] + "')");
-      std::printf("xrng %s, stream v%d, simd %s\n", XRNG_VERSION_STRING, xrng::kStreamVersion, xrng::simd_isa());
+      std::printf("xrng %s, stream v%d (default; --stream %d..%d), simd %s\n", XRNG_VERSION_STRING,
+                  xrng::kStreamVersion, xrng::kOldestStreamVersion, xrng::kStreamVersion, xrng::simd_isa());
       return 0;
     }
     throw Error("unknown command '" + cmd + "' (gen, fingerprint, verify, version; xrng --help)");

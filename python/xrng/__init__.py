@@ -1,8 +1,8 @@
 """xrng: random tensors that are the same bit for bit on every device.
 
 Every element is a pure function of (seed, subseq, offset, element index,
-parameters) under xrng stream v1 (Philox4x32-10, the cuRAND-compatible
-stream). Element ``i`` of a tensor, counted in row-major order over its shape
+parameters) under an xrng stream version (Philox4x32-10, the cuRAND-compatible
+stream, then each distribution's transform). Element ``i`` of a tensor, counted in row-major order over its shape
 whatever its strides, equals element ``i`` of ``xrng gen`` with the same
 arguments, on the CPU (any SIMD width, any thread count), on CUDA GPUs and on
 any other torch device.
@@ -27,13 +27,24 @@ other device (privateuse1/NPU, MPS, XPU, ...) on the host before a copy;
 ``"host_transfer"`` forces the host-then-copy path on CUDA too. All paths give
 the same bits.
 
+Stream versions (``stream=``, SPEC.md section 7): every draw function takes
+``stream=1`` or ``stream=2``. 2, the default (:data:`stream_version`), computes
+the float32/float16/bfloat16 normal, log_normal, exponential and cauchy values
+in binary32; 1 is the frozen stream of the releases before it (binary64
+transforms). Every other draw is the same in both. A :class:`Generator` has
+its own stream version (``Generator(seed, stream=1)``), which its draws use,
+its saved state records and its children inherit; ``stream=`` with a
+generator must match it.
+
 Errors are one line, raised before anything is written or allocated:
 
-* ``TypeError``: an argument of the wrong type (``seed="x"``, ``threads=1.5``);
+* ``TypeError``: an argument of the wrong type (``seed="x"``, ``threads=1.5``,
+  ``stream="2"``);
 * ``ValueError``: a bad value (a negative seed, p outside [0, 1], an empty
   range, a location or scale parameter that is not finite in the output dtype,
-  a dtype the distribution does not have, ``threads`` outside 0..1024, a size
-  with a negative dimension or whose element count or bytes exceed 2**63 - 1);
+  a dtype the distribution does not have, ``threads`` outside 0..1024, a
+  stream version other than 1 or 2, a size with a negative dimension or whose
+  element count or bytes exceed 2**63 - 1);
 * ``MemoryError``: a tensor that cannot be allocated: more bytes than the
   machine's physical memory (CPU) or the GPU's total memory (CUDA), checked
   before allocating, or an allocation the device refuses. The message names
@@ -52,7 +63,8 @@ from . import _C
 from ._C import Generator
 
 __all__ = [
-    "Generator", "default_generator", "manual_seed", "stream_version", "simd_isa", "has_cuda_kernels",
+    "Generator", "default_generator", "manual_seed", "stream_version", "stream_versions", "simd_isa",
+    "has_cuda_kernels",
     "rand", "randn", "randint", "bernoulli", "randperm", "dropout",
     "rand_like", "randn_like", "randint_like", "bernoulli_like",
     "uniform_", "normal_", "randint_", "bernoulli_", "bits_",
@@ -60,7 +72,10 @@ __all__ = [
 ]
 __version__ = "1.0.0"
 
+#: The newest stream version, the default of every draw (SPEC.md section 7).
 stream_version: int = _C.stream_version
+#: Every stream version this library produces: (1, 2).
+stream_versions: tuple = tuple(_C.stream_versions)
 simd_isa = _C.simd_isa
 has_cuda_kernels = _C.has_cuda_kernels
 
@@ -72,10 +87,12 @@ _Size = Union[int, Sequence[int], torch.Size]
 _Device = Union[str, torch.device, int, None]
 
 
-def manual_seed(seed: int, subseq: int = 0) -> Generator:
-    """Resets :data:`default_generator` to ``Generator(seed, subseq, 0)`` and returns it."""
+def manual_seed(seed: int, subseq: int = 0, *, stream: Optional[int] = None) -> Generator:
+    """Resets :data:`default_generator` to ``Generator(seed, subseq, 0, stream)``
+    (stream: 1 or 2, default :data:`stream_version`) and returns it."""
     global default_generator
-    default_generator = Generator(_u64(seed, "seed"), _u64(subseq, "subseq"), 0)
+    st = stream_version if stream is None else _check_stream(stream)
+    default_generator = Generator(_u64(seed, "seed"), _u64(subseq, "subseq"), 0, st)
     return default_generator
 
 
@@ -89,6 +106,28 @@ def _u64(x: int, what: str) -> int:
     if not 0 <= x < 2**64:
         raise ValueError(f"{what} must be in [0, 2**64), got {x}")
     return x
+
+
+def _check_stream(stream) -> int:
+    """A stream version argument: an int, 1 or 2 (TypeError / ValueError, one line)."""
+    if isinstance(stream, bool) or not isinstance(stream, numbers.Integral):
+        raise TypeError(f"stream must be an int (a stream version: 1 or 2), got {type(stream).__name__}")
+    if int(stream) not in stream_versions:
+        raise ValueError(f"stream must be one of the stream versions {stream_versions}, got {int(stream)}")
+    return int(stream)
+
+
+def _stream(stream, src) -> int:
+    """The stream version of a draw from ``src``: ``stream=`` (checked), else the
+    generator's own, else :data:`stream_version`. With a generator, ``stream=``
+    must be its own: a generator's stream version is fixed."""
+    if stream is None:
+        return src.stream if isinstance(src, Generator) else stream_version
+    st = _check_stream(stream)
+    if isinstance(src, Generator) and st != src.stream:
+        raise ValueError(f"stream={st} but the generator draws stream {src.stream} "
+                         f"(make one with xrng.Generator(..., stream={st}))")
+    return st
 
 
 def _size(size: tuple) -> list:
@@ -210,8 +249,9 @@ _SMALL_BYTES = 1 << 30
 
 
 def _new(what: str, size: list, dtype, default: torch.dtype, device, out: Optional[torch.Tensor], src, dist: str,
-         params: dict, path: str, threads: int) -> torch.Tensor:
-    """A factory's draw: into ``out``, or into a new tensor. With a device
+         params: dict, path: str, threads: int, stream: int) -> torch.Tensor:
+    """A factory's draw in stream version ``stream`` (resolved by _stream): into
+    ``out``, or into a new tensor. With a device
     named and a tensor under 1 GiB, the tensor is allocated in C++
     (``_C.draw_new``: the Python-side torch.empty and _alloc's checks cost more
     than a small draw); otherwise through _empty / _alloc (their checks; with
@@ -228,14 +268,14 @@ def _new(what: str, size: list, dtype, default: torch.dtype, device, out: Option
         if numel * dtype.itemsize < _SMALL_BYTES:
             dev = device if type(device) is torch.device else torch.device(device)
             try:
-                return _C.draw_new(size, dtype, dev, src, dist, params, path, threads)
+                return _C.draw_new(size, dtype, dev, src, dist, params, path, threads, stream)
             except RuntimeError as e:  # a refused allocation: the one-line MemoryError of _alloc
                 msg = str(e)
                 if "alloc" not in msg.lower() and "out of memory" not in msg.lower():
                     raise
                 raise MemoryError(f"xrng.{what}: cannot allocate size {tuple(size)} of {dtype} "
                                   f"({numel * dtype.itemsize} bytes) on {dev}: {msg.splitlines()[0]}") from None
-    return _C.draw_(_empty(what, size, dtype, device, out, default), src, dist, params, path, threads)
+    return _C.draw_(_empty(what, size, dtype, device, out, default), src, dist, params, path, threads, stream)
 
 
 def _finish(t: torch.Tensor, requires_grad: bool) -> torch.Tensor:
@@ -246,7 +286,8 @@ def _finish(t: torch.Tensor, requires_grad: bool) -> torch.Tensor:
 def rand(*size: _Size, seed: Optional[int] = None, subseq: int = 0, offset: int = 0,
          generator: Optional[Generator] = None, out: Optional[torch.Tensor] = None,
          dtype: Optional[torch.dtype] = None, device: _Device = None, requires_grad: bool = False,
-         low: float = 0.0, high: float = 1.0, path: str = "auto", threads: int = 0) -> torch.Tensor:
+         low: float = 0.0, high: float = 1.0, path: str = "auto", threads: int = 0,
+         stream: Optional[int] = None) -> torch.Tensor:
     """Uniform values in [low, high) (default [0, 1)), like :func:`torch.rand`.
 
     One stream word per element (float64: two). dtype: float32 (default),
@@ -255,32 +296,34 @@ def rand(*size: _Size, seed: Optional[int] = None, subseq: int = 0, offset: int 
     """
     src = _source(seed, subseq, offset, generator)
     t = _new("rand", _size(size), dtype, torch.float32, device, out, src, "uniform",
-             {"low": float(low), "high": float(high)}, path, threads)
+             {"low": float(low), "high": float(high)}, path, threads, _stream(stream, src))
     return _finish(t, requires_grad)
 
 
 def randn(*size: _Size, seed: Optional[int] = None, subseq: int = 0, offset: int = 0,
           generator: Optional[Generator] = None, out: Optional[torch.Tensor] = None,
           dtype: Optional[torch.dtype] = None, device: _Device = None, requires_grad: bool = False,
-          mean: float = 0.0, std: float = 1.0, path: str = "auto", threads: int = 0) -> torch.Tensor:
+          mean: float = 0.0, std: float = 1.0, path: str = "auto", threads: int = 0,
+          stream: Optional[int] = None) -> torch.Tensor:
     """Normal values (default mean 0, std 1), like :func:`torch.randn`.
 
     Values come in pairs (Box-Muller): elements 2k and 2k+1 come from the same
     2 stream words (f64: 4 words); a draw of n elements consumes
     ``2 * ceil(n / 2)`` words (f64: ``4 * ceil(n / 2)``), so an odd n skips the
     unused half of its last pair. dtype: float32 (default), float64, float16
-    or bfloat16.
+    or bfloat16. ``stream=1`` gives the stream-1 values (binary64 transform)
+    of the releases before stream 2; float64 is the same in both.
     """
     src = _source(seed, subseq, offset, generator)
     t = _new("randn", _size(size), dtype, torch.float32, device, out, src, "normal",
-             {"mean": float(mean), "std": float(std)}, path, threads)
+             {"mean": float(mean), "std": float(std)}, path, threads, _stream(stream, src))
     return _finish(t, requires_grad)
 
 
 def randint(*args, size: Optional[_Size] = None, low: Optional[int] = None, high: Optional[int] = None,
             seed: Optional[int] = None, subseq: int = 0, offset: int = 0, generator: Optional[Generator] = None,
             out: Optional[torch.Tensor] = None, dtype: Optional[torch.dtype] = None, device: _Device = None,
-            path: str = "auto", threads: int = 0) -> torch.Tensor:
+            path: str = "auto", threads: int = 0, stream: Optional[int] = None) -> torch.Tensor:
     """Integers uniform in [low, high), like :func:`torch.randint`.
 
     Call as ``randint(high, size)`` or ``randint(low, high, size)`` (or with
@@ -306,13 +349,13 @@ def randint(*args, size: Optional[_Size] = None, low: Optional[int] = None, high
     low = 0 if low is None else low
     src = _source(seed, subseq, offset, generator)
     return _new("randint", _size((size,)), dtype, torch.int64, device, out, src, "randint",
-                {"ilow": int(low), "ihigh": int(high)}, path, threads)
+                {"ilow": int(low), "ihigh": int(high)}, path, threads, _stream(stream, src))
 
 
 def bernoulli(*size: _Size, p: float = 0.5, seed: Optional[int] = None, subseq: int = 0, offset: int = 0,
               generator: Optional[Generator] = None, out: Optional[torch.Tensor] = None,
               dtype: Optional[torch.dtype] = None, device: _Device = None, path: str = "auto",
-              threads: int = 0) -> torch.Tensor:
+              threads: int = 0, stream: Optional[int] = None) -> torch.Tensor:
     """A mask of Bernoulli(p) draws: 1 (True) with probability p.
 
     One stream word per element, compared with ``round(p * 2**32)``. dtype:
@@ -320,13 +363,13 @@ def bernoulli(*size: _Size, p: float = 0.5, seed: Optional[int] = None, subseq: 
     """
     src = _source(seed, subseq, offset, generator)
     return _new("bernoulli", _size(size), dtype, torch.bool, device, out, src, "bernoulli", {"p": float(p)}, path,
-                threads)
+                threads, _stream(stream, src))
 
 
 def randperm(n: int, *, seed: Optional[int] = None, subseq: int = 0, offset: int = 0,
              generator: Optional[Generator] = None, out: Optional[torch.Tensor] = None,
              dtype: Optional[torch.dtype] = None, device: _Device = None, path: str = "auto",
-             threads: int = 0) -> torch.Tensor:
+             threads: int = 0, stream: Optional[int] = None) -> torch.Tensor:
     """A random permutation of ``range(n)``, like :func:`torch.randperm`.
 
     A keyed Feistel bijection: it consumes 12 stream words (one round key per
@@ -337,12 +380,12 @@ def randperm(n: int, *, seed: Optional[int] = None, subseq: int = 0, offset: int
         raise ValueError(f"randperm: n must be an int >= 1, got {n!r}")
     src = _source(seed, subseq, offset, generator)
     t = _empty("randperm", [int(n)], dtype, device, out, torch.int64)
-    return _C.draw_(t, src, "perm", {"n": int(n)}, _path(path), _threads(threads))
+    return _C.draw_(t, src, "perm", {"n": int(n)}, _path(path), _threads(threads), _stream(stream, src))
 
 
 def dropout(input: torch.Tensor, p: float = 0.5, training: bool = True, inplace: bool = False, *,
             seed: Optional[int] = None, subseq: int = 0, offset: int = 0, generator: Optional[Generator] = None,
-            path: str = "auto", threads: int = 0) -> torch.Tensor:
+            path: str = "auto", threads: int = 0, stream: Optional[int] = None) -> torch.Tensor:
     """Dropout like :func:`torch.nn.functional.dropout`: element i is +0 where the
     i-th Bernoulli(p) draw is 1, else ``input[i] / (1 - p)`` (scaled in the
     input's precision as xrng's SPEC states). Consumes one word per element.
@@ -351,6 +394,7 @@ def dropout(input: torch.Tensor, p: float = 0.5, training: bool = True, inplace:
     if not training:
         return input
     src = _source(seed, subseq, offset, generator)
+    _stream(stream, src)  # checked: dropout is the same in every stream version
     if inplace:
         return _C.dropout_out(input, input, float(p), src, _path(path), _threads(threads))
     out = torch.empty_like(input, memory_format=torch.contiguous_format)
@@ -392,13 +436,15 @@ def bernoulli_like(input: torch.Tensor, p: float = 0.5, *, dtype=None, device=No
 # ---- in-place fills of existing tensors (any device, contiguous or strided) -------------------
 def _fill(tensor: torch.Tensor, dist: str, params: dict, kw: dict) -> torch.Tensor:
     """An in-place fill: ``dist`` with ``params`` (the registry's names) from the
-    source the keywords name (seed=/subseq=/offset= or generator=); a keyword
+    source the keywords name (seed=/subseq=/offset= or generator=), in the
+    stream version ``stream=`` names (see :func:`_stream`); a keyword
     no fill takes (a misspelt parameter) is a TypeError, not ignored."""
     src = _source(kw.pop("seed", None), kw.pop("subseq", 0), kw.pop("offset", 0), kw.pop("generator", None))
     path, threads = _path(kw.pop("path", "auto")), _threads(kw.pop("threads", 0))
+    stream = _stream(kw.pop("stream", None), src)
     if kw:
         raise TypeError(f"{dist}: unexpected keyword argument(s) {', '.join(sorted(kw))}")
-    return _C.draw_(tensor, src, dist, params, path, threads)
+    return _C.draw_(tensor, src, dist, params, path, threads, stream)
 
 
 def uniform_(tensor: torch.Tensor, low: float = 0.0, high: float = 1.0, **kw) -> torch.Tensor:
@@ -463,12 +509,15 @@ def cauchy_(tensor: torch.Tensor, median: float = 0.0, sigma: float = 1.0, **kw)
 # ---- random access into permutations -------------------------------------------------------------
 def perm_shard(n: int, rank: int, world: int, start: int = 0, count: Optional[int] = None, *, seed: int = 0,
                subseq: int = 0, offset: int = 0, dtype: torch.dtype = torch.int64, device: _Device = None,
-               path: str = "auto", threads: int = 0) -> torch.Tensor:
+               path: str = "auto", threads: int = 0, stream: Optional[int] = None) -> torch.Tensor:
     """Elements [start, start + count) of shard ``rank`` of ``world`` of the
     permutation ``randperm(n, seed=seed, subseq=subseq, offset=offset)``:
     element j is ``perm[(rank + j * world) % n]`` (DistributedSampler's layout,
     wrapping around when world does not divide n). Only the shard is computed.
+    ``stream``: checked only (a permutation is the same in every stream version).
     """
+    if stream is not None:
+        _check_stream(stream)
     if count is None:
         count = -(-n // world) - start if world > 0 else 0
     if isinstance(count, bool) or not isinstance(count, numbers.Integral):
@@ -480,14 +529,20 @@ def perm_shard(n: int, rank: int, world: int, start: int = 0, count: Optional[in
                           _u64(rank, "rank"), _u64(world, "world"), _u64(start, "start"), _path(path), _threads(threads))
 
 
-def perm_element(n: int, i: int, *, seed: int = 0, subseq: int = 0, offset: int = 0) -> int:
-    """``randperm(n, seed=..., ...)[i]`` without computing the rest."""
+def perm_element(n: int, i: int, *, seed: int = 0, subseq: int = 0, offset: int = 0,
+                 stream: Optional[int] = None) -> int:
+    """``randperm(n, seed=..., ...)[i]`` without computing the rest (the same in every stream version)."""
+    if stream is not None:
+        _check_stream(stream)
     return _C.perm_element(_u64(seed, "seed"), _u64(subseq, "subseq"), _u64(offset, "offset"), _u64(n, "n"),
                            _u64(i, "i"))
 
 
-def perm_position(n: int, value: int, *, seed: int = 0, subseq: int = 0, offset: int = 0) -> int:
-    """The index at which ``value`` appears in ``randperm(n, seed=..., ...)``."""
+def perm_position(n: int, value: int, *, seed: int = 0, subseq: int = 0, offset: int = 0,
+                  stream: Optional[int] = None) -> int:
+    """The index at which ``value`` appears in ``randperm(n, seed=..., ...)`` (the same in every stream version)."""
+    if stream is not None:
+        _check_stream(stream)
     return _C.perm_position(_u64(seed, "seed"), _u64(subseq, "subseq"), _u64(offset, "offset"), _u64(n, "n"),
                             _u64(value, "value"))
 
