@@ -78,14 +78,22 @@ XRNG_HD XRNG_INLINE F unit_open(I a) {
 // ---- ln u for u in [2^-126, 1) --------------------------------------------------
 // u = 2^k m with m in [sqrt(1/2), sqrt(2)) (integer operations on the bits),
 // f = m - 1 (exact), log(1 + f) = f - f^2/2 + f^3 P(f) with P a degree-7
-// minimax fit (relative error of the sum below 2^-27.3 on the interval), and
-// k ln 2 + f summed with its rounding error kept (Fast2Sum: |k ln2_hi| >= |f|
-// or k = 0).
+// minimax fit (relative error of the sum below 2^-27.3 on the interval).
+// f^2/2 is split exactly: mh = m cut to 12 significant bits (a mask of its
+// bits), fh = mh - 1 and fl = m - mh (both exact), f^2/2 = fh^2/2 (exact)
+// + fl (f + fh)/2 (small, rounded), and v = f - fh^2/2 is exact (a multiple
+// of 2^-25 below 1/2). k ln 2 + v is summed with its rounding error kept
+// (Fast2Sum: |k ln2_hi| >= |v| or k = 0), and the small terms are added last.
 template <class F, class I>
 XRNG_HD XRNG_INLINE F log_unit(F u) {
   const I hx = as_u32(u) + I(0x3f800000u - 0x3f3504f3u);
   const F kf = cvt_i32((hx >> 23) - I(127u));
-  const F f = as_f32((hx & I(0x007fffffu)) + I(0x3f3504f3u)) - F(1.0f);
+  const I mb = (hx & I(0x007fffffu)) + I(0x3f3504f3u);
+  const F m = as_f32(mb);
+  const F mh = as_f32(mb & I(0xfffff000u));
+  const F f = m - F(1.0f);
+  const F fh = mh - F(1.0f);
+  const F fl = m - mh;
   F p = F(-0x1.38ca4ap-4f);
   p = p * f + F(0x1.055edep-3f);
   p = p * f + F(-0x1.0d823ep-3f);
@@ -94,12 +102,12 @@ XRNG_HD XRNG_INLINE F log_unit(F u) {
   p = p * f + F(0x1.99a01cp-3f);
   p = p * f + F(-0x1.000226p-2f);
   p = p * f + F(0x1.555554p-2f);
-  const F ff = f * f;
-  const F tail = ff * (f * p) - F(0.5f) * ff;
+  const F v = f - (F(0.5f) * fh) * fh;
+  const F rest = (f * f) * (f * p) - (F(0.5f) * fl) * (f + fh);
   const F hi = kf * F(kLn2Hi);
-  const F s = hi + f;
-  const F ds = (hi - s) + f;
-  return s + ((ds + kf * F(kLn2Lo)) + tail);
+  const F s = hi + v;
+  const F ds = (hi - s) + v;
+  return s + ((ds + kf * F(kLn2Lo)) + rest);
 }
 
 // ---- Box-Muller radius sqrt(-2 ln u) and the exponential's -ln u ----------------
