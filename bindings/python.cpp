@@ -123,6 +123,8 @@ PYBIND11_MODULE(_C, m) {
   });
 
   m.attr("stream_version") = xrng::kStreamVersion;
+  m.attr("stream_versions") = py::make_tuple(1, 2);
+  static_assert(xrng::kOldestStreamVersion == 1 && xrng::kStreamVersion == 2, "update stream_versions");
   m.attr("state_bytes_size") = kStateBytes;
   m.def("simd_isa", &xrng::simd_isa, "The host SIMD instruction set in use: avx512, avx2 or none.");
   m.def("set_simd_isa", &xrng::set_simd_isa, py::arg("name"),
@@ -146,22 +148,31 @@ groups of G elements consume K stream words (a permutation: K words of key).)doc
         "DistributedSampler's seed for an epoch: seed + epoch (mod 2**64).");
 
   py::class_<Generator>(m, "Generator", R"doc(
-A stateful xrng generator: a key (seed, subseq) and a word offset.
+A stateful xrng generator: a key (seed, subseq), a word offset and the
+stream version it draws.
 
 Each draw starts at ``offset`` and advances it by the words the draw consumes,
 so a sequence of draws from ``Generator(seed, subseq, offset)`` equals draws at
-explicit offsets (``xrng gen --offset``). The state is three integers: no
-hidden cache. This is the C++ ``xrng::Generator`` (host/xrng.h), the one the
-LibTorch API uses too.)doc")
-      .def(py::init<uint64_t, uint64_t, uint64_t>(), py::arg("seed") = 0, py::arg("subseq") = 0,
-           py::arg("offset") = 0)
+explicit offsets (``xrng gen --offset``). ``stream`` (1 or 2, default the
+newest, ``xrng.stream_version``) is the stream version of every draw from it
+(SPEC.md section 7); split/fold_in, copies, pickles and saved states keep it,
+so a generator restored from a stream-1 state keeps drawing stream 1. The
+state is these four integers: no hidden cache. This is the C++
+``xrng::Generator`` (host/xrng.h), the one the LibTorch API uses too.)doc")
+      .def(py::init([](uint64_t seed, uint64_t subseq, uint64_t offset, int stream) {
+             return Generator(seed, subseq, offset, stream);
+           }),
+           py::arg("seed") = 0, py::arg("subseq") = 0, py::arg("offset") = 0,
+           py::arg("stream") = xrng::kStreamVersion)
+      .def_property_readonly("stream", &Generator::stream, "The stream version every draw from it is in (1 or 2).")
       .def_property_readonly("seed", [](const Generator& g) { return g.key().seed; }, "The key's seed.")
       .def_property_readonly("subseq", [](const Generator& g) { return g.key().subseq; }, "The key's subsequence.")
       .def_property("offset", &Generator::offset, &Generator::set_offset, "The next word offset to draw from.")
       .def("get_state", [](const Generator& g) { return get_state(g); },
-           "The state as a 32-byte uint8 CPU tensor ('XRNG', stream version, seed, subseq, offset).")
+           "The state as a 32-byte uint8 CPU tensor ('XRNG', the generator's stream version, seed, subseq, offset).")
       .def("set_state", [](Generator& g, const at::Tensor& t) { set_state(g, t); }, py::arg("state"),
-           "Restores a state from get_state(); ValueError if it is not one, or of another stream version.")
+           "Restores a state from get_state(), its stream version included (a stream-1 state keeps drawing stream "
+           "1); ValueError if it is not a state, or of a stream version this library does not produce.")
       .def(
           "state_bytes",
           [](const Generator& g) {
@@ -196,13 +207,17 @@ LibTorch API uses too.)doc")
       .def("__repr__",
            [](const Generator& g) {
              return "xrng.Generator(seed=" + std::to_string(g.key().seed) + ", subseq=" +
-                    std::to_string(g.key().subseq) + ", offset=" + std::to_string(g.offset()) + ")";
+                    std::to_string(g.key().subseq) + ", offset=" + std::to_string(g.offset()) +
+                    ", stream=" + std::to_string(g.stream()) + ")";
            })
+      // Pickles: (seed, subseq, offset, stream); the 3-tuples of the releases
+      // before stream 2 are stream-1 generators.
       .def(py::pickle(
-          [](const Generator& g) { return py::make_tuple(g.key().seed, g.key().subseq, g.offset()); },
+          [](const Generator& g) { return py::make_tuple(g.key().seed, g.key().subseq, g.offset(), g.stream()); },
           [](const py::tuple& t) {
-            if (t.size() != 3) throw xrng::Error("Generator: bad pickled state");
-            return Generator(t[0].cast<uint64_t>(), t[1].cast<uint64_t>(), t[2].cast<uint64_t>());
+            if (t.size() != 3 && t.size() != 4) throw xrng::Error("Generator: bad pickled state");
+            return Generator(t[0].cast<uint64_t>(), t[1].cast<uint64_t>(), t[2].cast<uint64_t>(),
+                             t.size() == 4 ? t[3].cast<int>() : 1);
           }));
 
   // The fills. Every in-place function of the Python package is one draw_
@@ -211,20 +226,28 @@ LibTorch API uses too.)doc")
   m.def(
       "draw_",
       [](at::Tensor t, const Source& source, const std::string& dist, const py::dict& params, const std::string& path,
-         int threads) {
+         int threads, int stream) {
         const xrng::Dist d = xrng::parse_dist(dist);
         const xrng::DrawParams q = draw_params(d, params);
         const RunOptions run = run_options(path, threads);
         py::gil_scoped_release nogil;
-        if (Generator* const* g = std::get_if<Generator*>(&source)) return draw_(t, d, q, checked(*g), run);
+        if (Generator* const* g = std::get_if<Generator*>(&source)) {
+          Generator& gen = checked(*g);
+          if (stream != gen.stream())
+            throw xrng::Error("stream=" + std::to_string(stream) + " but the generator draws stream " +
+                              std::to_string(gen.stream()) + " (a generator's stream is fixed: xrng.Generator(..., "
+                              "stream=" + std::to_string(stream) + "))");
+          return draw_(t, d, q, gen, run);
+        }
         const auto& [seed, subseq, offset] = std::get<Position>(source);
-        return draw_(t, d, q, xrng::Key(seed, subseq), offset, run);
+        return draw_(t, d, q, xrng::Key(seed, subseq), offset, run, stream);
       },
       py::arg("tensor"), py::arg("source"), py::arg("dist"), py::arg("params"), py::arg("path"),
-      py::arg("threads"),
+      py::arg("threads"), py::arg("stream") = xrng::kStreamVersion,
       "Fills `tensor` with a draw of `dist` (an element or permutation distribution of the registry), parameters by "
       "name (registry()['dists'][dist]['params']). source: a Generator (advanced by the draw) or a (seed, subseq, "
-      "offset) tuple (a stateless draw, which may end exactly at word 2**64).");
+      "offset) tuple (a stateless draw, which may end exactly at word 2**64). stream: the stream version (a "
+      "Generator's must be its own).");
   m.def(
       "dropout_out",
       [](at::Tensor out, const at::Tensor& in, double p, const Source& source, const std::string& path, int threads) {

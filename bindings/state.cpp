@@ -1,8 +1,11 @@
-// The serialised state of a Generator (xrng_torch.h): 32 bytes, little endian,
+// The serialised state of a Generator: Generator::save_state / load_state
+// (host/xrng.h, SPEC.md section 7), 32 bytes, little endian,
 //   "XRNG" | stream version (u32) | seed (u64) | subseq (u64) | offset (u64).
-// The stream version is part of it so that a checkpoint written under one
-// stream version is refused, not silently replayed, under another. The bytes
-// are those of every earlier release (tests/python/test_state.py).
+// The stream version is the generator's own: restoring a state restores the
+// stream it drew, so a v1 state keeps drawing v1 (and a state of a version
+// this library does not produce is refused, not silently replayed in another).
+// A v1 state's bytes are those of every earlier release
+// (tests/python/test_state.py pins both versions' bytes).
 #include <cstring>
 #include <string>
 
@@ -10,40 +13,18 @@
 #include "xrng_torch.h"
 
 namespace xrng::torch_api {
-namespace {
 
-constexpr char kMagic[4] = {'X', 'R', 'N', 'G'};
-
-void put_le(uint8_t* p, uint64_t v, int bytes) {
-  for (int i = 0; i < bytes; ++i) p[i] = static_cast<uint8_t>(v >> (8 * i));
-}
-uint64_t get_le(const uint8_t* p, int bytes) {
-  uint64_t v = 0;
-  for (int i = 0; i < bytes; ++i) v |= static_cast<uint64_t>(p[i]) << (8 * i);
-  return v;
-}
-
-}  // namespace
-
-std::array<uint8_t, kStateBytes> state_bytes(const Generator& gen) {
-  std::array<uint8_t, kStateBytes> b{};
-  std::memcpy(b.data(), kMagic, 4);
-  put_le(b.data() + 4, static_cast<uint32_t>(kStreamVersion), 4);
-  put_le(b.data() + 8, gen.key().seed, 8);
-  put_le(b.data() + 16, gen.key().subseq, 8);
-  put_le(b.data() + 24, gen.offset(), 8);
-  return b;
-}
+std::array<uint8_t, kStateBytes> state_bytes(const Generator& gen) { return gen.save_state(); }
 
 void set_state_bytes(Generator& gen, const uint8_t* b, size_t n) {
-  if (n != kStateBytes || b == nullptr || std::memcmp(b, kMagic, 4) != 0)
-    throw Error("Generator.set_state: not an xrng generator state (expected " + std::to_string(kStateBytes) +
-                " bytes starting with 'XRNG', got " + std::to_string(n) + " bytes)");
-  const uint64_t v = get_le(b + 4, 4);
-  if (v != static_cast<uint64_t>(kStreamVersion))
-    throw Error("Generator.set_state: the state is for stream version " + std::to_string(v) + ", this is version " +
-                std::to_string(kStreamVersion));
-  gen = Generator(Key(get_le(b + 8, 8), get_le(b + 16, 8)), get_le(b + 24, 8));
+  try {
+    gen = Generator::load_state(b, n);
+  } catch (const Error& e) {
+    // the message of every release: "Generator.set_state: ..."
+    const std::string m = e.what();
+    const std::string prefix = "Generator state: ";
+    throw Error("Generator.set_state: " + (m.rfind(prefix, 0) == 0 ? m.substr(prefix.size()) : m));
+  }
 }
 
 at::Tensor get_state(const Generator& gen) {

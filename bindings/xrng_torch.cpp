@@ -71,22 +71,22 @@ at::Tensor& fill_(at::Tensor& out, const Plan& plan, Generator& gen, const RunOp
 }
 
 at::Tensor& draw_(at::Tensor& out, Dist dist, const DrawParams& params, const Key& key, uint64_t offset,
-                  const RunOptions& run) {
+                  const RunOptions& run, int stream) {
   detail::check_writable(out, dist_name(dist));
-  return fill_(out, make_plan(dist, draw_dtype(dist, out.scalar_type()), params), key, offset, run);
+  return fill_(out, make_plan(dist, draw_dtype(dist, out.scalar_type()), params, stream), key, offset, run);
 }
 at::Tensor& draw_(at::Tensor& out, Dist dist, const DrawParams& params, Generator& gen, const RunOptions& run) {
   detail::check_writable(out, dist_name(dist));
-  return fill_(out, make_plan(dist, draw_dtype(dist, out.scalar_type()), params), gen, run);
+  return fill_(out, gen.plan(dist, draw_dtype(dist, out.scalar_type()), params), gen, run);
 }
 
 namespace {
-Plan dropout_plan(const at::Tensor& out, const at::Tensor& in, double p) {
+Plan dropout_plan(const at::Tensor& out, const at::Tensor& in, double p, int stream = kStreamVersion) {
   detail::check_writable(out, "dropout");
   detail::check_writable(in, "dropout");
   if (!out.sizes().equals(in.sizes()) || out.scalar_type() != in.scalar_type() || out.device() != in.device())
     throw Error("dropout: output and input differ in shape, dtype or device");
-  return make_plan(Dist::dropout, draw_dtype(Dist::dropout, in.scalar_type()), DrawParams::probability(p));
+  return make_plan(Dist::dropout, draw_dtype(Dist::dropout, in.scalar_type()), DrawParams::probability(p), stream);
 }
 }  // namespace
 
@@ -103,7 +103,7 @@ at::Tensor& dropout_out(at::Tensor& out, const at::Tensor& in, double p, const K
   return out;
 }
 at::Tensor& dropout_out(at::Tensor& out, const at::Tensor& in, double p, Generator& gen, const RunOptions& run) {
-  const Generator next = advanced(gen, dropout_plan(out, in, p), static_cast<uint64_t>(in.numel()));
+  const Generator next = advanced(gen, dropout_plan(out, in, p, gen.stream()), static_cast<uint64_t>(in.numel()));
   dropout_out(out, in, p, gen.key(), gen.offset(), run);
   gen = next;
   return out;

@@ -47,20 +47,23 @@ struct RunOptions {
   int threads = 0;  // host threads; 0: at::get_num_threads(). Never changes a value.
 };
 
-// The generator of the LibTorch API is the core's (host/xrng.h): a key and a
-// word offset, nothing else. Every draw below starts at gen.offset() and
+// The generator of the LibTorch API is the core's (host/xrng.h): a key, a
+// word offset and the stream version it draws (Generator(seed, subseq,
+// offset, stream); every draw with it is in that version), nothing else. Every draw below starts at gen.offset() and
 // advances it by the words the draw consumes (plan_words), so draws from a
 // Generator equal draws at explicit offsets. gen.split(i) / gen.fold_in(data)
 // derive generators on child keys.
 using Generator = xrng::Generator;
 
 // ---- generator state (state.cpp) ------------------------------------------------------
-// 32 bytes, little endian: "XRNG", the stream version (u32), seed, subseq,
-// offset (u64 each). The same bytes as Python's Generator.get_state().
-inline constexpr size_t kStateBytes = 32;
+// Generator::save_state (host/xrng.h): 32 bytes, little endian: "XRNG", the
+// generator's stream version (u32), seed, subseq, offset (u64 each). The same
+// bytes as Python's Generator.get_state().
+inline constexpr size_t kStateBytes = Generator::kStateBytes;
 std::array<uint8_t, kStateBytes> state_bytes(const Generator& gen);
-// Restores `gen` from state_bytes(). Throws xrng::Error on a malformed state or
-// one of another stream version; gen is unchanged then.
+// Restores `gen` from state_bytes(), its stream version included (a v1 state
+// keeps drawing v1). Throws xrng::Error on a malformed state or one of a
+// stream version this library does not produce; gen is unchanged then.
 void set_state_bytes(Generator& gen, const uint8_t* bytes, size_t n);
 // The state as a CPU uint8 tensor of kStateBytes elements (torch.save-able).
 at::Tensor get_state(const Generator& gen);
@@ -94,10 +97,12 @@ at::Tensor& fill_(at::Tensor& out, const Plan& plan, const Key& key, uint64_t of
 // Fills `out` with a draw of `dist` (any element or permutation distribution
 // of the registry) whose parameters are `params` (fields a distribution does
 // not read are ignored), in the type draw_dtype(dist, out.scalar_type()):
-// make_plan, then fill_.
+// make_plan, then fill_. The stream version (SPEC.md section 7) is the
+// generator's (gen.stream()), or for the stateless form `stream` (the newest
+// by default; 1 reproduces the values of the releases before stream 2).
 at::Tensor& draw_(at::Tensor& out, Dist dist, const DrawParams& params, Generator& gen, const RunOptions& run = {});
 at::Tensor& draw_(at::Tensor& out, Dist dist, const DrawParams& params, const Key& key, uint64_t offset,
-                  const RunOptions& run = {});
+                  const RunOptions& run = {}, int stream = kStreamVersion);
 // out = dropout(in) with the draw's Bernoulli(p) mask; in and out have the same
 // shape, dtype and device (out may be in). Consumes in.numel() words.
 at::Tensor& dropout_out(at::Tensor& out, const at::Tensor& in, double p, Generator& gen, const RunOptions& run = {});

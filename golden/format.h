@@ -1,12 +1,14 @@
-// The golden-vector file format (tests/data/golden_v1.txt): one case per
-// line, its reader and its writer. The golden file is the frozen stream v1
-// that every backend (scalar, SIMD, CUDA) and `xrng verify` are checked
-// against.
+// The golden-vector file format (tests/data/golden_v1.txt, golden_v2.txt):
+// one case per line, its reader and its writer. A golden file is a frozen
+// stream version that every backend (scalar, SIMD, CUDA) and `xrng verify`
+// are checked against: golden_v1.txt stream 1, golden_v2.txt stream 2.
 //
 // One case per line; '#' starts a comment line; blank lines are ignored. A
 // line is whitespace-separated key=value tokens, in this order:
 //
 //   op=<fill|dropout|perm_shard|perm_inverse> dist=<name> dtype=<name>
+//   [stream=<dec>]             the stream version of the case; absent: 1
+//                              (so the lines of golden_v1.txt have none)
 //   seed=<hex> subseq=<hex> offset=<hex> start=<dec> count=<dec>
 //   <param>=<value> ...        the parameters the distribution reads
 //                              (registry.h: XRNG_DISTS' mask), in XRNG_PARAMS
@@ -52,6 +54,7 @@ struct GoldenCase {
   std::string op = "fill";       // fill, dropout, perm_shard, perm_inverse
   Dist dist = Dist::bits;
   DType dtype = DType::u32;
+  int stream = 1;                // the stream version the case is drawn in
   uint64_t seed = 0, subseq = 0, offset = 0;
   uint64_t start = 0, count = 0;
   DrawParams params;             // only the parameters `dist` reads are meaningful
@@ -59,11 +62,11 @@ struct GoldenCase {
   std::vector<uint64_t> in;      // dropout input, bit patterns
   std::vector<uint64_t> out;     // expected output, bit patterns
 
-  Plan plan() const { return make_plan(dist, dtype, params); }
+  Plan plan() const { return make_plan(dist, dtype, params, stream); }
   // A short description for failure messages.
   std::string name() const {
     return "line " + std::to_string(line) + ": " + op + " " + dist_name(dist) + "/" + dtype_name(dtype) +
-           " seed=" + std::to_string(seed) + " subseq=" + std::to_string(subseq) + " offset=" +
+           " stream=" + std::to_string(stream) + " seed=" + std::to_string(seed) + " subseq=" + std::to_string(subseq) + " offset=" +
            std::to_string(offset) + " start=" + std::to_string(start) + " count=" + std::to_string(count);
   }
 };
@@ -124,11 +127,13 @@ inline std::string hex_list(DType t, const std::vector<uint64_t>& v) {
 }
 inline std::string format_golden(const GoldenCase& c) {
   char b[256];
-  std::snprintf(b, sizeof b,
-                "op=%s dist=%s dtype=%s seed=0x%" PRIx64 " subseq=0x%" PRIx64 " offset=0x%" PRIx64 " start=%" PRIu64
-                " count=%" PRIu64,
-                c.op.c_str(), dist_name(c.dist), dtype_name(c.dtype), c.seed, c.subseq, c.offset, c.start, c.count);
+  std::snprintf(b, sizeof b, "op=%s dist=%s dtype=%s", c.op.c_str(), dist_name(c.dist), dtype_name(c.dtype));
   std::string s = b;
+  if (c.stream != 1) s += " stream=" + std::to_string(c.stream);  // the lines of stream 1 carry none
+  std::snprintf(b, sizeof b,
+                " seed=0x%" PRIx64 " subseq=0x%" PRIx64 " offset=0x%" PRIx64 " start=%" PRIu64 " count=%" PRIu64,
+                c.seed, c.subseq, c.offset, c.start, c.count);
+  s += b;
   for (const ParamInfo& info : kParams)
     if (dist_has_param(c.dist, info.id)) s += std::string(" ") + info.name + "=" + param_token(c.params, info);
   if (c.op == "perm_shard") s += " rank=" + std::to_string(c.rank) + " world=" + std::to_string(c.world);
@@ -203,7 +208,12 @@ inline GoldenCase parse_golden(const std::string& text, int line = 0) {
       c.op = v;
     } else if (k == "dist") c.dist = parse_dist(v);
     else if (k == "dtype") c.dtype = parse_dtype(v);
-    else if (k == "seed") c.seed = internal::parse_u64(v, 0, k, line);
+    else if (k == "stream") {
+      const uint64_t v2 = internal::parse_u64(v, 10, k, line);
+      if (v2 < static_cast<uint64_t>(kOldestStreamVersion) || v2 > static_cast<uint64_t>(kStreamVersion))
+        internal::fail(line, "stream version " + v + " does not exist");
+      c.stream = static_cast<int>(v2);
+    } else if (k == "seed") c.seed = internal::parse_u64(v, 0, k, line);
     else if (k == "subseq") c.subseq = internal::parse_u64(v, 0, k, line);
     else if (k == "offset") c.offset = internal::parse_u64(v, 0, k, line);
     else if (k == "start") c.start = internal::parse_u64(v, 10, k, line);
@@ -266,11 +276,18 @@ inline std::vector<GoldenCase> read_golden(const std::string& path) {
   return parse_golden_text(ss.str());
 }
 
+// The name of the golden file of stream `version`: golden_v<version>.txt.
+inline std::string golden_file_name(int version) { return "golden_v" + std::to_string(version) + ".txt"; }
+
 #if defined(XRNG_TEST_DATA_DIR)
-// tests/data/golden_v1.txt of the source tree, for tests (tests/CMakeLists.txt
-// defines XRNG_TEST_DATA_DIR). Programs that ship use the embedded copy
-// (golden/embedded.h) instead, which never depends on a source tree.
-inline std::string golden_path() { return std::string(XRNG_TEST_DATA_DIR) + "/golden_v1.txt"; }
+// tests/data/golden_v<version>.txt of the source tree, for tests
+// (tests/CMakeLists.txt defines XRNG_TEST_DATA_DIR); stream 1 by default (the
+// frozen v1 file, whose cases every backend test replays). Programs that ship
+// use the embedded copies (golden/embedded.h) instead, which never depend on
+// a source tree.
+inline std::string golden_path(int version = 1) {
+  return std::string(XRNG_TEST_DATA_DIR) + "/" + golden_file_name(version);
+}
 #endif
 
 }  // namespace xrng::golden

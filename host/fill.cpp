@@ -284,43 +284,48 @@ void perm_inverse(const Plan& plan, const Key& key, uint64_t offset, uint64_t st
 // ---- typed conveniences ----------------------------------------------------------------
 namespace {
 void typed(Dist d, DType t, const DrawParams& q, const Key& key, uint64_t offset, void* out, uint64_t n,
-           const FillOptions& opt) {
-  fill(make_plan(d, t, q), key, offset, 0, n, out, opt);
+           const FillOptions& opt, int stream) {
+  fill(make_plan(d, t, q, stream), key, offset, 0, n, out, opt);
 }
 }  // namespace
 
-void bits(const Key& k, uint64_t o, uint32_t* out, size_t n, const FillOptions& opt) {
-  typed(Dist::bits, DType::u32, {}, k, o, out, n, opt);
+void bits(const Key& k, uint64_t o, uint32_t* out, size_t n, const FillOptions& opt, int stream) {
+  typed(Dist::bits, DType::u32, {}, k, o, out, n, opt, stream);
 }
-void bits(const Key& k, uint64_t o, uint64_t* out, size_t n, const FillOptions& opt) {
-  typed(Dist::bits, DType::u64, {}, k, o, out, n, opt);
+void bits(const Key& k, uint64_t o, uint64_t* out, size_t n, const FillOptions& opt, int stream) {
+  typed(Dist::bits, DType::u64, {}, k, o, out, n, opt, stream);
 }
-void uniform(const Key& k, uint64_t o, float* out, size_t n, double lo, double hi, const FillOptions& opt) {
-  typed(Dist::uniform, DType::f32, DrawParams::range(lo, hi), k, o, out, n, opt);
+void uniform(const Key& k, uint64_t o, float* out, size_t n, double lo, double hi, const FillOptions& opt, int stream) {
+  typed(Dist::uniform, DType::f32, DrawParams::range(lo, hi), k, o, out, n, opt, stream);
 }
-void uniform(const Key& k, uint64_t o, double* out, size_t n, double lo, double hi, const FillOptions& opt) {
-  typed(Dist::uniform, DType::f64, DrawParams::range(lo, hi), k, o, out, n, opt);
+void uniform(const Key& k, uint64_t o, double* out, size_t n, double lo, double hi,
+             const FillOptions& opt, int stream) {
+  typed(Dist::uniform, DType::f64, DrawParams::range(lo, hi), k, o, out, n, opt, stream);
 }
-void normal(const Key& k, uint64_t o, float* out, size_t n, double mean, double std, const FillOptions& opt) {
-  typed(Dist::normal, DType::f32, DrawParams::moments(mean, std), k, o, out, n, opt);
+void normal(const Key& k, uint64_t o, float* out, size_t n, double mean, double std,
+            const FillOptions& opt, int stream) {
+  typed(Dist::normal, DType::f32, DrawParams::moments(mean, std), k, o, out, n, opt, stream);
 }
-void normal(const Key& k, uint64_t o, double* out, size_t n, double mean, double std, const FillOptions& opt) {
-  typed(Dist::normal, DType::f64, DrawParams::moments(mean, std), k, o, out, n, opt);
+void normal(const Key& k, uint64_t o, double* out, size_t n, double mean, double std,
+            const FillOptions& opt, int stream) {
+  typed(Dist::normal, DType::f64, DrawParams::moments(mean, std), k, o, out, n, opt, stream);
 }
-void bernoulli(const Key& k, uint64_t o, uint8_t* out, size_t n, double p, const FillOptions& opt) {
-  typed(Dist::bernoulli, DType::u8, DrawParams::probability(p), k, o, out, n, opt);
+void bernoulli(const Key& k, uint64_t o, uint8_t* out, size_t n, double p, const FillOptions& opt, int stream) {
+  typed(Dist::bernoulli, DType::u8, DrawParams::probability(p), k, o, out, n, opt, stream);
 }
-void randint(const Key& k, uint64_t o, int32_t* out, size_t n, int64_t lo, int64_t hi, const FillOptions& opt) {
-  typed(Dist::randint, DType::i32, DrawParams::int_range(lo, hi), k, o, out, n, opt);
+void randint(const Key& k, uint64_t o, int32_t* out, size_t n, int64_t lo, int64_t hi,
+             const FillOptions& opt, int stream) {
+  typed(Dist::randint, DType::i32, DrawParams::int_range(lo, hi), k, o, out, n, opt, stream);
 }
-void randint(const Key& k, uint64_t o, int64_t* out, size_t n, int64_t lo, int64_t hi, const FillOptions& opt) {
-  typed(Dist::randint, DType::i64, DrawParams::int_range(lo, hi), k, o, out, n, opt);
+void randint(const Key& k, uint64_t o, int64_t* out, size_t n, int64_t lo, int64_t hi,
+             const FillOptions& opt, int stream) {
+  typed(Dist::randint, DType::i64, DrawParams::int_range(lo, hi), k, o, out, n, opt, stream);
 }
-void randperm(const Key& k, uint64_t o, int64_t* out, uint64_t n, const FillOptions& opt) {
-  typed(Dist::perm, DType::i64, DrawParams::perm_size(n), k, o, out, n, opt);
+void randperm(const Key& k, uint64_t o, int64_t* out, uint64_t n, const FillOptions& opt, int stream) {
+  typed(Dist::perm, DType::i64, DrawParams::perm_size(n), k, o, out, n, opt, stream);
 }
-std::vector<int64_t> randperm(const Key& k, uint64_t o, uint64_t n, const FillOptions& opt) {
-  make_plan(Dist::perm, DType::i64, DrawParams::perm_size(n));  // validate n before allocating
+std::vector<int64_t> randperm(const Key& k, uint64_t o, uint64_t n, const FillOptions& opt, int stream) {
+  make_plan(Dist::perm, DType::i64, DrawParams::perm_size(n), stream);  // validate n and stream before allocating
   std::vector<int64_t> v;
   try {
     if (n > v.max_size()) throw std::bad_alloc();
@@ -329,7 +334,7 @@ std::vector<int64_t> randperm(const Key& k, uint64_t o, uint64_t n, const FillOp
     throw Error("randperm: n = " + std::to_string(n) +
                 " is too large to materialise; use perm_element or a slice (xrng::fill with start/count)");
   }
-  randperm(k, o, v.data(), n, opt);
+  randperm(k, o, v.data(), n, opt, stream);
   return v;
 }
 uint64_t perm_element(const Key& k, uint64_t o, uint64_t n, uint64_t i) {
@@ -346,22 +351,69 @@ uint64_t perm_position(const Key& k, uint64_t o, uint64_t n, uint64_t v) {
 }
 
 // ---- Generator ---------------------------------------------------------------------------
+namespace {
+void check_generator_stream(const Plan& plan, int stream, const char* what) {
+  if (plan.stream != stream)
+    throw Error(std::string(what) + ": the plan is of stream v" + std::to_string(plan.stream) +
+                ", the generator draws stream v" + std::to_string(stream) +
+                " (build the plan with gen.plan(...) or make_plan(..., gen.stream()))");
+}
+}  // namespace
+
 void Generator::draw(const Plan& plan, uint64_t count, void* out, const FillOptions& opt) {
+  check_generator_stream(plan, stream_, "Generator.draw");
   const uint64_t used = check_counters(plan, offset_, 0, plan.kind == Kind::permutation ? plan.n : count);
   if (used > ~offset_) throw Error("generator exhausted: the draw would wrap the 64-bit word offset");
   fill(plan, key_, offset_, 0, count, out, opt);
   offset_ += used;
 }
 void Generator::skip(const Plan& plan, uint64_t count) {
+  check_generator_stream(plan, stream_, "Generator.skip");
   const uint64_t used = check_counters(plan, offset_, 0, plan.kind == Kind::permutation ? plan.n : count);
   if (used > ~offset_) throw Error("generator exhausted: the skip would wrap the 64-bit word offset");
   offset_ += used;
 }
 void Generator::normal(float* out, size_t n, double mean, double std, const FillOptions& opt) {
-  draw(make_plan(Dist::normal, DType::f32, DrawParams::moments(mean, std)), n, out, opt);
+  draw(plan(Dist::normal, DType::f32, DrawParams::moments(mean, std)), n, out, opt);
 }
 void Generator::uniform(float* out, size_t n, double low, double high, const FillOptions& opt) {
-  draw(make_plan(Dist::uniform, DType::f32, DrawParams::range(low, high)), n, out, opt);
+  draw(plan(Dist::uniform, DType::f32, DrawParams::range(low, high)), n, out, opt);
+}
+
+// ---- Generator state ----------------------------------------------------------------------
+namespace {
+constexpr char kStateMagic[4] = {'X', 'R', 'N', 'G'};
+void put_le(uint8_t* p, uint64_t v, int bytes) {
+  for (int i = 0; i < bytes; ++i) p[i] = static_cast<uint8_t>(v >> (8 * i));
+}
+uint64_t get_le(const uint8_t* p, int bytes) {
+  uint64_t v = 0;
+  for (int i = 0; i < bytes; ++i) v |= static_cast<uint64_t>(p[i]) << (8 * i);
+  return v;
+}
+}  // namespace
+
+std::array<uint8_t, Generator::kStateBytes> Generator::save_state() const {
+  std::array<uint8_t, kStateBytes> b{};
+  std::memcpy(b.data(), kStateMagic, 4);
+  put_le(b.data() + 4, static_cast<uint32_t>(stream_), 4);
+  put_le(b.data() + 8, key_.seed, 8);
+  put_le(b.data() + 16, key_.subseq, 8);
+  put_le(b.data() + 24, offset_, 8);
+  return b;
+}
+
+Generator Generator::load_state(const void* bytes, size_t n) {
+  const uint8_t* b = static_cast<const uint8_t*>(bytes);
+  if (n != kStateBytes || b == nullptr || std::memcmp(b, kStateMagic, 4) != 0)
+    throw Error("Generator state: not an xrng generator state (expected " + std::to_string(kStateBytes) +
+                " bytes starting with 'XRNG', got " + std::to_string(n) + " bytes)");
+  const uint64_t v = get_le(b + 4, 4);
+  if (v < static_cast<uint64_t>(kOldestStreamVersion) || v > static_cast<uint64_t>(kStreamVersion))
+    throw Error("Generator state: the state is of stream version " + std::to_string(v) +
+                ", which this library does not produce (versions " + std::to_string(kOldestStreamVersion) + ".." +
+                std::to_string(kStreamVersion) + ")");
+  return Generator(Key(get_le(b + 8, 8), get_le(b + 16, 8)), get_le(b + 24, 8)).with_stream(static_cast<int>(v));
 }
 
 }  // namespace xrng

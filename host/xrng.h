@@ -7,6 +7,7 @@
 // overflow, null buffers) throw xrng::Error before anything is written.
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -53,32 +54,46 @@ void perm_inverse(const Plan& plan, const Key& key, uint64_t offset, uint64_t st
                   const FillOptions& opt = {});
 
 // ---- typed conveniences ----------------------------------------------------------
-void bits(const Key& key, uint64_t offset, uint32_t* out, size_t n, const FillOptions& opt = {});
-void bits(const Key& key, uint64_t offset, uint64_t* out, size_t n, const FillOptions& opt = {});
+// Each builds its plan with make_plan(..., stream): `stream` is the stream
+// version (SPEC.md section 7), 1 .. kStreamVersion, the newest by default;
+// stream = 1 reproduces the values of every release before stream 2. Only
+// the rows that stream 2 redefines (normal, exponential, log_normal, cauchy
+// in f32/f16/bf16) differ between versions; the argument is accepted (and
+// checked) everywhere, so that a caller can pin a version once for all draws.
+void bits(const Key& key, uint64_t offset, uint32_t* out, size_t n,
+          const FillOptions& opt = {}, int stream = kStreamVersion);
+void bits(const Key& key, uint64_t offset, uint64_t* out, size_t n,
+          const FillOptions& opt = {}, int stream = kStreamVersion);
 void uniform(const Key& key, uint64_t offset, float* out, size_t n, double low = 0.0, double high = 1.0,
-             const FillOptions& opt = {});
+             const FillOptions& opt = {}, int stream = kStreamVersion);
 void uniform(const Key& key, uint64_t offset, double* out, size_t n, double low = 0.0, double high = 1.0,
-             const FillOptions& opt = {});
+             const FillOptions& opt = {}, int stream = kStreamVersion);
 void normal(const Key& key, uint64_t offset, float* out, size_t n, double mean = 0.0, double std = 1.0,
-            const FillOptions& opt = {});
+            const FillOptions& opt = {}, int stream = kStreamVersion);
 void normal(const Key& key, uint64_t offset, double* out, size_t n, double mean = 0.0, double std = 1.0,
-            const FillOptions& opt = {});
-void bernoulli(const Key& key, uint64_t offset, uint8_t* out, size_t n, double p, const FillOptions& opt = {});
+            const FillOptions& opt = {}, int stream = kStreamVersion);
+void bernoulli(const Key& key, uint64_t offset, uint8_t* out, size_t n, double p,
+               const FillOptions& opt = {}, int stream = kStreamVersion);
 void randint(const Key& key, uint64_t offset, int32_t* out, size_t n, int64_t low, int64_t high,
-             const FillOptions& opt = {});
+             const FillOptions& opt = {}, int stream = kStreamVersion);
 void randint(const Key& key, uint64_t offset, int64_t* out, size_t n, int64_t low, int64_t high,
-             const FillOptions& opt = {});
-void randperm(const Key& key, uint64_t offset, int64_t* out, uint64_t n, const FillOptions& opt = {});
-std::vector<int64_t> randperm(const Key& key, uint64_t offset, uint64_t n, const FillOptions& opt = {});
+             const FillOptions& opt = {}, int stream = kStreamVersion);
+void randperm(const Key& key, uint64_t offset, int64_t* out, uint64_t n,
+              const FillOptions& opt = {}, int stream = kStreamVersion);
+std::vector<int64_t> randperm(const Key& key, uint64_t offset, uint64_t n,
+                              const FillOptions& opt = {}, int stream = kStreamVersion);
 
 // Random access to single elements of a permutation.
 uint64_t perm_element(const Key& key, uint64_t offset, uint64_t n, uint64_t i);
 uint64_t perm_position(const Key& key, uint64_t offset, uint64_t n, uint64_t value);
 
 // ---- a stateful generator ------------------------------------------------------------
-// Remembers (key, offset) and nothing else; each draw starts at the current
-// offset and advances it by the words the draw consumes (plan_words), so a
-// sequence of draws equals one draw at explicit offsets.
+// Remembers (key, offset) and the stream version it draws, nothing else; each
+// draw starts at the current offset and advances it by the words the draw
+// consumes (plan_words), so a sequence of draws equals one draw at explicit
+// offsets. The stream version (1 .. kStreamVersion, the newest by default) is
+// fixed at construction and kept by split/fold_in and by the saved state
+// (save_state), so a generator restored from a v1 state keeps drawing v1.
 //
 // This is xrng's only generator: the LibTorch API uses it as is
 // (xrng::torch_api::Generator is this class; bindings/xrng_torch.h adds its
@@ -87,14 +102,30 @@ uint64_t perm_position(const Key& key, uint64_t offset, uint64_t n, uint64_t val
 // names as Key's, in C++, LibTorch and Python.
 class Generator {
  public:
-  explicit Generator(uint64_t seed = 0, uint64_t subseq = 0, uint64_t offset = 0) : key_(seed, subseq), offset_(offset) {}
+  // Throws xrng::Error if `stream` is not a stream version (1 .. kStreamVersion).
+  explicit Generator(uint64_t seed = 0, uint64_t subseq = 0, uint64_t offset = 0, int stream = kStreamVersion)
+      : key_(seed, subseq), offset_(offset), stream_(checked(stream)) {}
   Generator(const Key& key, uint64_t offset) : key_(key), offset_(offset) {}
+  // A copy that draws stream version `stream` (same key and offset), e.g.
+  // Generator(key, offset).with_stream(1). Throws xrng::Error like the constructor.
+  Generator with_stream(int stream) const {
+    Generator g = *this;
+    g.stream_ = checked(stream);
+    return g;
+  }
 
   const Key& key() const { return key_; }
   uint64_t offset() const { return offset_; }
   void set_offset(uint64_t w) { offset_ = w; }
+  // The stream version this generator draws.
+  int stream() const { return stream_; }
 
-  // Draw `count` elements of `plan` into out and advance.
+  // The plan of a draw in this generator's stream: make_plan(d, t, q, stream()).
+  Plan plan(Dist d, DType t, const DrawParams& q = {}) const { return make_plan(d, t, q, stream_); }
+
+  // Draw `count` elements of `plan` into out and advance. The plan must be of
+  // this generator's stream (plan.stream == stream(), e.g. from plan()):
+  // xrng::Error otherwise, so that a v1 generator never draws v2 values.
   void draw(const Plan& plan, uint64_t count, void* out, const FillOptions& opt = {});
   // Advance as if `count` elements of `plan` had been drawn.
   void skip(const Plan& plan, uint64_t count);
@@ -105,16 +136,38 @@ class Generator {
   // A generator on a derived key, starting at offset 0 (see Key::fold_in/split).
   // Only the key is derived: the parent's offset does not enter, and the
   // parent is unchanged.
-  Generator fold_in(uint64_t data) const { return Generator(key_.fold_in(data), 0); }
-  Generator split(uint64_t i) const { return Generator(key_.split(i), 0); }
+  // The stream version is inherited.
+  Generator fold_in(uint64_t data) const { return Generator(key_.fold_in(data), 0).with_stream(stream_); }
+  Generator split(uint64_t i) const { return Generator(key_.split(i), 0).with_stream(stream_); }
+
+  // ---- saved state ----
+  // kStateBytes bytes, little endian (SPEC.md section 7):
+  //   "XRNG" | stream version (u32) | seed (u64) | subseq (u64) | offset (u64).
+  // The layout of every release: a v1 generator's state is byte for byte the
+  // state earlier releases wrote (and they restore it), a v2 generator's
+  // differs only in the version field (earlier releases refuse it, naming
+  // the version). load_state restores the version recorded, so a v1 state
+  // keeps drawing v1.
+  static constexpr size_t kStateBytes = 32;
+  std::array<uint8_t, kStateBytes> save_state() const;
+  // Throws xrng::Error (one line) if `bytes` is not a state: wrong size, no
+  // "XRNG", or a stream version this library does not produce.
+  static Generator load_state(const void* bytes, size_t n);
 
   // Equal generators produce the same values from here on.
-  bool operator==(const Generator& o) const { return key_ == o.key_ && offset_ == o.offset_; }
+  bool operator==(const Generator& o) const {
+    return key_ == o.key_ && offset_ == o.offset_ && stream_ == o.stream_;
+  }
   bool operator!=(const Generator& o) const { return !(*this == o); }
 
  private:
+  static int checked(int stream) {
+    check_stream_version(stream, "Generator");
+    return stream;
+  }
   Key key_;
   uint64_t offset_ = 0;
+  int stream_ = kStreamVersion;
 };
 
 // ---- internal: per-ISA kernels (host/simd_*.cpp) ----------------------------------------

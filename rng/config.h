@@ -24,8 +24,14 @@
 
 namespace xrng {
 
-// Version of the value streams defined in SPEC.md. Any change to any output
-// value of any distribution is a new stream version, never a quiet edit.
-constexpr int kStreamVersion = 1;
+// The newest version of the value streams defined in SPEC.md, and the default
+// of every draw. Any change to any output value of any distribution is a new
+// stream version, never a quiet edit. Every earlier version stays selectable
+// and frozen (SPEC.md section 7): 1 is the binary64-transform stream, 2 the
+// binary32-transform stream.
+constexpr int kStreamVersion = 2;
+// The oldest stream version still produced (every version from it to
+// kStreamVersion is).
+constexpr int kOldestStreamVersion = 1;
 
 }  // namespace xrng

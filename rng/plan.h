@@ -95,7 +95,8 @@ struct Plan {
   Dist dist = Dist::bits;
   DType dtype = DType::u32;
   Kind kind = Kind::element;
-  uint8_t version = 1;  // the stream version of the row's definition (registry.h)
+  uint8_t stream = kStreamVersion;  // the stream version the draw was asked in (make_plan's `version`)
+  uint8_t version = 1;  // the version of the row that defines it in that stream (registry.h, find_row): <= stream
   uint32_t group = 1;
   uint32_t words = 1;
   UniformParams uniform;          // uniform
@@ -169,12 +170,25 @@ inline DType parse_dtype(const std::string& s) {
   }
   throw Error("unknown dtype '" + s + "' (" + all + ")");
 }
-// The dtypes a distribution offers, in table order.
-inline std::vector<DType> dist_dtypes(Dist d) {
+// The dtypes a distribution offers in stream `version`, in table order (each
+// once: a later version's row replaces a dtype's row, it adds no dtype twice).
+inline std::vector<DType> dist_dtypes(Dist d, int version = kStreamVersion) {
   std::vector<DType> v;
-  for (const RowInfo& r : kRows)
-    if (r.dist == d && r.version == 1) v.push_back(r.dtype);
+  for (const RowInfo& r : kRows) {
+    if (r.dist != d || r.version > version) continue;
+    bool seen = false;
+    for (DType t : v) seen = seen || t == r.dtype;
+    if (!seen) v.push_back(r.dtype);
+  }
   return v;
+}
+
+// Checks a stream version asked for by a user (1 .. kStreamVersion); `who`
+// names the caller in the one-line message.
+inline void check_stream_version(int version, const char* who = "stream version") {
+  if (version < kOldestStreamVersion || version > kStreamVersion)
+    throw Error(std::string(who) + ": stream version " + std::to_string(version) + " does not exist (" +
+                std::to_string(kOldestStreamVersion) + ".." + std::to_string(kStreamVersion) + ")");
 }
 
 namespace detail {
@@ -386,15 +400,16 @@ struct DistDef<Dist::cauchy> {
 };
 
 // Validates a draw and prepares its parameters. Throws xrng::Error. `version`
-// is the stream version (only 1 exists so far).
+// is the stream version to draw in (SPEC.md section 7): 1 .. kStreamVersion,
+// the newest by default; the plan evaluates the row of (d, t) that defines
+// the draw in that version (Plan::version) and records `version` itself
+// (Plan::stream).
 inline Plan make_plan(Dist d, DType t, const DrawParams& q, int version = kStreamVersion) {
-  if (version < 1 || version > kStreamVersion)
-    throw Error("stream version " + std::to_string(version) + " does not exist (1.." +
-                std::to_string(kStreamVersion) + ")");
+  check_stream_version(version, "make_plan");
   const RowInfo* row = find_row(d, t, version);
   if (row == nullptr) {
     std::string all;
-    for (DType u : dist_dtypes(d)) all += (all.empty() ? "" : ", ") + std::string(dtype_name(u));
+    for (DType u : dist_dtypes(d, version)) all += (all.empty() ? "" : ", ") + std::string(dtype_name(u));
     throw Error(std::string("dtype ") + dtype_name(t) + " is not available for distribution " + dist_name(d) +
                 " (" + all + ")");
   }
@@ -402,6 +417,7 @@ inline Plan make_plan(Dist d, DType t, const DrawParams& q, int version = kStrea
   p.dist = d;
   p.dtype = t;
   p.kind = dist_kind(d);
+  p.stream = static_cast<uint8_t>(version);
   p.version = static_cast<uint8_t>(row->version);
   p.group = row->group;
   p.words = row->words;

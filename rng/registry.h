@@ -176,7 +176,10 @@ inline constexpr Kind kind_of = kDists[static_cast<unsigned>(D)].kind;
 // X(dist, dtype, G, K, version): a draw of `dist` into `dtype` evaluates groups
 // of G elements from K words each (permutation: K words of key for the whole
 // draw). `version` is the stream version whose definition the row gives; a
-// later version lists only the rows it changes (SPEC.md, stream versions).
+// later version lists only the rows it changes (SPEC.md, stream versions):
+// stream 2 redefines the f32, f16 and bf16 rows of the four distributions with
+// a transcendental (binary32 transforms, detail/distributions_v2.h) and keeps
+// every other row of stream 1. Same G and K as the row it replaces.
 // Appending a row never changes an existing value.
 #define XRNG_ROWS(X)                  \
   X(bits, u32, 1, 1, 1)               \
@@ -217,7 +220,19 @@ inline constexpr Kind kind_of = kDists[static_cast<unsigned>(D)].kind;
   X(cauchy, f32, 1, 1, 1)             \
   X(cauchy, f64, 1, 2, 1)             \
   X(cauchy, f16, 1, 1, 1)             \
-  X(cauchy, bf16, 1, 1, 1)
+  X(cauchy, bf16, 1, 1, 1)            \
+  X(normal, f32, 2, 2, 2)             \
+  X(normal, f16, 2, 2, 2)             \
+  X(normal, bf16, 2, 2, 2)            \
+  X(exponential, f32, 1, 1, 2)        \
+  X(exponential, f16, 1, 1, 2)        \
+  X(exponential, bf16, 1, 1, 2)       \
+  X(log_normal, f32, 2, 2, 2)         \
+  X(log_normal, f16, 2, 2, 2)         \
+  X(log_normal, bf16, 2, 2, 2)        \
+  X(cauchy, f32, 1, 1, 2)             \
+  X(cauchy, f16, 1, 1, 2)             \
+  X(cauchy, bf16, 1, 1, 2)
 
 constexpr int kPermRounds = 12;  // Feistel rounds of a permutation; its key is one word per round
 
@@ -243,7 +258,9 @@ constexpr const RowInfo* find_row(Dist d, DType t, int version = kStreamVersion)
       best = &r;
   return best;
 }
-constexpr bool dtype_supported(Dist d, DType t) { return find_row(d, t) != nullptr; }
+constexpr bool dtype_supported(Dist d, DType t, int version = kStreamVersion) {
+  return find_row(d, t, version) != nullptr;
+}
 
 // Compile-time shape of a row, for the templates of the backends.
 template <Dist D, DType T, int V = 1>

@@ -2,7 +2,9 @@
 // and friends throw xrng::Error with a message.
 #include <doctest/doctest.h>
 
+#include <array>
 #include <cmath>
+#include <cstring>
 #include <limits>
 
 #include "host/xrng.h"
@@ -11,6 +13,7 @@ using xrng::Dist;
 using xrng::DrawParams;
 using xrng::DType;
 using xrng::Error;
+using xrng::Plan;
 
 namespace {
 const double kInf = std::numeric_limits<double>::infinity();
@@ -234,4 +237,106 @@ TEST_CASE("generator exhaustion") {
   int64_t v[4];
   CHECK_THROWS_AS(q.draw(pm, 4, v), Error);  // 8 key words would end exactly at 2^64: the offset wraps
   CHECK_THROWS_AS(q.draw(pm, 5, v), Error);  // count > n
+}
+
+// ---- stream versions (SPEC.md section 7) ---------------------------------------------------
+TEST_CASE("stream versions: make_plan records the stream and resolves each row") {
+  const Plan p2 = xrng::make_plan(Dist::normal, DType::f32, {});
+  CHECK(p2.stream == xrng::kStreamVersion);
+  CHECK(p2.version == 2);
+  const Plan p1 = xrng::make_plan(Dist::normal, DType::f32, {}, 1);
+  CHECK(p1.stream == 1);
+  CHECK(p1.version == 1);
+  // a row stream 2 keeps: the v1 row in both streams
+  const Plan u2 = xrng::make_plan(Dist::uniform, DType::f32, {}, 2);
+  CHECK(u2.stream == 2);
+  CHECK(u2.version == 1);
+  CHECK(xrng::make_plan(Dist::normal, DType::f64, {}, 2).version == 1);
+  for (int bad : {0, 3, -1}) {
+    const std::string want = "stream version " + std::to_string(bad) + " does not exist (1..2)";
+    CHECK_THROWS_WITH_AS(xrng::make_plan(Dist::normal, DType::f32, {}, bad), doctest::Contains(want.c_str()),
+                         xrng::Error);
+  }
+  // the dtypes offered are the same in both versions, each once
+  for (const xrng::DistInfo& d : xrng::kDists) CHECK(xrng::dist_dtypes(d.id, 1) == xrng::dist_dtypes(d.id, 2));
+}
+
+TEST_CASE("stream versions: the typed draws take the stream, v1 is the golden v1 value") {
+  float v1[2], v2[2], dflt[2];
+  xrng::normal(xrng::Key(0), 0, v1, 2, 0.0, 1.0, {}, 1);
+  xrng::normal(xrng::Key(0), 0, v2, 2, 0.0, 1.0, {}, 2);
+  xrng::normal(xrng::Key(0), 0, dflt, 2);
+  CHECK(xrng::math::as_u32(v1[0]) == 0x3f7dbb33u);  // golden_v1.txt, normal f32 seed 0
+  CHECK(xrng::math::as_u32(v1[1]) == 0xbf6cb6b0u);
+  CHECK(std::memcmp(v2, dflt, sizeof v2) == 0);      // the default is the newest
+  CHECK(std::memcmp(v1, v2, sizeof v1) != 0);        // normal f32 is redefined in stream 2
+  float u1[4], u2[4];
+  xrng::uniform(xrng::Key(5), 0, u1, 4, 0.0, 1.0, {}, 1);
+  xrng::uniform(xrng::Key(5), 0, u2, 4, 0.0, 1.0, {}, 2);
+  CHECK(std::memcmp(u1, u2, sizeof u1) == 0);        // uniform is kept
+  CHECK_THROWS_AS(xrng::uniform(xrng::Key(5), 0, u1, 4, 0.0, 1.0, {}, 3), xrng::Error);
+}
+
+TEST_CASE("stream versions: a Generator draws its own stream, split/fold_in keep it") {
+  xrng::Generator g1(0, 0, 0, 1), g2(0, 0, 0, 2), gd(0);
+  CHECK(g1.stream() == 1);
+  CHECK(gd.stream() == xrng::kStreamVersion);
+  CHECK(g1 != xrng::Generator(0, 0, 0, 2));  // equal key and offset, another stream
+  CHECK(g1.split(3).stream() == 1);
+  CHECK(g1.fold_in(9).stream() == 1);
+  CHECK(xrng::Generator(xrng::Key(7), 4).with_stream(1) == xrng::Generator(7, 0, 4, 1));
+  float a[2], b[2];
+  g1.normal(a, 2);
+  xrng::normal(xrng::Key(0), 0, b, 2, 0.0, 1.0, {}, 1);
+  CHECK(std::memcmp(a, b, sizeof a) == 0);
+  // a plan of another stream is refused, before anything moves
+  const uint64_t off = g1.offset();
+  float c[2];
+  CHECK_THROWS_WITH_AS(g1.draw(xrng::make_plan(Dist::normal, DType::f32, {}, 2), 2, c),
+                       doctest::Contains("the plan is of stream v2, the generator draws stream v1"), xrng::Error);
+  CHECK_THROWS_AS(g1.skip(xrng::make_plan(Dist::uniform, DType::f32, {}, 2), 2), xrng::Error);
+  CHECK(g1.offset() == off);
+  g1.draw(g1.plan(Dist::normal, DType::f32), 2, c);  // gen.plan: its own stream
+  CHECK_THROWS_AS(xrng::Generator(1, 0, 0, 0), xrng::Error);
+  CHECK_THROWS_AS(xrng::Generator(1, 0, 0, 3), xrng::Error);
+  CHECK_THROWS_AS(gd.with_stream(3), xrng::Error);
+}
+
+TEST_CASE("stream versions: the saved state's bytes, both versions pinned, v1 states keep drawing v1") {
+  // "XRNG" | stream version (u32) | seed | subseq | offset (u64), little endian
+  const uint8_t v1_state[32] = {'X', 'R', 'N', 'G', 1, 0, 0, 0,                          // stream 1
+                                0x2a, 0, 0, 0, 0, 0, 0, 0,                                // seed 42
+                                7, 0, 0, 0, 0, 0, 0, 0,                                   // subseq 7
+                                0x10, 0x32, 0x54, 0x76, 0x98, 0xba, 0xdc, 0xfe};          // offset
+  std::array<uint8_t, 32> want{};
+  std::memcpy(want.data(), v1_state, 32);
+  xrng::Generator g1(42, 7, 0xfedcba9876543210ull, 1);
+  CHECK(g1.save_state() == want);  // a v1 generator's state: the bytes of every earlier release
+  xrng::Generator g2(42, 7, 0xfedcba9876543210ull, 2);
+  want[4] = 2;
+  CHECK(g2.save_state() == want);  // a v2 generator's: only the version field differs
+  // an old (pre-stream-2) state loads as a stream-1 generator and keeps drawing v1
+  const xrng::Generator r1 = xrng::Generator::load_state(v1_state, 32);
+  CHECK(r1 == g1);
+  CHECK(r1.stream() == 1);
+  CHECK(xrng::Generator::load_state(want.data(), 32) == g2);
+  xrng::Generator a = xrng::Generator::load_state(v1_state, 32);  // no with_stream: the state says 1
+  a.set_offset(0);
+  float x[2], y[2];
+  a.normal(x, 2);
+  xrng::normal(xrng::Key(42, 7), 0, y, 2, 0.0, 1.0, {}, 1);
+  CHECK(std::memcmp(x, y, sizeof x) == 0);
+  // malformed states: one line each
+  uint8_t bad[32];
+  std::memcpy(bad, v1_state, 32);
+  bad[4] = 3;
+  CHECK_THROWS_WITH_AS(xrng::Generator::load_state(bad, 32), doctest::Contains("stream version 3"), xrng::Error);
+  bad[4] = 0;
+  CHECK_THROWS_WITH_AS(xrng::Generator::load_state(bad, 32), doctest::Contains("stream version 0"), xrng::Error);
+  CHECK_THROWS_WITH_AS(xrng::Generator::load_state(v1_state, 31), doctest::Contains("not an xrng generator state"),
+                       xrng::Error);
+  bad[0] = 'Y';
+  bad[4] = 1;
+  CHECK_THROWS_AS(xrng::Generator::load_state(bad, 32), xrng::Error);
+  CHECK_THROWS_AS(xrng::Generator::load_state(nullptr, 32), xrng::Error);
 }

@@ -1,9 +1,11 @@
-// Golden vectors of stream v1 (tests/data/golden_v1.txt): the scalar
-// reference and the automatic (SIMD) backend with 1 and 3 threads must
-// reproduce every case bit for bit; the committed file must be exactly what
-// tools/make_golden.cpp writes today; its first cases (the file as first
-// committed) are pinned by SHA-256, so no existing line changes silently; and
-// every row of the registry has cases.
+// Golden vectors of stream v1 (tests/data/golden_v1.txt) and stream v2
+// (tests/data/golden_v2.txt): the scalar reference and the automatic (SIMD)
+// backend with 1 and 3 threads must reproduce every case of both bit for bit;
+// each committed file must be exactly what tools/make_golden.cpp writes
+// today; v1's first cases (the file as first committed) are pinned by
+// SHA-256, so no existing line changes silently, and v2's whole file is
+// pinned (kV2File, rewritten by `cmake --build build --target golden_v2`);
+// and every row of the registry, in each stream, has cases.
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -21,17 +23,20 @@ using namespace xrng;
 
 namespace {
 
-std::string committed_text() {
-  std::ifstream f(golden::golden_path(), std::ios::binary);
-  if (!f) throw std::runtime_error("cannot open " + golden::golden_path());
+constexpr int kVersions[] = {1, 2};  // the stream versions with a golden file
+
+std::string committed_text(int version = 1) {
+  std::ifstream f(golden::golden_path(version), std::ios::binary);
+  if (!f) throw std::runtime_error("cannot open " + golden::golden_path(version));
   std::stringstream ss;
   ss << f.rdbuf();
   return ss.str();
 }
 
-const std::vector<GoldenCase>& cases() {
-  static const std::vector<GoldenCase> c = golden::read_golden(golden::golden_path());
-  return c;
+const std::vector<GoldenCase>& cases(int version = 1) {
+  static const std::vector<GoldenCase> c1 = golden::read_golden(golden::golden_path(1));
+  static const std::vector<GoldenCase> c2 = golden::read_golden(golden::golden_path(2));
+  return version == 1 ? c1 : c2;
 }
 
 // The case lines of a golden file's text (comment and blank lines dropped), in order.
@@ -71,11 +76,11 @@ bool same_params(Dist d, const DrawParams& a, const DrawParams& b) {
   return true;
 }
 
-// The cases of (dist, dtype) whose parameters satisfy `pick`.
+// The cases of (dist, dtype) whose parameters satisfy `pick`, in stream `version`'s file.
 template <class Pick>
-std::vector<const GoldenCase*> select(Dist d, DType t, Pick pick) {
+std::vector<const GoldenCase*> select(Dist d, DType t, Pick pick, int version = 1) {
   std::vector<const GoldenCase*> v;
-  for (const GoldenCase& c : cases())
+  for (const GoldenCase& c : cases(version))
     if (c.dist == d && c.dtype == t && pick(c.params)) v.push_back(&c);
   return v;
 }
@@ -131,9 +136,66 @@ TEST_CASE("golden: the cases of the v1 file are unchanged, first, and in order")
   CHECK(golden::kFrozenCases == kV1Cases);
 }
 
-TEST_CASE("golden: the committed file is what tools/make_golden.cpp writes") {
-  const std::string committed = committed_text();
-  const std::string regenerated = golden::golden_file_text();
+// tests/data/golden_v2.txt, whole: the one place its SHA-256 is pinned. Stream
+// 2 is frozen from its first release on; until then `cmake --build build
+// --target golden_v2` regenerates the file and rewrites this line (SPEC.md
+// section 7), so that a change of the v2 values is always a visible change of
+// this source as well.
+namespace {
+const std::string kV2File = "10b547cd85f6a5925bc4be92898237532653f739c384e12162134c7db5bafffb";
+}  // namespace
+
+TEST_CASE("golden: golden_v2.txt is the pinned file, of stream 2, with the requests of v1") {
+  const std::string text = committed_text(2);
+  CHECK_MESSAGE(sha256(text) == kV2File,
+                "tests/data/golden_v2.txt changed: regenerate it and its pin with `cmake --build build --target "
+                "golden_v2` (SPEC.md section 7)");
+  const std::vector<GoldenCase>& v1 = cases(1);
+  const std::vector<GoldenCase>& v2 = cases(2);
+  REQUIRE(v1.size() == v2.size());
+  size_t differ = 0;
+  for (size_t i = 0; i < v1.size(); ++i) {
+    const GoldenCase &a = v1[i], &b = v2[i];
+    INFO(b.name());
+    CHECK(a.stream == 1);
+    CHECK(b.stream == 2);
+    // the same request: everything but the stream and the outputs
+    GoldenCase b1 = b;
+    b1.stream = 1;
+    b1.out = a.out;
+    CHECK(golden::format_golden(b1) == golden::format_golden(a));
+    // a row that stream 2 does not redefine gives the same values in both files
+    const bool redefined = find_row(a.dist, a.dtype, 2)->version == 2;
+    if (!redefined) CHECK(a.out == b.out);
+    differ += a.out != b.out;
+  }
+  CHECK(differ > 0);  // the redefined rows do change
+}
+
+TEST_CASE("golden: every stream version's rows are the ones its file evaluates") {
+  for (int v : kVersions) {
+    for (const GoldenCase& c : cases(v)) {
+      const Plan p = c.plan();
+      CHECK(p.stream == v);
+      CHECK(p.version == find_row(c.dist, c.dtype, v)->version);
+    }
+  }
+  // stream 2 redefines exactly the f32/f16/bf16 rows of normal, exponential, log_normal and cauchy
+  for (const RowInfo& r : kRows) {
+    const bool v2 = find_row(r.dist, r.dtype, 2)->version == 2;
+    const bool expect = (r.dist == Dist::normal || r.dist == Dist::exponential || r.dist == Dist::log_normal ||
+                         r.dist == Dist::cauchy) &&
+                        (r.dtype == DType::f32 || r.dtype == DType::f16 || r.dtype == DType::bf16);
+    CHECK_MESSAGE(v2 == expect, dist_name(r.dist), "/", dtype_name(r.dtype));
+    CHECK(find_row(r.dist, r.dtype, 1)->version == 1);
+  }
+}
+
+TEST_CASE("golden: the committed files are what tools/make_golden.cpp writes") {
+  for (int v : kVersions) {
+  INFO("golden_v", v, ".txt");
+  const std::string committed = committed_text(v);
+  const std::string regenerated = golden::golden_file_text(v);
   if (committed != regenerated) {
     // Point at the first differing line.
     std::istringstream a(committed), b(regenerated);
@@ -144,21 +206,25 @@ TEST_CASE("golden: the committed file is what tools/make_golden.cpp writes") {
       const bool ga = static_cast<bool>(std::getline(a, la)), gb = static_cast<bool>(std::getline(b, lb));
       if (!ga && !gb) break;
       if (!ga || !gb || la != lb) {
-        FAIL("golden_v1.txt differs from make_golden at line ", line, "\n committed:   ", la.substr(0, 200),
+        FAIL("golden_v", v, ".txt differs from make_golden at line ", line, "\n committed:   ", la.substr(0, 200),
              "\n regenerated: ", lb.substr(0, 200));
       }
     }
   }
   CHECK(committed == regenerated);
+  }
 }
 
-TEST_CASE("golden: the copy embedded in xrng_golden (xrng verify) is the committed file") {
-  CHECK(std::string(golden::embedded_text()) == committed_text());
+TEST_CASE("golden: the copies embedded in xrng_golden (xrng verify) are the committed files") {
+  for (int v : kVersions) CHECK(std::string(golden::embedded_text(v)) == committed_text(v));
+  CHECK(golden::embedded_text(3).empty());
 }
 
 // ---- coverage ------------------------------------------------------------------------------
-TEST_CASE("golden file covers every registry row") {
-  const auto& cs = cases();
+TEST_CASE("golden files cover every registry row") {
+  for (int v : kVersions) {
+  INFO("golden_v", v, ".txt");
+  const auto& cs = cases(v);
   std::set<std::string> seen;
   for (const GoldenCase& c : cs) seen.insert(c.op + "/" + dist_name(c.dist) + "/" + dtype_name(c.dtype));
   for (const RowInfo& r : kRows) {
@@ -196,6 +262,7 @@ TEST_CASE("golden file covers every registry row") {
       CHECK_MESSAGE(origin, dist_name(r.dist), "/", dtype_name(r.dtype));
       CHECK_MESSAGE(end, dist_name(r.dist), "/", dtype_name(r.dtype));
     }
+  }
   }
 }
 
@@ -243,7 +310,8 @@ TEST_CASE("golden: parameter edge cases reach their edges") {
 
 // ---- every host backend reproduces every case ------------------------------------------------
 TEST_CASE("golden: scalar reference") {
-  for (const GoldenCase& c : cases()) check_case(c, golden::run_reference(c), "fill_scalar");
+  for (int v : kVersions)
+    for (const GoldenCase& c : cases(v)) check_case(c, golden::run_reference(c), "fill_scalar");
 }
 
 TEST_CASE("golden: host backends and thread counts") {
@@ -255,18 +323,35 @@ TEST_CASE("golden: host backends and thread counts") {
   for (const B& b : {B{Backend::scalar, 1, "scalar/1"}, B{Backend::scalar, 3, "scalar/3"},
                      B{Backend::automatic, 1, "automatic/1"}, B{Backend::automatic, 3, "automatic/3"}}) {
     MESSAGE("backend ", std::string(b.name), " (simd isa: ", std::string(simd_isa()), ")");
-    for (const GoldenCase& c : cases()) check_case(c, golden::run_host(c, {b.b, b.threads}), b.name);
+    for (int v : kVersions)
+      for (const GoldenCase& c : cases(v)) check_case(c, golden::run_host(c, {b.b, b.threads}), b.name);
   }
 }
 
 // ---- the format ------------------------------------------------------------------------------
 TEST_CASE("golden format round-trips") {
-  for (const GoldenCase& c : cases()) {
-    const GoldenCase d = golden::parse_golden(golden::format_golden(c), c.line);
-    CHECK(d.out == c.out);
-    CHECK(d.in == c.in);
-    CHECK(golden::format_golden(d) == golden::format_golden(c));
-  }
+  for (int v : kVersions)
+    for (const GoldenCase& c : cases(v)) {
+      const GoldenCase d = golden::parse_golden(golden::format_golden(c), c.line);
+      CHECK(d.out == c.out);
+      CHECK(d.in == c.in);
+      CHECK(d.stream == c.stream);
+      CHECK(golden::format_golden(d) == golden::format_golden(c));
+    }
+}
+
+TEST_CASE("golden format: the stream token") {
+  const std::string head = "op=fill dist=normal dtype=f32 ";
+  const std::string tail = "seed=0x0 subseq=0x0 offset=0x0 start=0 count=1 mean=0x0p+0 std=0x1p+0 out=3f800000";
+  CHECK(golden::parse_golden(head + tail).stream == 1);  // absent: stream 1 (every line of golden_v1.txt)
+  const GoldenCase c = golden::parse_golden(head + "stream=2 " + tail);
+  CHECK(c.stream == 2);
+  CHECK(golden::format_golden(c) == head + "stream=2 " + tail);
+  CHECK(c.plan().stream == 2);
+  CHECK(c.plan().version == 2);
+  CHECK_THROWS_WITH(golden::parse_golden(head + "stream=3 " + tail), doctest::Contains("stream version 3"));
+  CHECK_THROWS_WITH(golden::parse_golden(head + "stream=0 " + tail), doctest::Contains("stream version 0"));
+  CHECK_THROWS(golden::parse_golden(head + "stream=two " + tail));
 }
 
 TEST_CASE("golden format: parameter tokens come from the registry, exactly those the distribution reads") {

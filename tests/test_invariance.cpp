@@ -163,6 +163,7 @@ TEST_CASE("Generator: successive draws equal draws at explicit offsets (plan_wor
       INFO(c.name, " count ", count, " round ", round);
       std::vector<unsigned char> buf(count * xrng::dtype_size(c.plan.dtype) + 8);
       REQUIRE(g.offset() == offset);
+      g = g.with_stream(c.plan.stream);  // the rows of every stream version; the offset carries on
       g.draw(c.plan, count, buf.data(), options(1));
       CHECK(xrng::golden::to_bits(c.plan.dtype, buf.data(), count) == draw(c.plan, key, offset, 0, count, kScalar));
       offset += xrng::plan_words(c.plan, count);
@@ -178,7 +179,7 @@ TEST_CASE("Generator: successive draws equal draws at explicit offsets (plan_wor
   const Plan nf = xrng::make_plan(Dist::normal, DType::f32, n);
   CHECK(xrng::plan_words(nf, 3) == 4);
   CHECK(xrng::plan_words(xrng::make_plan(Dist::normal, DType::f64, n), 3) == 8);
-  // the convenience draws use the same arithmetic
+  // the convenience draws use the same arithmetic, in the generator's stream
   xrng::Generator h(1, 0, 0);
   std::vector<float> a(5), b(6);
   h.normal(a.data(), a.size(), 0.0, 1.0, options(1));

@@ -2,11 +2,13 @@
 //
 // Two checks, each on every backend this binary and machine have (a column
 // per backend, every value of a column computed by the backend it names):
-//  1. the golden vectors (tests/data/golden_v1.txt, compiled into the binary
-//     by the xrng_golden library) reproduced bit for bit;
+//  1. the golden vectors of every stream version (tests/data/golden_v1.txt
+//     and golden_v2.txt, compiled into the binary by the xrng_golden
+//     library) reproduced bit for bit: a column per stream version;
 //  2. one draw per registry row (golden::row_plans(): a row added to the
-//     registry gets a line here with no edit), hashed, against the scalar
-//     reference.
+//     registry gets a line here with no edit; the rows of every stream
+//     version, each labelled with the versions that use it), hashed, against
+//     the scalar reference.
 #include "verify.h"
 
 #include <algorithm>
@@ -123,6 +125,7 @@ GoldenCase standard_case(const golden::RowPlan& rp, uint64_t count) {
   c.dist = rp.row->dist;
   c.dtype = rp.row->dtype;
   c.params = rp.params;
+  c.stream = rp.plan.stream;  // the row's own stream version: every row of every version is drawn
   c.seed = 20261123;
   c.subseq = 7;
   c.offset = 5;
@@ -163,30 +166,49 @@ int cmd_verify(const std::vector<std::string>& args) {
 #if defined(XRNG_HAVE_CUDA)
   cuda_desc = cuda::available() ? cuda::device_name() : "built, no device present";
 #endif
-  std::printf("xrng verify: stream v%d, cpu simd=%s, threads=%u, cuda: %s\n", kStreamVersion, simd_isa(),
+  std::printf("xrng verify: streams v1..v%d, cpu simd=%s, threads=%u, cuda: %s\n", kStreamVersion, simd_isa(),
               std::thread::hardware_concurrency(), cuda_desc.c_str());
   bool all_ok = true;
 
-  // 1. golden vectors on every backend
-  const std::vector<GoldenCase> cases = golden::parse_golden_text(std::string(golden::embedded_text()));
-  std::printf("\ngolden vectors (tests/data/golden_v1.txt, %zu cases):\n", cases.size());
+  // 1. golden vectors on every backend: a column per stream version
+  constexpr int kVersions[] = {1, 2};
+  static_assert(kStreamVersion == 2, "verify: add the new stream version's golden file");
+  std::vector<GoldenCase> cases[std::size(kVersions)];
+  std::string files;
+  for (size_t k = 0; k < std::size(kVersions); ++k) {
+    cases[k] = golden::parse_golden_text(std::string(golden::embedded_text(kVersions[k])));
+    for (const GoldenCase& c : cases[k])
+      if (c.stream != kVersions[k]) throw Error("verify: " + golden::golden_file_name(kVersions[k]) + " " + c.name() +
+                                                " is not of its stream");
+    files += std::string(files.empty() ? "" : "; ") + "tests/data/" + golden::golden_file_name(kVersions[k]) + ", " +
+             std::to_string(cases[k].size()) + " cases";
+  }
+  std::printf("\ngolden vectors (%s):\n", files.c_str());
+  std::printf("  %-12s", "backend");
+  for (int v : kVersions) std::printf("  %-20s", ("stream v" + std::to_string(v)).c_str());
+  std::printf("\n");
   for (const auto& be : bes) {
-    size_t ok = 0;
+    std::printf("  %-12s", be.name.c_str());
     std::string first_bad;
-    for (const auto& c : cases) {
-      std::vector<unsigned char> buf(c.count * dtype_size(c.dtype) + 8);
-      try {
-        be.run(c, c.plan(), buf.data());
-        if (golden::to_bits(c.dtype, buf.data(), c.count) == c.out) ++ok;
-        else if (first_bad.empty()) first_bad = c.name();
-      } catch (const std::exception& e) {
-        if (first_bad.empty()) first_bad = c.name() + " (" + e.what() + ")";
+    for (size_t k = 0; k < std::size(kVersions); ++k) {
+      size_t ok = 0;
+      for (const auto& c : cases[k]) {
+        std::vector<unsigned char> buf(c.count * dtype_size(c.dtype) + 8);
+        try {
+          be.run(c, c.plan(), buf.data());
+          if (golden::to_bits(c.dtype, buf.data(), c.count) == c.out) ++ok;
+          else if (first_bad.empty()) first_bad = c.name();
+        } catch (const std::exception& e) {
+          if (first_bad.empty()) first_bad = c.name() + " (" + e.what() + ")";
+        }
       }
+      const bool pass = ok == cases[k].size() && !cases[k].empty();
+      all_ok = all_ok && pass;
+      char cell[64];
+      std::snprintf(cell, sizeof cell, "%zu/%zu %s", ok, cases[k].size(), pass ? "PASS" : "FAIL");
+      std::printf("  %-20s", cell);
     }
-    const bool pass = ok == cases.size() && !cases.empty();
-    all_ok = all_ok && pass;
-    std::printf("  %-12s %4zu/%zu  %s%s\n", be.name.c_str(), ok, cases.size(), pass ? "PASS" : "FAIL",
-                first_bad.empty() ? "" : ("  first mismatch: " + first_bad).c_str());
+    std::printf("%s\n", first_bad.empty() ? "" : ("  first mismatch: " + first_bad).c_str());
   }
 
   // 2. every backend against the scalar reference, one draw per registry row.
@@ -200,13 +222,21 @@ int cmd_verify(const std::vector<std::string>& args) {
   int label_width = 4;
   for (const golden::RowPlan& rp : rows)
     label_width = std::max<int>(label_width, std::strlen(dist_name(rp.row->dist)) + 1 + std::strlen(dtype_name(rp.row->dtype)));
-  std::printf("  %-*s", label_width, "draw");
+  // The stream versions that use a row (registry.h, find_row): "1,2" for a row
+  // stream 2 keeps, "1" for one it redefines, "2" for its redefinition.
+  auto streams_of = [](const RowInfo& r) {
+    std::string s;
+    for (int v = kOldestStreamVersion; v <= kStreamVersion; ++v)
+      if (find_row(r.dist, r.dtype, v) == &r) s += (s.empty() ? "" : ",") + std::to_string(v);
+    return s;
+  };
+  std::printf("  %-*s %-7s", label_width, "draw", "streams");
   for (const auto& be : bes) std::printf(" %-17s", be.name.c_str());
   std::printf(" match\n");
   for (const golden::RowPlan& rp : rows) {
     const GoldenCase c = standard_case(rp, count);
     const std::string label = std::string(dist_name(c.dist)) + "/" + dtype_name(c.dtype);
-    std::printf("  %-*s", label_width, label.c_str());
+    std::printf("  %-*s %-7s", label_width, label.c_str(), streams_of(*rp.row).c_str());
     std::string ref;
     bool row_ok = true;
     for (const auto& be : bes) {

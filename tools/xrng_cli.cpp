@@ -2,9 +2,10 @@
 //
 //   xrng gen --dist D [--dtype T] [--seed S] [--subseq Q] [--offset W] [--epoch E]
 //            [--start I] --count N [--<param> V ...] [--rank R --world W] [--inverse]
-//            [--backend B] [--threads T] [--format F]
+//            [--stream 1|2] [--backend B] [--threads T] [--format F]
 //   xrng fingerprint <same arguments>
 //   xrng verify [--quick]
+// --stream is the stream version (SPEC.md section 7), 2 (the newest) by default.
 //
 // The distributions, their dtypes and parameters, the --<param> flags and the
 // usage text all come from the registry (rng/registry.h: kDists, kRows,
@@ -113,12 +114,14 @@ std::string usage() {
   std::string u =
       "usage:\n"
       "  xrng gen --dist D [--dtype T] [--seed S] [--subseq Q] [--offset W] [--epoch E] [--start I] --count N\n"
-      "           [--<param> V ...] [--rank R --world W] [--inverse]\n"
+      "           [--<param> V ...] [--rank R --world W] [--inverse] [--stream {1,2}]\n"
       "           [--backend {cpu-scalar,cpu-simd,auto,cuda}] [--threads T] [--format {text,hex,bin,null}]\n"
       "  xrng fingerprint <the arguments of gen>   one line: SHA-256 of the bin bytes\n"
       "  xrng verify [--quick]                     golden vectors + every backend against the scalar reference\n"
       "  xrng version\n"
       "Numbers accept decimal or 0x-hex. --epoch E means --seed 123456789+E.\n"
+      "--stream V: the stream version (SPEC.md section 7), default " +
+      std::to_string(xrng::kStreamVersion) + "; 1 gives the values of the releases before stream 2.\n"
       "\n"
       "distributions (--dist D), their dtypes (--dtype T; * = default) and parameters (* = required):\n";
   // One line per distribution; the columns are as wide as their widest entry.
@@ -219,7 +222,8 @@ struct Request {
 
 // The flags of gen / fingerprint that are not parameters.
 const char* const kFlags[] = {"--dist",  "--dtype", "--seed",    "--subseq",  "--offset", "--epoch", "--start",
-                              "--count", "--rank",  "--world",   "--backend", "--threads", "--format"};
+                              "--count", "--rank",  "--world",   "--backend", "--threads", "--format",
+                              "--stream"};
 
 Request parse_request(const std::vector<std::string>& args, bool allow_format) {
   std::map<std::string, std::string> kv;
@@ -283,7 +287,15 @@ Request parse_request(const std::vector<std::string>& args, bool allow_format) {
   for (Param p : kRequired)
     if (xrng::dist_has_param(dist, p) && !(set & xrng::param_bit(p)))
       throw Error(std::string("--dist ") + xrng::dist_name(dist) + " needs " + flags_of(p));
-  r.plan = xrng::make_plan(dist, dtype, q);
+  int stream = xrng::kStreamVersion;
+  if (const std::string* v = get("--stream")) {
+    const uint64_t n = parse_u64("--stream", *v);
+    if (n < static_cast<uint64_t>(xrng::kOldestStreamVersion) || n > static_cast<uint64_t>(xrng::kStreamVersion))
+      throw Error("--stream: stream version " + *v + " does not exist (" + std::to_string(xrng::kOldestStreamVersion) +
+                  ".." + std::to_string(xrng::kStreamVersion) + ")");
+    stream = static_cast<int>(n);
+  }
+  r.plan = xrng::make_plan(dist, dtype, q, stream);
 
   const bool perm = kind == xrng::Kind::permutation;
   for (const char* f : {"--rank", "--world"})
@@ -336,9 +348,10 @@ Request parse_request(const std::vector<std::string>& args, bool allow_format) {
       throw Error("unknown format '" + r.format + "' (text, hex, bin, null)");
   }
   char d[512];
-  std::snprintf(d, sizeof d, "%s %s seed=%" PRIu64 " subseq=%" PRIu64 " offset=%" PRIu64 " start=%" PRIu64
+  std::snprintf(d, sizeof d, "%s %s stream=%d seed=%" PRIu64 " subseq=%" PRIu64 " offset=%" PRIu64 " start=%" PRIu64
                 " count=%" PRIu64,
-                xrng::dist_name(dist), xrng::dtype_name(dtype), seed, subseq, r.offset, r.start, r.count);
+                xrng::dist_name(dist), xrng::dtype_name(dtype), int(r.plan.stream), seed, subseq, r.offset, r.start,
+                r.count);
   r.describe = d;
   return r;
 }

@@ -1,8 +1,8 @@
 """xrng: random tensors that are the same bit for bit on every device.
 
 Every element is a pure function of (seed, subseq, offset, element index,
-parameters) under xrng stream v1 (Philox4x32-10, the cuRAND-compatible
-stream). Element ``i`` of a tensor, counted in row-major order over its shape
+parameters) under an xrng stream version (Philox4x32-10, the cuRAND-compatible
+stream, then each distribution's transform). Element ``i`` of a tensor, counted in row-major order over its shape
 whatever its strides, equals element ``i`` of ``xrng gen`` with the same
 arguments, on the CPU (any SIMD width, any thread count), on CUDA GPUs and on
 any other torch device.
@@ -27,8 +27,18 @@ other device (privateuse1/NPU, MPS, XPU, ...) on the host before a copy;
 ``"host_transfer"`` forces the host-then-copy path on CUDA too. All paths give
 the same bits.
 
+Stream versions (``stream=``, SPEC.md section 7): every draw function takes
+``stream=1`` or ``stream=2``. 2, the default (:data:`stream_version`), computes
+the float32/float16/bfloat16 normal, log_normal, exponential and cauchy values
+in binary32; 1 is the frozen stream of the releases before it (binary64
+transforms). Every other draw is the same in both. A :class:`Generator` has
+its own stream version (``Generator(seed, stream=1)``), which its draws use,
+its saved state records and its children inherit; ``stream=`` with a
+generator must match it.
+
 Errors (bad sizes, p outside [0, 1], an empty range, a dtype the distribution
-does not have) raise ``ValueError`` before anything is written.
+does not have, a stream version other than 1 or 2) raise ``ValueError``
+before anything is written.
 """
 from __future__ import annotations
 
@@ -41,7 +51,8 @@ from . import _C
 from ._C import Generator
 
 __all__ = [
-    "Generator", "default_generator", "manual_seed", "stream_version", "simd_isa", "has_cuda_kernels",
+    "Generator", "default_generator", "manual_seed", "stream_version", "stream_versions", "simd_isa",
+    "has_cuda_kernels",
     "rand", "randn", "randint", "bernoulli", "randperm", "dropout",
     "rand_like", "randn_like", "randint_like", "bernoulli_like",
     "uniform_", "normal_", "randint_", "bernoulli_", "bits_",
@@ -49,7 +60,10 @@ __all__ = [
 ]
 __version__ = "1.0.0"
 
+#: The newest stream version, the default of every draw (SPEC.md section 7).
 stream_version: int = _C.stream_version
+#: Every stream version this library produces: (1, 2).
+stream_versions: tuple = tuple(_C.stream_versions)
 simd_isa = _C.simd_isa
 has_cuda_kernels = _C.has_cuda_kernels
 
@@ -61,10 +75,12 @@ _Size = Union[int, Sequence[int], torch.Size]
 _Device = Union[str, torch.device, int, None]
 
 
-def manual_seed(seed: int, subseq: int = 0) -> Generator:
-    """Resets :data:`default_generator` to ``Generator(seed, subseq, 0)`` and returns it."""
+def manual_seed(seed: int, subseq: int = 0, *, stream: Optional[int] = None) -> Generator:
+    """Resets :data:`default_generator` to ``Generator(seed, subseq, 0, stream)``
+    (stream: 1 or 2, default :data:`stream_version`) and returns it."""
     global default_generator
-    default_generator = Generator(_u64(seed, "seed"), _u64(subseq, "subseq"), 0)
+    st = stream_version if stream is None else _check_stream(stream)
+    default_generator = Generator(_u64(seed, "seed"), _u64(subseq, "subseq"), 0, st)
     return default_generator
 
 
@@ -76,6 +92,25 @@ def _u64(x: int, what: str) -> int:
     if not 0 <= x < 2**64:
         raise ValueError(f"{what} must be in [0, 2**64), got {x}")
     return x
+
+
+def _check_stream(stream) -> int:
+    if isinstance(stream, bool) or not isinstance(stream, numbers.Integral) or int(stream) not in stream_versions:
+        raise ValueError(f"stream must be one of the stream versions {stream_versions}, got {stream!r}")
+    return int(stream)
+
+
+def _stream(stream, src) -> int:
+    """The stream version of a draw from ``src``: ``stream=`` (checked), else the
+    generator's own, else :data:`stream_version`. With a generator, ``stream=``
+    must be its own: a generator's stream version is fixed."""
+    if stream is None:
+        return src.stream if isinstance(src, Generator) else stream_version
+    st = _check_stream(stream)
+    if isinstance(src, Generator) and st != src.stream:
+        raise ValueError(f"stream={st} but the generator draws stream {src.stream} "
+                         f"(make one with xrng.Generator(..., stream={st}))")
+    return st
 
 
 def _size(size: tuple) -> list:
@@ -135,7 +170,8 @@ def _finish(t: torch.Tensor, requires_grad: bool) -> torch.Tensor:
 def rand(*size: _Size, seed: Optional[int] = None, subseq: int = 0, offset: int = 0,
          generator: Optional[Generator] = None, out: Optional[torch.Tensor] = None,
          dtype: Optional[torch.dtype] = None, device: _Device = None, requires_grad: bool = False,
-         low: float = 0.0, high: float = 1.0, path: str = "auto", threads: int = 0) -> torch.Tensor:
+         low: float = 0.0, high: float = 1.0, path: str = "auto", threads: int = 0,
+         stream: Optional[int] = None) -> torch.Tensor:
     """Uniform values in [low, high) (default [0, 1)), like :func:`torch.rand`.
 
     One stream word per element (float64: two). dtype: float32 (default),
@@ -144,32 +180,36 @@ def rand(*size: _Size, seed: Optional[int] = None, subseq: int = 0, offset: int 
     """
     src = _source(seed, subseq, offset, generator)
     t = _empty(_size(size), dtype, device, out, torch.float32)
-    return _finish(_C.draw_(t, src, "uniform", {"low": float(low), "high": float(high)}, _path(path), threads),
+    st = _stream(stream, src)
+    return _finish(_C.draw_(t, src, "uniform", {"low": float(low), "high": float(high)}, _path(path), threads, st),
                    requires_grad)
 
 
 def randn(*size: _Size, seed: Optional[int] = None, subseq: int = 0, offset: int = 0,
           generator: Optional[Generator] = None, out: Optional[torch.Tensor] = None,
           dtype: Optional[torch.dtype] = None, device: _Device = None, requires_grad: bool = False,
-          mean: float = 0.0, std: float = 1.0, path: str = "auto", threads: int = 0) -> torch.Tensor:
+          mean: float = 0.0, std: float = 1.0, path: str = "auto", threads: int = 0,
+          stream: Optional[int] = None) -> torch.Tensor:
     """Normal values (default mean 0, std 1), like :func:`torch.randn`.
 
     Values come in pairs (Box-Muller): elements 2k and 2k+1 come from the same
     2 stream words (f64: 4 words); a draw of n elements consumes
     ``2 * ceil(n / 2)`` words (f64: ``4 * ceil(n / 2)``), so an odd n skips the
     unused half of its last pair. dtype: float32 (default), float64, float16
-    or bfloat16.
+    or bfloat16. ``stream=1`` gives the stream-1 values (binary64 transform)
+    of the releases before stream 2; float64 is the same in both.
     """
     src = _source(seed, subseq, offset, generator)
     t = _empty(_size(size), dtype, device, out, torch.float32)
-    return _finish(_C.draw_(t, src, "normal", {"mean": float(mean), "std": float(std)}, _path(path), threads),
+    st = _stream(stream, src)
+    return _finish(_C.draw_(t, src, "normal", {"mean": float(mean), "std": float(std)}, _path(path), threads, st),
                    requires_grad)
 
 
 def randint(*args, size: Optional[_Size] = None, low: Optional[int] = None, high: Optional[int] = None,
             seed: Optional[int] = None, subseq: int = 0, offset: int = 0, generator: Optional[Generator] = None,
             out: Optional[torch.Tensor] = None, dtype: Optional[torch.dtype] = None, device: _Device = None,
-            path: str = "auto", threads: int = 0) -> torch.Tensor:
+            path: str = "auto", threads: int = 0, stream: Optional[int] = None) -> torch.Tensor:
     """Integers uniform in [low, high), like :func:`torch.randint`.
 
     Call as ``randint(high, size)`` or ``randint(low, high, size)`` (or with
@@ -195,13 +235,14 @@ def randint(*args, size: Optional[_Size] = None, low: Optional[int] = None, high
     low = 0 if low is None else low
     src = _source(seed, subseq, offset, generator)
     t = _empty(_size((size,)), dtype, device, out, torch.int64)
-    return _C.draw_(t, src, "randint", {"ilow": int(low), "ihigh": int(high)}, _path(path), threads)
+    st = _stream(stream, src)
+    return _C.draw_(t, src, "randint", {"ilow": int(low), "ihigh": int(high)}, _path(path), threads, st)
 
 
 def bernoulli(*size: _Size, p: float = 0.5, seed: Optional[int] = None, subseq: int = 0, offset: int = 0,
               generator: Optional[Generator] = None, out: Optional[torch.Tensor] = None,
               dtype: Optional[torch.dtype] = None, device: _Device = None, path: str = "auto",
-              threads: int = 0) -> torch.Tensor:
+              threads: int = 0, stream: Optional[int] = None) -> torch.Tensor:
     """A mask of Bernoulli(p) draws: 1 (True) with probability p.
 
     One stream word per element, compared with ``round(p * 2**32)``. dtype:
@@ -209,13 +250,13 @@ def bernoulli(*size: _Size, p: float = 0.5, seed: Optional[int] = None, subseq: 
     """
     src = _source(seed, subseq, offset, generator)
     t = _empty(_size(size), dtype, device, out, torch.bool)
-    return _C.draw_(t, src, "bernoulli", {"p": float(p)}, _path(path), threads)
+    return _C.draw_(t, src, "bernoulli", {"p": float(p)}, _path(path), threads, _stream(stream, src))
 
 
 def randperm(n: int, *, seed: Optional[int] = None, subseq: int = 0, offset: int = 0,
              generator: Optional[Generator] = None, out: Optional[torch.Tensor] = None,
              dtype: Optional[torch.dtype] = None, device: _Device = None, path: str = "auto",
-             threads: int = 0) -> torch.Tensor:
+             threads: int = 0, stream: Optional[int] = None) -> torch.Tensor:
     """A random permutation of ``range(n)``, like :func:`torch.randperm`.
 
     A keyed Feistel bijection: it consumes 12 stream words (one round key per
@@ -226,12 +267,12 @@ def randperm(n: int, *, seed: Optional[int] = None, subseq: int = 0, offset: int
         raise ValueError(f"randperm: n must be an int >= 1, got {n!r}")
     src = _source(seed, subseq, offset, generator)
     t = _empty([int(n)], dtype, device, out, torch.int64)
-    return _C.draw_(t, src, "perm", {"n": int(n)}, _path(path), threads)
+    return _C.draw_(t, src, "perm", {"n": int(n)}, _path(path), threads, _stream(stream, src))
 
 
 def dropout(input: torch.Tensor, p: float = 0.5, training: bool = True, inplace: bool = False, *,
             seed: Optional[int] = None, subseq: int = 0, offset: int = 0, generator: Optional[Generator] = None,
-            path: str = "auto", threads: int = 0) -> torch.Tensor:
+            path: str = "auto", threads: int = 0, stream: Optional[int] = None) -> torch.Tensor:
     """Dropout like :func:`torch.nn.functional.dropout`: element i is +0 where the
     i-th Bernoulli(p) draw is 1, else ``input[i] / (1 - p)`` (scaled in the
     input's precision as xrng's SPEC states). Consumes one word per element.
@@ -240,6 +281,7 @@ def dropout(input: torch.Tensor, p: float = 0.5, training: bool = True, inplace:
     if not training:
         return input
     src = _source(seed, subseq, offset, generator)
+    _stream(stream, src)  # checked: dropout is the same in every stream version
     if inplace:
         return _C.dropout_out(input, input, float(p), src, _path(path), threads)
     out = torch.empty_like(input, memory_format=torch.contiguous_format)
@@ -281,13 +323,15 @@ def bernoulli_like(input: torch.Tensor, p: float = 0.5, *, dtype=None, device=No
 # ---- in-place fills of existing tensors (any device, contiguous or strided) -------------------
 def _fill(tensor: torch.Tensor, dist: str, params: dict, kw: dict) -> torch.Tensor:
     """An in-place fill: ``dist`` with ``params`` (the registry's names) from the
-    source the keywords name (seed=/subseq=/offset= or generator=); a keyword
+    source the keywords name (seed=/subseq=/offset= or generator=), in the
+    stream version ``stream=`` names (see :func:`_stream`); a keyword
     no fill takes (a misspelt parameter) is a TypeError, not ignored."""
     src = _source(kw.pop("seed", None), kw.pop("subseq", 0), kw.pop("offset", 0), kw.pop("generator", None))
     path, threads = _path(kw.pop("path", "auto")), kw.pop("threads", 0)
+    stream = _stream(kw.pop("stream", None), src)
     if kw:
         raise TypeError(f"{dist}: unexpected keyword argument(s) {', '.join(sorted(kw))}")
-    return _C.draw_(tensor, src, dist, params, path, threads)
+    return _C.draw_(tensor, src, dist, params, path, threads, stream)
 
 
 def uniform_(tensor: torch.Tensor, low: float = 0.0, high: float = 1.0, **kw) -> torch.Tensor:
@@ -352,12 +396,15 @@ def cauchy_(tensor: torch.Tensor, median: float = 0.0, sigma: float = 1.0, **kw)
 # ---- random access into permutations -------------------------------------------------------------
 def perm_shard(n: int, rank: int, world: int, start: int = 0, count: Optional[int] = None, *, seed: int = 0,
                subseq: int = 0, offset: int = 0, dtype: torch.dtype = torch.int64, device: _Device = None,
-               path: str = "auto", threads: int = 0) -> torch.Tensor:
+               path: str = "auto", threads: int = 0, stream: Optional[int] = None) -> torch.Tensor:
     """Elements [start, start + count) of shard ``rank`` of ``world`` of the
     permutation ``randperm(n, seed=seed, subseq=subseq, offset=offset)``:
     element j is ``perm[(rank + j * world) % n]`` (DistributedSampler's layout,
     wrapping around when world does not divide n). Only the shard is computed.
+    ``stream``: checked only (a permutation is the same in every stream version).
     """
+    if stream is not None:
+        _check_stream(stream)
     if count is None:
         count = -(-n // world) - start if world > 0 else 0
     out = torch.empty([max(int(count), 0)], dtype=dtype, device=device)
@@ -367,14 +414,20 @@ def perm_shard(n: int, rank: int, world: int, start: int = 0, count: Optional[in
                           _u64(rank, "rank"), _u64(world, "world"), _u64(start, "start"), _path(path), threads)
 
 
-def perm_element(n: int, i: int, *, seed: int = 0, subseq: int = 0, offset: int = 0) -> int:
-    """``randperm(n, seed=..., ...)[i]`` without computing the rest."""
+def perm_element(n: int, i: int, *, seed: int = 0, subseq: int = 0, offset: int = 0,
+                 stream: Optional[int] = None) -> int:
+    """``randperm(n, seed=..., ...)[i]`` without computing the rest (the same in every stream version)."""
+    if stream is not None:
+        _check_stream(stream)
     return _C.perm_element(_u64(seed, "seed"), _u64(subseq, "subseq"), _u64(offset, "offset"), _u64(n, "n"),
                            _u64(i, "i"))
 
 
-def perm_position(n: int, value: int, *, seed: int = 0, subseq: int = 0, offset: int = 0) -> int:
-    """The index at which ``value`` appears in ``randperm(n, seed=..., ...)``."""
+def perm_position(n: int, value: int, *, seed: int = 0, subseq: int = 0, offset: int = 0,
+                  stream: Optional[int] = None) -> int:
+    """The index at which ``value`` appears in ``randperm(n, seed=..., ...)`` (the same in every stream version)."""
+    if stream is not None:
+        _check_stream(stream)
     return _C.perm_position(_u64(seed, "seed"), _u64(subseq, "subseq"), _u64(offset, "offset"), _u64(n, "n"),
                             _u64(value, "value"))
 

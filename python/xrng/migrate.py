@@ -11,7 +11,11 @@ cosine similarity, and the first row where the runs part.
 With ``seed=S`` the run goes under ``xrng.reproducible(seed=S)``, so every
 random draw of the program (weight init, dropout, ``randn``...) comes from the
 xrng stream and is the same on every device: what is left to differ is
-arithmetic, and the table shows where it starts to differ.
+arithmetic, and the table shows where it starts to differ. ``stream=1`` or
+``2`` (``--stream``) picks the mode's stream version (SPEC.md section 7;
+default the newest); the recording keeps it (``meta["stream_version"]``), and
+comparing recordings of different stream versions says so, since their random
+values differ by design.
 
 Python::
 
@@ -298,14 +302,19 @@ class Recorder:
 
 
 @contextlib.contextmanager
-def _mode(seed: Optional[int], strict: bool = False):
-    """``xrng.reproducible(seed=seed, strict=strict)`` around the block, yielding the
-    mode object; nothing (and None) when seed is None."""
+def _mode(seed: Optional[int], strict: bool = False, stream: Optional[int] = None):
+    """``xrng.reproducible(seed=seed, strict=strict, stream=stream)`` around the block,
+    yielding the mode object; nothing (and None) when seed is None."""
     if seed is None:
         if strict:
             raise MigrateError("strict=True needs a seed: it is an option of the reproducible mode")
+        if stream is not None:
+            raise MigrateError("stream= needs a seed: it is an option of the reproducible mode")
         yield None
         return
+    if stream is not None and (isinstance(stream, bool) or stream not in getattr(xrng, "stream_versions", (1,))):
+        raise MigrateError(f"stream must be one of the stream versions {getattr(xrng, 'stream_versions', (1,))}, "
+                           f"got {stream!r}")
     mode = getattr(xrng, "reproducible", None)
     if mode is None:  # the package may not re-export it: look for the submodule
         try:
@@ -320,7 +329,7 @@ def _mode(seed: Optional[int], strict: bool = False):
         raise MigrateError(f"seed={seed} records under xrng.reproducible(seed=...), which this xrng "
                            f"({xrng.__version__}, {os.path.dirname(xrng.__file__)}) does not have; "
                            "record without a seed and seed the model build yourself (torch.manual_seed)")
-    m = mode(seed=seed, strict=strict)
+    m = mode(seed=seed, strict=strict) if stream is None else mode(seed=seed, strict=strict, stream=stream)
     with m:
         yield m
 
@@ -363,7 +372,7 @@ def _model_device_dtype(model: torch.nn.Module) -> Tuple[str, str]:
 
 
 def record(model: torch.nn.Module, inputs: Any, path: Optional[_PathLike] = None, *, grads: bool = False,
-           tensors: bool = False, seed: Optional[int] = None, strict: bool = False,
+           tensors: bool = False, seed: Optional[int] = None, strict: bool = False, stream: Optional[int] = None,
            loss_fn: Optional[Callable[[Any], torch.Tensor]] = None, label: Optional[str] = None) -> Recording:
     """Runs ``model`` on ``inputs`` once, recording every module's outputs; returns
     the :class:`Recording` and, when ``path`` is given, saves it there.
@@ -384,9 +393,11 @@ def record(model: torch.nn.Module, inputs: Any, path: Optional[_PathLike] = None
     their values may differ between devices, and so may everything after them.
     strict: ``xrng.reproducible(strict=True)``: such an op raises
     ``xrng.NotReproducibleError`` instead.
+    stream: the mode's stream version, 1 or 2 (``xrng.reproducible(stream=)``;
+    default the newest); needs a seed. Recorded as ``meta["stream_version"]``.
     label: free text stored in the metadata and shown by :func:`describe`.
     """
-    with _mode(seed, strict) as mode:
+    with _mode(seed, strict, stream) as mode:
         return _record(model, inputs, path, grads=grads, tensors=tensors, seed=seed, mode=mode, loss_fn=loss_fn,
                        label=label)
 
@@ -414,7 +425,8 @@ def _record(model, inputs, path, *, grads, tensors, seed, mode, loss_fn, label) 
             # op -> why, as the mode reported it (a dict kept by the mode object, one entry per op)
             "not_reproducible": dict(getattr(mode, "reported", {}) or {}), "grads": grads,
             "counts": counts, "torch": torch.__version__, "xrng": xrng.__version__,
-            "stream_version": int(xrng.stream_version), "python": platform.python_version(),
+            # the stream version the run drew in: the mode's, else the library's default
+            "stream_version": int(getattr(mode, "stream", xrng.stream_version)), "python": platform.python_version(),
             "created": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")}
     recording = Recording(meta=meta, entries=rec.entries, tensors=rec.tensors)
     if path is not None:
@@ -437,7 +449,7 @@ def _to(x: Any, device: torch.device, dtype: Optional[torch.dtype]) -> Any:
 
 def record_build(build: Callable[[], Tuple[torch.nn.Module, Any]], path: Optional[_PathLike] = None, *,
                  device: Union[str, torch.device] = "cpu", dtype: Optional[torch.dtype] = None, grads: bool = False,
-                 tensors: bool = False, seed: Optional[int] = None, strict: bool = False,
+                 tensors: bool = False, seed: Optional[int] = None, strict: bool = False, stream: Optional[int] = None,
                  loss_fn: Optional[Callable[[Any], torch.Tensor]] = None, label: Optional[str] = None) -> Recording:
     """Builds a model with ``build() -> (model, inputs)``, moves both to ``device``
     (and ``dtype`` for floating-point parameters, buffers and inputs), then
@@ -457,7 +469,7 @@ def record_build(build: Callable[[], Tuple[torch.nn.Module, Any]], path: Optiona
         raise MigrateError(f"device {device!r}: {e}") from None
     if device.type == "cuda" and not torch.cuda.is_available():
         raise MigrateError(f"device {device}: torch sees no CUDA GPU here")
-    with _mode(seed, strict) as mode:
+    with _mode(seed, strict, stream) as mode:
         built = build()
         if not (isinstance(built, (tuple, list)) and len(built) == 2 and isinstance(built[0], torch.nn.Module)):
             raise MigrateError(f"the build function must return (model, inputs), got {type(built).__name__}")
@@ -654,8 +666,8 @@ def format_table(rows: Sequence[Row], *, only_differences: bool = False) -> str:
 def describe(recording: Recording) -> str:
     """One line about a recording's run: label, model, device, dtype, mode, versions."""
     m = recording.meta
-    mode = (f"xrng.reproducible(seed={m['seed']}{', strict=True' if m.get('strict') else ''})" if m.get("mode")
-            else "no mode")
+    mode = (f"xrng.reproducible(seed={m['seed']}{', strict=True' if m.get('strict') else ''}, "
+            f"stream={m.get('stream_version', 1)})" if m.get("mode") else "no mode")
     bad = m.get("not_reproducible") or {}
     label = f"{m['label']}: " if m.get("label") else ""
     c = m.get("counts", {})
@@ -714,6 +726,8 @@ def _parser() -> argparse.ArgumentParser:
     rec.add_argument("--seed", type=int, help="run under xrng.reproducible(seed=SEED), build included")
     rec.add_argument("--strict", action="store_true",
                      help="with --seed: fail on a random op the mode cannot make reproducible")
+    rec.add_argument("--stream", type=int, choices=(1, 2),
+                     help="with --seed: the mode's stream version (default: the newest, 2)")
     rec.add_argument("--grads", action="store_true", help="also backward, recording output and parameter gradients")
     rec.add_argument("--tensors", action="store_true", help="keep the tensors (safetensors), needed for errors")
     rec.add_argument("--label", help="free text stored with the recording")
@@ -737,7 +751,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         if args.cmd == "record":
             r = record_build(_load_build(args.build), args.out, device=args.device,
                              dtype=_DTYPES[args.dtype] if args.dtype else None, grads=args.grads,
-                             tensors=args.tensors, seed=args.seed, strict=args.strict, label=args.label)
+                             tensors=args.tensors, seed=args.seed, strict=args.strict, stream=args.stream,
+                             label=args.label)
             extra = f" and {pathlib.Path(args.out).with_suffix('.safetensors')}" if args.tensors else ""
             print(f"recorded {len(r.entries)} tensors to {args.out}{extra}")
             print(describe(r))
@@ -745,6 +760,10 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         a, b = load(args.a), load(args.b)
         rows = compare(a, b)
         print(f"a: {describe(a)}\nb: {describe(b)}\n")
+        sa, sb = a.meta.get("stream_version"), b.meta.get("stream_version")
+        if sa != sb:
+            print(f"note: a drew in stream v{sa}, b in stream v{sb}: their random values differ by design "
+                  "(record both with the same --stream)\n")
         print(format_table(rows, only_differences=args.only_differences))
         bad = failures(rows, max_abs=args.max_abs, max_rel=args.max_rel, min_cosine=args.min_cosine)
         if bad:

@@ -42,6 +42,12 @@ Streams (SPEC.md, "Reproducible mode: key derivation"):
   unchanged, and its noise equals ``xrng.diffusers.randn_tensor`` with
   ``xrng.Generator(s)``).
 
+Stream version (``stream=``, SPEC.md section 7): the mode draws in stream
+version 2 (the default, ``xrng.stream_version``) or 1 (``reproducible(seed=0,
+stream=1)``: the values of the releases before stream 2); every xrng
+Generator it uses is of that version, and the object records it
+(``mode.stream``). The keys and offsets are the same in both versions.
+
 Every intercepted call consumes a fixed number of stream words that depends
 only on its arguments (SPEC.md lists them), so a program consumes the same
 offsets on every device. Random calls the mode cannot make identical
@@ -72,6 +78,8 @@ import torch
 from torch.utils._python_dispatch import TorchDispatchMode
 
 from . import Generator
+from . import _check_stream
+from . import stream_version as _newest_stream
 from . import bernoulli_ as _x_bernoulli_
 from . import bits_ as _x_bits_
 from . import cauchy_ as _x_cauchy_
@@ -145,9 +153,9 @@ _lock = threading.RLock()
 _offset_bump: dict = {}  # device type -> whether its generators take set_offset (no kernel launch)
 
 
-def _key(seed: int, tag: Optional[int]) -> Generator:
-    g = Generator(seed % 2**64)
-    return g if tag is None else g.fold_in(tag)
+def _key(seed: int, tag: Optional[int], stream: int = _newest_stream) -> Generator:
+    g = Generator(seed % 2**64, stream=stream)
+    return g if tag is None else g.fold_in(tag)  # fold_in keeps the stream version
 
 
 def _fresh_state(tg: torch.Generator) -> torch.Tensor:
@@ -1217,6 +1225,8 @@ class reproducible:
             every entry. ``None``: ``torch.initial_seed()`` at entry. A
             ``torch.manual_seed(s)`` inside the mode restarts the global
             stream on the key of ``s``.
+        stream: the stream version of every draw (SPEC.md section 7): 1 or
+            2, default ``xrng.stream_version`` (2). Recorded as ``self.stream``.
         strict: raise :class:`NotReproducibleError` (before the op runs, where
             possible) instead of warning once about a random op the mode
             cannot make identical on every device.
@@ -1235,11 +1245,13 @@ class reproducible:
         reported: ``{op: reason}`` for every op reported so far by this object.
     """
 
-    def __init__(self, seed: Optional[int] = None, *, strict: bool = False,
+    def __init__(self, seed: Optional[int] = None, *, stream: Optional[int] = None, strict: bool = False,
                  check_dispatch: Optional[bool] = None) -> None:
         if seed is not None and (isinstance(seed, bool) or not isinstance(seed, numbers.Integral)):
             raise TypeError(f"seed must be an int or None, got {type(seed).__name__}")
         self.seed = None if seed is None else int(seed) % 2**64
+        #: The stream version every draw of the mode is in (1 or 2).
+        self.stream = _newest_stream if stream is None else _check_stream(stream)
         self.strict = bool(strict)
         self.check_dispatch = self.strict if check_dispatch is None else bool(check_dispatch)
         self.reported: dict = {}
@@ -1251,16 +1263,17 @@ class reproducible:
 
     # ---- keys (public: what a test or a user needs to reproduce a draw by hand) ----
     @staticmethod
-    def global_generator(seed: int) -> Generator:
+    def global_generator(seed: int, stream: Optional[int] = None) -> Generator:
         """The xrng Generator at which the global stream of ``seed`` starts:
-        ``xrng.Generator(seed).fold_in(GLOBAL_TAG)``, offset 0."""
-        return _key(int(seed), GLOBAL_TAG)
+        ``xrng.Generator(seed, stream=stream).fold_in(GLOBAL_TAG)``, offset 0
+        (stream: the mode's ``stream``, default the newest)."""
+        return _key(int(seed), GLOBAL_TAG, _newest_stream if stream is None else _check_stream(stream))
 
     @staticmethod
-    def generator_for(seed: int) -> Generator:
+    def generator_for(seed: int, stream: Optional[int] = None) -> Generator:
         """The xrng Generator at which a ``torch.Generator`` seeded with ``seed``
-        starts under the mode: ``xrng.Generator(seed)``, offset 0."""
-        return _key(int(seed), None)
+        starts under the mode: ``xrng.Generator(seed, stream=stream)``, offset 0."""
+        return _key(int(seed), None, _newest_stream if stream is None else _check_stream(stream))
 
     def global_position(self) -> Generator:
         """A copy of the global stream's current position (key and offset)."""
@@ -1286,7 +1299,7 @@ class reproducible:
             saved = None if rec is None else rec.gen.clone()
             if rec is None:
                 rec = _streams[tg] = _Stream(Generator())
-            rec.gen = _key(torch.initial_seed() if self.seed is None else self.seed, GLOBAL_TAG)
+            rec.gen = _key(torch.initial_seed() if self.seed is None else self.seed, GLOBAL_TAG, self.stream)
             self._commit(tg, rec, "the start of the mode")
         dmode = _DispatchCheck(self) if self.check_dispatch else None
         _install()
@@ -1397,11 +1410,11 @@ class reproducible:
             elif torch.equal(st, _fresh_state(tg)):  # (re-)seeded: offset 0 of the seed's key
                 if rec is None:
                     rec = _streams[tg] = _Stream(Generator())
-                rec.gen = _key(tg.initial_seed(), tag)
+                rec.gen = _key(tg.initial_seed(), tag, self.stream)
             elif rec is not None and (pos := rec.history.get(_state_key(st))) is not None:
                 rec.gen = Generator(*pos)  # a state recorded after an earlier draw: back to that position
             elif rec is None:  # first seen after torch drew from it (outside the mode): offset 0 all the same
-                rec = _streams[tg] = _Stream(_key(tg.initial_seed(), tag))
+                rec = _streams[tg] = _Stream(_key(tg.initial_seed(), tag, self.stream))
             elif tag == GLOBAL_TAG or rec.entry is self._token():
                 # Something drew from it while this entry of the mode was active (a program's
                 # own generator may also be used between entries: that is not reported).
@@ -1410,6 +1423,10 @@ class reproducible:
                     f"a torch.Generator (seed {tg.initial_seed()})"
                 self._report(what, f"was advanced by something the mode did not intercept, between "
                                    f"{self._last_op} and {op}")
+            if rec.gen.stream != self.stream:
+                # a position another mode (of another stream version) left: same key and
+                # offset, drawn in this mode's version
+                rec.gen = Generator(rec.gen.seed, rec.gen.subseq, rec.gen.offset, self.stream)
             rec.state = st
             if tag == GLOBAL_TAG:
                 self._check_watch(op)

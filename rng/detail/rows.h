@@ -8,6 +8,7 @@
 #include "../plan.h"
 #include "../permutation.h"
 #include "distributions.h"
+#include "distributions_v2.h"
 
 namespace xrng {
 
@@ -19,9 +20,11 @@ namespace xrng {
 template <Dist D, DType T, int V = 1>
 struct Row;
 
-#define XRNG_ELEMENT_ROW(DIST, DTYPE, BODY)                                                        \
+// XRNG_ELEMENT_ROW(dist, dtype, version, body): the element function of the
+// row (dist, dtype, version) of XRNG_ROWS.
+#define XRNG_ELEMENT_ROW(DIST, DTYPE, V, BODY)                                                     \
   template <>                                                                                       \
-  struct Row<Dist::DIST, DType::DTYPE, 1> : RowShape<Dist::DIST, DType::DTYPE, 1> {                \
+  struct Row<Dist::DIST, DType::DTYPE, V> : RowShape<Dist::DIST, DType::DTYPE, V> {                \
     static_assert(kind == Kind::element);                                                           \
     using out_t = dtype_t<DType::DTYPE>;                                                            \
     XRNG_HD XRNG_INLINE static void eval(const uint32_t* w, const Plan& p, out_t* o) {             \
@@ -30,44 +33,63 @@ struct Row;
     }                                                                                               \
   };
 
-XRNG_ELEMENT_ROW(bits, u32, o[0] = dist::bits_u32(w[0]))
-XRNG_ELEMENT_ROW(bits, u64, o[0] = dist::bits_u64(w[0], w[1]))
-XRNG_ELEMENT_ROW(uniform, f32, o[0] = dist::uniform_f32(w[0], p.uniform))
-XRNG_ELEMENT_ROW(uniform, f64, o[0] = dist::uniform_f64(w[0], w[1], p.uniform))
-XRNG_ELEMENT_ROW(uniform, f16, o[0] = dist::uniform_f16(w[0], p.uniform))
-XRNG_ELEMENT_ROW(uniform, bf16, o[0] = dist::uniform_bf16(w[0], p.uniform))
-XRNG_ELEMENT_ROW(normal, f32, dist::normal_f32(w[0], w[1], p.normal, o))
-XRNG_ELEMENT_ROW(normal, f64, dist::normal_f64(w, p.normal, o))
-XRNG_ELEMENT_ROW(normal, f16, dist::normal_f16(w[0], w[1], p.normal, o))
-XRNG_ELEMENT_ROW(normal, bf16, dist::normal_bf16(w[0], w[1], p.normal, o))
-XRNG_ELEMENT_ROW(bernoulli, u8, o[0] = dist::bernoulli_u8(w[0], p.bernoulli))
-XRNG_ELEMENT_ROW(randint, i32, o[0] = dist::randint_i32(w[0], w[1], p.randint))
-XRNG_ELEMENT_ROW(randint, i64, o[0] = dist::randint_i64(w, p.randint))
-XRNG_ELEMENT_ROW(exponential, f32, o[0] = dist::exponential_f32(w[0], p.exponential))
-XRNG_ELEMENT_ROW(exponential, f64, o[0] = dist::exponential_f64(w[0], w[1], p.exponential))
-XRNG_ELEMENT_ROW(exponential, f16, o[0] = dist::to_f16(dist::exponential_f32(w[0], p.exponential)))
-XRNG_ELEMENT_ROW(exponential, bf16, o[0] = dist::to_bf16(dist::exponential_f32(w[0], p.exponential)))
-XRNG_ELEMENT_ROW(geometric, f32, o[0] = math::to_f32(dist::geometric_value<32>(w[0], p.geometric)))
-XRNG_ELEMENT_ROW(geometric, f64, o[0] = dist::geometric_value<52>(dist::bits_u64(w[0], w[1]) >> 12, p.geometric))
-XRNG_ELEMENT_ROW(geometric, f16,
+XRNG_ELEMENT_ROW(bits, u32, 1, o[0] = dist::bits_u32(w[0]))
+XRNG_ELEMENT_ROW(bits, u64, 1, o[0] = dist::bits_u64(w[0], w[1]))
+XRNG_ELEMENT_ROW(uniform, f32, 1, o[0] = dist::uniform_f32(w[0], p.uniform))
+XRNG_ELEMENT_ROW(uniform, f64, 1, o[0] = dist::uniform_f64(w[0], w[1], p.uniform))
+XRNG_ELEMENT_ROW(uniform, f16, 1, o[0] = dist::uniform_f16(w[0], p.uniform))
+XRNG_ELEMENT_ROW(uniform, bf16, 1, o[0] = dist::uniform_bf16(w[0], p.uniform))
+XRNG_ELEMENT_ROW(normal, f32, 1, dist::normal_f32(w[0], w[1], p.normal, o))
+XRNG_ELEMENT_ROW(normal, f64, 1, dist::normal_f64(w, p.normal, o))
+XRNG_ELEMENT_ROW(normal, f16, 1, dist::normal_f16(w[0], w[1], p.normal, o))
+XRNG_ELEMENT_ROW(normal, bf16, 1, dist::normal_bf16(w[0], w[1], p.normal, o))
+XRNG_ELEMENT_ROW(bernoulli, u8, 1, o[0] = dist::bernoulli_u8(w[0], p.bernoulli))
+XRNG_ELEMENT_ROW(randint, i32, 1, o[0] = dist::randint_i32(w[0], w[1], p.randint))
+XRNG_ELEMENT_ROW(randint, i64, 1, o[0] = dist::randint_i64(w, p.randint))
+XRNG_ELEMENT_ROW(exponential, f32, 1, o[0] = dist::exponential_f32(w[0], p.exponential))
+XRNG_ELEMENT_ROW(exponential, f64, 1, o[0] = dist::exponential_f64(w[0], w[1], p.exponential))
+XRNG_ELEMENT_ROW(exponential, f16, 1, o[0] = dist::to_f16(dist::exponential_f32(w[0], p.exponential)))
+XRNG_ELEMENT_ROW(exponential, bf16, 1, o[0] = dist::to_bf16(dist::exponential_f32(w[0], p.exponential)))
+XRNG_ELEMENT_ROW(geometric, f32, 1, o[0] = math::to_f32(dist::geometric_value<32>(w[0], p.geometric)))
+XRNG_ELEMENT_ROW(geometric, f64, 1, o[0] = dist::geometric_value<52>(dist::bits_u64(w[0], w[1]) >> 12, p.geometric))
+XRNG_ELEMENT_ROW(geometric, f16, 1,
                  o[0] = dist::to_f16(math::to_f32(dist::geometric_value<32>(w[0], p.geometric))))
-XRNG_ELEMENT_ROW(geometric, bf16,
+XRNG_ELEMENT_ROW(geometric, bf16, 1,
                  o[0] = dist::to_bf16(math::to_f32(dist::geometric_value<32>(w[0], p.geometric))))
-XRNG_ELEMENT_ROW(geometric, i32,
+XRNG_ELEMENT_ROW(geometric, i32, 1,
                  o[0] = static_cast<int32_t>(math::min_(dist::geometric_value<32>(w[0], p.geometric),
                                                               2147483647.0)))
-XRNG_ELEMENT_ROW(geometric, i64,
+XRNG_ELEMENT_ROW(geometric, i64, 1,
                  o[0] = dist::saturate_i64(dist::geometric_value<52>(dist::bits_u64(w[0], w[1]) >> 12, p.geometric)))
-XRNG_ELEMENT_ROW(log_normal, f32, dist::log_normal_f32(w[0], w[1], p.normal, o))
-XRNG_ELEMENT_ROW(log_normal, f64, dist::log_normal_f64(w, p.normal, o))
-XRNG_ELEMENT_ROW(log_normal, f16, float f[2]; dist::log_normal_f32(w[0], w[1], p.normal, f);
+XRNG_ELEMENT_ROW(log_normal, f32, 1, dist::log_normal_f32(w[0], w[1], p.normal, o))
+XRNG_ELEMENT_ROW(log_normal, f64, 1, dist::log_normal_f64(w, p.normal, o))
+XRNG_ELEMENT_ROW(log_normal, f16, 1, float f[2]; dist::log_normal_f32(w[0], w[1], p.normal, f);
                  o[0] = dist::to_f16(f[0]); o[1] = dist::to_f16(f[1]))
-XRNG_ELEMENT_ROW(log_normal, bf16, float f[2]; dist::log_normal_f32(w[0], w[1], p.normal, f);
+XRNG_ELEMENT_ROW(log_normal, bf16, 1, float f[2]; dist::log_normal_f32(w[0], w[1], p.normal, f);
                  o[0] = dist::to_bf16(f[0]); o[1] = dist::to_bf16(f[1]))
-XRNG_ELEMENT_ROW(cauchy, f32, o[0] = dist::cauchy_f32(w[0], p.cauchy))
-XRNG_ELEMENT_ROW(cauchy, f64, o[0] = dist::cauchy_f64(w[0], w[1], p.cauchy))
-XRNG_ELEMENT_ROW(cauchy, f16, o[0] = dist::to_f16(dist::cauchy_f32(w[0], p.cauchy)))
-XRNG_ELEMENT_ROW(cauchy, bf16, o[0] = dist::to_bf16(dist::cauchy_f32(w[0], p.cauchy)))
+XRNG_ELEMENT_ROW(cauchy, f32, 1, o[0] = dist::cauchy_f32(w[0], p.cauchy))
+XRNG_ELEMENT_ROW(cauchy, f64, 1, o[0] = dist::cauchy_f64(w[0], w[1], p.cauchy))
+XRNG_ELEMENT_ROW(cauchy, f16, 1, o[0] = dist::to_f16(dist::cauchy_f32(w[0], p.cauchy)))
+XRNG_ELEMENT_ROW(cauchy, bf16, 1, o[0] = dist::to_bf16(dist::cauchy_f32(w[0], p.cauchy)))
+
+// Stream v2 (registry.h): the f32 value in binary32 (detail/distributions_v2.h);
+// f16 and bf16 are that value rounded, as in v1.
+XRNG_ELEMENT_ROW(normal, f32, 2, dist::v2::normal_f32(w[0], w[1], p.normal, o))
+XRNG_ELEMENT_ROW(normal, f16, 2, float f[2]; dist::v2::normal_f32(w[0], w[1], p.normal, f);
+                 o[0] = dist::to_f16(f[0]); o[1] = dist::to_f16(f[1]))
+XRNG_ELEMENT_ROW(normal, bf16, 2, float f[2]; dist::v2::normal_f32(w[0], w[1], p.normal, f);
+                 o[0] = dist::to_bf16(f[0]); o[1] = dist::to_bf16(f[1]))
+XRNG_ELEMENT_ROW(exponential, f32, 2, o[0] = dist::v2::exponential_f32(w[0], p.exponential))
+XRNG_ELEMENT_ROW(exponential, f16, 2, o[0] = dist::to_f16(dist::v2::exponential_f32(w[0], p.exponential)))
+XRNG_ELEMENT_ROW(exponential, bf16, 2, o[0] = dist::to_bf16(dist::v2::exponential_f32(w[0], p.exponential)))
+XRNG_ELEMENT_ROW(log_normal, f32, 2, dist::v2::log_normal_f32(w[0], w[1], p.normal, o))
+XRNG_ELEMENT_ROW(log_normal, f16, 2, float f[2]; dist::v2::log_normal_f32(w[0], w[1], p.normal, f);
+                 o[0] = dist::to_f16(f[0]); o[1] = dist::to_f16(f[1]))
+XRNG_ELEMENT_ROW(log_normal, bf16, 2, float f[2]; dist::v2::log_normal_f32(w[0], w[1], p.normal, f);
+                 o[0] = dist::to_bf16(f[0]); o[1] = dist::to_bf16(f[1]))
+XRNG_ELEMENT_ROW(cauchy, f32, 2, o[0] = dist::v2::cauchy_f32(w[0], p.cauchy))
+XRNG_ELEMENT_ROW(cauchy, f16, 2, o[0] = dist::to_f16(dist::v2::cauchy_f32(w[0], p.cauchy)))
+XRNG_ELEMENT_ROW(cauchy, bf16, 2, o[0] = dist::to_bf16(dist::v2::cauchy_f32(w[0], p.cauchy)))
 #undef XRNG_ELEMENT_ROW
 
 // Permutation rows: one per index type; the value is the same, only its storage differs.
@@ -86,17 +108,17 @@ struct Row<Dist::perm, T, 1> : RowShape<Dist::perm, T, 1> {
 };
 
 // Transform rows: dropout, one word per element.
-#define XRNG_TRANSFORM_ROW(DIST, DTYPE, BODY)                                                     \
+#define XRNG_TRANSFORM_ROW(DIST, DTYPE, V, BODY)                                                  \
   template <>                                                                                     \
-  struct Row<Dist::DIST, DType::DTYPE, 1> : RowShape<Dist::DIST, DType::DTYPE, 1> {              \
+  struct Row<Dist::DIST, DType::DTYPE, V> : RowShape<Dist::DIST, DType::DTYPE, V> {              \
     static_assert(kind == Kind::transform);                                                       \
     using out_t = dtype_t<DType::DTYPE>;                                                          \
     XRNG_HD XRNG_INLINE static out_t eval(const uint32_t* w, out_t x, const Plan& p) { return BODY; } \
   };
-XRNG_TRANSFORM_ROW(dropout, f32, dist::dropout_f32(w[0], x, p.bernoulli))
-XRNG_TRANSFORM_ROW(dropout, f64, dist::dropout_f64(w[0], x, p.bernoulli))
-XRNG_TRANSFORM_ROW(dropout, f16, dist::dropout_f16(w[0], x, p.bernoulli))
-XRNG_TRANSFORM_ROW(dropout, bf16, dist::dropout_bf16(w[0], x, p.bernoulli))
+XRNG_TRANSFORM_ROW(dropout, f32, 1, dist::dropout_f32(w[0], x, p.bernoulli))
+XRNG_TRANSFORM_ROW(dropout, f64, 1, dist::dropout_f64(w[0], x, p.bernoulli))
+XRNG_TRANSFORM_ROW(dropout, f16, 1, dist::dropout_f16(w[0], x, p.bernoulli))
+XRNG_TRANSFORM_ROW(dropout, bf16, 1, dist::dropout_bf16(w[0], x, p.bernoulli))
 #undef XRNG_TRANSFORM_ROW
 
 // ---- dispatch ---------------------------------------------------------------------------------

@@ -45,17 +45,20 @@ with open(os.path.join(KAT_DIR, "curand_stream.txt")) as f:
                     "--count", len(words), "--format", "hex")
         check(f"kat {seed} {subseq} {offset}", got == words, f"{got} != {words}")
 
-# 1b. every golden vector that gen can draw (all but transforms), through gen's flags: the
-# file's parameter tokens (registry parameter names, C99 hex floats / decimals) are gen's
-# --<param> flags, so this checks that every flag sets its parameter.
+# 1b. every golden vector that gen can draw (all but transforms), through gen's flags, in
+# both golden files: the file's parameter tokens (registry parameter names, C99 hex floats /
+# decimals) are gen's --<param> flags, so this checks that every flag sets its parameter;
+# a line's stream= token (absent in golden_v1.txt: stream 1) is gen's --stream.
+GOLDEN_V2 = os.path.join(os.path.dirname(GOLDEN), "golden_v2.txt")
 ngolden = 0
-with open(GOLDEN) as f:
-    for n, ln in enumerate(f, 1):
+for path in (GOLDEN, GOLDEN_V2):
+    for n, ln in enumerate(open(path), 1):
         if ln.startswith("#") or not ln.strip():
             continue
         kv = dict(t.split("=", 1) for t in ln.split())
         if kv["op"] == "dropout":
             continue
+        kv.setdefault("stream", "1")
         args = ["gen", "--format", "hex"]
         for k, v in kv.items():
             if k == "op":
@@ -65,9 +68,9 @@ with open(GOLDEN) as f:
                 args += ["--" + k, v]
         want = kv["out"].split(",") if kv["out"] else []
         got = lines(*args)
-        check(f"golden line {n} through gen", got == want, f"{' '.join(args)}: {got[:4]} != {want[:4]}")
+        check(f"{os.path.basename(path)} line {n} through gen", got == want, f"{' '.join(args)}: {got[:4]} != {want[:4]}")
         ngolden += 1
-check("golden lines through gen", ngolden >= 888, str(ngolden))  # the file is append-only: 888 at stream v1 + the four new distributions
+check("golden lines through gen", ngolden >= 2 * 888, str(ngolden))  # the file is append-only: 888 at stream v1 + the four new distributions
 
 # 2. formats: hex width, bin = hex, fingerprint = sha256(bin), text round-trips
 widths = {"u32": 8, "u64": 16, "f32": 8, "f64": 16, "f16": 4, "bf16": 4, "i32": 8, "i64": 16, "u8": 2}
@@ -143,9 +146,19 @@ for be in ("cpu-scalar", "auto"):
 p = run("verify", "--quick", ok=False)
 out = p.stdout.decode()
 ncases = sum(1 for ln in open(GOLDEN) if ln.strip() and not ln.startswith("#"))
+ncases2 = sum(1 for ln in open(GOLDEN_V2) if ln.strip() and not ln.startswith("#"))
 check("verify --quick passes", p.returncode == 0 and "verify: all backends agree" in out, out[-500:])
-check("verify reads every golden case", f"golden_v1.txt, {ncases} cases" in out, str(ncases))
+check("verify reads every golden case of both streams",
+      f"golden_v1.txt, {ncases} cases" in out and f"golden_v2.txt, {ncases2} cases" in out, str((ncases, ncases2)))
+# the golden table: a column per stream version, every backend passing both
+gold = [ln.split() for ln in out.splitlines() if ln.startswith("  cpu-")]
+check("verify golden columns per stream", gold and all(r[1:] == [f"{ncases}/{ncases}", "PASS", f"{ncases2}/{ncases2}", "PASS"]
+                                                        for r in gold), str(gold))
 table = [ln.split() for ln in out.splitlines() if ln.startswith("  ") and "/" in ln.split()[0]]
+# the rows of both stream versions, each labelled with the versions that use it
+streams = {(r[0], r[1]) for r in table}
+check("verify table rows of both streams", {("normal/f32", "1"), ("normal/f32", "2"), ("normal/f64", "1,2"),
+                                            ("uniform/f32", "1,2"), ("cauchy/bf16", "2")} <= streams, str(sorted(streams)))
 check("verify table rows", {r[0] for r in table} >= {"geometric/i32", "geometric/i64", "log_normal/f16", "cauchy/bf16",
                                                        "exponential/f64", "perm/u32", "dropout/bf16", "bits/u32"}
       and all(r[-1] == "yes" for r in table), str(table[:3]))

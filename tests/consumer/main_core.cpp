@@ -9,8 +9,9 @@
 
 int main() {
   using namespace xrng;
-  const Plan plan = make_plan(Dist::normal, DType::f32, DrawParams::moments(0.0, 1.0));
-  using R = Row<Dist::normal, DType::f32>;
+  // expected.h holds stream-v1 values: the plan and the row of stream 1.
+  const Plan plan = make_plan(Dist::normal, DType::f32, DrawParams::moments(0.0, 1.0), /*version=*/1);
+  using R = Row<Dist::normal, DType::f32, 1>;
   float z[9], y[7];
   reference_fill<R>(plan, Key(0).stream(), /*offset=*/0, /*start=*/0, 9, z);
   reference_fill<R>(plan, Key(42).stream(), /*offset=*/3, /*start=*/0, 7, y);

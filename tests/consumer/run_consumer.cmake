@@ -51,8 +51,8 @@ step("run consumer (xrng::host)" ${consumer_exe})
 message(STATUS "  ${step_output}")
 step("run consumer_core (xrng::core)" ${consumer_core_exe})
 message(STATUS "  ${step_output}")
-# The installed CLI: the first normals of seed 0 are the golden file's.
-step("run the installed xrng" ${prefix}/bin/xrng gen --dist normal --seed 0 --count 2 --format hex)
+# The installed CLI: the first normals of seed 0 in stream 1 are golden_v1.txt's.
+step("run the installed xrng" ${prefix}/bin/xrng gen --dist normal --stream 1 --seed 0 --count 2 --format hex)
 if(NOT step_output STREQUAL "3f7dbb33\nbf6cb6b0\n")
   message(FATAL_ERROR "consumer: installed xrng printed '${step_output}'")
 endif()

@@ -154,8 +154,14 @@ inline Request from_golden(const golden::GoldenCase& c) {
   }
   return q;
 }
+// Every case of both golden files (stream 1, then stream 2).
 inline const std::vector<golden::GoldenCase>& golden_cases() {
-  static const std::vector<golden::GoldenCase> cases = golden::read_golden(golden::golden_path());
+  static const std::vector<golden::GoldenCase> cases = [] {
+    std::vector<golden::GoldenCase> v = golden::read_golden(golden::golden_path(1));
+    const std::vector<golden::GoldenCase> v2 = golden::read_golden(golden::golden_path(2));
+    v.insert(v.end(), v2.begin(), v2.end());
+    return v;
+  }();
   return cases;
 }
 
@@ -175,7 +181,7 @@ inline std::vector<Plan> plans_under_test() {
   for (const RowInfo& r : kRows) {
     std::vector<DrawParams> ps = golden::sample_params(r.dist);
     for (const golden::GoldenCase& c : golden_cases()) {
-      if (c.dist != r.dist || c.dtype != r.dtype) continue;
+      if (c.dist != r.dist || c.dtype != r.dtype || find_row(c.dist, c.dtype, c.stream) != &r) continue;
       bool seen = false;
       for (const DrawParams& q : ps) seen = seen || same_params(q, c.params);
       if (!seen) ps.push_back(c.params);

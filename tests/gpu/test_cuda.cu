@@ -529,7 +529,7 @@ TEST_SUITE("curand") {
 
 // ======================================================================================
 TEST_SUITE("golden") {
-  TEST_CASE("every golden case of tests/data/golden_v1.txt on the GPU") {
+  TEST_CASE("every golden case of tests/data/golden_v1.txt and golden_v2.txt on the GPU") {
     ++g_cases_run;
     const auto& cases = golden_cases();
     REQUIRE(!cases.empty());

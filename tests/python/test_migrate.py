@@ -384,3 +384,24 @@ def test_transformers_model_output():
     assert rec.tensors["<root>#0:grad.loss"].item() == 1.0
     assert sum(e["kind"] == "param_grad" for e in rec.entries) == \
            sum(p.grad is not None for p in model.parameters()) > 0
+
+
+def test_the_stream_version_is_taken_and_recorded(tmp_path, capsys):
+    a = migrate.record_build(unseeded, seed=0, stream=1, tensors=True)
+    b = migrate.record_build(unseeded, seed=0, tensors=True)
+    assert a.meta["stream_version"] == 1 and b.meta["stream_version"] == xrng.stream_version == 2
+    assert "stream=1)" in migrate.describe(a) and "(stream v1)" in migrate.describe(a)
+    # nn.Linear's init draws uniform values: the same in both versions
+    assert migrate.compare(a, migrate.record_build(unseeded, seed=0, stream=1))[0].equal == "bits"
+    assert migrate.record(nn.Linear(2, 2), torch.ones(1, 2)).meta["stream_version"] == 2  # no mode: the default
+    with pytest.raises(migrate.MigrateError, match="stream= needs a seed"):
+        migrate.record_build(unseeded, stream=1)
+    with pytest.raises(migrate.MigrateError, match="stream must be one of the stream versions"):
+        migrate.record_build(unseeded, seed=0, stream=3)
+    spec = f"{__file__}:unseeded"
+    main(capsys, "record", "--build", spec, "--out", tmp_path / "v1.json", "--seed", 0, "--stream", 1, expect=0)
+    main(capsys, "record", "--build", spec, "--out", tmp_path / "v2.json", "--seed", 0, expect=0)
+    assert json.loads((tmp_path / "v1.json").read_text())["meta"]["stream_version"] == 1
+    # (this model draws only uniform values and dropout masks: equal in both versions, but noted)
+    out = main(capsys, "compare", tmp_path / "v1.json", tmp_path / "v2.json", expect=0).out
+    assert "note: a drew in stream v1, b in stream v2" in out and "ok: every tensor equal" in out

@@ -649,3 +649,28 @@ def test_cuda_generator_draws_behind_the_mode_are_detected():
         _torch_rand(2, device="cuda")  # the CUDA generator, unseen by the entry points
         torch.rand(2, device="cuda")
     assert any("CUDA generator" in k for k in r.reported)
+
+
+# ---- stream versions (SPEC.md section 7) -------------------------------------------------------------
+def test_the_mode_draws_in_its_stream_version():
+    assert xrng.reproducible(seed=0).stream == xrng.stream_version == 2
+    with xrng.reproducible(seed=3, stream=1) as r1:
+        assert r1.stream == 1
+        a = [torch.randn(5), torch.rand(4), torch.empty(3).exponential_()]
+        assert r1.global_position().stream == 1
+    with xrng.reproducible(seed=3) as r2:
+        b = [torch.randn(5), torch.rand(4), torch.empty(3).exponential_()]
+        assert r2.global_position().stream == 2
+    g1, g2 = G(3, stream=1), G(3)
+    assert g1.stream == 1 and g2.stream == 2 and (g1.seed, g1.subseq) == (g2.seed, g2.subseq)
+    assert same_bits(a[0], xrng.randn(5, generator=g1)) and same_bits(b[0], xrng.randn(5, generator=g2))
+    assert not torch.equal(a[0], b[0])  # normal f32 differs between the versions
+    assert same_bits(a[1], b[1])        # uniform does not
+    assert not torch.equal(a[2], b[2])  # exponential f32 does
+    # a torch.Generator's own stream is drawn in the mode's version too
+    with xrng.reproducible(seed=0, stream=1):
+        c = torch.randn(4, generator=torch.Generator().manual_seed(11))
+    assert same_bits(c, xrng.randn(4, generator=xrng.reproducible.generator_for(11, stream=1)))
+    for bad in (0, 3, "1", True):
+        with pytest.raises(ValueError, match="stream must be one of the stream versions"):
+            xrng.reproducible(seed=0, stream=bad)

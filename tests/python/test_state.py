@@ -57,9 +57,10 @@ def test_bad_state_raises(bad, match):
 
 def test_other_stream_version_is_refused():
     s = xrng.Generator(1).get_state()
-    s[4] = 99
-    with pytest.raises(ValueError, match="stream version 99"):
-        xrng.Generator().set_state(s)
+    for bad in (99, 0, 3):
+        s[4] = bad
+        with pytest.raises(ValueError, match=f"stream version {bad}"):
+            xrng.Generator().set_state(s)
 
 
 def test_split_and_fold_in():
@@ -96,15 +97,66 @@ def test_fork_is_a_deprecated_alias_of_split():
 
 
 def test_state_bytes_format_is_stable():
-    # "XRNG", stream version (u32), seed, subseq, offset (u64), little endian:
-    # the format of every release, so old checkpoints keep loading.
-    g = xrng.Generator(0x0123456789ABCDEF, subseq=0xFEDCBA9876543210, offset=0x1122334455667788)
-    want = b"XRNG" + struct.pack("<IQQQ", 1, 0x0123456789ABCDEF, 0xFEDCBA9876543210, 0x1122334455667788)
-    assert g.state_bytes() == want and xrng.stream_version == 1
-    assert bytes(g.get_state().tolist()) == want
-    h = xrng.Generator()
-    h.set_state_bytes(want)
-    assert h == g
+    # "XRNG", the generator's stream version (u32), seed, subseq, offset (u64), little
+    # endian: the layout of every release (SPEC.md section 7), so old checkpoints keep loading.
+    for stream in (1, 2):
+        g = xrng.Generator(0x0123456789ABCDEF, subseq=0xFEDCBA9876543210, offset=0x1122334455667788, stream=stream)
+        want = b"XRNG" + struct.pack("<IQQQ", stream, 0x0123456789ABCDEF, 0xFEDCBA9876543210, 0x1122334455667788)
+        assert g.state_bytes() == want
+        assert bytes(g.get_state().tolist()) == want
+        h = xrng.Generator()
+        h.set_state_bytes(want)
+        assert h == g and h.stream == stream
+    assert xrng.Generator().stream == xrng.stream_version == 2
+
+
+def test_a_v1_state_keeps_drawing_v1():
+    # a state written by a release before stream 2 (version field 1) restores a stream-1
+    # generator, whose normals are golden_v1.txt's (normal f32 seed 0: 3f7dbb33, bf6cb6b0)
+    old = b"XRNG" + struct.pack("<IQQQ", 1, 0, 0, 0)
+    g = xrng.Generator(5)
+    g.set_state_bytes(old)
+    assert g.stream == 1
+    z = xrng.randn(2, generator=g)
+    assert [int(x) for x in z.view(torch.int32).tolist()] == [0x3f7dbb33, 0xbf6cb6b0 - 2**32]
+    assert g.offset == 2 and g.split(1).stream == 1 and g.fold_in(3).stream == 1
+    h = xrng.Generator(5)
+    h.set_state(torch.tensor(list(old), dtype=torch.uint8))
+    assert h.stream == 1 and torch.equal(xrng.randn(2, generator=h), z)
+    # the newest stream differs for normal, not for uniform
+    assert not torch.equal(xrng.randn(2, seed=0), z)
+    assert torch.equal(xrng.rand(8, seed=4, stream=1), xrng.rand(8, seed=4, stream=2))
+
+
+def test_stream_argument():
+    assert xrng.stream_versions == (1, 2)
+    a = xrng.randn(6, seed=3, stream=1)
+    assert torch.equal(a, xrng.randn(6, generator=xrng.Generator(3, stream=1)))
+    assert torch.equal(xrng.randn(6, seed=3), xrng.randn(6, seed=3, stream=2))
+    t = torch.empty(6)
+    assert torch.equal(xrng.normal_(t, seed=3, stream=1), a)
+    for bad in (0, 3, "2", 1.5, True):
+        with pytest.raises(ValueError, match="stream must be one of the stream versions"):
+            xrng.randn(2, seed=0, stream=bad)
+        with pytest.raises(ValueError, match="stream must be one of the stream versions"):
+            xrng.exponential_(torch.empty(2), seed=0, stream=bad)
+    with pytest.raises(ValueError, match="stream=1 but the generator draws stream 2"):
+        xrng.randn(2, generator=xrng.Generator(0), stream=1)
+    with pytest.raises(ValueError, match="stream version 3 does not exist"):
+        xrng.Generator(0, stream=3)
+    g = xrng.manual_seed(9, stream=1)
+    assert g.stream == 1 and xrng.default_generator.stream == 1
+    assert torch.equal(xrng.randn(4), xrng.randn(4, seed=9, stream=1))
+    xrng.manual_seed(0)
+    assert xrng.default_generator.stream == 2
+    # pickles keep the stream; the 3-tuples of earlier releases load as stream 1
+    import pickle
+    g1 = xrng.Generator(7, 1, 2, stream=1)
+    assert pickle.loads(pickle.dumps(g1)) == g1
+    assert "stream=1" in repr(g1)
+    old = xrng.Generator.__new__(xrng.Generator)
+    old.__setstate__((7, 1, 2))  # what pickle does with a pickle of an earlier release
+    assert old == g1 and old.stream == 1
 
 
 def test_offset_is_settable_and_repr():
