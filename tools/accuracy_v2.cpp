@@ -2,7 +2,7 @@
 // (rng/detail/math32.h, SPEC.md "Stream v2"), and the proof that none of
 // their intermediates is subnormal.
 //
-//   accuracy_v2 [--stride S] [--pairs N] [--check] [--threads T]
+//   accuracy_v2 [--stride S] [--pairs N] [--threads T] [--subnormal] [--check]
 //
 // Per-word transforms, every S-th input (S = 1: all 2^32 words; default 1):
 //   radius   sqrt(-2 ln u)   of word a   (u = math32::unit_open(a))
@@ -14,9 +14,10 @@
 // transcendentals (rng/detail/math.h: within about 2^-52 relative, so a
 // measured error in binary32 ulps is uncertain by about 2^-28 ulp). The error
 // is |v2 value - reference| in units of the binary32 ulp of the reference.
-// Every floating-point operation of the v2 transforms runs on a checked lane
-// type that records any subnormal result: the sweep proves the "no subnormal
-// intermediate" rule over all inputs.
+// With --subnormal, every floating-point operation of the v2 transforms runs
+// on a checked lane type that records any subnormal result: the sweep proves
+// the "no subnormal intermediate" rule over all inputs (about 4x slower, so
+// not the CI run).
 //
 // Final normal values: N pairs (default 10^9) from the stream of key 0 (words
 // 2i, 2i + 1 of pair i), dist::v2::normal_f32 with mean 0, std 1, against
@@ -57,49 +58,63 @@ using xrng::detail::N64;
 
 // ---- checked binary32 lanes ----------------------------------------------------------------
 // CF / CI: one AVX2 register of binary32 / uint32 lanes with math32.h's lane
-// contract; every binary32 result is tested for being subnormal (nonzero and
-// below 2^-126 in magnitude) and the lanes that were are or-ed into g_sub.
-thread_local vu32 g_sub;
+// contract. Each value also carries `s`, the lanes in which it or any value it
+// was computed from was subnormal (nonzero and below 2^-126 in magnitude):
+// every operation ors its operands' masks and tests its own result, so the
+// result of a transform carries the proof for its whole computation (every
+// intermediate of these transforms feeds the result).
+template <bool kCheck>
 struct CF {
   vf32 v;
+  vu32 s;
   CF() = default;
-  explicit CF(float x) : v(vf32{} + x) {}
-  static CF of(vf32 x) {
-    const vf32 ax = (vf32)((vu32)x & 0x7fffffffu);
-    g_sub |= (vu32)((ax < 0x1p-126f) & (ax > 0.0f));
+  explicit CF(float x) : v(vf32{} + x), s(vu32{}) {}
+  static CF of(vf32 x, vu32 in) {
     CF c;
     c.v = x;
+    if constexpr (kCheck) {
+      const vf32 ax = (vf32)((vu32)x & 0x7fffffffu);
+      c.s = in | (vu32)((ax < 0x1p-126f) & (ax > 0.0f));
+    } else {
+      c.s = vu32{};
+    }
     return c;
   }
 };
+template <bool kCheck>
 struct CI {
   vu32 v;
+  vu32 s;
   CI() = default;
-  explicit CI(uint32_t x) : v(vu32{} + x) {}
-  static CI of(vu32 x) {
+  explicit CI(uint32_t x) : v(vu32{} + x), s(vu32{}) {}
+  static CI of(vu32 x, vu32 in) {
     CI c;
     c.v = x;
+    c.s = in;
     return c;
   }
 };
-inline CF operator+(CF a, CF b) { return CF::of(a.v + b.v); }
-inline CF operator-(CF a, CF b) { return CF::of(a.v - b.v); }
-inline CF operator*(CF a, CF b) { return CF::of(a.v * b.v); }
-inline CI operator+(CI a, CI b) { return CI::of(a.v + b.v); }
-inline CI operator-(CI a, CI b) { return CI::of(a.v - b.v); }
-inline CI operator&(CI a, CI b) { return CI::of(a.v & b.v); }
-inline CI operator|(CI a, CI b) { return CI::of(a.v | b.v); }
-inline CI operator^(CI a, CI b) { return CI::of(a.v ^ b.v); }
-inline CI operator<<(CI a, int s) { return CI::of(a.v << s); }
-inline CI operator>>(CI a, int s) { return CI::of(a.v >> s); }
-inline CF sqrt_(CF a) { return CF::of(xrng::detail::vsqrt32(a.v)); }
-inline CF min_(CF a, CF b) { return CF::of(b.v < a.v ? b.v : a.v); }
-inline CF max_(CF a, CF b) { return CF::of(a.v < b.v ? b.v : a.v); }
-inline CI lt_mask(CF a, CF b) { return CI::of((vu32)(a.v < b.v)); }
-inline CI as_u32(CF a) { return CI::of((vu32)a.v); }
-inline CF as_f32(CI a) { return CF::of((vf32)a.v); }
-inline CI sra(CI a, int s) { return CI::of((vu32)((vi32)a.v >> s)); }
-inline CF cvt_i32(CI a) { return CF::of(__builtin_convertvector((vi32)a.v, vf32)); }
+#define XRNG_ACC_OPS(K)                                                                          \
+  template <bool K> inline CF<K> operator+(CF<K> a, CF<K> b) { return CF<K>::of(a.v + b.v, a.s | b.s); } \
+  template <bool K> inline CF<K> operator-(CF<K> a, CF<K> b) { return CF<K>::of(a.v - b.v, a.s | b.s); } \
+  template <bool K> inline CF<K> operator*(CF<K> a, CF<K> b) { return CF<K>::of(a.v * b.v, a.s | b.s); }
+XRNG_ACC_OPS(K)
+#undef XRNG_ACC_OPS
+template <bool K> inline CI<K> operator+(CI<K> a, CI<K> b) { return CI<K>::of(a.v + b.v, a.s | b.s); }
+template <bool K> inline CI<K> operator-(CI<K> a, CI<K> b) { return CI<K>::of(a.v - b.v, a.s | b.s); }
+template <bool K> inline CI<K> operator&(CI<K> a, CI<K> b) { return CI<K>::of(a.v & b.v, a.s | b.s); }
+template <bool K> inline CI<K> operator|(CI<K> a, CI<K> b) { return CI<K>::of(a.v | b.v, a.s | b.s); }
+template <bool K> inline CI<K> operator^(CI<K> a, CI<K> b) { return CI<K>::of(a.v ^ b.v, a.s | b.s); }
+template <bool K> inline CI<K> operator<<(CI<K> a, int k) { return CI<K>::of(a.v << k, a.s); }
+template <bool K> inline CI<K> operator>>(CI<K> a, int k) { return CI<K>::of(a.v >> k, a.s); }
+template <bool K> inline CF<K> sqrt_(CF<K> a) { return CF<K>::of(xrng::detail::vsqrt32(a.v), a.s); }
+template <bool K> inline CF<K> min_(CF<K> a, CF<K> b) { return CF<K>::of(b.v < a.v ? b.v : a.v, a.s | b.s); }
+template <bool K> inline CF<K> max_(CF<K> a, CF<K> b) { return CF<K>::of(a.v < b.v ? b.v : a.v, a.s | b.s); }
+template <bool K> inline CI<K> lt_mask(CF<K> a, CF<K> b) { return CI<K>::of((vu32)(a.v < b.v), a.s | b.s); }
+template <bool K> inline CI<K> as_u32(CF<K> a) { return CI<K>::of((vu32)a.v, a.s); }
+template <bool K> inline CF<K> as_f32(CI<K> a) { return CF<K>::of((vf32)a.v, a.s); }
+template <bool K> inline CI<K> sra(CI<K> a, int k) { return CI<K>::of((vu32)((vi32)a.v >> k), a.s); }
+template <bool K> inline CF<K> cvt_i32(CI<K> a) { return CF<K>::of(__builtin_convertvector((vi32)a.v, vf32), a.s); }
 
 // ---- binary64 references (v1's transcendentals, lanes of N64) -----------------------------------
 D dof(vf64 x) { return xrng::detail::dof(x); }
@@ -138,8 +153,11 @@ constexpr float kExpHi = 88.72283f;  // below ln(FLT_MAX) = 88.7228391...: e^x f
 
 // v2 values y and references ref (binary64, two halves of N64) of N32 inputs x;
 // mask: lanes measured (exp: only the domain); bad: lanes that broke a clamp rule.
-void eval(T t, vu32 x, vf32* y, vf64 ref[2], vu32* mask, uint64_t* bad) {
-  CI xi = CI::of(x);
+template <bool K>
+void eval(T t, vu32 x, vf32* y, vu32* sub, vf64 ref[2], vu32* mask, uint64_t* bad) {
+  using CF = acc::CF<K>;
+  using CI = acc::CI<K>;
+  CI xi = CI::of(x, vu32{});
   CF yc(0.0f);
   *mask = vu32{} + 0xffffffffu;
   switch (t) {
@@ -156,6 +174,7 @@ void eval(T t, vu32 x, vf32* y, vf64 ref[2], vu32* mask, uint64_t* bad) {
     case T::exp: yc = math32::exp_<CF, CI>(as_f32(xi)); break;
   }
   *y = yc.v;
+  *sub = yc.s;
   for (int h = 0; h < 2; ++h) {
     const vu64 w = __builtin_convertvector(xrng::detail::half<xrng::detail::vu32h>(x, h), vu64);
     switch (t) {
@@ -198,6 +217,7 @@ void eval(T t, vu32 x, vf32* y, vf64 ref[2], vu32* mask, uint64_t* bad) {
   }
 }
 
+template <bool K>
 Result sweep(T t, uint64_t stride, int threads) {
   Result res;
   res.name = name_of(t);
@@ -212,11 +232,11 @@ Result sweep(T t, uint64_t stride, int threads) {
     for (uint64_t blk = static_cast<uint64_t>(id) * stride; blk < blocks; blk += stride * threads) {
       vu32 x;
       for (int i = 0; i < N32; ++i) x[i] = static_cast<uint32_t>(blk * kBlock + i);
-      g_sub = vu32{};
+      vu32 g_sub;
       vf32 y;
       vf64 ref[2];
       vu32 mask;
-      eval(t, x, &y, ref, &mask, &nb);
+      eval<K>(t, x, &y, &g_sub, ref, &mask, &nb);
       for (int h = 0; h < 2; ++h) {
         const vf64 yd = __builtin_convertvector(xrng::detail::half<xrng::detail::vf32h>(y, h), vf64);
         const vf64 err = absd(yd - ref[h]) / ulp32(ref[h]);
@@ -323,7 +343,7 @@ PairResult pairs(uint64_t n, int threads) {
 
 int main(int argc, char** argv) {
   uint64_t stride = 1, npairs = 1000000000;
-  bool check = false;
+  bool check = false, subnormal = false;
   int threads = 2;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
@@ -340,12 +360,15 @@ int main(int argc, char** argv) {
       npairs = std::strtoull(next(), nullptr, 0);
     } else if (a == "--threads") {
       threads = std::atoi(next());
+    } else if (a == "--subnormal") {
+      subnormal = true;
     } else if (a == "--check") {
       check = true;
     } else {
       std::fprintf(stderr,
-                   "usage: accuracy_v2 [--stride S] [--pairs N] [--threads T] [--check]\n"
-                   "  per-word transforms on every S-th vector of inputs (1: all 2^32), N final normal pairs\n");
+                   "usage: accuracy_v2 [--stride S] [--pairs N] [--threads T] [--subnormal] [--check]\n"
+                   "  per-word transforms on every S-th vector of inputs (1: all 2^32), N final normal pairs;\n"
+                   "  --subnormal: also check every intermediate for subnormals (about 4x slower)\n");
       return 2;
     }
   }
@@ -361,10 +384,11 @@ int main(int argc, char** argv) {
   bool ok = true;
   std::printf("stream v2 per-word transforms: every %llu-th vector of %d inputs, %d threads\n",
               static_cast<unsigned long long>(stride), acc::N32, threads);
-  std::printf("%-24s %12s %12s %12s %10s %6s\n", "transform", "max ulp", "at input", "inputs", "subnormal", "bad");
+  std::printf("%-24s %12s %12s %12s %10s %6s\n", "transform", "max ulp", "at input", "inputs",
+              subnormal ? "subnormal" : "(unchecked)", "bad");
   for (acc::T t : {acc::T::radius, acc::T::neg_log, acc::T::cos, acc::T::sin, acc::T::tan, acc::T::exp}) {
     const auto t0 = std::chrono::steady_clock::now();
-    const acc::Result r = acc::sweep(t, stride, threads);
+    const acc::Result r = subnormal ? acc::sweep<true>(t, stride, threads) : acc::sweep<false>(t, stride, threads);
     const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     std::printf("%-24s %12.6f   0x%08x %12llu %10llu %6llu  (%.1f s)\n", r.name.c_str(), r.max_ulp, r.arg,
                 static_cast<unsigned long long>(r.count), static_cast<unsigned long long>(r.subnormal),
