@@ -153,17 +153,28 @@ template <class F>
 struct SinCosPairs {
   F sh, sl, ch, cl;
 };
-template <bool kExactSquare, class F>
+template <bool kExactSquare, class F, class I>
 XRNG_HD XRNG_INLINE SinCosPairs<F> sincos_pairs(F xh, F xl) {
   const F z = xh * xh;
   // kExactSquare (the Cauchy): xh^2 = z + ze exactly (Veltkamp split of xh),
-  // ze carried to first order in both pairs.
-  F ze = F(0.0f);
+  // ze carried to first order in both pairs, and the sine's tail with its
+  // leading product x^3 exact: its rounding would cost up to 0.4 ulp of tan.
+  F ze = F(0.0f), p3 = F(0.0f), e3 = F(0.0f);
   if constexpr (kExactSquare) {
-    const F cv = xh * F(4097.0f);
-    const F h = cv - (cv - xh);
-    const F l = xh - h;
-    ze = ((h * h - z) + (h + h) * l) + l * l;
+    // On xb = xh, or 0 where xh < 2^-20 (xh >= 0 here): there the corrections
+    // are below 2^-40 relative, and dropping them keeps every product normal.
+    const F xb = as_f32(as_u32(xh) & (lt_mask(xh, F(0x1p-20f)) ^ I(0xffffffffu)));
+    const F zb = xb * xb;
+    const F cv = xb * F(4097.0f);
+    const F h = cv - (cv - xb);
+    const F l = xb - h;
+    ze = ((h * h - zb) + (h + h) * l) + l * l;
+    // xb zb = p3 + e3 exactly (Dekker), for the leading term of the sine's tail.
+    const F cz = zb * F(4097.0f);
+    const F zh = cz - (cz - zb);
+    const F zl = zb - zh;
+    p3 = xb * zb;
+    e3 = ((h * zh - p3) + h * zl + l * zh) + l * zl;
   }
   const F hz = F(0.5f) * z;
   F ps = F(-0x1.995408p-13f);
@@ -178,7 +189,11 @@ XRNG_HD XRNG_INLINE SinCosPairs<F> sincos_pairs(F xh, F xl) {
   o.sh = xh;
   o.ch = w;
   if constexpr (kExactSquare) {
-    o.sl = xl * w + xh * (z * ps + ze * F(-0x1.555546p-3f));
+    // x^3 S(x^2) = S0 (p3 + e3 + xh ze) + p3 z (S1 + S2 z): the leading
+    // product rounded once, the rest small.
+    const F s0 = F(-0x1.555546p-3f);
+    const F t2 = s0 * (e3 + xh * ze) + (p3 * z) * (F(0x1.110778p-7f) + F(-0x1.995408p-13f) * z);
+    o.sl = xl * w + (s0 * p3 + t2);  // (p3 = 0 where xh < 2^-20: the tail is below 2^-40 relative there)
     o.cl = (((F(1.0f) - w) - hz) - F(0.5f) * ze) + ((zf * zf) * pc - xh * xl);
   } else {
     o.sl = xl * w + (xh * z) * ps;
@@ -199,7 +214,7 @@ XRNG_HD XRNG_INLINE void sincos_turns(I b, F* c_out, F* s_out) {
   const I r = (m & I(0x3fffffffu)) - I(1u << 29);
   F xh, xl;
   reduced_angle<6, F, I>(r, F(1.0f), &xh, &xl);
-  const SinCosPairs<F> t = sincos_pairs<false, F>(xh, xl);
+  const SinCosPairs<F> t = sincos_pairs<false, F, I>(xh, xl);
   const F sn = t.sh + t.sl;
   const F cs = t.ch + t.cl;
   const I swap = I(0u) - (q & I(1u));
@@ -259,7 +274,7 @@ XRNG_HD XRNG_INLINE F tan_centered(I a) {
   const I ra = (r ^ neg) - neg;  // |r| in [1, 2^31 - 1]
   F xh, xl;
   reduced_angle<8, F, I>(ra, F(0.25f), &xh, &xl);
-  const SinCosPairs<F> t = sincos_pairs<true, F>(xh, xl);
+  const SinCosPairs<F> t = sincos_pairs<true, F, I>(xh, xl);
   // Renormalised (Fast2Sum): sin = s1 + s2, cos = c1 + c2 with |s2| <= ulp(s1) / 2.
   const F s1 = t.sh + t.sl, s2 = t.sl - (s1 - t.sh);
   const F c1 = t.ch + t.cl, c2 = t.cl - (c1 - t.ch);
