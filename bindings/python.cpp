@@ -2,6 +2,7 @@
 // it converts arguments and exceptions, and holds no arithmetic; the
 // Python-side signatures (torch-like sizes, dtypes, defaults) live in
 // python/xrng/__init__.py.
+#include <torch/csrc/autograd/python_variable.h>
 #include <torch/csrc/utils/pybind.h>
 
 #include <pybind11/stl.h>
@@ -23,10 +24,52 @@ Path parse_path(const std::string& s) {
   throw xrng::Error("unknown path '" + s + "' (auto, host_transfer)");
 }
 RunOptions run_options(const std::string& path, int threads) {
+  xrng::check_threads(threads, "threads");
   RunOptions r;
   r.path = parse_path(path);
   r.threads = threads;
   return r;
+}
+
+// Python arguments that must be integers in [0, 2^64): a one-line TypeError or
+// ValueError naming the argument, as python/xrng/__init__.py's _u64 gives
+// (instead of pybind11's "incompatible function arguments" overload list).
+uint64_t to_u64(const py::handle& h, const char* what) {
+  PyObject* o = h.ptr();
+  if (PyBool_Check(o) || !PyIndex_Check(o))
+    throw py::type_error(std::string(what) + " must be an int, got " + Py_TYPE(o)->tp_name);
+  const py::object v = py::reinterpret_steal<py::object>(PyNumber_Index(o));
+  if (!v) throw py::error_already_set();
+  const unsigned long long x = PyLong_AsUnsignedLongLong(v.ptr());
+  if (x == static_cast<unsigned long long>(-1) && PyErr_Occurred()) {
+    PyErr_Clear();
+    throw py::value_error(std::string(what) + " must be in [0, 2**64), got " + std::string(py::str(v)));
+  }
+  return x;
+}
+
+// A stream version argument (SPEC.md section 7): an int, 1 or 2; else a
+// one-line TypeError / ValueError, the messages of python/xrng/__init__.py's
+// _check_stream.
+int to_stream(const py::handle& h) {
+  PyObject* o = h.ptr();
+  if (PyBool_Check(o) || !PyIndex_Check(o))
+    throw py::type_error(std::string("stream must be an int (a stream version: 1 or 2), got ") + Py_TYPE(o)->tp_name);
+  const py::object v = py::reinterpret_steal<py::object>(PyNumber_Index(o));
+  if (!v) throw py::error_already_set();
+  int overflow = 0;
+  const long x = PyLong_AsLongAndOverflow(v.ptr(), &overflow);
+  if (overflow != 0 || x < xrng::kOldestStreamVersion || x > xrng::kStreamVersion)
+    throw py::value_error("stream must be one of the stream versions (1, 2), got " + std::string(py::str(v)));
+  return static_cast<int>(x);
+}
+
+// A Generator's state tensor, else a one-line TypeError.
+at::Tensor state_tensor(const py::handle& h) {
+  if (!THPVariable_Check(h.ptr()))
+    throw py::type_error(std::string("Generator.set_state: expected the torch.uint8 tensor of get_state(), got ") +
+                         Py_TYPE(h.ptr())->tp_name + " (state_bytes() / set_state_bytes() take bytes)");
+  return THPVariable_Unpack(h.ptr());
 }
 
 // {name: value} -> DrawParams, by the registry's parameter names and kinds
@@ -126,6 +169,7 @@ PYBIND11_MODULE(_C, m) {
   m.attr("stream_versions") = py::make_tuple(1, 2);
   static_assert(xrng::kOldestStreamVersion == 1 && xrng::kStreamVersion == 2, "update stream_versions");
   m.attr("state_bytes_size") = kStateBytes;
+  m.attr("max_threads") = xrng::kMaxThreads;  // threads= takes 0 (all) to max_threads, as the CLI's --threads
   m.def("simd_isa", &xrng::simd_isa, "The host SIMD instruction set in use: avx512, avx2 or none.");
   m.def("set_simd_isa", &xrng::set_simd_isa, py::arg("name"),
         "Forces the host dispatcher below the detected ISA (avx2, none); False if unavailable.");
@@ -159,18 +203,25 @@ newest, ``xrng.stream_version``) is the stream version of every draw from it
 so a generator restored from a stream-1 state keeps drawing stream 1. The
 state is these four integers: no hidden cache. This is the C++
 ``xrng::Generator`` (host/xrng.h), the one the LibTorch API uses too.)doc")
-      .def(py::init([](uint64_t seed, uint64_t subseq, uint64_t offset, int stream) {
-             return Generator(seed, subseq, offset, stream);
+      .def(py::init([](const py::object& seed, const py::object& subseq, const py::object& offset,
+                       const py::object& stream) {
+             return Generator(to_u64(seed, "seed"), to_u64(subseq, "subseq"), to_u64(offset, "offset"),
+                              to_stream(stream));
            }),
            py::arg("seed") = 0, py::arg("subseq") = 0, py::arg("offset") = 0,
-           py::arg("stream") = xrng::kStreamVersion)
+           py::arg("stream") = xrng::kStreamVersion,
+           "Generator(seed=0, subseq=0, offset=0, stream=2): integers in [0, 2**64), stream a stream version (1 or "
+           "2) (TypeError / ValueError otherwise).")
       .def_property_readonly("stream", &Generator::stream, "The stream version every draw from it is in (1 or 2).")
       .def_property_readonly("seed", [](const Generator& g) { return g.key().seed; }, "The key's seed.")
       .def_property_readonly("subseq", [](const Generator& g) { return g.key().subseq; }, "The key's subsequence.")
-      .def_property("offset", &Generator::offset, &Generator::set_offset, "The next word offset to draw from.")
+      .def_property(
+          "offset", &Generator::offset,
+          [](Generator& g, const py::object& v) { g.set_offset(to_u64(v, "offset")); },
+          "The next word offset to draw from.")
       .def("get_state", [](const Generator& g) { return get_state(g); },
            "The state as a 32-byte uint8 CPU tensor ('XRNG', the generator's stream version, seed, subseq, offset).")
-      .def("set_state", [](Generator& g, const at::Tensor& t) { set_state(g, t); }, py::arg("state"),
+      .def("set_state", [](Generator& g, const py::object& t) { set_state(g, state_tensor(t)); }, py::arg("state"),
            "Restores a state from get_state(), its stream version included (a stream-1 state keeps drawing stream "
            "1); ValueError if it is not a state, or of a stream version this library does not produce.")
       .def(
@@ -182,22 +233,28 @@ state is these four integers: no hidden cache. This is the C++
           "The state as bytes (the same 32 bytes as get_state()).")
       .def(
           "set_state_bytes",
-          [](Generator& g, const py::bytes& b) {
-            const std::string s = b;
+          [](Generator& g, const py::object& b) {
+            if (!PyBytes_Check(b.ptr()) && !PyByteArray_Check(b.ptr()))
+              throw py::type_error(std::string("Generator.set_state_bytes: expected the bytes of state_bytes(), got ") +
+                                   Py_TYPE(b.ptr())->tp_name);
+            const py::bytes raw = py::reinterpret_steal<py::bytes>(PyBytes_FromObject(b.ptr()));
+            if (!raw) throw py::error_already_set();
+            const std::string s = raw;
             set_state_bytes(g, reinterpret_cast<const uint8_t*>(s.data()), s.size());
           },
           py::arg("state"), "Restores a state from state_bytes().")
-      .def("split", &Generator::split, py::arg("i"),
+      .def("split", [](const Generator& g, const py::object& i) { return g.split(to_u64(i, "i")); }, py::arg("i"),
            "The i-th child generator (key split(i)), at offset 0; this generator is unchanged.")
-      .def("fold_in", &Generator::fold_in, py::arg("data"),
+      .def("fold_in", [](const Generator& g, const py::object& d) { return g.fold_in(to_u64(d, "data")); },
+           py::arg("data"),
            "A generator on the key folded with `data` (a step, layer or rank), at offset 0.")
       .def(
           "fork",
-          [](const Generator& g, uint64_t i) {
+          [](const Generator& g, const py::object& i) {
             if (PyErr_WarnEx(PyExc_DeprecationWarning, "Generator.fork(i) is deprecated: use Generator.split(i)", 1) <
                 0)
               throw py::error_already_set();
-            return g.split(i);
+            return g.split(to_u64(i, "i"));
           },
           py::arg("i"), "Deprecated name of split(i).")
       .def("clone", [](const Generator& g) { return Generator(g); }, "An independent copy.")

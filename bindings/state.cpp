@@ -9,6 +9,7 @@
 #include <cstring>
 #include <string>
 
+#include "detail/dtypes.h"
 #include "detail/paths.h"
 #include "xrng_torch.h"
 
@@ -37,8 +38,8 @@ at::Tensor get_state(const Generator& gen) {
 void set_state(Generator& gen, const at::Tensor& state) {
   detail::check_writable(state, "Generator.set_state");
   if (state.scalar_type() != at::kByte || state.dim() != 1)
-    throw Error("Generator.set_state: expected a 1-D uint8 tensor (got " +
-                std::string(c10::toString(state.scalar_type())) + " with " + std::to_string(state.dim()) +
+    throw Error("Generator.set_state: expected a 1-D torch.uint8 tensor (got " +
+                detail::torch_name(state.scalar_type()) + " with " + std::to_string(state.dim()) +
                 " dimensions)");
   const at::Tensor c = state.to(at::kCPU).contiguous();
   set_state_bytes(gen, c.data_ptr<uint8_t>(), static_cast<size_t>(c.numel()));

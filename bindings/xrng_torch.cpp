@@ -49,7 +49,7 @@ at::Tensor& fill_(at::Tensor& out, const Plan& plan, const Key& key, uint64_t of
   const at::ScalarType type = out.scalar_type();
   if (draw_dtype(plan.dist, type) != plan.dtype)
     throw Error(std::string("fill_: a ") + dist_name(plan.dist) + "/" + dtype_name(plan.dtype) +
-                " draw cannot fill a " + c10::toString(type) + " tensor");
+                " draw cannot fill a " + detail::torch_name(type) + " tensor");
   detail::check_fits(plan, type);
   const uint64_t n = static_cast<uint64_t>(out.numel());
   if (plan.kind == Kind::permutation && n != plan.n)

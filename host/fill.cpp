@@ -185,6 +185,7 @@ void fill_scalar(const Plan& plan, const Stream& s, uint64_t offset, uint64_t st
 
 void fill(const Plan& plan, const Key& key, uint64_t offset, uint64_t start, uint64_t count, void* out,
           const FillOptions& opt) {
+  check_threads(opt.threads);
   if (plan.kind == Kind::transform)
     throw Error(std::string(dist_name(plan.dist)) + " transforms an input: use xrng::transform (xrng::dropout)");
   check_counters(plan, offset, start, count);
@@ -211,6 +212,7 @@ void fill(const Plan& plan, const Key& key, uint64_t offset, uint64_t start, uin
 
 void transform(const Plan& plan, const Key& key, uint64_t offset, uint64_t start, uint64_t count, const void* in,
                void* out, const FillOptions& opt) {
+  check_threads(opt.threads);
   if (plan.kind != Kind::transform)
     throw Error(std::string("transform: ") + dist_name(plan.dist) + " draws no input transform (use xrng::fill)");
   check_counters(plan, offset, start, count);
@@ -248,6 +250,7 @@ void dropout(const Plan& plan, const Key& key, uint64_t offset, uint64_t start, 
 
 void perm_shard(const Plan& plan, const Key& key, uint64_t offset, uint64_t rank, uint64_t world, uint64_t start,
                 uint64_t count, void* out, const FillOptions& opt) {
+  check_threads(opt.threads);
   if (plan.kind != Kind::permutation) throw Error("perm_shard: the plan must be a permutation");
   if (world == 0 || rank >= world)
     throw Error("perm_shard: need 0 <= rank < world (got rank " + std::to_string(rank) + ", world " +
@@ -267,6 +270,7 @@ void perm_shard(const Plan& plan, const Key& key, uint64_t offset, uint64_t rank
 
 void perm_inverse(const Plan& plan, const Key& key, uint64_t offset, uint64_t start, uint64_t count, void* out,
                   const FillOptions& opt) {
+  check_threads(opt.threads);
   if (plan.kind != Kind::permutation) throw Error("perm_inverse: the plan must be a permutation");
   check_counters(plan, offset, start, count);
   require_buffer(out, count, "perm_inverse");

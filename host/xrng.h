@@ -21,9 +21,21 @@ namespace xrng {
 
 enum class Backend { scalar, simd, automatic };
 
+// The most host threads a call may ask for. FillOptions::threads, the CLI's
+// --threads and Python's threads= all take 0 (all hardware threads) to
+// kMaxThreads; anything else is an xrng::Error (check_threads).
+inline constexpr int kMaxThreads = 1024;
+// Throws xrng::Error unless 0 <= threads <= kMaxThreads; `what` names the
+// argument in the message ("threads", "--threads").
+inline void check_threads(long long threads, const char* what = "threads") {
+  if (threads < 0 || threads > kMaxThreads)
+    throw Error(std::string(what) + " must be 0 (all) to " + std::to_string(kMaxThreads) + " (got " +
+                std::to_string(threads) + ")");
+}
+
 struct FillOptions {
   Backend backend = Backend::automatic;  // scalar: the reference; simd: best available ISA (error if none)
-  int threads = 1;                       // 0: all hardware threads
+  int threads = 1;                       // 0: all hardware threads; at most kMaxThreads
 };
 
 // The SIMD instruction set the host dispatcher uses: "avx512", "avx2" or

@@ -34,12 +34,13 @@ constexpr DType eigen_dtype() {
 // Fills `m` with elements [start, start + m.size()) of the draw `d` (params q)
 // at word `offset` of `key`. perm requires q.n >= start + m.size().
 // Returns the number of words the draw consumes (for a caller keeping an offset).
+// `stream`: the stream version (SPEC.md section 7), the newest by default.
 template <class Derived>
 uint64_t eigen_fill(Eigen::DenseBase<Derived>& m, Dist d, const DrawParams& q, const Key& key, uint64_t offset,
-                    uint64_t start = 0, const FillOptions& opt = {}) {
+                    uint64_t start = 0, const FillOptions& opt = {}, int stream = kStreamVersion) {
   using T = typename Derived::Scalar;
   static_assert(sizeof(T) == static_cast<size_t>(dtype_size(eigen_dtype<T>())), "scalar size");
-  const Plan plan = make_plan(d, eigen_dtype<T>(), q);
+  const Plan plan = make_plan(d, eigen_dtype<T>(), q, stream);
   const Eigen::Index rows = m.rows(), cols = m.cols();
   const uint64_t count = static_cast<uint64_t>(rows) * static_cast<uint64_t>(cols);
   const uint64_t used = check_counters(plan, offset, start, count);
@@ -53,11 +54,11 @@ uint64_t eigen_fill(Eigen::DenseBase<Derived>& m, Dist d, const DrawParams& q, c
 // Conveniences with torch's names.
 template <class Derived>
 uint64_t eigen_randn(Eigen::DenseBase<Derived>& m, const Key& key, uint64_t offset = 0, double mean = 0.0,
-                     double std = 1.0) {
+                     double std = 1.0, int stream = kStreamVersion) {
   DrawParams q;
   q.mean = mean;
   q.std = std;
-  return eigen_fill(m, Dist::normal, q, key, offset);
+  return eigen_fill(m, Dist::normal, q, key, offset, 0, {}, stream);
 }
 template <class Derived>
 uint64_t eigen_rand(Eigen::DenseBase<Derived>& m, const Key& key, uint64_t offset = 0, double low = 0.0,

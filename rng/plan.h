@@ -6,6 +6,8 @@
 #pragma once
 
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <limits>
 #include <stdexcept>
@@ -193,18 +195,33 @@ inline void check_stream_version(int version, const char* who = "stream version"
 
 namespace detail {
 
+// x in the fewest significant digits that read back as x, for messages:
+// 1e+39 (not 1.0000000000000001e+39), 70000 (not 7e+04), 0.1.
 inline std::string num(double x) {
   char b[64];
-  std::snprintf(b, sizeof b, "%.17g", x);
+  int digits = 1;
+  for (; digits < 17; ++digits) {
+    std::snprintf(b, sizeof b, "%.*g", digits, x);
+    if (std::strtod(b, nullptr) == x || x != x) break;
+  }
+  // whole numbers below 1e17 without an exponent: as many digits as they have
+  const double a = std::fabs(x);
+  if (a >= 1.0 && a < 1e17) {
+    int whole = 1;
+    for (double p = 10.0; p <= a; p *= 10.0) ++whole;
+    if (whole > digits) digits = whole;
+  }
+  std::snprintf(b, sizeof b, "%.*g", digits, x);
   return b;
 }
 
-// Rounds x to the output type and returns it as a double.
+// Rounds x to the output type and returns it as a double (beyond the type's
+// range: +-inf, as IEEE rounding gives).
 inline double round_to(DType t, double x) {
   switch (t) {
-    case DType::f32: return static_cast<float>(x);
-    case DType::f16: return math::f16_bits_to_f32(math::f32_to_f16_bits(static_cast<float>(x)));
-    case DType::bf16: return math::bf16_bits_to_f32(math::f32_to_bf16_bits(static_cast<float>(x)));
+    case DType::f32: return math::to_f32(x);
+    case DType::f16: return math::f16_bits_to_f32(math::f32_to_f16_bits(math::to_f32(x)));
+    case DType::bf16: return math::bf16_bits_to_f32(math::f32_to_bf16_bits(math::to_f32(x)));
     default: return x;
   }
 }
@@ -241,6 +258,30 @@ inline double max_finite(DType t) {
   }
 }
 
+// The one rule for real location and scale parameters (low, high, mean, std,
+// median, sigma; SPEC.md section 4): each must be finite in binary64 and
+// round to a finite value of the output dtype. Values of the distribution
+// beyond the dtype's range still round to +-inf, as IEEE rounding does; a
+// parameter that is already infinite in the dtype would make every value
+// inf (or NaN) and is rejected instead.
+inline void finite_in(const char* dist, DType t, const char* name, double x) {
+  if (std::isfinite(x) && std::isfinite(round_to(t, x))) return;
+  throw Error(std::string(dist) + ": " + name + " = " + num(x) + " is not finite in " + dtype_name(t) +
+              " (largest finite value " + num(max_finite(t)) +
+              "; parameters must be finite in the output dtype, values beyond it round to +-inf)");
+}
+inline void location_scale(const char* dist, DType t, const char* loc, double l, const char* scale, double s) {
+  finite_in(dist, t, loc, l);
+  finite_in(dist, t, scale, s);
+  if (!(s >= 0.0))
+    throw Error(std::string(dist) + ": " + scale + " must be >= 0 (got " + scale + " = " + num(s) + ")");
+}
+inline void probability(const char* dist, double p, bool allow_zero) {
+  if (!(p >= 0.0 && p <= 1.0) || (!allow_zero && p == 0.0))
+    throw Error(std::string(dist) + ": p must be in " + (allow_zero ? "[0, 1]" : "(0, 1]") + " (got " + num(p) +
+                ")");
+}
+
 // log(1 - p) for p in (0, 1), from math::log_unit (never libm, so that every
 // host prepares the same bits): log1p(x) = log(1 + x) * x / ((1 + x) - 1)
 // (Goldberg's correction for the rounding of 1 + x).
@@ -267,15 +308,12 @@ struct DistDef<Dist::bits> {
 template <>
 struct DistDef<Dist::uniform> {
   static void prepare(const DrawParams& q, DType t, Plan& p) {
-    if (!std::isfinite(q.low) || !std::isfinite(q.high))
-      throw Error("uniform: low and high must be finite (got low=" + detail::num(q.low) +
-                  ", high=" + detail::num(q.high) + ")");
+    detail::finite_in("uniform", t, "low", q.low);
+    detail::finite_in("uniform", t, "high", q.high);
     const double lo = detail::round_to(t, q.low), hi = detail::round_to(t, q.high);
     if (!(lo < hi))
       throw Error("uniform: empty range [" + detail::num(q.low) + ", " + detail::num(q.high) + ") in " +
                   dtype_name(t));
-    if (std::fabs(lo) > detail::max_finite(t) || std::fabs(hi) > detail::max_finite(t))
-      throw Error("uniform: low/high overflow " + std::string(dtype_name(t)));
     const double width = hi - lo;
     if (!std::isfinite(width)) throw Error("uniform: high - low overflows double");
     p.uniform.low = lo;
@@ -286,16 +324,6 @@ struct DistDef<Dist::uniform> {
   }
 };
 namespace detail {
-inline void location_scale(const char* dist, const char* loc, double l, const char* scale, double s) {
-  if (!std::isfinite(l) || !std::isfinite(s) || s < 0.0)
-    throw Error(std::string(dist) + ": " + loc + " must be finite and " + scale + " finite and >= 0 (got " + loc +
-                "=" + num(l) + ", " + scale + "=" + num(s) + ")");
-}
-inline void probability(const char* dist, double p, bool allow_zero) {
-  if (!(p >= 0.0 && p <= 1.0) || (!allow_zero && p == 0.0))
-    throw Error(std::string(dist) + ": p must be in " + (allow_zero ? "[0, 1]" : "(0, 1]") + " (got " + num(p) +
-                ")");
-}
 // The binary32 parameters of stream v2 (SPEC.md, "Stream v2", parameters):
 // rounded to nearest, clamped to the finite range (so that 0 * scale and
 // inf - inf never make a NaN), and set to +0 below a bound under which the
@@ -316,8 +344,8 @@ inline float inv_rate32(double rate) {  // 1 / rate in double, rounded once to b
 }  // namespace detail
 template <>
 struct DistDef<Dist::normal> {
-  static void prepare(const DrawParams& q, DType, Plan& p) {
-    detail::location_scale("normal", "mean", q.mean, "std", q.std);
+  static void prepare(const DrawParams& q, DType t, Plan& p) {
+    detail::location_scale("normal", t, "mean", q.mean, "std", q.std);
     p.normal.mean = q.mean;
     p.normal.std = q.std;
     p.normal.mean32 = detail::loc32(q.mean);
@@ -380,8 +408,8 @@ struct DistDef<Dist::geometric> {
 };
 template <>
 struct DistDef<Dist::log_normal> {
-  static void prepare(const DrawParams& q, DType, Plan& p) {
-    detail::location_scale("log_normal", "mean", q.mean, "std", q.std);
+  static void prepare(const DrawParams& q, DType t, Plan& p) {
+    detail::location_scale("log_normal", t, "mean", q.mean, "std", q.std);
     p.normal.mean = q.mean;
     p.normal.std = q.std;
     p.normal.mean32 = detail::loc32(q.mean);
@@ -390,8 +418,8 @@ struct DistDef<Dist::log_normal> {
 };
 template <>
 struct DistDef<Dist::cauchy> {
-  static void prepare(const DrawParams& q, DType, Plan& p) {
-    detail::location_scale("cauchy", "median", q.median, "sigma", q.sigma);
+  static void prepare(const DrawParams& q, DType t, Plan& p) {
+    detail::location_scale("cauchy", t, "median", q.median, "sigma", q.sigma);
     p.cauchy.median = q.median;
     p.cauchy.sigma = q.sigma;
     p.cauchy.median32 = detail::loc32(q.median);

@@ -96,6 +96,74 @@ TEST_CASE("normal parameters") {
   }
 }
 
+// One rule for every real location and scale parameter (SPEC.md section 4):
+// it must round to a finite value of the output dtype; values beyond the
+// dtype's range still round to +-inf. Limits: the largest finite value rounds
+// to itself, the first value that rounds to inf (max + half an ulp) is out.
+TEST_CASE("location and scale parameters are finite in the output dtype") {
+  struct Limit {
+    DType t;
+    double max, inf;  // largest finite value; smallest binary64 value that rounds to +inf
+  };
+  const Limit limits[] = {{DType::f32, 0x1.fffffep127, 0x1.ffffffp127},
+                          {DType::f16, 65504.0, 65520.0},
+                          {DType::bf16, 0x1.fep127, 0x1.ffp127},
+                          {DType::f64, std::numeric_limits<double>::max(), kInf}};
+  // Each distribution with location/scale parameters, as (dist, which parameter, params with it set to x).
+  struct Case {
+    Dist d;
+    const char* name;
+    DrawParams (*make)(double x);
+  };
+  const Case cases[] = {
+      {Dist::uniform, "high", [](double x) { return DrawParams::range(0, x); }},
+      {Dist::uniform, "low", [](double x) { return DrawParams::range(-x, 0); }},
+      {Dist::normal, "mean", [](double x) { return DrawParams::moments(x, 1); }},
+      {Dist::normal, "std", [](double x) { return DrawParams::moments(0, x); }},
+      {Dist::log_normal, "mean", [](double x) { return DrawParams::moments(-x, 1); }},
+      {Dist::log_normal, "std", [](double x) { return DrawParams::moments(0, x); }},
+      {Dist::cauchy, "median", [](double x) { return DrawParams::location_scale(x, 1); }},
+      {Dist::cauchy, "sigma", [](double x) { return DrawParams::location_scale(0, x); }},
+  };
+  for (const Case& c : cases)
+    for (const Limit& l : limits) {
+      INFO(xrng::dist_name(c.d), " ", c.name, " ", xrng::dtype_name(l.t));
+      CHECK_NOTHROW(xrng::make_plan(c.d, l.t, c.make(l.max)));
+      std::string msg;
+      try {
+        xrng::make_plan(c.d, l.t, c.make(l.inf));
+      } catch (const Error& e) {
+        msg = e.what();
+      }
+      // the message names the distribution, the parameter, the dtype and its largest finite value
+      CHECK(msg.find(std::string(xrng::dist_name(c.d)) + ": " + c.name + " = ") == 0);
+      CHECK(msg.find(std::string("is not finite in ") + xrng::dtype_name(l.t)) != std::string::npos);
+      CHECK(msg.find("largest finite value " + xrng::detail::num(l.max)) != std::string::npos);
+      CHECK(msg.find('\n') == std::string::npos);
+    }
+  // the cases of the issue: the message reads as the user typed the value
+  try {
+    xrng::make_plan(Dist::normal, DType::f32, DrawParams::moments(1e39, 1));
+    FAIL("normal f32 mean 1e39 accepted");
+  } catch (const Error& e) {
+    CHECK(std::string(e.what()) ==
+          "normal: mean = 1e+39 is not finite in f32 (largest finite value 3.4028234663852886e+38; parameters must be "
+          "finite in the output dtype, values beyond it round to +-inf)");
+  }
+  CHECK_THROWS_AS(xrng::make_plan(Dist::normal, DType::f16, DrawParams::moments(70000, 1)), Error);
+  CHECK_THROWS_AS(xrng::make_plan(Dist::normal, DType::f16, DrawParams::moments(0, 1e6)), Error);
+  // values beyond the range are not parameters: they still round to inf
+  // (exponential's rate is an inverse scale; rate 1e-30 in f16 is a golden case)
+  CHECK_NOTHROW(xrng::make_plan(Dist::exponential, DType::f16, DrawParams::with_rate(1e-30)));
+  CHECK_NOTHROW(xrng::make_plan(Dist::log_normal, DType::f16, DrawParams::moments(89, 1)));
+  const xrng::Plan p = xrng::make_plan(Dist::normal, DType::f16, DrawParams::moments(65504, 1000));
+  uint16_t out[64];
+  xrng::fill(p, xrng::Key(1), 0, 0, 64, out);
+  int inf = 0;
+  for (uint16_t h : out) inf += h == 0x7c00u;
+  CHECK(inf > 0);  // about half the values exceed 65504 + 16 and round to +inf
+}
+
 TEST_CASE("probabilities") {
   for (Dist d : {Dist::bernoulli, Dist::dropout}) {
     const DType t = d == Dist::bernoulli ? DType::u8 : DType::f32;

@@ -193,25 +193,25 @@ TEST_CASE("golden: every stream version's rows are the ones its file evaluates")
 
 TEST_CASE("golden: the committed files are what tools/make_golden.cpp writes") {
   for (int v : kVersions) {
-  INFO("golden_v", v, ".txt");
-  const std::string committed = committed_text(v);
-  const std::string regenerated = golden::golden_file_text(v);
-  if (committed != regenerated) {
-    // Point at the first differing line.
-    std::istringstream a(committed), b(regenerated);
-    std::string la, lb;
-    int line = 0;
-    while (true) {
-      ++line;
-      const bool ga = static_cast<bool>(std::getline(a, la)), gb = static_cast<bool>(std::getline(b, lb));
-      if (!ga && !gb) break;
-      if (!ga || !gb || la != lb) {
-        FAIL("golden_v", v, ".txt differs from make_golden at line ", line, "\n committed:   ", la.substr(0, 200),
-             "\n regenerated: ", lb.substr(0, 200));
+    INFO("golden_v", v, ".txt");
+    const std::string committed = committed_text(v);
+    const std::string regenerated = golden::golden_file_text(v);
+    if (committed != regenerated) {
+      // Point at the first differing line.
+      std::istringstream a(committed), b(regenerated);
+      std::string la, lb;
+      int line = 0;
+      while (true) {
+        ++line;
+        const bool ga = static_cast<bool>(std::getline(a, la)), gb = static_cast<bool>(std::getline(b, lb));
+        if (!ga && !gb) break;
+        if (!ga || !gb || la != lb) {
+          FAIL("golden_v", v, ".txt differs from make_golden at line ", line, "\n committed:   ", la.substr(0, 200),
+               "\n regenerated: ", lb.substr(0, 200));
+        }
       }
     }
-  }
-  CHECK(committed == regenerated);
+    CHECK(committed == regenerated);
   }
 }
 
@@ -223,46 +223,46 @@ TEST_CASE("golden: the copies embedded in xrng_golden (xrng verify) are the comm
 // ---- coverage ------------------------------------------------------------------------------
 TEST_CASE("golden files cover every registry row") {
   for (int v : kVersions) {
-  INFO("golden_v", v, ".txt");
-  const auto& cs = cases(v);
-  std::set<std::string> seen;
-  for (const GoldenCase& c : cs) seen.insert(c.op + "/" + dist_name(c.dist) + "/" + dtype_name(c.dtype));
-  for (const RowInfo& r : kRows) {
-    const std::string dt = std::string(dist_name(r.dist)) + "/" + dtype_name(r.dtype);
-    switch (dist_kind(r.dist)) {
-      case Kind::element: CHECK_MESSAGE(seen.count("fill/" + dt) == 1, dt); break;
-      case Kind::transform: CHECK_MESSAGE(seen.count("dropout/" + dt) == 1, dt); break;
-      case Kind::permutation:
-        CHECK_MESSAGE(seen.count("fill/" + dt) == 1, dt);
-        // shards and inverses: checked on the distribution's default dtype
-        if (r.dtype == default_dtype(r.dist)) {
-          CHECK_MESSAGE(seen.count("perm_shard/" + dt) == 1, dt);
-          CHECK_MESSAGE(seen.count("perm_inverse/" + dt) == 1, dt);
-        }
-        break;
-    }
-  }
-  // Every element row outside the frozen section has each of its sample and
-  // edge parameter sets at the origin and at the end of the counter space.
-  std::set<std::pair<Dist, DType>> frozen;
-  for (const GoldenCase& c : golden::frozen_requests()) frozen.insert({c.dist, c.dtype});
-  for (const RowInfo& r : kRows) {
-    if (dist_kind(r.dist) != Kind::element || frozen.count({r.dist, r.dtype})) continue;
-    std::vector<DrawParams> qs = golden::sample_params(r.dist);
-    for (const DrawParams& q : golden::edge_params(r.dist)) qs.push_back(q);
-    for (const DrawParams& q : qs) {
-      bool origin = false, end = false;
-      for (const GoldenCase& c : cs) {
-        if (c.dist != r.dist || c.dtype != r.dtype) continue;
-        if (!same_params(r.dist, c.params, q)) continue;
-        origin = origin || (c.offset == 0 && c.start == 0 && c.seed == 0);
-        const Plan p = c.plan();
-        end = end || c.offset + plan_words(p, c.start + c.count) == 0;  // the draw ends at word 2^64
+    INFO("golden_v", v, ".txt");
+    const auto& cs = cases(v);
+    std::set<std::string> seen;
+    for (const GoldenCase& c : cs) seen.insert(c.op + "/" + dist_name(c.dist) + "/" + dtype_name(c.dtype));
+    for (const RowInfo& r : kRows) {
+      const std::string dt = std::string(dist_name(r.dist)) + "/" + dtype_name(r.dtype);
+      switch (dist_kind(r.dist)) {
+        case Kind::element: CHECK_MESSAGE(seen.count("fill/" + dt) == 1, dt); break;
+        case Kind::transform: CHECK_MESSAGE(seen.count("dropout/" + dt) == 1, dt); break;
+        case Kind::permutation:
+          CHECK_MESSAGE(seen.count("fill/" + dt) == 1, dt);
+          // shards and inverses: checked on the distribution's default dtype
+          if (r.dtype == default_dtype(r.dist)) {
+            CHECK_MESSAGE(seen.count("perm_shard/" + dt) == 1, dt);
+            CHECK_MESSAGE(seen.count("perm_inverse/" + dt) == 1, dt);
+          }
+          break;
       }
-      CHECK_MESSAGE(origin, dist_name(r.dist), "/", dtype_name(r.dtype));
-      CHECK_MESSAGE(end, dist_name(r.dist), "/", dtype_name(r.dtype));
     }
-  }
+    // Every element row outside the frozen section has each of its sample and
+    // edge parameter sets at the origin and at the end of the counter space.
+    std::set<std::pair<Dist, DType>> frozen;
+    for (const GoldenCase& c : golden::frozen_requests()) frozen.insert({c.dist, c.dtype});
+    for (const RowInfo& r : kRows) {
+      if (dist_kind(r.dist) != Kind::element || frozen.count({r.dist, r.dtype})) continue;
+      std::vector<DrawParams> qs = golden::sample_params(r.dist);
+      for (const DrawParams& q : golden::edge_params(r.dist)) qs.push_back(q);
+      for (const DrawParams& q : qs) {
+        bool origin = false, end = false;
+        for (const GoldenCase& c : cs) {
+          if (c.dist != r.dist || c.dtype != r.dtype) continue;
+          if (!same_params(r.dist, c.params, q)) continue;
+          origin = origin || (c.offset == 0 && c.start == 0 && c.seed == 0);
+          const Plan p = c.plan();
+          end = end || c.offset + plan_words(p, c.start + c.count) == 0;  // the draw ends at word 2^64
+        }
+        CHECK_MESSAGE(origin, dist_name(r.dist), "/", dtype_name(r.dtype));
+        CHECK_MESSAGE(end, dist_name(r.dist), "/", dtype_name(r.dtype));
+      }
+    }
   }
 }
 

@@ -5,18 +5,30 @@
 //            [--stream 1|2] [--backend B] [--threads T] [--format F]
 //   xrng fingerprint <same arguments>
 //   xrng verify [--quick]
+//   xrng version
+//   xrng [COMMAND] --help | -h
 // --stream is the stream version (SPEC.md section 7), 2 (the newest) by default.
+//
+// Draws are computed in chunks of kChunkBytes whatever --count, so a draw of
+// any length runs in bounded memory; between chunks the CLI reports progress
+// on stderr when it is a terminal (after the first second) and stops cleanly
+// on SIGINT / SIGTERM (exit status 128 + the signal).
 //
 // The distributions, their dtypes and parameters, the --<param> flags and the
 // usage text all come from the registry (rng/registry.h: kDists, kRows,
 // kParams): a distribution or parameter added there is available here with no
 // edit. Every failure is one line on stderr and a non-zero exit; nothing here
 // crashes on bad input.
+#include <signal.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <cctype>
 #include <cerrno>
+#include <chrono>
 #include <cinttypes>
 #include <cmath>
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -110,18 +122,30 @@ void column(std::string& u, const std::string& s, size_t width) {
   u += ' ';
 }
 
-std::string usage() {
+// The synopsis of each command; `xrng --help` shows them all.
+const char kGenSynopsis[] =
+    "  xrng gen --dist D [--dtype T] [--seed S] [--subseq Q] [--offset W] [--epoch E] [--start I] --count N\n"
+    "           [--<param> V ...] [--rank R --world W] [--inverse] [--stream {1,2}]\n"
+    "           [--backend {cpu-scalar,cpu-simd,auto,cuda}] [--threads T] [--format {text,hex,bin,null}]\n";
+const char kFingerprintSynopsis[] = "  xrng fingerprint <the arguments of gen>   one line: SHA-256 of the bin bytes\n";
+const char kVerifySynopsis[] =
+    "  xrng verify [--quick]                     golden vectors + every backend against the scalar reference\n";
+const char kVersionSynopsis[] = "  xrng version                              version, stream version, SIMD instruction set\n";
+
+// What gen and fingerprint share: their flags, defaults, and the registry's
+// distributions and parameters.
+std::string draw_help() {
   std::string u =
-      "usage:\n"
-      "  xrng gen --dist D [--dtype T] [--seed S] [--subseq Q] [--offset W] [--epoch E] [--start I] --count N\n"
-      "           [--<param> V ...] [--rank R --world W] [--inverse] [--stream {1,2}]\n"
-      "           [--backend {cpu-scalar,cpu-simd,auto,cuda}] [--threads T] [--format {text,hex,bin,null}]\n"
-      "  xrng fingerprint <the arguments of gen>   one line: SHA-256 of the bin bytes\n"
-      "  xrng verify [--quick]                     golden vectors + every backend against the scalar reference\n"
-      "  xrng version\n"
-      "Numbers accept decimal or 0x-hex. --epoch E means --seed 123456789+E.\n"
-      "--stream V: the stream version (SPEC.md section 7), default " +
+      "Numbers accept decimal or 0x-hex. --epoch E means --seed 123456789+E. --count is required, except for\n"
+      "--dist perm: the rest of the permutation (n - start), or with --rank/--world the rest of the shard\n"
+      "(ceil(n / world) - start elements: DistributedSampler's length).\n"
+      "--stream V: the stream version (SPEC.md section 7), 1 or 2, default " +
       std::to_string(xrng::kStreamVersion) + "; 1 gives the values of the releases before stream 2.\n"
+      "--threads T: 0 (all) to " + std::to_string(xrng::kMaxThreads) +
+      ", default 1; neither it nor --backend ever changes a value.\n"
+      "Long draws show their progress on stderr when stderr is a terminal (not when stdout is the same terminal\n"
+      "and values are printed there); Ctrl-C (SIGINT) or SIGTERM stops a draw between chunks, exit status\n"
+      "128 + the signal (130, 143).\n"
       "\n"
       "distributions (--dist D), their dtypes (--dtype T; * = default) and parameters (* = required):\n";
   // One line per distribution; the columns are as wide as their widest entry.
@@ -171,7 +195,33 @@ std::string usage() {
     if (!is_required(p.id)) u += " (default " + default_of(p.id) + ")";
     u += '\n';
   }
+  u += "Real location and scale parameters (--low --high --mean --std --median --sigma) must be finite in the\n"
+       "output dtype (f16: |x| <= 65504); values of a draw beyond the dtype's range round to +-inf.\n";
   return u;
+}
+
+// `xrng --help`: every command, then what gen and fingerprint take.
+std::string usage() {
+  return std::string("usage:\n") + kGenSynopsis + kFingerprintSynopsis + kVerifySynopsis + kVersionSynopsis +
+         "  xrng COMMAND --help                       the usage of one command\n\n" + draw_help();
+}
+
+// `xrng COMMAND --help`, or "" for an unknown command.
+std::string command_usage(const std::string& cmd) {
+  if (cmd == "gen")
+    return std::string("usage:\n") + kGenSynopsis +
+           "Prints elements [start, start + count) of a draw, one per line (text: round-trippable decimals;\n"
+           "hex: the bits), as raw little-endian bytes (bin) or not at all (null).\n\n" + draw_help();
+  if (cmd == "fingerprint")
+    return std::string("usage:\n") + kFingerprintSynopsis +
+           "Takes gen's arguments except --format and prints one line: the SHA-256 of the bytes gen --format bin\n"
+           "prints, then the draw. Two machines agree when their lines agree.\n\n" + draw_help();
+  if (cmd == "verify")
+    return std::string("usage:\n") + kVerifySynopsis +
+           "Checks every golden vector (tests/data/golden_v1.txt, built in) on every backend of this build and\n"
+           "prints one row per registry row; exit status 1 if any backend differs. --quick: fewer elements.\n";
+  if (cmd == "version") return std::string("usage:\n") + kVersionSynopsis;
+  return "";
 }
 
 // ---- strict number parsing ----------------------------------------------------------
@@ -316,10 +366,14 @@ Request parse_request(const std::vector<std::string>& args, bool allow_format) {
   r.inverse = inverse;
   if (get("--count")) {
     r.count = parse_u64("--count", *get("--count"));
-  } else if (perm && !r.shard) {
-    // the rest of the permutation
-    if (r.start > r.plan.n) throw Error("--start exceeds the permutation's size");
-    r.count = r.plan.n - r.start;
+  } else if (perm) {
+    // The rest of the permutation, or of the shard: a shard has ceil(n / world)
+    // elements (DistributedSampler's length; Python's perm_shard default).
+    const uint64_t length = r.shard ? r.plan.n / r.world + (r.plan.n % r.world != 0 ? 1 : 0) : r.plan.n;
+    if (r.start > length)
+      throw Error("--start " + std::to_string(r.start) + " exceeds the " + (r.shard ? "shard's" : "permutation's") +
+                  " length " + std::to_string(length));
+    r.count = length - r.start;
   } else {
     throw Error("--count is required");
   }
@@ -338,7 +392,7 @@ Request parse_request(const std::vector<std::string>& args, bool allow_format) {
 #endif
   if (get("--threads")) {
     const uint64_t t = parse_u64("--threads", *get("--threads"));
-    if (t > 1024) throw Error("--threads must be 0 (all) to 1024");
+    xrng::check_threads(static_cast<long long>(std::min<uint64_t>(t, INT64_MAX)), "--threads");
     r.threads = static_cast<int>(t);
   }
   if (get("--format")) {
@@ -382,43 +436,190 @@ void compute(const Request& r, uint64_t b, uint64_t m, void* out) {
     xrng::fill(r.plan, r.key, r.offset, r.start + b, m, out, opt);
 }
 
-void print_text(FILE* f, xrng::DType t, const void* p, uint64_t i) {
+// Appends element i of p (dtype t) to s as one line: text (round-trippable
+// decimals) or hex (the bits).
+void append_text(std::string& s, xrng::DType t, const void* p, uint64_t i) {
   using xrng::DType;
+  char b[64];
   switch (t) {
-    case DType::u32: std::fprintf(f, "%" PRIu32 "\n", static_cast<const uint32_t*>(p)[i]); break;
-    case DType::u64: std::fprintf(f, "%" PRIu64 "\n", static_cast<const uint64_t*>(p)[i]); break;
-    case DType::i32: std::fprintf(f, "%" PRId32 "\n", static_cast<const int32_t*>(p)[i]); break;
-    case DType::i64: std::fprintf(f, "%" PRId64 "\n", static_cast<const int64_t*>(p)[i]); break;
-    case DType::u8: std::fprintf(f, "%u\n", static_cast<const uint8_t*>(p)[i]); break;
-    case DType::f32: std::fprintf(f, "%.9g\n", static_cast<double>(static_cast<const float*>(p)[i])); break;
-    case DType::f64: std::fprintf(f, "%.17g\n", static_cast<const double*>(p)[i]); break;
+    case DType::u32: std::snprintf(b, sizeof b, "%" PRIu32 "\n", static_cast<const uint32_t*>(p)[i]); break;
+    case DType::u64: std::snprintf(b, sizeof b, "%" PRIu64 "\n", static_cast<const uint64_t*>(p)[i]); break;
+    case DType::i32: std::snprintf(b, sizeof b, "%" PRId32 "\n", static_cast<const int32_t*>(p)[i]); break;
+    case DType::i64: std::snprintf(b, sizeof b, "%" PRId64 "\n", static_cast<const int64_t*>(p)[i]); break;
+    case DType::u8: std::snprintf(b, sizeof b, "%u\n", static_cast<const uint8_t*>(p)[i]); break;
+    case DType::f32: std::snprintf(b, sizeof b, "%.9g\n", static_cast<double>(static_cast<const float*>(p)[i])); break;
+    case DType::f64: std::snprintf(b, sizeof b, "%.17g\n", static_cast<const double*>(p)[i]); break;
     case DType::f16:
-      std::fprintf(f, "%.9g\n", static_cast<double>(xrng::math::f16_bits_to_f32(static_cast<const uint16_t*>(p)[i])));
+      std::snprintf(b, sizeof b, "%.9g\n",
+                    static_cast<double>(xrng::math::f16_bits_to_f32(static_cast<const uint16_t*>(p)[i])));
       break;
     case DType::bf16:
-      std::fprintf(f, "%.9g\n", static_cast<double>(xrng::math::bf16_bits_to_f32(static_cast<const uint16_t*>(p)[i])));
+      std::snprintf(b, sizeof b, "%.9g\n",
+                    static_cast<double>(xrng::math::bf16_bits_to_f32(static_cast<const uint16_t*>(p)[i])));
       break;
   }
+  s += b;
 }
-void print_hex(FILE* f, xrng::DType t, const void* p, uint64_t i) {
+void append_hex(std::string& s, xrng::DType t, const void* p, uint64_t i) {
+  char b[32];
   switch (xrng::dtype_size(t)) {
-    case 1: std::fprintf(f, "%02x\n", static_cast<const uint8_t*>(p)[i]); break;
-    case 2: std::fprintf(f, "%04x\n", static_cast<const uint16_t*>(p)[i]); break;
-    case 4: std::fprintf(f, "%08" PRIx32 "\n", static_cast<const uint32_t*>(p)[i]); break;
-    default: std::fprintf(f, "%016" PRIx64 "\n", static_cast<const uint64_t*>(p)[i]); break;
+    case 1: std::snprintf(b, sizeof b, "%02x\n", static_cast<const uint8_t*>(p)[i]); break;
+    case 2: std::snprintf(b, sizeof b, "%04x\n", static_cast<const uint16_t*>(p)[i]); break;
+    case 4: std::snprintf(b, sizeof b, "%08" PRIx32 "\n", static_cast<const uint32_t*>(p)[i]); break;
+    default: std::snprintf(b, sizeof b, "%016" PRIx64 "\n", static_cast<const uint64_t*>(p)[i]); break;
   }
+  s += b;
 }
 
-// Streams the request in chunks (results do not depend on chunking), calling sink(bytes, n_elems).
+// ---- long draws: chunks, progress, signals ---------------------------------------------------
+// A draw is computed in chunks of at most kChunkBytes, whatever --count: the
+// memory is bounded, and between chunks (a few milliseconds each) the CLI can
+// report progress and notice a signal. Values never depend on the chunking.
+constexpr uint64_t kChunkBytes = uint64_t{4} << 20;
+
+// The signal that asked a draw to stop (SIGINT, SIGTERM), or 0.
+volatile std::sig_atomic_t g_signal = 0;
+extern "C" void on_stop_signal(int sig) { g_signal = sig; }
+
+// A draw stopped by a signal at a chunk boundary: the first `done` of `total`
+// elements were computed (and, for gen, written).
+struct Interrupted {
+  int sig;
+  uint64_t done, total;
+};
+
+// SIGINT and SIGTERM set g_signal instead of killing the process, for the
+// lifetime of this object. No SA_RESTART: a write blocked on a full pipe
+// returns (EINTR), so the draw stops even when nobody reads its output.
+class StopSignals {
+ public:
+  StopSignals() {
+    struct sigaction sa {};
+    sa.sa_handler = on_stop_signal;
+    sigemptyset(&sa.sa_mask);
+    sa.sa_flags = 0;
+    sigaction(SIGINT, &sa, &old_int_);
+    sigaction(SIGTERM, &sa, &old_term_);
+  }
+  ~StopSignals() {
+    sigaction(SIGINT, &old_int_, nullptr);
+    sigaction(SIGTERM, &old_term_, nullptr);
+  }
+  StopSignals(const StopSignals&) = delete;
+  StopSignals& operator=(const StopSignals&) = delete;
+
+ private:
+  struct sigaction old_int_ {}, old_term_ {};
+};
+
+// "1:02:03", "3d 04:05:06", "2.1e+03 years".
+std::string duration(double s) {
+  char b[64];
+  if (!(s < 1e300)) return "?";
+  if (s >= 365.25 * 86400) {
+    std::snprintf(b, sizeof b, "%.3g years", s / (365.25 * 86400));
+    return b;
+  }
+  const uint64_t t = static_cast<uint64_t>(s + 0.5);
+  if (t >= 86400)
+    std::snprintf(b, sizeof b, "%" PRIu64 "d %02u:%02u:%02u", t / 86400, static_cast<unsigned>(t / 3600 % 24),
+                  static_cast<unsigned>(t / 60 % 60), static_cast<unsigned>(t % 60));
+  else
+    std::snprintf(b, sizeof b, "%u:%02u:%02u", static_cast<unsigned>(t / 3600), static_cast<unsigned>(t / 60 % 60),
+                  static_cast<unsigned>(t % 60));
+  return b;
+}
+
+// One status line on stderr, rewritten in place ("\r", erase to the end of
+// the line): percent, elements done, rate, ETA. Shown only when stderr is a
+// terminal, once the draw has run for kDelay, at most every kEvery; cleared
+// when the draw ends. Not shown when the values go to the same terminal as
+// the status line (they would interleave; the values are the progress then).
+class Progress {
+ public:
+  static constexpr std::chrono::milliseconds kDelay{1000}, kEvery{250};
+
+  Progress(uint64_t total, bool values_to_stdout)
+      : total_(total),
+        on_(total > 0 && isatty(STDERR_FILENO) == 1 && !(values_to_stdout && same_terminal())),
+        start_(Clock::now()) {}
+  ~Progress() { clear(); }
+  Progress(const Progress&) = delete;
+  Progress& operator=(const Progress&) = delete;
+
+  void update(uint64_t done) {
+    if (!on_) return;
+    const Clock::time_point now = Clock::now();
+    if (now - start_ < kDelay || (shown_ && now - last_ < kEvery)) return;
+    last_ = now;
+    shown_ = true;
+    const double secs = std::chrono::duration<double>(now - start_).count();
+    const double rate = static_cast<double>(done) / secs;
+    const double left = static_cast<double>(total_ - done);
+    char b[256];
+    std::snprintf(b, sizeof b, "\r\033[Kxrng: %5.1f%%  %" PRIu64 " / %" PRIu64 " elements  %.3g elements/s  ETA %s",
+                  100.0 * static_cast<double>(done) / static_cast<double>(total_), done, total_, rate,
+                  rate > 0 ? duration(left / rate).c_str() : "?");
+    std::fputs(b, stderr);
+    std::fflush(stderr);
+  }
+  void clear() {
+    if (!shown_) return;
+    std::fputs("\r\033[K", stderr);
+    std::fflush(stderr);
+    shown_ = false;
+  }
+
+ private:
+  using Clock = std::chrono::steady_clock;
+  static bool same_terminal() {
+    if (isatty(STDOUT_FILENO) != 1) return false;
+    const char* a = ttyname(STDOUT_FILENO);
+    const std::string out = a ? a : "";
+    const char* e = ttyname(STDERR_FILENO);
+    return out.empty() || (e != nullptr && out == e);
+  }
+  uint64_t total_;
+  bool on_;
+  bool shown_ = false;
+  Clock::time_point start_, last_;
+};
+
+// Streams the request in chunks, calling sink(bytes, n_elems) for each;
+// throws Interrupted when a SIGINT or SIGTERM arrives (checked after every
+// chunk, and by the sink when a write fails).
 template <class Sink>
-void run_chunks(const Request& r, Sink sink) {
+void run_chunks(const Request& r, bool values_to_stdout, Sink sink) {
   const uint64_t esz = static_cast<uint64_t>(xrng::dtype_size(r.plan.dtype));
-  const uint64_t chunk = std::min<uint64_t>(r.count, (64ull << 20) / esz);
-  std::unique_ptr<unsigned char[]> buf(new unsigned char[std::max<uint64_t>(chunk, 1) * esz]);
+  const uint64_t chunk = std::max<uint64_t>(1, std::min<uint64_t>(r.count, kChunkBytes / esz));
+  std::unique_ptr<unsigned char[]> buf(new unsigned char[chunk * esz]);
+  StopSignals stop;
+  Progress progress(r.count, values_to_stdout);
   for (uint64_t b = 0; b < r.count; b += chunk) {
     const uint64_t m = std::min(chunk, r.count - b);
     compute(r, b, m, buf.get());
+    if (g_signal != 0) throw Interrupted{g_signal, b, r.count};
     sink(buf.get(), m);
+    if (g_signal != 0) throw Interrupted{g_signal, b + m, r.count};
+    progress.update(b + m);
+  }
+}
+
+// Writes n bytes to stdout with write(2), not stdio: a write that a signal
+// interrupts (EINTR, or a partial write to a full pipe) stops the draw
+// instead of being retried, so a reader that stopped reading cannot keep the
+// process blocked. `done` / `total`: elements, for the Interrupted report.
+void write_out(const void* data, size_t n, uint64_t done, uint64_t total) {
+  const char* p = static_cast<const char*>(data);
+  while (n > 0) {
+    const ssize_t w = ::write(STDOUT_FILENO, p, n);
+    if (g_signal != 0) throw Interrupted{g_signal, done, total};
+    if (w < 0) {
+      if (errno == EINTR) continue;
+      throw Error(std::string("write to stdout failed: ") + std::strerror(errno));
+    }
+    p += w;
+    n -= static_cast<size_t>(w);
   }
 }
 
@@ -426,15 +627,19 @@ int cmd_gen(const std::vector<std::string>& args) {
   const Request r = parse_request(args, true);
   const xrng::DType t = r.plan.dtype;
   const uint64_t esz = static_cast<uint64_t>(xrng::dtype_size(t));
-  run_chunks(r, [&](const unsigned char* p, uint64_t m) {
+  uint64_t written = 0;
+  std::string text;
+  run_chunks(r, r.format != "null", [&](const unsigned char* p, uint64_t m) {
     if (r.format == "null") return;
     if (r.format == "bin") {
-      if (std::fwrite(p, esz, m, stdout) != m) throw Error("write to stdout failed");
-      return;
+      write_out(p, m * esz, written, r.count);
+    } else {
+      text.clear();
+      for (uint64_t i = 0; i < m; ++i) (r.format == "hex" ? append_hex : append_text)(text, t, p, i);
+      write_out(text.data(), text.size(), written, r.count);
     }
-    for (uint64_t i = 0; i < m; ++i) (r.format == "hex" ? print_hex : print_text)(stdout, t, p, i);
+    written += m;
   });
-  if (std::fflush(stdout) != 0) throw Error("write to stdout failed");
   return 0;
 }
 
@@ -442,18 +647,38 @@ int cmd_fingerprint(const std::vector<std::string>& args) {
   const Request r = parse_request(args, false);
   xrng::tools::Sha256 h;
   const uint64_t esz = static_cast<uint64_t>(xrng::dtype_size(r.plan.dtype));
-  run_chunks(r, [&](const unsigned char* p, uint64_t m) { h.update(p, m * esz); });
+  run_chunks(r, false, [&](const unsigned char* p, uint64_t m) { h.update(p, m * esz); });
   std::printf("%s  %s\n", h.hex().c_str(), r.describe.c_str());
   return 0;
+}
+
+bool asks_help(const std::vector<std::string>& args) {
+  return std::any_of(args.begin(), args.end(), [](const std::string& a) { return a == "--help" || a == "-h"; });
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
   std::vector<std::string> args(argv + 1, argv + argc);
-  if (args.empty() || args[0] == "--help" || args[0] == "-h" || args[0] == "help") {
-    std::fputs(usage().c_str(), args.empty() ? stderr : stdout);
-    return args.empty() ? 2 : 0;
+  // No command: the usage on stderr, status 2 (a usage error). Asked for: stdout, status 0.
+  if (args.empty()) {
+    std::fputs(usage().c_str(), stderr);
+    return 2;
+  }
+  if (args[0] == "--help" || args[0] == "-h" || (args[0] == "help" && args.size() == 1)) {
+    std::fputs(usage().c_str(), stdout);
+    return 0;
+  }
+  // `xrng help COMMAND` and `xrng COMMAND ... --help|-h`: that command's usage.
+  if ((args[0] == "help" && args.size() == 2) || asks_help(args)) {
+    const std::string cmd = args[0] == "help" ? args[1] : args[0];
+    const std::string u = command_usage(cmd);
+    if (u.empty()) {
+      std::fprintf(stderr, "xrng: error: unknown command '%s' (gen, fingerprint, verify, version)\n", cmd.c_str());
+      return 1;
+    }
+    std::fputs(u.c_str(), stdout);
+    return 0;
   }
   const std::string cmd = args[0];
   args.erase(args.begin());
@@ -462,10 +687,17 @@ int main(int argc, char** argv) {
     if (cmd == "fingerprint") return cmd_fingerprint(args);
     if (cmd == "verify") return xrng::tools::cmd_verify(args);
     if (cmd == "version") {
-      std::printf("xrng %s, stream v%d, simd %s\n", XRNG_VERSION_STRING, xrng::kStreamVersion, xrng::simd_isa());
+      if (!args.empty()) throw Error("version takes no arguments (got '" + args[0] + "')");
+      std::printf("xrng %s, stream v%d (default; --stream %d..%d), simd %s\n", XRNG_VERSION_STRING,
+                  xrng::kStreamVersion, xrng::kOldestStreamVersion, xrng::kStreamVersion, xrng::simd_isa());
       return 0;
     }
-    throw Error("unknown command '" + cmd + "' (gen, fingerprint, verify, version)");
+    throw Error("unknown command '" + cmd + "' (gen, fingerprint, verify, version; xrng --help)");
+  } catch (const Interrupted& e) {
+    std::fflush(stdout);
+    std::fprintf(stderr, "xrng: interrupted by %s after %" PRIu64 " of %" PRIu64 " elements\n",
+                 e.sig == SIGINT ? "SIGINT" : e.sig == SIGTERM ? "SIGTERM" : "a signal", e.done, e.total);
+    return 128 + e.sig;
   } catch (const std::bad_alloc&) {
     std::fprintf(stderr, "xrng: error: out of memory\n");
     return 1;

@@ -1,6 +1,7 @@
 // torch scalar types <-> xrng dtypes (see dtypes.h). No arithmetic on values.
 #include "dtypes.h"
 
+#include <cctype>
 #include <string>
 
 #include "../xrng_torch.h"
@@ -19,6 +20,33 @@ at::ScalarType scalar_type_of(DType t) {
 }
 
 namespace detail {
+
+std::string torch_name(at::ScalarType t) {
+  switch (t) {
+    case at::kFloat: return "torch.float32";
+    case at::kDouble: return "torch.float64";
+    case at::kHalf: return "torch.float16";
+    case at::kBFloat16: return "torch.bfloat16";
+    case at::kByte: return "torch.uint8";
+    case at::kChar: return "torch.int8";
+    case at::kShort: return "torch.int16";
+    case at::kInt: return "torch.int32";
+    case at::kLong: return "torch.int64";
+    case at::kUInt16: return "torch.uint16";
+    case at::kUInt32: return "torch.uint32";
+    case at::kUInt64: return "torch.uint64";
+    case at::kBool: return "torch.bool";
+    case at::kComplexHalf: return "torch.complex32";
+    case at::kComplexFloat: return "torch.complex64";
+    case at::kComplexDouble: return "torch.complex128";
+    default: break;
+  }
+  // the float8 types and others: torch.<c10 name in lower case> (torch.float8_e4m3fn, ...)
+  std::string s = c10::toString(t);
+  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return "torch." + s;
+}
+
 namespace {
 
 // int16, int8, uint8, uint16: integer tensors narrower than the i32 draw.
@@ -58,7 +86,7 @@ void check_fits(const Plan& plan, at::ScalarType out) {
   const int64_t last = static_cast<int64_t>(static_cast<uint64_t>(first) + (plan.randint.range - 1));
   if (first < lo || last > hi)
     throw Error(std::string(dist_name(plan.dist)) + ": range [" + std::to_string(first) + ", " +
-                std::to_string(last) + "] does not fit " + c10::toString(out));
+                std::to_string(last) + "] does not fit " + torch_name(out));
 }
 
 }  // namespace detail
@@ -69,10 +97,10 @@ DType draw_dtype(Dist dist, at::ScalarType t) {
   if (detail::narrow_integer(t) && detail::bounded_by_integer_params(dist) && dtype_supported(dist, DType::i32))
     return DType::i32;
   std::string all;
-  for (DType d : dist_dtypes(dist)) all += (all.empty() ? "" : ", ") + std::string(c10::toString(scalar_type_of(d)));
-  if (dtype_supported(dist, DType::u8)) all += ", Bool";
-  if (detail::bounded_by_integer_params(dist)) all += ", Short, Char, Byte (converted)";
-  throw Error(std::string("dtype ") + c10::toString(t) + " is not available for distribution " + dist_name(dist) +
+  for (DType d : dist_dtypes(dist)) all += (all.empty() ? "" : ", ") + detail::torch_name(scalar_type_of(d));
+  if (dtype_supported(dist, DType::u8)) all += ", torch.bool";
+  if (detail::bounded_by_integer_params(dist)) all += ", torch.int16, torch.int8, torch.uint8 (converted)";
+  throw Error(std::string("dtype ") + detail::torch_name(t) + " is not available for distribution " + dist_name(dist) +
               " (" + all + ")");
 }
 

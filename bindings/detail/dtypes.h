@@ -8,6 +8,7 @@
 #include <ATen/ATen.h>
 
 #include <optional>
+#include <string>
 
 #include "../../rng/plan.h"
 
@@ -36,6 +37,10 @@ std::optional<DType> stored_dtype(at::ScalarType t);
 // `out`: `out` itself when the draw writes it directly (the same element
 // size), else the draw's own type, converted by a copy.
 at::ScalarType staging_type(const Plan& plan, at::ScalarType out);
+
+// The name Python users know a torch type by: "torch.float32", "torch.int64"
+// (not c10's "Float", "Long"); every message of this library uses it.
+std::string torch_name(at::ScalarType t);
 
 // Throws xrng::Error when a draw converted into the narrower integer type
 // `out` could produce a value `out` cannot hold (see draw_dtype).

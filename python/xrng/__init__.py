@@ -36,9 +36,21 @@ its own stream version (``Generator(seed, stream=1)``), which its draws use,
 its saved state records and its children inherit; ``stream=`` with a
 generator must match it.
 
-Errors (bad sizes, p outside [0, 1], an empty range, a dtype the distribution
-does not have, a stream version other than 1 or 2) raise ``ValueError``
-before anything is written.
+Errors are one line, raised before anything is written or allocated:
+
+* ``TypeError``: an argument of the wrong type (``seed="x"``, ``threads=1.5``,
+  ``stream="2"``);
+* ``ValueError``: a bad value (a negative seed, p outside [0, 1], an empty
+  range, a location or scale parameter that is not finite in the output dtype,
+  a dtype the distribution does not have, ``threads`` outside 0..1024, a
+  stream version other than 1 or 2, a size with a negative dimension or whose
+  element count or bytes exceed 2**63 - 1);
+* ``MemoryError``: a tensor that cannot be allocated: more bytes than the
+  machine's physical memory (CPU) or the GPU's total memory (CUDA), checked
+  before allocating, or an allocation the device refuses. The message names
+  the size, dtype, bytes and device.
+
+dtypes are named as torch names them (``torch.float32``, ``torch.int64``).
 """
 from __future__ import annotations
 
@@ -95,8 +107,11 @@ def _u64(x: int, what: str) -> int:
 
 
 def _check_stream(stream) -> int:
-    if isinstance(stream, bool) or not isinstance(stream, numbers.Integral) or int(stream) not in stream_versions:
-        raise ValueError(f"stream must be one of the stream versions {stream_versions}, got {stream!r}")
+    """A stream version argument: an int, 1 or 2 (TypeError / ValueError, one line)."""
+    if isinstance(stream, bool) or not isinstance(stream, numbers.Integral):
+        raise TypeError(f"stream must be an int (a stream version: 1 or 2), got {type(stream).__name__}")
+    if int(stream) not in stream_versions:
+        raise ValueError(f"stream must be one of the stream versions {stream_versions}, got {int(stream)}")
     return int(stream)
 
 
@@ -126,6 +141,59 @@ def _size(size: tuple) -> list:
     return out
 
 
+def _threads(threads: int) -> int:
+    """threads=: 0 (torch.get_num_threads()) to ``_C.max_threads``, the CLI's --threads bound."""
+    if isinstance(threads, bool) or not isinstance(threads, numbers.Integral):
+        raise TypeError(f"threads must be an int, got {type(threads).__name__}")
+    if not 0 <= threads <= _C.max_threads:
+        raise ValueError(f"threads must be 0 (all) to {_C.max_threads} (got {int(threads)})")
+    return int(threads)
+
+
+_INT64_MAX = 2**63 - 1
+
+
+def _device_bytes(device: torch.device) -> Optional[int]:
+    """The memory a tensor on ``device`` can at most occupy: physical memory
+    (CPU) or the GPU's total memory (CUDA); None where unknown."""
+    try:
+        if device.type == "cpu":
+            import os
+            return os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+        if device.type == "cuda" and torch.cuda.is_available():
+            return torch.cuda.mem_get_info(device)[1]
+    except (ValueError, OSError, RuntimeError, AttributeError):
+        pass
+    return None
+
+
+def _alloc(what: str, size: list, dtype: torch.dtype, device: _Device) -> torch.Tensor:
+    """torch.empty(size, dtype, device) with xrng's own size checks: the
+    element count and the bytes must fit int64 (ValueError), and the bytes the
+    device's memory (MemoryError, before allocating); an allocation the device
+    refuses is a one-line MemoryError too."""
+    numel = 1
+    for s in size:
+        numel *= s
+    itemsize = torch.empty((), dtype=dtype).element_size()
+    nbytes = numel * itemsize
+    dev = torch.device(device) if device is not None else torch.device("cpu")
+    where = f"size {tuple(size)} of {dtype}"
+    if numel > _INT64_MAX or nbytes > _INT64_MAX:
+        raise ValueError(f"xrng.{what}: {where} has {numel} elements, {nbytes} bytes: more than 2**63 - 1")
+    limit = _device_bytes(dev)
+    if limit is not None and nbytes > limit:
+        raise MemoryError(f"xrng.{what}: cannot allocate {where} ({nbytes} bytes) on {dev}: "
+                          f"more than its {limit} bytes of memory")
+    try:
+        return torch.empty(size, dtype=dtype, device=device)
+    except (RuntimeError, MemoryError) as e:
+        if "alloc" not in str(e).lower() and "out of memory" not in str(e).lower():
+            raise
+        raise MemoryError(f"xrng.{what}: cannot allocate {where} ({nbytes} bytes) on {dev}: "
+                          f"{str(e).splitlines()[0] if str(e) else type(e).__name__}") from None
+
+
 def _source(seed: Optional[int], subseq: int, offset: int, generator: Optional[Generator]):
     """Where a draw starts: the Generator it advances (``generator=``, else
     :data:`default_generator`), or for ``seed=`` the stream position
@@ -152,14 +220,16 @@ def _path(path: str) -> str:
     return path
 
 
-def _empty(size: list, dtype, device, out: Optional[torch.Tensor], default: torch.dtype) -> torch.Tensor:
+def _empty(what: str, size: list, dtype, device, out: Optional[torch.Tensor], default: torch.dtype) -> torch.Tensor:
     if out is not None:
         if list(out.shape) != size:
             raise ValueError(f"out has shape {tuple(out.shape)}, the draw has {tuple(size)}")
         if dtype is not None and out.dtype != dtype:
             raise ValueError(f"out has dtype {out.dtype}, dtype= says {dtype}")
         return out
-    return torch.empty(size, dtype=default if dtype is None else dtype, device=device)
+    if dtype is not None and not isinstance(dtype, torch.dtype):
+        raise TypeError(f"dtype must be a torch.dtype, got {type(dtype).__name__}")
+    return _alloc(what, size, default if dtype is None else dtype, device)
 
 
 def _finish(t: torch.Tensor, requires_grad: bool) -> torch.Tensor:
@@ -179,9 +249,10 @@ def rand(*size: _Size, seed: Optional[int] = None, subseq: int = 0, offset: int 
     ``torch.get_num_threads()``); values never depend on it.
     """
     src = _source(seed, subseq, offset, generator)
-    t = _empty(_size(size), dtype, device, out, torch.float32)
+    t = _empty("rand", _size(size), dtype, device, out, torch.float32)
     st = _stream(stream, src)
-    return _finish(_C.draw_(t, src, "uniform", {"low": float(low), "high": float(high)}, _path(path), threads, st),
+    return _finish(_C.draw_(t, src, "uniform", {"low": float(low), "high": float(high)}, _path(path),
+                            _threads(threads), st),
                    requires_grad)
 
 
@@ -200,9 +271,10 @@ def randn(*size: _Size, seed: Optional[int] = None, subseq: int = 0, offset: int
     of the releases before stream 2; float64 is the same in both.
     """
     src = _source(seed, subseq, offset, generator)
-    t = _empty(_size(size), dtype, device, out, torch.float32)
+    t = _empty("randn", _size(size), dtype, device, out, torch.float32)
     st = _stream(stream, src)
-    return _finish(_C.draw_(t, src, "normal", {"mean": float(mean), "std": float(std)}, _path(path), threads, st),
+    return _finish(_C.draw_(t, src, "normal", {"mean": float(mean), "std": float(std)}, _path(path),
+                            _threads(threads), st),
                    requires_grad)
 
 
@@ -234,9 +306,9 @@ def randint(*args, size: Optional[_Size] = None, low: Optional[int] = None, high
         raise TypeError("randint needs high and size")
     low = 0 if low is None else low
     src = _source(seed, subseq, offset, generator)
-    t = _empty(_size((size,)), dtype, device, out, torch.int64)
+    t = _empty("randint", _size((size,)), dtype, device, out, torch.int64)
     st = _stream(stream, src)
-    return _C.draw_(t, src, "randint", {"ilow": int(low), "ihigh": int(high)}, _path(path), threads, st)
+    return _C.draw_(t, src, "randint", {"ilow": int(low), "ihigh": int(high)}, _path(path), _threads(threads), st)
 
 
 def bernoulli(*size: _Size, p: float = 0.5, seed: Optional[int] = None, subseq: int = 0, offset: int = 0,
@@ -249,8 +321,8 @@ def bernoulli(*size: _Size, p: float = 0.5, seed: Optional[int] = None, subseq: 
     bool (default) or uint8.
     """
     src = _source(seed, subseq, offset, generator)
-    t = _empty(_size(size), dtype, device, out, torch.bool)
-    return _C.draw_(t, src, "bernoulli", {"p": float(p)}, _path(path), threads, _stream(stream, src))
+    t = _empty("bernoulli", _size(size), dtype, device, out, torch.bool)
+    return _C.draw_(t, src, "bernoulli", {"p": float(p)}, _path(path), _threads(threads), _stream(stream, src))
 
 
 def randperm(n: int, *, seed: Optional[int] = None, subseq: int = 0, offset: int = 0,
@@ -266,8 +338,8 @@ def randperm(n: int, *, seed: Optional[int] = None, subseq: int = 0, offset: int
     if isinstance(n, bool) or not isinstance(n, numbers.Integral) or n < 1:
         raise ValueError(f"randperm: n must be an int >= 1, got {n!r}")
     src = _source(seed, subseq, offset, generator)
-    t = _empty([int(n)], dtype, device, out, torch.int64)
-    return _C.draw_(t, src, "perm", {"n": int(n)}, _path(path), threads, _stream(stream, src))
+    t = _empty("randperm", [int(n)], dtype, device, out, torch.int64)
+    return _C.draw_(t, src, "perm", {"n": int(n)}, _path(path), _threads(threads), _stream(stream, src))
 
 
 def dropout(input: torch.Tensor, p: float = 0.5, training: bool = True, inplace: bool = False, *,
@@ -283,9 +355,9 @@ def dropout(input: torch.Tensor, p: float = 0.5, training: bool = True, inplace:
     src = _source(seed, subseq, offset, generator)
     _stream(stream, src)  # checked: dropout is the same in every stream version
     if inplace:
-        return _C.dropout_out(input, input, float(p), src, _path(path), threads)
+        return _C.dropout_out(input, input, float(p), src, _path(path), _threads(threads))
     out = torch.empty_like(input, memory_format=torch.contiguous_format)
-    return _C.dropout_out(out, input, float(p), src, _path(path), threads)
+    return _C.dropout_out(out, input, float(p), src, _path(path), _threads(threads))
 
 
 def _like(input: torch.Tensor, dtype, device):
@@ -327,7 +399,7 @@ def _fill(tensor: torch.Tensor, dist: str, params: dict, kw: dict) -> torch.Tens
     stream version ``stream=`` names (see :func:`_stream`); a keyword
     no fill takes (a misspelt parameter) is a TypeError, not ignored."""
     src = _source(kw.pop("seed", None), kw.pop("subseq", 0), kw.pop("offset", 0), kw.pop("generator", None))
-    path, threads = _path(kw.pop("path", "auto")), kw.pop("threads", 0)
+    path, threads = _path(kw.pop("path", "auto")), _threads(kw.pop("threads", 0))
     stream = _stream(kw.pop("stream", None), src)
     if kw:
         raise TypeError(f"{dist}: unexpected keyword argument(s) {', '.join(sorted(kw))}")
@@ -407,11 +479,13 @@ def perm_shard(n: int, rank: int, world: int, start: int = 0, count: Optional[in
         _check_stream(stream)
     if count is None:
         count = -(-n // world) - start if world > 0 else 0
-    out = torch.empty([max(int(count), 0)], dtype=dtype, device=device)
+    if isinstance(count, bool) or not isinstance(count, numbers.Integral):
+        raise TypeError(f"count must be an int, got {type(count).__name__}")
     if count < 0:
         raise ValueError(f"perm_shard: negative count {count}")
+    out = _alloc("perm_shard", [int(count)], dtype, device)
     return _C.perm_shard_(out, _u64(n, "n"), _u64(seed, "seed"), _u64(subseq, "subseq"), _u64(offset, "offset"),
-                          _u64(rank, "rank"), _u64(world, "world"), _u64(start, "start"), _path(path), threads)
+                          _u64(rank, "rank"), _u64(world, "world"), _u64(start, "start"), _path(path), _threads(threads))
 
 
 def perm_element(n: int, i: int, *, seed: int = 0, subseq: int = 0, offset: int = 0,

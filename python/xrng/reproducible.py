@@ -513,6 +513,22 @@ def _inplace_target(b: dict) -> torch.Tensor:
     return t
 
 
+def _fill_located(fill: Callable, t: torch.Tensor, params: tuple, g) -> None:
+    """fill(t, *params) for the location/scale draws (normal, log_normal, cauchy).
+    xrng rejects a parameter that is not finite in the output dtype (SPEC 4);
+    torch returns infinities there. In f16/bf16, whose values are by definition
+    the binary32 value rounded to 16 bits, such a draw is made in float32 and
+    rounded, which gives torch's infinities with xrng's bits everywhere else."""
+    try:
+        fill(t, *params, generator=g)
+    except ValueError as e:
+        if t.dtype not in (torch.float16, torch.bfloat16) or "is not finite in" not in str(e):
+            raise
+        wide = torch.empty(t.shape, dtype=torch.float32, device=t.device)
+        fill(wide, *params, generator=g)
+        t.copy_(wide)
+
+
 def _h_uniform_(m, args, kwargs):
     b = _bind("uniform_", args, kwargs, ("self", "from", "to"), {"from": 0.0, "to": 1.0}, ("generator",))
     t = _inplace_target(b)
@@ -531,7 +547,7 @@ def _h_normal_(m, args, kwargs):
     _check_float(t, "normal_")
     with m._draw(b.get("generator"), "Tensor.normal_") as g:
         if t.numel():
-            _x_normal_(t, float(b["mean"]), float(b["std"]), generator=g)
+            _fill_located(_x_normal_, t, (float(b["mean"]), float(b["std"])), g)
     return _touched(t)
 
 
@@ -610,7 +626,7 @@ def _dist_handler(name: str, fill: Callable, params: tuple, defaults: dict, dtyp
             raise _Unsupported(f"{name} into dtype {t.dtype}")
         with m._draw(b.get("generator"), "Tensor." + name) as g:
             if t.numel():
-                fill(t, *(float(b[k]) for k in params), generator=g)
+                _fill_located(fill, t, tuple(float(b[k]) for k in params), g)
         return _touched(t)
     return h
 
@@ -628,7 +644,7 @@ def _h_normal(m, args, kwargs):
         _check_float(t, "normal")
         with m._draw(b.get("generator"), "torch.normal") as g:
             if t.numel():
-                _x_normal_(t, float(mean), float(std), generator=g)
+                _fill_located(_x_normal_, t, (float(mean), float(std)), g)
         return _finish(t, b)
     for v in (mean, std):
         if isinstance(v, torch.Tensor):

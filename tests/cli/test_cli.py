@@ -6,9 +6,14 @@ Usage: test_cli.py PATH_TO_XRNG KAT_DIR GOLDEN_FILE
 """
 import hashlib
 import os
+import pty
+import shlex
+import select
+import signal
 import struct
 import subprocess
 import sys
+import time
 
 XRNG, KAT_DIR, GOLDEN = sys.argv[1], sys.argv[2], sys.argv[3]
 passed = failed = 0
@@ -68,9 +73,11 @@ for path in (GOLDEN, GOLDEN_V2):
                 args += ["--" + k, v]
         want = kv["out"].split(",") if kv["out"] else []
         got = lines(*args)
-        check(f"{os.path.basename(path)} line {n} through gen", got == want, f"{' '.join(args)}: {got[:4]} != {want[:4]}")
+        check(f"{os.path.basename(path)} line {n} through gen", got == want,
+              f"{' '.join(args)}: {got[:4]} != {want[:4]}")
         ngolden += 1
-check("golden lines through gen", ngolden >= 2 * 888, str(ngolden))  # the file is append-only: 888 at stream v1 + the four new distributions
+# each file is append-only: 888 lines at stream v1 + the four new distributions
+check("golden lines through gen", ngolden >= 2 * 888, str(ngolden))
 
 # 2. formats: hex width, bin = hex, fingerprint = sha256(bin), text round-trips
 widths = {"u32": 8, "u64": 16, "f32": 8, "f64": 16, "f16": 4, "bf16": 4, "i32": 8, "i64": 16, "u8": 2}
@@ -152,13 +159,14 @@ check("verify reads every golden case of both streams",
       f"golden_v1.txt, {ncases} cases" in out and f"golden_v2.txt, {ncases2} cases" in out, str((ncases, ncases2)))
 # the golden table: a column per stream version, every backend passing both
 gold = [ln.split() for ln in out.splitlines() if ln.startswith("  cpu-")]
-check("verify golden columns per stream", gold and all(r[1:] == [f"{ncases}/{ncases}", "PASS", f"{ncases2}/{ncases2}", "PASS"]
-                                                        for r in gold), str(gold))
+want_cells = [f"{ncases}/{ncases}", "PASS", f"{ncases2}/{ncases2}", "PASS"]
+check("verify golden columns per stream", gold and all(r[1:] == want_cells for r in gold), str(gold))
 table = [ln.split() for ln in out.splitlines() if ln.startswith("  ") and "/" in ln.split()[0]]
 # the rows of both stream versions, each labelled with the versions that use it
 streams = {(r[0], r[1]) for r in table}
 check("verify table rows of both streams", {("normal/f32", "1"), ("normal/f32", "2"), ("normal/f64", "1,2"),
-                                            ("uniform/f32", "1,2"), ("cauchy/bf16", "2")} <= streams, str(sorted(streams)))
+                                            ("uniform/f32", "1,2"), ("cauchy/bf16", "2")} <= streams,
+      str(sorted(streams)))
 check("verify table rows", {r[0] for r in table} >= {"geometric/i32", "geometric/i64", "log_normal/f16", "cauchy/bf16",
                                                        "exponential/f64", "perm/u32", "dropout/bf16", "bits/u32"}
       and all(r[-1] == "yes" for r in table), str(table[:3]))
@@ -216,6 +224,12 @@ bad = [
     ["gen", "--dist", "randint", "--low", "0", "--ilow", "0", "--high", "5", "--count", "1"],
     ["gen", "--dist", "randint", "--ihigh", "5", "--high", "5", "--count", "1"],
     ["gen", "--dist", "randint", "--ihigh", "1.5", "--count", "1"], ["gen", "--dist", "perm", "--n", "-3"],
+    ["gen", "--dist", "normal", "--dtype", "f32", "--mean", "1e39", "--count", "1"],
+    ["gen", "--dist", "normal", "--dtype", "f16", "--mean", "70000", "--count", "1"],
+    ["gen", "--dist", "normal", "--dtype", "f16", "--std", "1e6", "--count", "1"],
+    ["gen", "--dist", "cauchy", "--dtype", "bf16", "--median", "1e39", "--count", "1"],
+    ["gen", "--dist", "log_normal", "--dtype", "f16", "--mean", "1e5", "--count", "1"],
+    ["gen", "--dist", "bits", "--count", "1", "--threads", "1025"], ["version", "extra"],
 ]
 for args in bad:
     p = run(*args, ok=False)
@@ -224,6 +238,166 @@ for args in bad:
           and (len(err) == 1 or not args) and p.stdout == b"", f"rc={p.returncode} err={err}")
 # the last word of the stream is reachable, one past it is not
 check("last word ok", run("gen", "--dist", "bits", "--offset", "0xffffffffffffffff", "--count", "1").returncode == 0)
+
+# 7. help: `xrng` alone is a usage error (usage on stderr, status 2); `xrng --help`, `-h`, `help`
+# print it on stdout with status 0; every command answers --help / -h (anywhere in its arguments)
+# with its own usage and status 0.
+p = run(ok=False)
+check("no command: status 2, usage on stderr", p.returncode == 2 and p.stdout == b"" and
+      p.stderr.decode().startswith("usage:"), f"rc={p.returncode}")
+for flag in ("--help", "-h", "help"):
+    p = run(flag, ok=False)
+    check(f"xrng {flag}: status 0, usage on stdout", p.returncode == 0 and p.stdout.decode().startswith("usage:")
+          and p.stderr == b"", f"rc={p.returncode}")
+for cmd, synopsis in (("gen", "xrng gen --dist D"), ("fingerprint", "xrng fingerprint"), ("verify", "xrng verify"),
+                      ("version", "xrng version")):
+    for args in ([cmd, "--help"], [cmd, "-h"], ["help", cmd], [cmd, "--dist", "normal", "--help"]):
+        p = run(*args, ok=False)
+        out = p.stdout.decode()
+        check(f"help {args}", p.returncode == 0 and out.startswith("usage:") and synopsis in out and p.stderr == b"",
+              f"rc={p.returncode} {p.stderr.decode()}")
+p = run("frobnicate", "--help", ok=False)
+check("help of an unknown command", p.returncode == 1 and "unknown command" in p.stderr.decode())
+# every distribution the CLI knows (the list in its unknown-distribution error, from the registry) is a
+# row of gen's usage, dropout included, and is listed by `xrng --help` too
+err = run("gen", "--dist", "nope", "--count", 1, ok=False).stderr.decode()
+known = err[err.index("(") + 1:err.rindex(")")].split(", ")
+gen_usage = run("gen", "--help").stdout.decode()
+rows = {ln.split()[0] for ln in gen_usage.splitlines() if ln.startswith("  ") and not ln.startswith("   ")}
+check("the error's distributions", len(known) >= 11 and "dropout" in known, str(known))
+check("gen --help lists every distribution", set(known) <= rows, f"{set(known) - rows}")
+check("xrng --help lists every distribution", all(f"\n  {d} " in usage for d in known))
+check("gen --help documents the shard count and signals",
+      "ceil(n / world) - start" in gen_usage and "SIGINT" in gen_usage and "finite in the" in gen_usage)
+
+# 8. --count defaults for permutations: the rest of the permutation, or of the shard (ceil(n / world)
+# elements, as Python's perm_shard); the demo's printed command works as printed
+check("shard default count", lines("gen", "--dist", "perm", "--epoch", 3, "--n", 10, "--rank", 1, "--world", 2) ==
+      lines("gen", "--dist", "perm", "--epoch", 3, "--n", 10, "--rank", 1, "--world", 2, "--count", 5))
+check("shard default count, world does not divide n",
+      lines("gen", "--dist", "perm", "--n", 11, "--rank", 1, "--world", 2, "--start", 2) ==
+      lines("gen", "--dist", "perm", "--n", 11, "--rank", 1, "--world", 2, "--start", 2, "--count", 4))
+p = run("gen", "--dist", "perm", "--n", 11, "--rank", 1, "--world", 2, "--start", 7, ok=False)
+check("shard --start beyond its length", p.returncode == 1 and "exceeds the shard's length 6" in p.stderr.decode())
+check("perm default count", len(lines("gen", "--dist", "perm", "--n", 10, "--start", 3)) == 7)
+
+# 9. one rule for location and scale parameters: finite in the output dtype, for every distribution
+# (values beyond the range still round to inf: exponential with a tiny rate, normal tails)
+for dist, dt, flag, v, mx in (("normal", "f32", "--mean", "1e+39", "3.4028234663852886e+38"),
+                              ("normal", "f16", "--mean", "70000", "65504"), ("normal", "f16", "--std", "1000000", "65504"),
+                              ("log_normal", "bf16", "--std", "1e+39", "3.3895313892515355e+38"),
+                              ("cauchy", "f16", "--median", "-65520", "65504"), ("cauchy", "f32", "--sigma", "1e+39", "3.4028234663852886e+38"),
+                              ("uniform", "f16", "--high", "1000000", "65504"), ("uniform", "f64", "--low", "-inf", "1.7976931348623157e+308")):
+    p = run("gen", "--dist", dist, "--dtype", dt, flag, v, "--count", 2, ok=False)
+    err = p.stderr.decode()
+    want = f"xrng: error: {dist}: {flag[2:]} = {v} is not finite in {dt} (largest finite value {mx};"
+    check(f"{dist} {dt} {flag} {v} rejected", p.returncode == 1 and p.stdout == b"" and err.startswith(want)
+          and err.count("\n") == 1, err)
+check("f16 mean 65504 accepted", run("gen", "--dist", "normal", "--dtype", "f16", "--mean", 65504, "--count", 2).returncode == 0)
+check("inf values of a finite-parameter draw", "inf" in lines("gen", "--dist", "exponential", "--dtype", "f16",
+                                                               "--rate", "1e-30", "--count", 4))
+
+# 10. --threads: the host library's bound (xrng::kMaxThreads), shared with Python
+for t in ("1025", "1000000", "-1"):
+    p = run("gen", "--dist", "bits", "--count", 1, "--threads", t, ok=False)
+    check(f"--threads {t} rejected", p.returncode == 1 and "--threads" in p.stderr.decode())
+check("--threads 1024 accepted", run("gen", "--dist", "bits", "--count", 1, "--threads", 1024).returncode == 0)
+
+# 11. endless draws: quiet when stderr is not a terminal; progress on a terminal (percent, elements,
+# rate, ETA) after the first second; SIGINT / SIGTERM stop at a chunk boundary, promptly, with
+# status 128 + signal and one line; also when the reader of a pipe stopped reading.
+ENDLESS = ["gen", "--dist", "normal", "--count", "18446744073709551615", "--format", "null"]
+
+
+def stop(p, sig, after):
+    time.sleep(after)
+    p.send_signal(sig)
+    t = time.monotonic()
+    try:
+        rc = p.wait(timeout=5)
+    except subprocess.TimeoutExpired:
+        p.kill()
+        p.wait()
+        return None, 99.0
+    return rc, time.monotonic() - t
+
+
+for sig, name in ((signal.SIGINT, "SIGINT"), (signal.SIGTERM, "SIGTERM")):
+    p = subprocess.Popen([XRNG, *ENDLESS], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    rc, took = stop(p, sig, 1.5)
+    err = p.stderr.read().decode()
+    check(f"{name} stops an endless draw", rc == 128 + sig and took < 2.0, f"rc={rc} took={took:.2f}s")
+    check(f"{name}: one line, no progress when stderr is a pipe",
+          err.startswith(f"xrng: interrupted by {name} after ") and err.count("\n") == 1 and "\r" not in err, repr(err))
+# a writer blocked on a full pipe (the reader never reads) stops too
+for fmt in ("bin", "text"):
+    p = subprocess.Popen([XRNG, "gen", "--dist", "normal", "--count", "100000000", "--format", fmt],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    rc, took = stop(p, signal.SIGINT, 1.0)
+    check(f"SIGINT stops a writer blocked on a full pipe ({fmt})", rc == 130 and took < 2.0, f"rc={rc} took={took:.2f}s")
+    p.stdout.close()
+    p.stderr.close()
+# stderr on a pseudo-terminal: the status line appears after about a second and is refreshed
+master, slave = pty.openpty()
+p = subprocess.Popen([XRNG, *ENDLESS], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=slave)
+os.close(slave)
+seen, t0 = b"", time.monotonic()
+while time.monotonic() - t0 < 2.5:
+    if select.select([master], [], [], 0.1)[0]:
+        seen += os.read(master, 65536)
+rc, took = stop(p, signal.SIGINT, 0)
+while select.select([master], [], [], 0.2)[0]:
+    try:
+        d = os.read(master, 65536)
+    except OSError:
+        break
+    if not d:
+        break
+    seen += d
+os.close(master)
+text = seen.decode(errors="replace")
+status = [s for s in text.split("\r") if s.startswith("\x1b[Kxrng: ") and "ETA" in s]
+check("progress on a terminal", len(status) >= 3 and all("%" in s and "/ 18446744073709551615 elements" in s
+                                                          and "elements/s" in s for s in status), repr(text[-300:]))
+check("progress line cleared, then the interrupt line", rc == 130 and took < 2.0 and
+      text.rstrip().endswith("of 18446744073709551615 elements") and "\x1b[Kxrng: interrupted by SIGINT" in text,
+      repr(text[-200:]))
+# a short draw on a terminal prints no status line
+master, slave = pty.openpty()
+p = subprocess.run([XRNG, "gen", "--dist", "normal", "--count", "1000", "--format", "null"], stderr=slave)
+os.close(slave)
+quiet = b""
+while select.select([master], [], [], 0.1)[0]:
+    try:
+        d = os.read(master, 65536)
+    except OSError:
+        break
+    if not d:
+        break
+    quiet += d
+os.close(master)
+check("no status line for a short draw", p.returncode == 0 and quiet == b"", repr(quiet))
+
+# 12. the main job's demo (scripts/main.sh) prints each command exactly as it runs: re-running every
+# printed `$ xrng ...` line gives the output printed under it
+main_sh = open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "scripts", "main.sh")).read()
+demo_part = main_sh[main_sh.index("demo() {"):]
+p = subprocess.run(["bash", "-c", "set -euo pipefail\n" + demo_part], capture_output=True, env={**os.environ, "XRNG": XRNG})
+check("main.sh demo runs", p.returncode == 0, p.stderr.decode())
+blocks, cur = [], None
+for ln in p.stdout.decode().splitlines():
+    if ln.startswith("$ xrng "):
+        cur = [ln[len("$ xrng "):], []]
+        blocks.append(cur)
+    elif ln.startswith(("#", "(", "==")) or not ln.strip():
+        cur = None
+    elif cur is not None:
+        cur[1] += ln.split()
+check("main.sh demo commands", len(blocks) >= 5, str(len(blocks)))
+for cmd, shown in blocks:
+    got = run(*shlex.split(cmd), ok=False)
+    check(f"main.sh prints what it runs: xrng {cmd}", got.returncode == 0 and got.stdout.decode().split() == shown,
+          f"{got.stderr.decode()} {got.stdout.decode().split()[:6]} != {shown[:6]}")
 
 print(f"{passed} passed, {failed} failed")
 sys.exit(1 if failed else 0)

@@ -57,6 +57,13 @@ TEST_CASE("eigen: arrays, vectors and blocks") {
   eigen_randn(a, k);
   const auto ref = flat<float>(Dist::normal, DrawParams{}, k, 0, 100);
   for (int i = 0; i < 100; ++i) REQUIRE(same_bits(a(i), ref[i]));
+  // stream version 1 (SPEC.md section 7): the v1 row's values
+  Eigen::ArrayXf a1(100);
+  eigen_randn(a1, k, 0, 0.0, 1.0, /*stream=*/1);
+  std::vector<float> ref1(100);
+  fill(make_plan(Dist::normal, DType::f32, DrawParams{}, 1), k, 0, 0, 100, ref1.data());
+  for (int i = 0; i < 100; ++i) REQUIRE(same_bits(a1(i), ref1[i]));
+  CHECK_FALSE(same_bits(a1(0), a(0)));  // normal f32 is redefined in stream 2
 
   Eigen::MatrixXd big = Eigen::MatrixXd::Constant(6, 6, 42.0);
   auto blk = big.block(1, 2, 3, 2);

@@ -47,6 +47,21 @@ def test_factories_draw_the_global_stream_in_order():
     assert end == g.offset == 94
 
 
+def test_half_draws_with_parameters_beyond_the_dtype_return_torchs_infinities():
+    # xrng's own calls reject std = 1e6 in f16 (SPEC 4); an unmodified torch
+    # program gets infinities there, so the mode draws binary32 and rounds:
+    # the f16/bf16 rows are defined as that rounding, so the bits are xrng's.
+    with xrng.reproducible(seed=3):
+        h = torch.empty(4096, dtype=f16).normal_(0.0, 1e6)
+        c = torch.empty(256, dtype=f16).cauchy_(0.0, 1e5)
+    g = G(3)
+    assert same_bits(h, xrng.randn(4096, std=1e6, generator=g).to(f16))
+    assert same_bits(c, xrng.cauchy_(torch.empty(256), 0.0, 1e5, generator=g).to(f16))
+    assert torch.isinf(h).any() and torch.isfinite(h).any()
+    with pytest.raises(ValueError, match="is not finite in f16"):
+        xrng.randn(8, std=1e6, dtype=f16)
+
+
 def test_factory_keywords_out_dtype_requires_grad():
     out = torch.empty(7, dtype=f64)
     with xrng.reproducible(seed=1):
@@ -671,6 +686,9 @@ def test_the_mode_draws_in_its_stream_version():
     with xrng.reproducible(seed=0, stream=1):
         c = torch.randn(4, generator=torch.Generator().manual_seed(11))
     assert same_bits(c, xrng.randn(4, generator=xrng.reproducible.generator_for(11, stream=1)))
-    for bad in (0, 3, "1", True):
+    for bad in (0, 3):
         with pytest.raises(ValueError, match="stream must be one of the stream versions"):
+            xrng.reproducible(seed=0, stream=bad)
+    for bad in ("1", True):
+        with pytest.raises(TypeError, match="stream must be an int"):
             xrng.reproducible(seed=0, stream=bad)

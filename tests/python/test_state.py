@@ -135,15 +135,20 @@ def test_stream_argument():
     assert torch.equal(xrng.randn(6, seed=3), xrng.randn(6, seed=3, stream=2))
     t = torch.empty(6)
     assert torch.equal(xrng.normal_(t, seed=3, stream=1), a)
-    for bad in (0, 3, "2", 1.5, True):
-        with pytest.raises(ValueError, match="stream must be one of the stream versions"):
+    for bad, err, match in ((0, ValueError, r"stream versions \(1, 2\), got 0"),
+                            (3, ValueError, r"stream versions \(1, 2\), got 3"),
+                            ("2", TypeError, "stream must be an int"), (1.5, TypeError, "stream must be an int"),
+                            (True, TypeError, "stream must be an int")):
+        with pytest.raises(err, match=match):
             xrng.randn(2, seed=0, stream=bad)
-        with pytest.raises(ValueError, match="stream must be one of the stream versions"):
+        with pytest.raises(err, match=match):
             xrng.exponential_(torch.empty(2), seed=0, stream=bad)
+        with pytest.raises(err, match=match):
+            xrng.Generator(0, stream=bad)
+        with pytest.raises(err, match=match):
+            xrng.manual_seed(0, stream=bad)
     with pytest.raises(ValueError, match="stream=1 but the generator draws stream 2"):
         xrng.randn(2, generator=xrng.Generator(0), stream=1)
-    with pytest.raises(ValueError, match="stream version 3 does not exist"):
-        xrng.Generator(0, stream=3)
     g = xrng.manual_seed(9, stream=1)
     assert g.stream == 1 and xrng.default_generator.stream == 1
     assert torch.equal(xrng.randn(4), xrng.randn(4, seed=9, stream=1))
@@ -163,4 +168,4 @@ def test_offset_is_settable_and_repr():
     g = xrng.Generator(3)
     g.offset = 1000
     assert same_bits(xrng.rand(5, generator=g), xrng.rand(5, seed=3, offset=1000))
-    assert repr(g) == "xrng.Generator(seed=3, subseq=0, offset=1005)"
+    assert repr(g) == "xrng.Generator(seed=3, subseq=0, offset=1005, stream=2)"

@@ -91,7 +91,10 @@ inline std::vector<RowCase> row_cases(bool edges) {
   for (const xrng::RowInfo& r : xrng::kRows) {
     auto add = [&](const xrng::DrawParams& q, bool may_reject) {
       try {
-        v.push_back({std::string(xrng::dist_name(r.dist)) + "/" + xrng::dtype_name(r.dtype) + params_text(r.dist, q),
+        // rows of a later stream version are named with it: "normal/f32 v2 mean=..."
+        const std::string ver = r.version == 1 ? "" : " v" + std::to_string(r.version);
+        v.push_back({std::string(xrng::dist_name(r.dist)) + "/" + xrng::dtype_name(r.dtype) + ver +
+                         params_text(r.dist, q),
                      &r, q, xrng::make_plan(r.dist, r.dtype, q, r.version)});
       } catch (const xrng::Error&) {
         if (!may_reject) throw;  // a sample parameter set must suit every dtype of its distribution
