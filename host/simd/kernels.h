@@ -340,7 +340,8 @@ struct Kernel<Dist::randint, DType::i64> : VectorKernel {
 // The cores of distributions_v2.h (math32.h underneath) instantiated with the
 // binary32 lanes FR<R> / W32<R> of isa.h: the scalar operation sequence by
 // construction, R registers of N32 lanes per step (independent chains).
-constexpr int kV2Regs = 2;
+// Registers per step: AVX2 has 16 vector registers, two chains would spill.
+constexpr int kV2Regs = kBytes == 64 ? 2 : 1;
 // Pairs (normal, log_normal): words a0 b0 a1 b1 ... of N32 pairs per register;
 // z0 z1 interleaved on output, stored as f32 / f16 / bf16.
 template <Dist DI, DType T>
@@ -356,7 +357,18 @@ struct PairV2Kernel : VectorKernel {
       b.v[r] = __builtin_shuffle(x0, x1, kOdd32);
     }
     FR<R> z0, z1;
-    dist::v2::normal_pair_core<FR<R>, W32<R>>(a, b, FR<R>(pl.normal.mean32), FR<R>(pl.normal.std32), &z0, &z1);
+    if (pl.normal.mean32 == 0.0f && pl.normal.std32 == 1.0f && !std::signbit(pl.normal.mean32)) {
+      // mean 0, std 1: 0 + 1 * (r c) is (r c) + 0 bit for bit (1 * v = v
+      // exactly, and +0 + v = v + 0 turns -0 into +0 and keeps everything else):
+      // the same values with one operation per element instead of two.
+      const FR<R> r = math32::radius<FR<R>, W32<R>>(a);
+      FR<R> c, sn;
+      math32::sincos_turns<FR<R>, W32<R>>(b, &c, &sn);
+      z0 = r * c + FR<R>(0.0f);
+      z1 = r * sn + FR<R>(0.0f);
+    } else {
+      dist::v2::normal_pair_core<FR<R>, W32<R>>(a, b, FR<R>(pl.normal.mean32), FR<R>(pl.normal.std32), &z0, &z1);
+    }
     if constexpr (DI == Dist::log_normal) {
       z0 = math32::exp_<FR<R>, W32<R>>(z0);
       z1 = math32::exp_<FR<R>, W32<R>>(z1);
