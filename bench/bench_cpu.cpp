@@ -1,5 +1,6 @@
-// CPU throughput of xrng into a caller buffer: f32 uniform, f32 normal,
-// bernoulli u8 and a materialised i64 permutation; scalar reference vs the
+// CPU throughput of xrng into a caller buffer: f32 uniform, f32 normal (stream
+// v2, the default, and stream v1), the other f32 rows stream v2 redefines
+// (exponential, log_normal, cauchy), bernoulli u8 and a materialised i64 permutation; scalar reference vs the
 // SIMD backend; 1 and 2 threads; 2^20 and 2^24 elements.
 //
 //   bench_cpu --benchmark_counters_tabular=true
@@ -21,7 +22,11 @@ xrng::Plan plan_of(const char* what, uint64_t n) {
   q.p = 0.3;
   const std::string w = what;
   if (w == "uniform") return xrng::make_plan(xrng::Dist::uniform, xrng::DType::f32, q);
-  if (w == "normal") return xrng::make_plan(xrng::Dist::normal, xrng::DType::f32, q);
+  if (w == "normal") return xrng::make_plan(xrng::Dist::normal, xrng::DType::f32, q, 2);
+  if (w == "normal_v1") return xrng::make_plan(xrng::Dist::normal, xrng::DType::f32, q, 1);
+  if (w == "exponential") return xrng::make_plan(xrng::Dist::exponential, xrng::DType::f32, q, 2);
+  if (w == "log_normal") return xrng::make_plan(xrng::Dist::log_normal, xrng::DType::f32, q, 2);
+  if (w == "cauchy") return xrng::make_plan(xrng::Dist::cauchy, xrng::DType::f32, q, 2);
   if (w == "bernoulli") return xrng::make_plan(xrng::Dist::bernoulli, xrng::DType::u8, q);
   return xrng::make_plan(xrng::Dist::perm, xrng::DType::i64, q);
 }
@@ -63,6 +68,10 @@ void args(benchmark::internal::Benchmark* b) {
 
 BENCHMARK_CAPTURE(run, uniform_f32, "uniform")->Apply(args);
 BENCHMARK_CAPTURE(run, normal_f32, "normal")->Apply(args);
+BENCHMARK_CAPTURE(run, normal_f32_v1, "normal_v1")->Apply(args);
+BENCHMARK_CAPTURE(run, exponential_f32_v2, "exponential")->Apply(args);
+BENCHMARK_CAPTURE(run, log_normal_f32_v2, "log_normal")->Apply(args);
+BENCHMARK_CAPTURE(run, cauchy_f32_v2, "cauchy")->Apply(args);
 BENCHMARK_CAPTURE(run, bernoulli_u8, "bernoulli")->Apply(args);
 BENCHMARK_CAPTURE(run, randperm_i64, "perm")->Apply(args);
 

@@ -1,8 +1,13 @@
 // Timing helper of bench/compare.py: ns per element of xrng's CPU fills and
 // of the C++ standard library's mt19937 distributions, printed as JSON.
 //
-//   xrng_time [--n N] [--threads T] [--reps R]
+//   xrng_time [--n N] [--threads T] [--reps R] [--isa avx2|none]
 //
+// The f32 normal is timed in both stream versions (op "normal_f32" is the
+// default stream, v2; "normal_f32_v1" the binary64 transform of stream 1), and
+// the other rows stream 2 redefines (exponential, log_normal, cauchy f32) in
+// v2 as "*_v2". --isa caps the SIMD backend (xrng::set_simd_isa), e.g. to
+// time AVX2 on an AVX-512 machine.
 // Each figure is the median wall time of R repetitions of one call filling
 // an N-element caller buffer (pages touched beforehand).
 #include <algorithm>
@@ -37,15 +42,21 @@ double median_ns(int reps, uint64_t n, F f) {
 int main(int argc, char** argv) {
   uint64_t n = uint64_t{1} << 24;
   int threads = 1, reps = 5;
+  std::string isa;
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string a = argv[i];
     if (a == "--n") n = std::strtoull(argv[i + 1], nullptr, 10);
     else if (a == "--threads") threads = std::atoi(argv[i + 1]);
     else if (a == "--reps") reps = std::atoi(argv[i + 1]);
+    else if (a == "--isa") isa = argv[i + 1];
     else {
-      std::fprintf(stderr, "usage: xrng_time [--n N] [--threads T] [--reps R]\n");
+      std::fprintf(stderr, "usage: xrng_time [--n N] [--threads T] [--reps R] [--isa avx2|none]\n");
       return 2;
     }
+  }
+  if (!isa.empty() && !xrng::set_simd_isa(isa)) {
+    std::fprintf(stderr, "xrng_time: ISA '%s' is not available here\n", isa.c_str());
+    return 2;
   }
   std::vector<float> f(n);
   std::vector<uint8_t> b(n);
@@ -69,7 +80,14 @@ int main(int argc, char** argv) {
     const xrng::FillOptions opt{be, threads};
     const char* v = be == xrng::Backend::simd ? xrng::simd_isa() : "scalar";
     emit("xrng", "uniform_f32", v, median_ns(reps, n, [&] { xrng::uniform(key, 0, f.data(), n, 0.0, 1.0, opt); }));
-    emit("xrng", "normal_f32", v, median_ns(reps, n, [&] { xrng::normal(key, 0, f.data(), n, 0.0, 1.0, opt); }));
+    emit("xrng", "normal_f32", v, median_ns(reps, n, [&] { xrng::normal(key, 0, f.data(), n, 0.0, 1.0, opt, 2); }));
+    emit("xrng", "normal_f32_v1", v,
+         median_ns(reps, n, [&] { xrng::normal(key, 0, f.data(), n, 0.0, 1.0, opt, 1); }));
+    for (const xrng::Dist d : {xrng::Dist::exponential, xrng::Dist::log_normal, xrng::Dist::cauchy}) {
+      const xrng::Plan p = xrng::make_plan(d, xrng::DType::f32, xrng::DrawParams{}, 2);
+      const std::string op = std::string(xrng::dist_name(d)) + "_f32_v2";
+      emit("xrng", op.c_str(), v, median_ns(reps, n, [&] { xrng::fill(p, key, 0, 0, n, f.data(), opt); }));
+    }
     emit("xrng", "bernoulli_u8", v, median_ns(reps, n, [&] { xrng::bernoulli(key, 0, b.data(), n, 0.3, opt); }));
     emit("xrng", "randperm_i64", v, median_ns(reps, n, [&] { xrng::randperm(key, 0, perm.data(), n, opt); }));
   }

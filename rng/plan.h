@@ -323,12 +323,33 @@ struct DistDef<Dist::uniform> {
     p.uniform.unit = lo == 0.0 && hi == 1.0;
   }
 };
+namespace detail {
+// The binary32 parameters of stream v2 (SPEC.md, "Stream v2", parameters):
+// rounded to nearest, clamped to the finite range (so that 0 * scale and
+// inf - inf never make a NaN), and set to +0 below a bound under which the
+// affine step loc + scale * t could produce a subnormal (|t| >= 2^-41 for the
+// normal, 2^-32 for the Cauchy, -ln u >= 2^-24 for the exponential): with
+// |loc| >= 2^-100 and scale * |t| >= 2^-101 every nonzero intermediate and
+// result is at least 2^-124 in magnitude.
+inline float param32(double v, double below) {
+  float f = math::to_f32(v);
+  if (std::isinf(f)) f = std::copysign(3.40282347e38f, f);
+  return std::fabs(f) < below ? 0.0f : f;
+}
+inline float loc32(double v) { return param32(v, 0x1p-100); }
+inline float inv_rate32(double rate) {  // 1 / rate in double, rounded once to binary32; inf stays inf (-ln u > 0)
+  const float f = math::to_f32(1.0 / rate);
+  return f < 0x1p-100f ? 0.0f : f;
+}
+}  // namespace detail
 template <>
 struct DistDef<Dist::normal> {
   static void prepare(const DrawParams& q, DType t, Plan& p) {
     detail::location_scale("normal", t, "mean", q.mean, "std", q.std);
     p.normal.mean = q.mean;
     p.normal.std = q.std;
+    p.normal.mean32 = detail::loc32(q.mean);
+    p.normal.std32 = detail::param32(q.std, 0x1p-60);
   }
 };
 template <>
@@ -374,6 +395,7 @@ struct DistDef<Dist::exponential> {
     if (!(std::isfinite(q.rate) && q.rate > 0.0))
       throw Error("exponential: rate must be finite and > 0 (got " + detail::num(q.rate) + ")");
     p.exponential.rate = q.rate;
+    p.exponential.inv_rate32 = detail::inv_rate32(q.rate);
   }
 };
 template <>
@@ -390,6 +412,8 @@ struct DistDef<Dist::log_normal> {
     detail::location_scale("log_normal", t, "mean", q.mean, "std", q.std);
     p.normal.mean = q.mean;
     p.normal.std = q.std;
+    p.normal.mean32 = detail::loc32(q.mean);
+    p.normal.std32 = detail::param32(q.std, 0x1p-60);
   }
 };
 template <>
@@ -398,6 +422,8 @@ struct DistDef<Dist::cauchy> {
     detail::location_scale("cauchy", t, "median", q.median, "sigma", q.sigma);
     p.cauchy.median = q.median;
     p.cauchy.sigma = q.sigma;
+    p.cauchy.median32 = detail::loc32(q.median);
+    p.cauchy.sigma32 = detail::param32(q.sigma, 0x1p-69);
   }
 };
 

@@ -32,10 +32,10 @@ constexpr uint64_t kStreamBytes = uint64_t{4} << 20;
 // into outv, by the row's vector kernel. The caller has checked the counters
 // (every word below 2^64); the group arithmetic is in 128 bits because
 // start + count may be 2^64.
-template <Dist DI, DType T>
+template <Dist DI, DType T, int V>
 void fill_kernel(const Plan& p, const Stream& s, uint64_t off, uint64_t start, uint64_t count, void* outv) {
   using out_t = out_of<DI, T>;
-  constexpr uint64_t K = RowShape<DI, T>::kWords, G = RowShape<DI, T>::kGroup;
+  constexpr uint64_t K = RowShape<DI, T, V>::kWords, G = RowShape<DI, T, V>::kGroup;
   constexpr uint64_t kTileGroups = kTileWords / K;
   out_t* o = static_cast<out_t*>(outv);
   const u128 end = static_cast<u128>(start) + count;
@@ -46,7 +46,7 @@ void fill_kernel(const Plan& p, const Stream& s, uint64_t off, uint64_t start, u
   // A group cut by start or end: evaluated whole, the wanted elements copied.
   auto partial = [&](u128 g, uint64_t from, uint64_t to) {
     out_t tmp[G];
-    run_groups<DI, T>(words(g, 1), 1, p, tmp);
+    run_groups<DI, T, V>(words(g, 1), 1, p, tmp);
     std::memcpy(o, tmp + from, (to - from) * sizeof(out_t));
     o += to - from;
   };
@@ -62,10 +62,10 @@ void fill_kernel(const Plan& p, const Stream& s, uint64_t off, uint64_t start, u
   while (g < g_full) {
     const uint64_t n = static_cast<uint64_t>(lmin<u128>(kTileGroups, g_full - g));
     if (nt) {
-      run_groups<DI, T>(words(g, n), n, p, stage);
+      run_groups<DI, T, V>(words(g, n), n, p, stage);
       stream_copy(o, stage, n * G * sizeof(out_t));
     } else {
-      run_groups<DI, T>(words(g, n), n, p, o);
+      run_groups<DI, T, V>(words(g, n), n, p, o);
     }
     o += n * G;
     g += n;
@@ -80,13 +80,13 @@ void fill_kernel(const Plan& p, const Stream& s, uint64_t off, uint64_t start, u
 // fallback of Kernel's primary template) returns false, and the dispatcher
 // runs the scalar element function on vector Philox words instead.
 template <class R>
-concept HasKernel = R::kind == Kind::element && R::version == 1 && Kernel<R::dist, R::dtype>::kVector;
+concept HasKernel = R::kind == Kind::element && Kernel<R::dist, R::dtype, R::version>::kVector;
 
 bool fill_impl(const Plan& plan, const Stream& s, uint64_t offset, uint64_t start, uint64_t count, void* out) {
   bool done = false;
   visit_row(plan, [&]<class R>() {
     if constexpr (HasKernel<R>) {
-      if (count != 0) fill_kernel<R::dist, R::dtype>(plan, s, offset, start, count, out);
+      if (count != 0) fill_kernel<R::dist, R::dtype, R::version>(plan, s, offset, start, count, out);
       done = true;
     }
   });

@@ -115,6 +115,7 @@ XRNG_INLINE H half(const W& w, int which) {
 XRNG_INLINE vu64 mul32(vu64 a, vu64 b) { return (vu64)_mm256_mul_epu32((__m256i)a, (__m256i)b); }
 XRNG_INLINE vf64 vfma(vf64 a, vf64 b, vf64 c) { return (vf64)_mm256_fmadd_pd((__m256d)a, (__m256d)b, (__m256d)c); }
 XRNG_INLINE vf64 vsqrt(vf64 a) { return (vf64)_mm256_sqrt_pd((__m256d)a); }
+XRNG_INLINE vf32 vsqrt32(vf32 a) { return (vf32)_mm256_sqrt_ps((__m256)a); }
 // vcvtps2ph with rounding mode 0 (nearest even), independent of MXCSR.RC.
 XRNG_INLINE vu16h f32_to_f16(vf32 x) { return (vu16h)_mm256_cvtps_ph((__m256)x, _MM_FROUND_TO_NEAREST_INT); }
 XRNG_INLINE vf32 f16_to_f32(vu16h h) { return (vf32)_mm256_cvtph_ps((__m128i)h); }
@@ -141,6 +142,8 @@ XRNG_INLINE vu32h trunc32(vu64 v) {  // low 32 bits of each lane
 constexpr vu64 kInterleaveLo = {0, 4, 1, 5}, kInterleaveHi = {2, 6, 3, 7};
 constexpr vu64 kEven64 = {0, 2, 4, 6}, kOdd64 = {1, 3, 5, 7};
 constexpr vi32 kInterleave32 = {0, 4, 1, 5, 2, 6, 3, 7};
+constexpr vi32 kEven32 = {0, 2, 4, 6, 8, 10, 12, 14}, kOdd32 = {1, 3, 5, 7, 9, 11, 13, 15};
+constexpr vi32 kZipLo32 = {0, 8, 1, 9, 2, 10, 3, 11}, kZipHi32 = {4, 12, 5, 13, 6, 14, 7, 15};
 
 // Left-packing of the lanes selected by an 8-bit mask, through a table of
 // lane indices (AVX2 has no compress instruction).
@@ -166,6 +169,7 @@ XRNG_INLINE void compress_store(uint32_t* p, vu32 v, unsigned m) {
 XRNG_INLINE vu64 mul32(vu64 a, vu64 b) { return (vu64)_mm512_mul_epu32((__m512i)a, (__m512i)b); }
 XRNG_INLINE vf64 vfma(vf64 a, vf64 b, vf64 c) { return (vf64)_mm512_fmadd_pd((__m512d)a, (__m512d)b, (__m512d)c); }
 XRNG_INLINE vf64 vsqrt(vf64 a) { return (vf64)_mm512_sqrt_pd((__m512d)a); }
+XRNG_INLINE vf32 vsqrt32(vf32 a) { return (vf32)_mm512_sqrt_ps((__m512)a); }
 XRNG_INLINE vu16h f32_to_f16(vf32 x) { return (vu16h)_mm512_cvtps_ph((__m512)x, _MM_FROUND_TO_NEAREST_INT); }
 XRNG_INLINE vf32 f16_to_f32(vu16h h) { return (vf32)_mm512_cvtph_ps((__m256i)h); }
 XRNG_INLINE unsigned mask_bits(vi32 m) { return static_cast<unsigned>(_mm512_movepi32_mask((__m512i)m)); }
@@ -179,6 +183,10 @@ XRNG_INLINE vu32h trunc32(vu64 v) { return (vu32h)_mm512_cvtepi64_epi32((__m512i
 constexpr vu64 kInterleaveLo = {0, 8, 1, 9, 2, 10, 3, 11}, kInterleaveHi = {4, 12, 5, 13, 6, 14, 7, 15};
 constexpr vu64 kEven64 = {0, 2, 4, 6, 8, 10, 12, 14}, kOdd64 = {1, 3, 5, 7, 9, 11, 13, 15};
 constexpr vi32 kInterleave32 = {0, 8, 1, 9, 2, 10, 3, 11, 4, 12, 5, 13, 6, 14, 7, 15};
+constexpr vi32 kEven32 = {0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30};
+constexpr vi32 kOdd32 = {1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31};
+constexpr vi32 kZipLo32 = {0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23};
+constexpr vi32 kZipHi32 = {8, 24, 9, 25, 10, 26, 11, 27, 12, 28, 13, 29, 14, 30, 15, 31};
 XRNG_INLINE void compress_store(uint32_t* p, vu32 v, unsigned m) {
   _mm512_mask_compressstoreu_epi32(p, static_cast<__mmask16>(m), (__m512i)v);
 }
@@ -216,6 +224,16 @@ struct W32 {
     for (int r = 0; r < R; ++r) v[r] = bcast<vu32>(x);
   }
 };
+// FR<R>: R registers of N32 binary32 values, the "binary32 lane" of
+// rng/detail/math32.h (stream v2), with W32<R> as its uint32 lane.
+template <int R>
+struct FR {
+  vf32 v[R];
+  FR() = default;
+  explicit FR(float x) {
+    for (int r = 0; r < R; ++r) v[r] = bcast<vf32>(x);
+  }
+};
 #define XRNG_LANE_BINOP(T, OP)                                 \
   template <int R>                                             \
   XRNG_INLINE T<R> operator OP(const T<R>& a, const T<R>& b) { \
@@ -233,9 +251,14 @@ XRNG_LANE_BINOP(UR, &)
 XRNG_LANE_BINOP(UR, |)
 XRNG_LANE_BINOP(UR, ^)
 XRNG_LANE_BINOP(W32, +)
+XRNG_LANE_BINOP(W32, -)
 XRNG_LANE_BINOP(W32, *)
 XRNG_LANE_BINOP(W32, &)
+XRNG_LANE_BINOP(W32, |)
 XRNG_LANE_BINOP(W32, ^)
+XRNG_LANE_BINOP(FR, +)
+XRNG_LANE_BINOP(FR, -)
+XRNG_LANE_BINOP(FR, *)
 #undef XRNG_LANE_BINOP
 #define XRNG_LANE_SHIFT(T, OP)                           \
   template <int R>                                       \
@@ -246,7 +269,8 @@ XRNG_LANE_BINOP(W32, ^)
   }
 XRNG_LANE_SHIFT(UR, <<)
 XRNG_LANE_SHIFT(UR, >>)  // logical: unsigned lanes
-XRNG_LANE_SHIFT(W32, >>)
+XRNG_LANE_SHIFT(W32, >>)  // logical
+XRNG_LANE_SHIFT(W32, <<)
 #undef XRNG_LANE_SHIFT
 template <int R>
 XRNG_INLINE UR<R> operator~(const UR<R>& a) {
@@ -292,6 +316,57 @@ XRNG_INLINE DR<R> as_f64(const UR<R>& a) {
   for (int r = 0; r < R; ++r) o.v[r] = (vf64)a.v[r];
   return o;
 }
+// The free functions of math32.h's lane contract, lane by lane: the same
+// IEEE operations (and the same comparisons) as the scalar forms there.
+template <int R>
+XRNG_INLINE FR<R> sqrt_(const FR<R>& a) {
+  FR<R> o;
+  for (int r = 0; r < R; ++r) o.v[r] = vsqrt32(a.v[r]);
+  return o;
+}
+template <int R>
+XRNG_INLINE FR<R> min_(const FR<R>& a, const FR<R>& b) {
+  FR<R> o;
+  for (int r = 0; r < R; ++r) o.v[r] = b.v[r] < a.v[r] ? b.v[r] : a.v[r];
+  return o;
+}
+template <int R>
+XRNG_INLINE FR<R> max_(const FR<R>& a, const FR<R>& b) {
+  FR<R> o;
+  for (int r = 0; r < R; ++r) o.v[r] = a.v[r] < b.v[r] ? b.v[r] : a.v[r];
+  return o;
+}
+template <int R>
+XRNG_INLINE W32<R> lt_mask(const FR<R>& a, const FR<R>& b) {
+  W32<R> o;
+  for (int r = 0; r < R; ++r) o.v[r] = (vu32)(a.v[r] < b.v[r]);
+  return o;
+}
+template <int R>
+XRNG_INLINE W32<R> as_u32(const FR<R>& a) {
+  W32<R> o;
+  for (int r = 0; r < R; ++r) o.v[r] = (vu32)a.v[r];
+  return o;
+}
+template <int R>
+XRNG_INLINE FR<R> as_f32(const W32<R>& a) {
+  FR<R> o;
+  for (int r = 0; r < R; ++r) o.v[r] = (vf32)a.v[r];
+  return o;
+}
+template <int R>
+XRNG_INLINE W32<R> sra(const W32<R>& a, int s) {  // arithmetic: the lanes read as int32
+  W32<R> o;
+  for (int r = 0; r < R; ++r) o.v[r] = (vu32)((vi32)a.v[r] >> s);
+  return o;
+}
+template <int R>
+XRNG_INLINE FR<R> cvt_i32(const W32<R>& a) {  // vcvtdq2ps; exact for |value| < 2^24 (all calls)
+  FR<R> o;
+  for (int r = 0; r < R; ++r) o.v[r] = __builtin_convertvector((vi32)a.v[r], vf32);
+  return o;
+}
+
 // One register: the lane types of the simple kernels.
 using D = DR<1>;
 using U = UR<1>;

@@ -10,6 +10,7 @@
 // and tests/simd proves it (exhaustively over all 2^32 words where per-word).
 #pragma once
 
+#include "../../rng/detail/distributions_v2.h"
 #include "../../rng/plan.h"
 #include "isa.h"
 
@@ -38,7 +39,11 @@ namespace {
 // saturation of the integer outputs have no lane form in the core yet), and
 // the f64 rows of exponential and cauchy (distributions.h writes them in
 // scalar form only; templating those bodies would make each a one-line kernel).
-template <Dist DI, DType T>
+//
+// V is the stream version of the row (registry.h, XRNG_ROWS): the rows of
+// version 1 are below; the binary32 rows of stream v2 (normal, log_normal,
+// exponential, cauchy in f32/f16/bf16) are at the end of this header.
+template <Dist DI, DType T, int V = 1>
 struct Kernel {
   static constexpr bool kVector = false;
 };
@@ -331,23 +336,113 @@ struct Kernel<Dist::randint, DType::i64> : VectorKernel {
   }
 };
 
-// ---- a run of groups ---------------------------------------------------------------------------------
-// n groups from words w (n*K words, nothing read beyond) into o (n*G
-// elements), for a row with a vector kernel.
+// ---- stream v2: binary32 transforms -------------------------------------------------------------
+// The cores of distributions_v2.h (math32.h underneath) instantiated with the
+// binary32 lanes FR<R> / W32<R> of isa.h: the scalar operation sequence by
+// construction, R registers of N32 lanes per step (independent chains).
+// Registers per step: AVX2 has 16 vector registers, two chains would spill.
+constexpr int kV2Regs = kBytes == 64 ? 2 : 1;
+// Pairs (normal, log_normal): words a0 b0 a1 b1 ... of N32 pairs per register;
+// z0 z1 interleaved on output, stored as f32 / f16 / bf16.
 template <Dist DI, DType T>
-__attribute__((flatten)) void run_groups(const uint32_t* w, uint64_t n, const Plan& p, out_of<DI, T>* o) {
-  using Kn = Kernel<DI, T>;
+struct PairV2Kernel : VectorKernel {
+  static constexpr int S = kV2Regs * N32;
+  template <class O>
+  static void step(const uint32_t* w, const Plan& pl, O* o) {
+    constexpr int R = kV2Regs;
+    W32<R> a, b;
+    for (int r = 0; r < R; ++r) {
+      const vu32 x0 = loadu<vu32>(w + 2 * N32 * r), x1 = loadu<vu32>(w + 2 * N32 * r + N32);
+      a.v[r] = __builtin_shuffle(x0, x1, kEven32);
+      b.v[r] = __builtin_shuffle(x0, x1, kOdd32);
+    }
+    FR<R> z0, z1;
+    if (pl.normal.mean32 == 0.0f && pl.normal.std32 == 1.0f && !std::signbit(pl.normal.mean32)) {
+      // mean 0, std 1: 0 + 1 * (r c) is (r c) + 0 bit for bit (1 * v = v
+      // exactly, and +0 + v = v + 0 turns -0 into +0 and keeps everything else):
+      // the same values with one operation per element instead of two.
+      const FR<R> r = math32::radius<FR<R>, W32<R>>(a);
+      FR<R> c, sn;
+      math32::sincos_turns<FR<R>, W32<R>>(b, &c, &sn);
+      z0 = r * c + FR<R>(0.0f);
+      z1 = r * sn + FR<R>(0.0f);
+    } else {
+      dist::v2::normal_pair_core<FR<R>, W32<R>>(a, b, FR<R>(pl.normal.mean32), FR<R>(pl.normal.std32), &z0, &z1);
+    }
+    if constexpr (DI == Dist::log_normal) {
+      z0 = math32::exp_<FR<R>, W32<R>>(z0);
+      z1 = math32::exp_<FR<R>, W32<R>>(z1);
+    }
+    for (int r = 0; r < R; ++r) {
+      store_f32_as<T>(o + 2 * N32 * r, __builtin_shuffle(z0.v[r], z1.v[r], kZipLo32));
+      store_f32_as<T>(o + 2 * N32 * r + N32, __builtin_shuffle(z0.v[r], z1.v[r], kZipHi32));
+    }
+  }
+};
+// Per-word transforms (exponential, cauchy): Core::eval<R>(W32<R>, const Plan&) -> FR<R>.
+template <class Core, DType T>
+struct WordV2Kernel : VectorKernel {
+  static constexpr int S = kV2Regs * N32;
+  template <class O>
+  static void step(const uint32_t* w, const Plan& pl, O* o) {
+    constexpr int R = kV2Regs;
+    W32<R> x;
+    for (int r = 0; r < R; ++r) x.v[r] = loadu<vu32>(w + N32 * r);
+    const FR<R> y = Core::template eval<R>(x, pl);
+    for (int r = 0; r < R; ++r) store_f32_as<T>(o + N32 * r, y.v[r]);
+  }
+};
+struct ExponentialV2Core {  // dist::v2::exponential_f32
+  template <int R>
+  static XRNG_INLINE FR<R> eval(const W32<R>& w, const Plan& p) {
+    return dist::v2::exponential_core<FR<R>, W32<R>>(w, FR<R>(p.exponential.inv_rate32));
+  }
+};
+struct CauchyV2Core {  // dist::v2::cauchy_f32
+  template <int R>
+  static XRNG_INLINE FR<R> eval(const W32<R>& w, const Plan& p) {
+    return dist::v2::cauchy_core<FR<R>, W32<R>>(w, FR<R>(p.cauchy.median32), FR<R>(p.cauchy.sigma32));
+  }
+};
+#define XRNG_V2_KERNEL(DIST, DTYPE, ...) \
+  template <>                           \
+  struct Kernel<Dist::DIST, DType::DTYPE, 2> : __VA_ARGS__ {};
+XRNG_V2_KERNEL(normal, f32, PairV2Kernel<Dist::normal, DType::f32>)
+XRNG_V2_KERNEL(normal, f16, PairV2Kernel<Dist::normal, DType::f16>)
+XRNG_V2_KERNEL(normal, bf16, PairV2Kernel<Dist::normal, DType::bf16>)
+XRNG_V2_KERNEL(log_normal, f32, PairV2Kernel<Dist::log_normal, DType::f32>)
+XRNG_V2_KERNEL(log_normal, f16, PairV2Kernel<Dist::log_normal, DType::f16>)
+XRNG_V2_KERNEL(log_normal, bf16, PairV2Kernel<Dist::log_normal, DType::bf16>)
+XRNG_V2_KERNEL(exponential, f32, WordV2Kernel<ExponentialV2Core, DType::f32>)
+XRNG_V2_KERNEL(exponential, f16, WordV2Kernel<ExponentialV2Core, DType::f16>)
+XRNG_V2_KERNEL(exponential, bf16, WordV2Kernel<ExponentialV2Core, DType::bf16>)
+XRNG_V2_KERNEL(cauchy, f32, WordV2Kernel<CauchyV2Core, DType::f32>)
+XRNG_V2_KERNEL(cauchy, f16, WordV2Kernel<CauchyV2Core, DType::f16>)
+XRNG_V2_KERNEL(cauchy, bf16, WordV2Kernel<CauchyV2Core, DType::bf16>)
+#undef XRNG_V2_KERNEL
+
+// ---- a run of groups ---------------------------------------------------------------------------------
+// n groups of G elements from K words each, from words w (n*K words, nothing
+// read beyond) into o (n*G elements), by the vector kernel Kn.
+template <class Kn, uint64_t K, uint64_t G, class O>
+__attribute__((flatten)) void run_steps(const uint32_t* w, uint64_t n, const Plan& p, O* o) {
   static_assert(Kn::kVector, "rows without a vector kernel are evaluated by the dispatcher (Kernel's primary template)");
-  constexpr uint64_t K = RowShape<DI, T>::kWords, G = RowShape<DI, T>::kGroup, S = Kn::S;
+  constexpr uint64_t S = Kn::S;
   uint64_t i = 0;
   for (; i + S <= n; i += S) Kn::step(w + i * K, p, o + i * G);
   if (i < n) {  // a partial step on a padded copy
     alignas(64) uint32_t tw[S * K] = {};
-    alignas(64) out_of<DI, T> to[S * G];
+    alignas(64) O to[S * G];
     std::memcpy(tw, w + i * K, (n - i) * K * sizeof(uint32_t));
     Kn::step(tw, p, to);
     std::memcpy(o + i * G, to, (n - i) * G * sizeof(to[0]));
   }
+}
+// The row (DI, T, V) with a vector kernel.
+template <Dist DI, DType T, int V = 1>
+XRNG_INLINE void run_groups(const uint32_t* w, uint64_t n, const Plan& p, out_of<DI, T>* o) {
+  using Shape = RowShape<DI, T, V>;
+  run_steps<Kernel<DI, T, V>, Shape::kWords, Shape::kGroup>(w, n, p, o);
 }
 
 }  // namespace

@@ -25,6 +25,16 @@ enum class Probe : int {
   f32_to_bf16,      // out: uint16_t[n], math::f32_to_bf16_bits(bits w as float)
   exponential_f32,  // out: float[n], dist::exponential_f32(w, plan.exponential)
   cauchy_f32,       // out: float[n], dist::cauchy_f32(w, plan.cauchy)
+  // stream v2 (binary32, math32.h):
+  v2_radius,          // out: float[n], math32::radius(w)
+  v2_sincos,          // out: float[2n], (cos, sin) of math32::sincos_turns(w), interleaved
+  v2_neg_log,         // out: float[n], math32::neg_log(w)
+  v2_tan,             // out: float[n], math32::tan_centered(w)
+  v2_exp,             // out: float[n], math32::exp_(bits w as float)
+  v2_exponential_f32,  // out: float[n], dist::v2::exponential_f32(w, plan.exponential) (the row's kernel)
+  v2_cauchy_f32,       // out: float[n], dist::v2::cauchy_f32(w, plan.cauchy)
+  v2_normal_f32,       // in: 2n words (n pairs); out: float[2n], dist::v2::normal_f32(w[2i], w[2i+1], plan.normal)
+  v2_log_normal_f32,   // as v2_normal_f32, dist::v2::log_normal_f32
 };
 
 // Applies the vector transform `which` to in[0..n) (plan: a plan of the

@@ -49,6 +49,51 @@ bool probe_impl(Probe which, const Plan& plan, const uint32_t* in, size_t n, voi
     case Probe::cauchy_f32:
       run_groups<Dist::cauchy, DType::f32>(in, n, plan, static_cast<float*>(out));
       return true;
+    case Probe::v2_radius:
+    case Probe::v2_sincos:
+    case Probe::v2_neg_log:
+    case Probe::v2_tan:
+    case Probe::v2_exp: {
+      using F = FR<1>;
+      using I = W32<1>;
+      float* o = static_cast<float*>(out);
+      for (size_t i = 0; i < n; i += N32) {
+        alignas(64) uint32_t w[N32] = {};
+        const size_t m = lmin<size_t>(N32, n - i);
+        std::memcpy(w, in + i, m * sizeof(uint32_t));
+        I x;
+        x.v[0] = loadu<vu32>(w);
+        alignas(64) float r[2 * N32];
+        if (which == Probe::v2_sincos) {
+          F c, sn;
+          math32::sincos_turns<F, I>(x, &c, &sn);
+          storeu(r, __builtin_shuffle(c.v[0], sn.v[0], kZipLo32));
+          storeu(r + N32, __builtin_shuffle(c.v[0], sn.v[0], kZipHi32));
+          std::memcpy(o + 2 * i, r, 2 * m * sizeof(float));
+          continue;
+        }
+        F y;
+        if (which == Probe::v2_radius) y = math32::radius<F, I>(x);
+        if (which == Probe::v2_neg_log) y = math32::neg_log<F, I>(x);
+        if (which == Probe::v2_tan) y = math32::tan_centered<F, I>(x);
+        if (which == Probe::v2_exp) y = math32::exp_<F, I>(as_f32(x));
+        storeu(r, y.v[0]);
+        std::memcpy(o + i, r, m * sizeof(float));
+      }
+      return true;
+    }
+    case Probe::v2_exponential_f32:
+      run_steps<Kernel<Dist::exponential, DType::f32, 2>, 1, 1>(in, n, plan, static_cast<float*>(out));
+      return true;
+    case Probe::v2_cauchy_f32:
+      run_steps<Kernel<Dist::cauchy, DType::f32, 2>, 1, 1>(in, n, plan, static_cast<float*>(out));
+      return true;
+    case Probe::v2_normal_f32:
+      run_steps<Kernel<Dist::normal, DType::f32, 2>, 2, 2>(in, n, plan, static_cast<float*>(out));
+      return true;
+    case Probe::v2_log_normal_f32:
+      run_steps<Kernel<Dist::log_normal, DType::f32, 2>, 2, 2>(in, n, plan, static_cast<float*>(out));
+      return true;
     case Probe::f32_to_f16:
     case Probe::f32_to_bf16: {
       uint16_t* o = static_cast<uint16_t*>(out);

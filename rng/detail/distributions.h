@@ -29,6 +29,8 @@ struct UniformParams {
 struct NormalParams {
   double mean = 0.0;
   double std = 1.0;
+  float mean32 = 0.0f;  // stream v2 (f32/f16/bf16): mean and std as binary32 (plan.h, detail::loc32 / scale32)
+  float std32 = 1.0f;
 };
 struct BernoulliParams {
   uint64_t threshold = 0;   // element is 1 when word < threshold (threshold <= 2^32)
@@ -41,6 +43,7 @@ struct RandintParams {
 };
 struct ExponentialParams {
   double rate = 1.0;        // > 0, finite
+  float inv_rate32 = 1.0f;  // stream v2: 1 / rate rounded to binary32 (plan.h, detail::inv_rate32)
 };
 struct GeometricParams {
   double log1m_p = -1.0;    // log(1 - p) < 0, computed once with detail::log1p_neg (plan.h) (p < 1)
@@ -49,6 +52,8 @@ struct GeometricParams {
 struct CauchyParams {
   double median = 0.0;
   double sigma = 1.0;
+  float median32 = 0.0f;    // stream v2: median and sigma as binary32 (plan.h)
+  float sigma32 = 1.0f;
 };
 
 namespace dist {

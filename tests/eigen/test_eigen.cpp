@@ -63,7 +63,11 @@ TEST_CASE("eigen: arrays, vectors and blocks") {
   std::vector<float> ref1(100);
   fill(make_plan(Dist::normal, DType::f32, DrawParams{}, 1), k, 0, 0, 100, ref1.data());
   for (int i = 0; i < 100; ++i) REQUIRE(same_bits(a1(i), ref1[i]));
-  CHECK_FALSE(same_bits(a1(0), a(0)));  // normal f32 is redefined in stream 2
+  // normal f32 is redefined in stream 2; v2 is within a few ulp of v1, so many
+  // single values coincide: some of the 100 differ.
+  int differ = 0;
+  for (int i = 0; i < 100; ++i) differ += !same_bits(a1(i), a(i));
+  CHECK(differ > 0);
 
   Eigen::MatrixXd big = Eigen::MatrixXd::Constant(6, 6, 42.0);
   auto blk = big.block(1, 2, 3, 2);

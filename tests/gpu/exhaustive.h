@@ -102,6 +102,55 @@ struct BF16RoundT {
   XRNG_HD void operator()(uint32_t x, uint64_t* v) const { v[0] = xrng::math::f32_to_bf16_bits(xrng::math::as_f32(x)); }
 };
 
+// ---- stream v2 (binary32, rng/detail/math32.h) ----------------------------------------------
+// The normal's radius and (cos, sin), e^x of every binary32 bit pattern (the
+// log-normal's exp), and the exponential and Cauchy f32 rows of version 2
+// through Row<..., 2>::eval.
+struct RadiusV2T {
+  static constexpr int kOut = 1;
+  static constexpr const char* kName = "v2 math32::radius";
+  XRNG_HD void operator()(uint32_t x, uint64_t* v) const {
+    v[0] = xrng::math::as_u32(xrng::math32::radius<float, uint32_t>(x));
+  }
+};
+struct SincosV2T {
+  static constexpr int kOut = 2;
+  static constexpr const char* kName = "v2 math32::sincos_turns";
+  XRNG_HD void operator()(uint32_t x, uint64_t* v) const {
+    float c, s;
+    xrng::math32::sincos_turns<float, uint32_t>(x, &c, &s);
+    v[0] = xrng::math::as_u32(c);
+    v[1] = xrng::math::as_u32(s);
+  }
+};
+struct ExpV2T {
+  static constexpr int kOut = 1;
+  static constexpr const char* kName = "v2 math32::exp_";
+  XRNG_HD void operator()(uint32_t x, uint64_t* v) const {
+    v[0] = xrng::math::as_u32(xrng::math32::exp_<float, uint32_t>(xrng::math::as_f32(x)));
+  }
+};
+struct ExponentialF32V2T {
+  static constexpr int kOut = 1;
+  static constexpr const char* kName = "v2 exponential_f32";
+  xrng::Plan p;
+  XRNG_HD void operator()(uint32_t x, uint64_t* v) const {
+    float o;
+    xrng::Row<xrng::Dist::exponential, xrng::DType::f32, 2>::eval(&x, p, &o);
+    v[0] = xrng::math::as_u32(o);
+  }
+};
+struct CauchyF32V2T {
+  static constexpr int kOut = 1;
+  static constexpr const char* kName = "v2 cauchy_f32";
+  xrng::Plan p;
+  XRNG_HD void operator()(uint32_t x, uint64_t* v) const {
+    float o;
+    xrng::Row<xrng::Dist::cauchy, xrng::DType::f32, 2>::eval(&x, p, &o);
+    v[0] = xrng::math::as_u32(o);
+  }
+};
+
 // Hash of inputs [begin, end) (end <= 2^32).
 template <class T>
 XRNG_HD uint64_t hash_range(const T& t, uint64_t begin, uint64_t end) {

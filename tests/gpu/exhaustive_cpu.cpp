@@ -57,6 +57,16 @@ uint64_t cpu_hash(Transform which, const xrng::Plan& p, unsigned threads) {
       return hash_all_threads(ExponentialF32T{p}, threads);
     case Transform::cauchy_f32:
       return hash_all_threads(CauchyF32T{p}, threads);
+    case Transform::v2_radius:
+      return hash_all_threads(RadiusV2T{}, threads);
+    case Transform::v2_sincos:
+      return hash_all_threads(SincosV2T{}, threads);
+    case Transform::v2_exp:
+      return hash_all_threads(ExpV2T{}, threads);
+    case Transform::v2_exponential_f32:
+      return hash_all_threads(ExponentialF32V2T{p}, threads);
+    case Transform::v2_cauchy_f32:
+      return hash_all_threads(CauchyF32V2T{p}, threads);
   }
   return 0;
 }

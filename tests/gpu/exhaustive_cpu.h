@@ -18,7 +18,12 @@ enum class Transform {
   f16_round,
   bf16_round,
   exponential_f32,
-  cauchy_f32
+  cauchy_f32,
+  v2_radius,
+  v2_sincos,
+  v2_exp,
+  v2_exponential_f32,
+  v2_cauchy_f32
 };
 
 namespace generic {

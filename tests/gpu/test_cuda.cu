@@ -490,6 +490,18 @@ TEST_SUITE("exhaustive") {
       const Plan p = make_plan(Dist::cauchy, DType::f32, q);
       prove(xrng_test::CauchyF32T{p}, Transform::cauchy_f32, p, params_label(Dist::cauchy, q));
     }
+    // Stream v2 (binary32 transforms).
+    prove(xrng_test::RadiusV2T{}, Transform::v2_radius, none, "");
+    prove(xrng_test::SincosV2T{}, Transform::v2_sincos, none, "");
+    prove(xrng_test::ExpV2T{}, Transform::v2_exp, none, "");
+    for (const DrawParams& q : golden::sample_params(Dist::exponential)) {
+      const Plan p = make_plan(Dist::exponential, DType::f32, q, 2);
+      prove(xrng_test::ExponentialF32V2T{p}, Transform::v2_exponential_f32, p, params_label(Dist::exponential, q));
+    }
+    for (const DrawParams& q : golden::sample_params(Dist::cauchy)) {
+      const Plan p = make_plan(Dist::cauchy, DType::f32, q, 2);
+      prove(xrng_test::CauchyF32V2T{p}, Transform::v2_cauchy_f32, p, params_label(Dist::cauchy, q));
+    }
   }
 }  // TEST_SUITE("exhaustive")
 

@@ -1,0 +1,330 @@
+// The binary32 transcendentals of stream v2 (SPEC.md, "Stream v2"), written
+// with + - * on binary32, correctly rounded sqrt, integer operations and
+// exact int32 -> binary32 conversions (|value| < 2^24) only: no fused
+// multiply-add, no division, no libm. No intermediate is subnormal for any
+// input (tools/accuracy_v2.cpp checks every operation over all 2^32 words),
+// so hardware that flushes subnormals to zero gives the same bits.
+//
+// Every algorithm is a template over a "binary32 lane" F and a "uint32 lane" I,
+// as math.h is over double lanes. The scalar instantiation (F = float,
+// I = uint32_t) is the reference on the host and the implementation on the
+// GPU; host/simd instantiates the same templates with AVX2 / AVX-512 vectors.
+//
+// A lane type must provide: F + - * F; I + - & | ^ I, I << int, I >> int
+// (logical); construction from a float / uint32_t constant (broadcast); and
+// the free functions sqrt_(F), min_(F, F), max_(F, F), lt_mask(F, F) (all ones
+// where a < b), as_u32(F), as_f32(I), sra(I, int) (arithmetic shift of the
+// lane read as int32) and cvt_i32(I) (the lane read as int32, converted to
+// binary32; only called where the value is below 2^24 in magnitude, so the
+// conversion is exact whatever the rounding mode).
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+
+#include "math.h"
+
+namespace xrng {
+namespace math32 {
+
+using math::as_f32;
+using math::as_u32;
+
+// ---- scalar lane operations ------------------------------------------------
+XRNG_HD XRNG_INLINE float sqrt_(float a) {
+#if defined(__CUDA_ARCH__)
+  return __fsqrt_rn(a);
+#else
+  return std::sqrt(a);
+#endif
+}
+XRNG_HD XRNG_INLINE float min_(float a, float b) { return b < a ? b : a; }
+XRNG_HD XRNG_INLINE float max_(float a, float b) { return a < b ? b : a; }
+XRNG_HD XRNG_INLINE uint32_t lt_mask(float a, float b) { return a < b ? 0xffffffffu : 0u; }
+XRNG_HD XRNG_INLINE uint32_t sra(uint32_t v, int s) { return static_cast<uint32_t>(static_cast<int32_t>(v) >> s); }
+XRNG_HD XRNG_INLINE float cvt_i32(uint32_t v) {
+#if defined(__CUDA_ARCH__)
+  return __int2float_rn(static_cast<int>(v));
+#else
+  return static_cast<float>(static_cast<int32_t>(v));
+#endif
+}
+
+// ---- constants (SPEC.md, "Stream v2", lists them in hex) ----------------------
+// 2 pi 2^-32 = CH + CL; CH = CH1 + CH2 with 12 and 4 significant bits, so that
+// products with a 12-bit factor are exact (Dekker's product).
+constexpr float kCH = 0x1.921fb6p-30f;
+constexpr float kCH1 = 0x1.922p-30f;
+constexpr float kCH2 = -0x1.28p-48f;
+constexpr float kCL = -0x1.777a5cp-55f;
+// ln 2 = LN2_HI + LN2_LO; LN2_HI has 16 significant bits, so k * LN2_HI is
+// exact for |k| < 256.
+constexpr float kLn2Hi = 0x1.62e4p-1f;
+constexpr float kLn2Lo = 0x1.7f7d1cp-20f;
+constexpr float kInvLn2 = 0x1.715476p+0f;
+
+// ---- the open unit variate of stream v2 ----------------------------------------
+// u = (a + 1/2) 2^-32 rounded to binary32 (nearest even), at most 1 - 2^-24:
+// (a >> 8) * 256 and (a & 255) + 1/2 are exact, their sum is rounded once.
+// u is exact for a < 2^23 (down to 2^-33, the tail of the normal); above, it
+// is the nearest binary32 value.
+template <class F, class I>
+XRNG_HD XRNG_INLINE F unit_open(I a) {
+  const F hi = cvt_i32(a >> 8) * F(256.0f);
+  const F lo = cvt_i32(a & I(255u)) + F(0.5f);
+  return min_(hi + lo, F(0x1.fffffep31f)) * F(0x1p-32f);
+}
+
+// ---- ln u for u in [2^-126, 1) --------------------------------------------------
+// u = 2^k m with m in [sqrt(1/2), sqrt(2)) (integer operations on the bits),
+// f = m - 1 (exact), log(1 + f) = f - f^2/2 + f^3 P(f) with P a degree-7
+// minimax fit (relative error of the sum below 2^-27.3 on the interval).
+// f^2/2 is split exactly: mh = m cut to 12 significant bits (a mask of its
+// bits), fh = mh - 1 and fl = m - mh (both exact), f^2/2 = fh^2/2 (exact)
+// + fl (f + fh)/2 (small, rounded), and v = f - fh^2/2 is exact (a multiple
+// of 2^-25 below 1/2). k ln 2 + v is summed with its rounding error kept
+// (Fast2Sum: |k ln2_hi| >= |v| or k = 0), and the small terms are added last.
+template <class F, class I>
+XRNG_HD XRNG_INLINE F log_unit(F u) {
+  const I hx = as_u32(u) + I(0x3f800000u - 0x3f3504f3u);
+  const F kf = cvt_i32((hx >> 23) - I(127u));
+  const I mb = (hx & I(0x007fffffu)) + I(0x3f3504f3u);
+  const F m = as_f32(mb);
+  const F mh = as_f32(mb & I(0xfffff000u));
+  const F f = m - F(1.0f);
+  const F fh = mh - F(1.0f);
+  const F fl = m - mh;
+  F p = F(-0x1.38ca4ap-4f);
+  p = p * f + F(0x1.055edep-3f);
+  p = p * f + F(-0x1.0d823ep-3f);
+  p = p * f + F(0x1.22d92cp-3f);
+  p = p * f + F(-0x1.54728ap-3f);
+  p = p * f + F(0x1.99a01cp-3f);
+  p = p * f + F(-0x1.000226p-2f);
+  p = p * f + F(0x1.555554p-2f);
+  const F v = f - (F(0.5f) * fh) * fh;
+  const F rest = (f * f) * (f * p) - (F(0.5f) * fl) * (f + fh);
+  const F hi = kf * F(kLn2Hi);
+  const F s = hi + v;
+  const F ds = (hi - s) + v;
+  return s + ((ds + kf * F(kLn2Lo)) + rest);
+}
+
+// ---- Box-Muller radius sqrt(-2 ln u) and the exponential's -ln u ----------------
+template <class F, class I>
+XRNG_HD XRNG_INLINE F radius(I a) {
+  return sqrt_(log_unit<F, I>(unit_open<F, I>(a)) * F(-2.0f));
+}
+template <class F, class I>
+XRNG_HD XRNG_INLINE F neg_log(I a) {
+  return F(0.0f) - log_unit<F, I>(unit_open<F, I>(a));
+}
+
+// ---- the reduced angle as an unevaluated pair ------------------------------------
+// x = 2 pi r 2^-(32 + E) for the int32 r, |r| <= 2^(31 - kShift + 23) (E = 0 for
+// the normal's angle, 2 for the Cauchy's): xh + xl with xl within about an ulp
+// of xh. R = RNE(r) from two exact halves, rr = r - R exactly (Fast2Sum), the
+// product R * CH exact (Veltkamp split of R into 12 + 12 bits, Dekker's
+// product with CH = CH1 + CH2), the small terms R * CL and rr * CH rounded.
+template <int kShift, class F, class I>
+XRNG_HD XRNG_INLINE void reduced_angle(I r, F scale, F* xh, F* xl) {
+  const F a = cvt_i32(sra(r, kShift)) * F(static_cast<float>(1u << kShift));
+  const F b = cvt_i32(r & I((1u << kShift) - 1u));
+  const F rn = a + b;
+  const F rr = b - (rn - a);
+  const F cv = rn * F(4097.0f);
+  const F rh = cv - (cv - rn);
+  const F rl = rn - rh;
+  const F ch = F(kCH) * scale, ch1 = F(kCH1) * scale, ch2 = F(kCH2) * scale, cl = F(kCL) * scale;
+  const F p = rn * ch;
+  const F e = ((rh * ch1 - p) + rh * ch2 + rl * ch1) + rl * ch2;
+  *xh = p;
+  *xl = e + (rn * cl + rr * ch);
+}
+
+// ---- sin and cos of xh + xl, |xh + xl| <= pi/4, as unevaluated pairs --------------
+// sin = sh + sl: x + x^3 S(x^2), S a 3-term minimax fit (2^-27.9), with xl
+// carried to first order (xl cos x ~ xl (1 - x^2/2)).
+// cos = ch + cl: 1 - x^2/2 + x^4 C(x^2), C a 3-term fit (2^-33), w = 1 - x^2/2
+// with its rounding error kept, xl carried to first order (-x xl).
+// z is floored at 2^-60 in the x^4 term only, where the term is far below an
+// ulp of 1, so that it is never subnormal (the Cauchy's smallest angle).
+template <class F>
+struct SinCosPairs {
+  F sh, sl, ch, cl;
+};
+template <bool kExactSquare, class F, class I>
+XRNG_HD XRNG_INLINE SinCosPairs<F> sincos_pairs(F xh, F xl) {
+  const F z = xh * xh;
+  // kExactSquare (the Cauchy): xh^2 = z + ze exactly (Veltkamp split of xh),
+  // ze carried to first order in both pairs, and the sine's tail with its
+  // leading product x^3 exact: its rounding would cost up to 0.4 ulp of tan.
+  F ze = F(0.0f), p3 = F(0.0f), e3 = F(0.0f);
+  if constexpr (kExactSquare) {
+    // On xb = xh, or 0 where xh < 2^-20 (xh >= 0 here): there the corrections
+    // are below 2^-40 relative, and dropping them keeps every product normal.
+    const F xb = as_f32(as_u32(xh) & (lt_mask(xh, F(0x1p-20f)) ^ I(0xffffffffu)));
+    const F zb = xb * xb;
+    const F cv = xb * F(4097.0f);
+    const F h = cv - (cv - xb);
+    const F l = xb - h;
+    ze = ((h * h - zb) + (h + h) * l) + l * l;
+    // xb zb = p3 + e3 exactly (Dekker), for the leading term of the sine's tail.
+    const F cz = zb * F(4097.0f);
+    const F zh = cz - (cz - zb);
+    const F zl = zb - zh;
+    p3 = xb * zb;
+    e3 = ((h * zh - p3) + h * zl + l * zh) + l * zl;
+  }
+  const F hz = F(0.5f) * z;
+  F ps = F(-0x1.995408p-13f);
+  ps = ps * z + F(0x1.110778p-7f);
+  ps = ps * z + F(-0x1.555546p-3f);
+  F pc = F(0x1.99e80cp-16f);
+  pc = pc * z + F(-0x1.6c0c28p-10f);
+  pc = pc * z + F(0x1.55554ap-5f);
+  const F w = F(1.0f) - hz;
+  const F zf = max_(z, F(0x1p-60f));
+  SinCosPairs<F> o;
+  o.sh = xh;
+  o.ch = w;
+  if constexpr (kExactSquare) {
+    // x^3 S(x^2) = S0 (p3 + e3 + xh ze) + p3 z (S1 + S2 z): the leading
+    // product rounded once, the rest small.
+    const F s0 = F(-0x1.555546p-3f);
+    const F t2 = s0 * (e3 + xh * ze) + (p3 * z) * (F(0x1.110778p-7f) + F(-0x1.995408p-13f) * z);
+    o.sl = xl * w + (s0 * p3 + t2);  // (p3 = 0 where xh < 2^-20: the tail is below 2^-40 relative there)
+    o.cl = (((F(1.0f) - w) - hz) - F(0.5f) * ze) + ((zf * zf) * pc - xh * xl);
+  } else {
+    o.sl = xl * w + (xh * z) * ps;
+    o.cl = ((F(1.0f) - w) - hz) + ((zf * zf) * pc - xh * xl);
+  }
+  return o;
+}
+
+// ---- cos and sin of 2 pi b 2^-32 ----------------------------------------------------
+// Exact integer reduction as in v1 (math.h, sincos_turns): q = round(4t) picks
+// the quadrant, r = b + 2^29 - q 2^30 - 2^29 in [-2^29, 2^29) is the reduced
+// angle in units of 2^-32 turns; then (cos, sin)(q pi/2 + x) by a swap and
+// sign flips of the bit patterns.
+template <class F, class I>
+XRNG_HD XRNG_INLINE void sincos_turns(I b, F* c_out, F* s_out) {
+  const I m = b + I(1u << 29);
+  const I q = m >> 30;
+  const I r = (m & I(0x3fffffffu)) - I(1u << 29);
+  F xh, xl;
+  reduced_angle<6, F, I>(r, F(1.0f), &xh, &xl);
+  const SinCosPairs<F> t = sincos_pairs<false, F, I>(xh, xl);
+  const F sn = t.sh + t.sl;
+  const F cs = t.ch + t.cl;
+  const I swap = I(0u) - (q & I(1u));
+  const I ub = as_u32(sn), uc = as_u32(cs);
+  const I cbits = (ub & swap) | (uc & (swap ^ I(0xffffffffu)));
+  const I sbits = (uc & swap) | (ub & (swap ^ I(0xffffffffu)));
+  *c_out = as_f32(cbits ^ (((q + I(1u)) & I(2u)) << 30));
+  *s_out = as_f32(sbits ^ ((q & I(2u)) << 30));
+}
+
+// ---- 1/d for d in [2^-40, 2^40] --------------------------------------------------------
+// An integer seed (the bits of 1/d's neighbourhood: 0x7ef311c3 - bits(d),
+// relative error below 1/8) and three Newton steps y (2 - d y), each squaring
+// the relative error: within about 2^-23 of 1/d.
+template <class F, class I>
+XRNG_HD XRNG_INLINE F recip(F d) {
+  F y = as_f32(I(0x7ef311c3u) - as_u32(d));
+  y = y * (F(2.0f) - d * y);
+  y = y * (F(2.0f) - d * y);
+  y = y * (F(2.0f) - d * y);
+  return y;
+}
+
+// ---- x where m is all ones, y where it is 0 (bit select) -------------------------------------
+template <class F, class I>
+XRNG_HD XRNG_INLINE F select_bits(I m, F x, F y) {
+  return as_f32((as_u32(x) & m) | (as_u32(y) & (m ^ I(0xffffffffu))));
+}
+
+// ---- Veltkamp split and Dekker's exact product ---------------------------------------------
+// a * b = p + e exactly (no overflow, no underflow), p = fl(a * b).
+template <class F>
+XRNG_HD XRNG_INLINE void two_prod(F a, F b, F* p, F* e) {
+  const F ca = a * F(4097.0f), cb = b * F(4097.0f);
+  const F ah = ca - (ca - a), bh = cb - (cb - b);
+  const F al = a - ah, bl = b - bh;
+  *p = a * b;
+  *e = ((ah * bh - *p) + ah * bl + al * bh) + al * bl;
+}
+
+// ---- tan(pi (u - 1/2)) for u = (a + 1/2) 2^-32: the Cauchy's transform ---------------------
+// The angle in turns, (2a + 1 - 2^32) 2^-34, is an odd multiple of 2^-34:
+// never a quarter turn, so the denominator below is never 0. g = a + 2^30
+// picks q = round(4t) in {-1, 0, 1} (q odd where g < 2^31) and the reduced
+// angle r = 2 ((g mod 2^31) - 2^30) + 1 in units of 2^-34 turns, taken as
+// |r| (tan is odd) with the sign applied at the end. tan = sin / cos
+// (q = 0) or -cos / sin (q odd), a quotient n / d of the pairs of
+// sincos_pairs: q0 = nh / dh by the Newton reciprocal, then one correction
+// q0 + (nh - q0 dh + nl - q0 dl) / dh with q0 dh exact (Dekker), so the
+// quotient is nearly correctly rounded from the pairs.
+template <class F, class I>
+XRNG_HD XRNG_INLINE F tan_centered(I a) {
+  const I g = a + I(1u << 30);
+  const I odd = sra(g, 31) ^ I(0xffffffffu);  // all ones where g < 2^31
+  const I r = (((g & I(0x7fffffffu)) - I(1u << 30)) << 1) + I(1u);
+  const I neg = sra(r, 31);
+  const I ra = (r ^ neg) - neg;  // |r| in [1, 2^31 - 1]
+  F xh, xl;
+  reduced_angle<8, F, I>(ra, F(0.25f), &xh, &xl);
+  const SinCosPairs<F> t = sincos_pairs<true, F, I>(xh, xl);
+  // Renormalised (Fast2Sum): sin = s1 + s2, cos = c1 + c2 with |s2| <= ulp(s1) / 2.
+  const F s1 = t.sh + t.sl, s2 = t.sl - (s1 - t.sh);
+  const F c1 = t.ch + t.cl, c2 = t.cl - (c1 - t.ch);
+  const I nswap = odd ^ I(0xffffffffu);
+  const F nh = select_bits<F, I>(odd, c1, s1), nl = select_bits<F, I>(odd, c2, s2);
+  const F dh = select_bits<F, I>(nswap, c1, s1), dl = select_bits<F, I>(nswap, c2, s2);
+  const F y = recip<F, I>(dh);
+  const F q0 = nh * y;
+  F p, e;
+  two_prod<F>(q0, dh, &p, &e);
+  const F res = ((nh - p) - e) + (nl - q0 * dl);
+  const F tq = q0 + res * y;
+  return as_f32(as_u32(tq) ^ ((neg ^ odd) & I(0x80000000u)));
+}
+
+// ---- e^x in binary32 -------------------------------------------------------------------------
+// x < -0x1.5d5p6 (-87.328125, where e^x < 1.0085 * 2^-126) gives +0 and
+// |x| < 2^-30 gives 1 (e^x rounds to 1 there), so that no intermediate is
+// subnormal; x is clamped to [-0x1.5d5p6, 89] (above 88.73 e^x overflows to
+// inf anyway). k = round(x / ln2) by the 1.5 * 2^23 shifter, r = x - k ln2_hi
+// (exact) - k ln2_lo with the rounding error of that subtraction kept,
+// e^r = 1 + r + r^2 E(r) with E a 5-term minimax fit (2^-28.2) on
+// |r| <= ln2/2, and 2^k applied as 2^floor(k/2) * 2^ceil(k/2) (normal
+// factors; the first product is exact).
+constexpr float kExpLo = -0x1.5d5p6f;
+template <class F, class I>
+XRNG_HD XRNG_INLINE F exp_(F x) {
+  const I zero = lt_mask(x, F(kExpLo));
+  const I tiny = lt_mask(as_f32(as_u32(x) & I(0x7fffffffu)), F(0x1p-30f));
+  x = as_f32(as_u32(x) & (tiny ^ I(0xffffffffu)));
+  x = min_(max_(x, F(kExpLo)), F(89.0f));
+  const F shifter = F(0x1.8p23f);
+  const F kd0 = x * F(kInvLn2) + shifter;
+  const I k = as_u32(kd0) - as_u32(shifter);
+  const F kd = kd0 - shifter;
+  const F rh = x - kd * F(kLn2Hi);
+  const F rl = kd * F(kLn2Lo);
+  const F r = rh - rl;
+  const F rc = (rh - r) - rl;
+  F p = F(0x1.6a3cfep-10f);
+  p = p * r + F(0x1.123856p-7f);
+  p = p * r + F(0x1.5558bep-5f);
+  p = p * r + F(0x1.555494p-3f);
+  p = p * r + F(0x1.fffffcp-2f);
+  const F e = F(1.0f) + (r + (rc + (r * r) * p));
+  const I k1 = sra(k, 1);
+  const I k2 = k - k1;
+  const F y = (e * as_f32((k1 + I(127u)) << 23)) * as_f32((k2 + I(127u)) << 23);
+  return as_f32(as_u32(y) & (zero ^ I(0xffffffffu)));
+}
+
+}  // namespace math32
+}  // namespace xrng
