@@ -357,7 +357,7 @@ struct PairV2Kernel : VectorKernel {
       b.v[r] = __builtin_shuffle(x0, x1, kOdd32);
     }
     FR<R> z0, z1;
-    if (pl.normal.mean32 == 0.0f && pl.normal.std32 == 1.0f && !std::signbit(pl.normal.mean32)) {
+    if (pl.normal.mean32 == 0.0f && pl.normal.std32 == 1.0f && (__builtin_bit_cast(uint32_t, pl.normal.mean32) >> 31) == 0) {
       // mean 0, std 1: 0 + 1 * (r c) is (r c) + 0 bit for bit (1 * v = v
       // exactly, and +0 + v = v + 0 turns -0 into +0 and keeps everything else):
       // the same values with one operation per element instead of two.
