@@ -49,6 +49,7 @@ def torch_rows(n, threads, reps):
     return {
         "uniform_f32": ("torch.rand(out=)", median_ns(lambda: torch.rand(n, out=f), n, reps)),
         "normal_f32": ("torch.randn(out=)", median_ns(lambda: torch.randn(n, out=f), n, reps)),
+        "exponential_f32": ("f32.exponential_()", median_ns(lambda: f.exponential_(), n, reps)),
         "bernoulli_u8": ("uint8.bernoulli_(0.3)", median_ns(lambda: b.bernoulli_(0.3), n, reps)),
         "randperm_i64": ("torch.randperm(out=)", median_ns(lambda: torch.randperm(n, out=p), n, reps)),
     }
@@ -67,6 +68,8 @@ def numpy_rows(n, threads, reps):
         "uniform_f32": ("Philox random(f32, out=)", median_ns(lambda: g.random(n, dtype=np.float32, out=f), n, reps)),
         "normal_f32": ("Philox standard_normal(f32, out=)",
                        median_ns(lambda: g.standard_normal(n, dtype=np.float32, out=f), n, reps)),
+        "exponential_f32": ("Philox standard_exponential(f32, out=)",
+                            median_ns(lambda: g.standard_exponential(n, dtype=np.float32, out=f), n, reps)),
         "bernoulli_u8": ("Philox random(f32) < 0.3", median_ns(lambda: g.random(n, dtype=np.float32, out=f) < 0.3, n, reps)),
         "randperm_i64": ("Philox permutation(n)", median_ns(lambda: g.permutation(n), n, reps)),
     }
@@ -84,7 +87,9 @@ def main():
     if not timer or not os.path.exists(timer):
         sys.exit("compare.py: xrng_time not found; build the target xrng_time or pass --xrng-time")
 
-    ops = ["uniform_f32", "normal_f32", "bernoulli_u8", "randperm_i64"]
+    # normal_f32 is the default stream (2); normal_f32_v1 the binary64 transform of
+    # stream 1. The other libraries' rows are compared with both.
+    ops = ["uniform_f32", "normal_f32", "normal_f32_v1", "exponential_f32_v2", "bernoulli_u8", "randperm_i64"]
     print(f"n = {a.n}, median of {a.reps} calls, ns/element; ratio = other / xrng SIMD (> 1: xrng faster)\n")
     for t in [int(x) for x in a.threads.split(",")]:
         out = subprocess.run([timer, "--n", str(a.n), "--threads", str(t), "--reps", str(a.reps)],
@@ -100,6 +105,7 @@ def main():
         print("|---|---|---|---|---|---|")
         for op in ops:
             base = xr.get((op, isa))
+            other = op.removesuffix("_v1").removesuffix("_v2")  # the same draw in torch / numpy / std
 
             def cell(v):
                 if v is None:
@@ -111,7 +117,8 @@ def main():
             simd = f"{base:.2f}" if base is not None else "n/a"
             sc = xr.get((op, "scalar"))
             scalar = f"{sc:.2f} ({sc / base:.1f}x)" if (sc is not None and base) else "n/a"
-            print(f"| {op} | {simd} | {scalar} | {cell(th.get(op))} | {cell(nprows.get(op))} | {cell(std.get(op))} |")
+            print(f"| {op} | {simd} | {scalar} | {cell(th.get(other))} | {cell(nprows.get(other))} | "
+                  f"{cell(std.get(other))} |")
         print()
 
 
