@@ -33,6 +33,21 @@ struct Row;
     }                                                                                               \
   };
 
+// The f16 / bf16 rows of a distribution whose 16-bit values are, by
+// definition, its binary32 values rounded (dist::to_f16 / dist::to_bf16): the
+// f32 row of the same version, then the rounding.
+template <Dist D, int V, DType T>
+XRNG_HD XRNG_INLINE void narrowed(const uint32_t* w, const Plan& p, uint16_t* o) {
+  using F = Row<D, DType::f32, V>;
+  static_assert(RowShape<D, T, V>::kGroup == F::kGroup && RowShape<D, T, V>::kWords == F::kWords);
+  float f[F::kGroup];
+  F::eval(w, p, f);
+  for (uint32_t j = 0; j < F::kGroup; ++j) o[j] = T == DType::f16 ? dist::to_f16(f[j]) : dist::to_bf16(f[j]);
+}
+#define XRNG_NARROWED_ROWS(DIST, V)                                                    \
+  XRNG_ELEMENT_ROW(DIST, f16, V, (narrowed<Dist::DIST, V, DType::f16>(w, p, o)))      \
+  XRNG_ELEMENT_ROW(DIST, bf16, V, (narrowed<Dist::DIST, V, DType::bf16>(w, p, o)))
+
 XRNG_ELEMENT_ROW(bits, u32, 1, o[0] = dist::bits_u32(w[0]))
 XRNG_ELEMENT_ROW(bits, u64, 1, o[0] = dist::bits_u64(w[0], w[1]))
 XRNG_ELEMENT_ROW(uniform, f32, 1, o[0] = dist::uniform_f32(w[0], p.uniform))
@@ -48,8 +63,7 @@ XRNG_ELEMENT_ROW(randint, i32, 1, o[0] = dist::randint_i32(w[0], w[1], p.randint
 XRNG_ELEMENT_ROW(randint, i64, 1, o[0] = dist::randint_i64(w, p.randint))
 XRNG_ELEMENT_ROW(exponential, f32, 1, o[0] = dist::exponential_f32(w[0], p.exponential))
 XRNG_ELEMENT_ROW(exponential, f64, 1, o[0] = dist::exponential_f64(w[0], w[1], p.exponential))
-XRNG_ELEMENT_ROW(exponential, f16, 1, o[0] = dist::to_f16(dist::exponential_f32(w[0], p.exponential)))
-XRNG_ELEMENT_ROW(exponential, bf16, 1, o[0] = dist::to_bf16(dist::exponential_f32(w[0], p.exponential)))
+XRNG_NARROWED_ROWS(exponential, 1)
 XRNG_ELEMENT_ROW(geometric, f32, 1, o[0] = math::to_f32(dist::geometric_value<32>(w[0], p.geometric)))
 XRNG_ELEMENT_ROW(geometric, f64, 1, o[0] = dist::geometric_value<52>(dist::bits_u64(w[0], w[1]) >> 12, p.geometric))
 XRNG_ELEMENT_ROW(geometric, f16, 1,
@@ -63,33 +77,22 @@ XRNG_ELEMENT_ROW(geometric, i64, 1,
                  o[0] = dist::saturate_i64(dist::geometric_value<52>(dist::bits_u64(w[0], w[1]) >> 12, p.geometric)))
 XRNG_ELEMENT_ROW(log_normal, f32, 1, dist::log_normal_f32(w[0], w[1], p.normal, o))
 XRNG_ELEMENT_ROW(log_normal, f64, 1, dist::log_normal_f64(w, p.normal, o))
-XRNG_ELEMENT_ROW(log_normal, f16, 1, float f[2]; dist::log_normal_f32(w[0], w[1], p.normal, f);
-                 o[0] = dist::to_f16(f[0]); o[1] = dist::to_f16(f[1]))
-XRNG_ELEMENT_ROW(log_normal, bf16, 1, float f[2]; dist::log_normal_f32(w[0], w[1], p.normal, f);
-                 o[0] = dist::to_bf16(f[0]); o[1] = dist::to_bf16(f[1]))
+XRNG_NARROWED_ROWS(log_normal, 1)
 XRNG_ELEMENT_ROW(cauchy, f32, 1, o[0] = dist::cauchy_f32(w[0], p.cauchy))
 XRNG_ELEMENT_ROW(cauchy, f64, 1, o[0] = dist::cauchy_f64(w[0], w[1], p.cauchy))
-XRNG_ELEMENT_ROW(cauchy, f16, 1, o[0] = dist::to_f16(dist::cauchy_f32(w[0], p.cauchy)))
-XRNG_ELEMENT_ROW(cauchy, bf16, 1, o[0] = dist::to_bf16(dist::cauchy_f32(w[0], p.cauchy)))
+XRNG_NARROWED_ROWS(cauchy, 1)
 
 // Stream v2 (registry.h): the f32 value in binary32 (detail/distributions_v2.h);
 // f16 and bf16 are that value rounded, as in v1.
 XRNG_ELEMENT_ROW(normal, f32, 2, dist::v2::normal_f32(w[0], w[1], p.normal, o))
-XRNG_ELEMENT_ROW(normal, f16, 2, float f[2]; dist::v2::normal_f32(w[0], w[1], p.normal, f);
-                 o[0] = dist::to_f16(f[0]); o[1] = dist::to_f16(f[1]))
-XRNG_ELEMENT_ROW(normal, bf16, 2, float f[2]; dist::v2::normal_f32(w[0], w[1], p.normal, f);
-                 o[0] = dist::to_bf16(f[0]); o[1] = dist::to_bf16(f[1]))
+XRNG_NARROWED_ROWS(normal, 2)
 XRNG_ELEMENT_ROW(exponential, f32, 2, o[0] = dist::v2::exponential_f32(w[0], p.exponential))
-XRNG_ELEMENT_ROW(exponential, f16, 2, o[0] = dist::to_f16(dist::v2::exponential_f32(w[0], p.exponential)))
-XRNG_ELEMENT_ROW(exponential, bf16, 2, o[0] = dist::to_bf16(dist::v2::exponential_f32(w[0], p.exponential)))
+XRNG_NARROWED_ROWS(exponential, 2)
 XRNG_ELEMENT_ROW(log_normal, f32, 2, dist::v2::log_normal_f32(w[0], w[1], p.normal, o))
-XRNG_ELEMENT_ROW(log_normal, f16, 2, float f[2]; dist::v2::log_normal_f32(w[0], w[1], p.normal, f);
-                 o[0] = dist::to_f16(f[0]); o[1] = dist::to_f16(f[1]))
-XRNG_ELEMENT_ROW(log_normal, bf16, 2, float f[2]; dist::v2::log_normal_f32(w[0], w[1], p.normal, f);
-                 o[0] = dist::to_bf16(f[0]); o[1] = dist::to_bf16(f[1]))
+XRNG_NARROWED_ROWS(log_normal, 2)
 XRNG_ELEMENT_ROW(cauchy, f32, 2, o[0] = dist::v2::cauchy_f32(w[0], p.cauchy))
-XRNG_ELEMENT_ROW(cauchy, f16, 2, o[0] = dist::to_f16(dist::v2::cauchy_f32(w[0], p.cauchy)))
-XRNG_ELEMENT_ROW(cauchy, bf16, 2, o[0] = dist::to_bf16(dist::v2::cauchy_f32(w[0], p.cauchy)))
+XRNG_NARROWED_ROWS(cauchy, 2)
+#undef XRNG_NARROWED_ROWS
 #undef XRNG_ELEMENT_ROW
 
 // Permutation rows: one per index type; the value is the same, only its storage differs.
