@@ -226,7 +226,8 @@ std::string command_usage(const std::string& cmd) {
   if (cmd == "verify")
     return std::string("usage:\n") + kVerifySynopsis +
            "Checks every golden vector (tests/data/golden_v1.txt, built in) on every backend of this build and\n"
-           "prints one row per registry row; exit status 1 if any backend differs. --quick: fewer elements.\n";
+           "prints one row per registry row, then a block of a 3-d global tensor per row (fill_block) against the\n"
+           "block's slice of the full draw; exit status 1 if any backend differs. --quick: fewer elements.\n";
   if (cmd == "version") return std::string("usage:\n") + kVersionSynopsis;
   return "";
 }
