@@ -399,13 +399,17 @@ for cmd, shown in blocks:
     check(f"main.sh prints what it runs: xrng {cmd}", got.returncode == 0 and got.stdout.decode().split() == shown,
           f"{got.stderr.decode()} {got.stdout.decode().split()[:6]} != {shown[:6]}")
 
-# 13. block draws of a global tensor (--shape, --block-start, --block-size): every line of
-# tests/data/golden_blocks.txt that gen can draw (both streams, ranks 0..4); blocks == the slice of
-# the full draw on every host backend and 1 / 2 threads; the block flags' bad input.
+# 13. block draws of a global tensor (--shape, --block-start, --block-size): every fifth case of
+# tests/data/golden_blocks.txt that gen can draw (both streams; the file has six blocks per row, so
+# every fifth case takes each block of ranks 0..4 in turn; test_blocks checks every case in C++);
+# blocks == the slice of the full draw on every host backend and 1 / 2 threads; bad input.
 GOLDEN_BLOCKS = os.path.join(os.path.dirname(GOLDEN), "golden_blocks.txt")
-nblocks = 0
+nblocks = ncase = 0
 for n, ln in enumerate(open(GOLDEN_BLOCKS), 1):
     if ln.startswith("#") or not ln.strip():
+        continue
+    ncase += 1
+    if ncase % 5 != 0:
         continue
     kv = dict(t.split("=", 1) for t in ln.split())
     if kv["op"] == "dropout":
@@ -420,7 +424,7 @@ for n, ln in enumerate(open(GOLDEN_BLOCKS), 1):
     got = lines(*args)
     check(f"golden_blocks.txt line {n} through gen", got == want, f"{' '.join(args)}: {got[:4]} != {want[:4]}")
     nblocks += 1
-check("golden block lines through gen", nblocks > 300, str(nblocks))
+check("golden block lines through gen", nblocks > 60, str(nblocks))
 
 simd = run("version").stdout.decode().split("simd ")[1].split()[0] != "none"
 for dist, dt, extra, shape, bstart, bsize in [
