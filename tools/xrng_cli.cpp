@@ -138,9 +138,9 @@ const char kVersionSynopsis[] = "  xrng version                              ver
 // distributions and parameters.
 std::string draw_help() {
   std::string u =
-      "Numbers accept decimal or 0x-hex. --epoch E means --seed 123456789+E. --count is required, except for\n"
-      "--dist perm: the rest of the permutation (n - start), or with --rank/--world the rest of the shard\n"
-      "(ceil(n / world) - start elements: DistributedSampler's length).\n"
+      "Numbers accept decimal or 0x-hex. --epoch E means --seed 123456789+E. --count is required, except with\n"
+      "--shape (below) and for --dist perm: the rest of the permutation (n - start), or with --rank/--world the\n"
+      "rest of the shard (ceil(n / world) - start elements: DistributedSampler's length).\n"
       "--stream V: the stream version (SPEC.md section 7), 1 or 2, default " +
       std::to_string(xrng::kStreamVersion) + "; 1 gives the values of the releases before stream 2.\n"
       "--shape D0,D1,...: draw over a global tensor of that shape (row-major global element indices) and\n"
