@@ -230,6 +230,19 @@ TEST_CASE("large blocks on two threads split inside runs and across them") {
     if (!pick) continue;
     check_block_everywhere(p, TensorBlock{{160, 600}, {20, 3}, {130, 551}}, 5, 2, 2);  // 130 runs of 551
     check_block_everywhere(p, TensorBlock{{2, 70001}, {1, 1}, {1, 70000}}, 2, 2, 2);   // one long run
+    // a part of a block (the (start, count) overload) on 2 threads, as the CLI draws it in chunks
+    const TensorBlock b{{160, 600}, {20, 3}, {130, 551}};
+    const Key key(20261124, 3);
+    const golden::BlockSlice want = golden::block_slice_reference(p, key, 5, b);
+    const size_t es = dtype_size(p.dtype);
+    const uint64_t s0 = 1234, n = 70001;
+    std::vector<unsigned char> got(n * es);
+    if (p.kind == Kind::transform)
+      transform_block(p, key, 5, b, s0, n, want.in.data() + s0 * es, got.data(), FillOptions{Backend::automatic, 2});
+    else
+      fill_block(p, key, 5, b, s0, n, got.data(), FillOptions{Backend::automatic, 2});
+    INFO(describe(p, b), " elements [1234, 71235) on 2 threads");
+    CHECK(std::memcmp(got.data(), want.out.data() + s0 * es, n * es) == 0);
   }
 }
 
