@@ -63,37 +63,45 @@ constexpr float kLn2Hi = 0x1.62e4p-1f;
 constexpr float kLn2Lo = 0x1.7f7d1cp-20f;
 constexpr float kInvLn2 = 0x1.715476p+0f;
 
-// ---- the open unit variate of stream v2 ----------------------------------------
-// u = (a + 1/2) 2^-32 rounded to binary32 (nearest even), at most 1 - 2^-24:
-// (a >> 8) * 256 and (a & 255) + 1/2 are exact, their sum is rounded once.
-// u is exact for a < 2^23 (down to 2^-33, the tail of the normal); above, it
-// is the nearest binary32 value.
+// ---- ln u of the open unit variate u = (a + 1/2) 2^-32 of stream v2 ----------------------------
+// ln u within an ulp of the exact value for every word a, the largest included
+// (SPEC.md 9.1-9.2; revised: the first definition rounded u to binary32 first,
+// which quantised 1 - u to 2^-24 in the upper half).
+//
+// u 2^32 = a + 1/2 as an unevaluated pair: s = hi + lo rounded once
+// (hi = (a >> 8) * 256 and lo = (a & 255) + 1/2 exact), sl = lo - (s - hi)
+// its exact error (Fast2Sum: hi = 0 or hi >= 256 > lo). u = 2^k m with
+// m in [sqrt(1/2), sqrt(2)) taken from the bits of s (s 2^-32 >= 2^-33: the
+// 2^-32 is folded into the exponent), f0 = m - 1 (exact), e0 = sl 2^(-32-k)
+// (exact), so that u 2^-k - 1 = f0 + e0 exactly; f = f0 + e0 rounded once and
+// e = (f0 - f) + e0 its exact error (|e| <= 2^-24 |f|). Near u = 1 (k = 0)
+// f is u - 1 itself, exactly, wherever |u - 1| < 2^-9.
+//
+// log(1 + f + e) = f - f^2/2 + f^3 P(f) + e / (1 + f) + O(e^2), P a degree-7
+// minimax fit (relative error of the sum below 2^-27.3 on the interval).
+// f^2/2 is split exactly: fh = f rounded to a multiple of 2^-11 (the
+// 1.5 * 2^12 shifter), fl = f - fh (exact), t = fh^2/2 (exact: at most 11
+// significant bits squared), f^2/2 = t + fl (f + fh)/2; v = f - t with its
+// rounding error dv kept (Fast2Sum: |t| <= |f|). e / (1 + f) is
+// e ((1 - f) + f^2) (relative error f^3). k ln 2 + v is summed with its
+// rounding error kept (Fast2Sum: |k ln2_hi| >= |v| or k = 0), and the small
+// terms are added last.
 template <class F, class I>
-XRNG_HD XRNG_INLINE F unit_open(I a) {
+XRNG_HD XRNG_INLINE F log_unit_word(I a) {
   const F hi = cvt_i32(a >> 8) * F(256.0f);
   const F lo = cvt_i32(a & I(255u)) + F(0.5f);
-  return min_(hi + lo, F(0x1.fffffep31f)) * F(0x1p-32f);
-}
-
-// ---- ln u for u in [2^-126, 1) --------------------------------------------------
-// u = 2^k m with m in [sqrt(1/2), sqrt(2)) (integer operations on the bits),
-// f = m - 1 (exact), log(1 + f) = f - f^2/2 + f^3 P(f) with P a degree-7
-// minimax fit (relative error of the sum below 2^-27.3 on the interval).
-// f^2/2 is split exactly: mh = m cut to 12 significant bits (a mask of its
-// bits), fh = mh - 1 and fl = m - mh (both exact), f^2/2 = fh^2/2 (exact)
-// + fl (f + fh)/2 (small, rounded), and v = f - fh^2/2 is exact (a multiple
-// of 2^-25 below 1/2). k ln 2 + v is summed with its rounding error kept
-// (Fast2Sum: |k ln2_hi| >= |v| or k = 0), and the small terms are added last.
-template <class F, class I>
-XRNG_HD XRNG_INLINE F log_unit(F u) {
-  const I hx = as_u32(u) + I(0x3f800000u - 0x3f3504f3u);
-  const F kf = cvt_i32((hx >> 23) - I(127u));
-  const I mb = (hx & I(0x007fffffu)) + I(0x3f3504f3u);
-  const F m = as_f32(mb);
-  const F mh = as_f32(mb & I(0xfffff000u));
-  const F f = m - F(1.0f);
-  const F fh = mh - F(1.0f);
-  const F fl = m - mh;
+  const F s2 = hi + lo;
+  const F sl = lo - (s2 - hi);
+  const I hx = as_u32(s2) + I(0x3f800000u - 0x3f3504f3u);
+  const I ke = hx >> 23;  // k + 127 + 32
+  const F kf = cvt_i32(ke - I(127u + 32u));
+  const F m = as_f32((hx & I(0x007fffffu)) + I(0x3f3504f3u));
+  const F f0 = m - F(1.0f);
+  const F e0 = sl * as_f32((I(254u) - ke) << 23);  // sl 2^(-32-k)
+  const F f = f0 + e0;
+  const F e = (f0 - f) + e0;
+  const F fh = (f + F(0x1.8p12f)) - F(0x1.8p12f);
+  const F fl = f - fh;
   F p = F(-0x1.38ca4ap-4f);
   p = p * f + F(0x1.055edep-3f);
   p = p * f + F(-0x1.0d823ep-3f);
@@ -102,22 +110,26 @@ XRNG_HD XRNG_INLINE F log_unit(F u) {
   p = p * f + F(0x1.99a01cp-3f);
   p = p * f + F(-0x1.000226p-2f);
   p = p * f + F(0x1.555554p-2f);
-  const F v = f - (F(0.5f) * fh) * fh;
-  const F rest = (f * f) * (f * p) - (F(0.5f) * fl) * (f + fh);
-  const F hi = kf * F(kLn2Hi);
-  const F s = hi + v;
-  const F ds = (hi - s) + v;
-  return s + ((ds + kf * F(kLn2Lo)) + rest);
+  const F t = (F(0.5f) * fh) * fh;
+  const F v = f - t;
+  const F dv = (f - v) - t;
+  const F ff = f * f;
+  const F rest = ff * (f * p) - (F(0.5f) * fl) * (f + fh);
+  const F corr = e * ((F(1.0f) - f) + ff);
+  const F h = kf * F(kLn2Hi);
+  const F s = h + v;
+  const F ds = (h - s) + v;
+  return s + (((ds + kf * F(kLn2Lo)) + (dv + corr)) + rest);
 }
 
 // ---- Box-Muller radius sqrt(-2 ln u) and the exponential's -ln u ----------------
 template <class F, class I>
 XRNG_HD XRNG_INLINE F radius(I a) {
-  return sqrt_(log_unit<F, I>(unit_open<F, I>(a)) * F(-2.0f));
+  return sqrt_(log_unit_word<F, I>(a) * F(-2.0f));
 }
 template <class F, class I>
 XRNG_HD XRNG_INLINE F neg_log(I a) {
-  return F(0.0f) - log_unit<F, I>(unit_open<F, I>(a));
+  return F(0.0f) - log_unit_word<F, I>(a);
 }
 
 // ---- the reduced angle as an unevaluated pair ------------------------------------
