@@ -7,7 +7,7 @@ library's time as a multiple of xrng's SIMD time (> 1: xrng is faster).
 
     python3 bench/compare.py [--xrng-time build/bench/xrng_time] [--n 16777216]
                              [--threads 1,2] [--reps 5] [--isa avx2]
-                             [--ops normal_f32,exponential_f32_v2]
+                             [--ops normal_f32,exponential_f32_v2] [--cpu-time]
 
 xrng and std::mt19937 figures come from bench/xrng_time (C++), the others
 from this process. NumPy's Generator is single-threaded: listed at 1 thread.
@@ -21,13 +21,16 @@ import sys
 import time
 
 
+CLOCK = time.perf_counter_ns  # --cpu-time: time.thread_time_ns (this thread's CPU time)
+
+
 def median_ns(fn, n, reps):
     fn()  # warm-up (allocations, page faults, lazy init)
     ts = []
     for _ in range(reps):
-        t0 = time.perf_counter_ns()
+        t0 = CLOCK()
         fn()
-        ts.append((time.perf_counter_ns() - t0) / n)
+        ts.append((CLOCK() - t0) / n)
     ts.sort()
     return ts[len(ts) // 2]
 
@@ -89,8 +92,15 @@ def main():
     ap.add_argument("--threads", default="1,2")
     ap.add_argument("--reps", type=int, default=5)
     ap.add_argument("--isa", default=None, help="cap xrng's SIMD backend (xrng_time --isa avx2|none)")
+    ap.add_argument("--cpu-time", action="store_true",
+                    help="time each call by the calling thread's CPU time (1 thread only): robust on a busy machine")
     ap.add_argument("--ops", default=None, help="only these rows, e.g. normal_f32,exponential_f32_v2 (SIMD only, no NumPy)")
     a = ap.parse_args()
+    global CLOCK
+    if a.cpu_time:
+        if a.threads != "1":
+            sys.exit("compare.py: --cpu-time needs --threads 1")
+        CLOCK = time.thread_time_ns
     timer = a.xrng_time or find_timer(os.path.dirname(here))
     if not timer or not os.path.exists(timer):
         sys.exit("compare.py: xrng_time not found; build the target xrng_time or pass --xrng-time")
@@ -107,6 +117,8 @@ def main():
             cmd += ["--isa", a.isa]
         if a.ops:
             cmd += ["--ops", a.ops, "--no-scalar"]
+        if a.cpu_time:
+            cmd += ["--cpu-time"]
         out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
         res = json.loads(out)
         isa = res["isa"]

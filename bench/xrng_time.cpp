@@ -1,7 +1,7 @@
 // Timing helper of bench/compare.py: ns per element of xrng's CPU fills and
 // of the C++ standard library's mt19937 distributions, printed as JSON.
 //
-//   xrng_time [--n N] [--threads T] [--reps R] [--isa avx2|none] [--ops a,b,...] [--no-scalar]
+//   xrng_time [--n N] [--threads T] [--reps R] [--isa avx2|none] [--ops a,b,...] [--no-scalar] [--cpu-time]
 //
 // The f32 normal is timed in both stream versions (op "normal_f32" is the
 // default stream, v2; "normal_f32_v1" the binary64 transform of stream 1), and
@@ -10,7 +10,9 @@
 // time AVX2 on an AVX-512 machine.
 // --ops times only the named ops (e.g. normal_f32,exponential_f32_v2) and
 // --no-scalar only the SIMD backend: short runs for before/after comparisons
-// on a busy machine.
+// on a busy machine; --cpu-time (one thread) reads the thread's CPU time
+// instead of the wall clock, so that time the thread spends descheduled by
+// other jobs is not counted.
 // Each figure is the median wall time of R repetitions of one call filling
 // an N-element caller buffer (pages touched beforehand).
 #include <algorithm>
@@ -22,19 +24,32 @@
 #include <string>
 #include <vector>
 
+#include <time.h>
+
 #include "host/xrng.h"
 
 namespace {
+
+bool g_cpu_time = false;  // --cpu-time: this thread's CPU time instead of wall time
+
+double now_ns() {
+  if (g_cpu_time) {
+    timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return static_cast<double>(ts.tv_sec) * 1e9 + static_cast<double>(ts.tv_nsec);
+  }
+  return std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
 
 template <class F>
 double median_ns(int reps, uint64_t n, F f) {
   std::vector<double> t;
   f();  // warm-up
   for (int r = 0; r < reps; ++r) {
-    const auto a = std::chrono::steady_clock::now();
+    const double a = now_ns();
     f();
-    const auto b = std::chrono::steady_clock::now();
-    t.push_back(std::chrono::duration<double, std::nano>(b - a).count() / static_cast<double>(n));
+    const double b = now_ns();
+    t.push_back((b - a) / static_cast<double>(n));
   }
   std::sort(t.begin(), t.end());
   return t[t.size() / 2];
@@ -49,8 +64,8 @@ int main(int argc, char** argv) {
   bool scalar = true;
   for (int i = 1; i < argc; i += 2) {
     const std::string a = argv[i];
-    if (a == "--no-scalar") {
-      scalar = false;
+    if (a == "--no-scalar" || a == "--cpu-time") {
+      (a == "--no-scalar" ? scalar : g_cpu_time) = a == "--cpu-time";
       --i;
       continue;
     }
@@ -64,9 +79,13 @@ int main(int argc, char** argv) {
     else if (a == "--isa") isa = argv[i + 1];
     else if (a == "--ops") ops = "," + std::string(argv[i + 1]) + ",";
     else {
-      std::fprintf(stderr, "usage: xrng_time [--n N] [--threads T] [--reps R] [--isa avx2|none] [--ops a,b] [--no-scalar]\n");
+      std::fprintf(stderr, "usage: xrng_time [--n N] [--threads T] [--reps R] [--isa avx2|none] [--ops a,b] [--no-scalar] [--cpu-time]\n");
       return 2;
     }
+  }
+  if (g_cpu_time && threads != 1) {
+    std::fprintf(stderr, "xrng_time: --cpu-time needs --threads 1 (the fill runs on the calling thread)\n");
+    return 2;
   }
   if (!isa.empty() && !xrng::set_simd_isa(isa)) {
     std::fprintf(stderr, "xrng_time: ISA '%s' is not available here\n", isa.c_str());
