@@ -4,7 +4,8 @@
 //
 //   accuracy_v2 [--stride S] [--pairs N] [--threads T] [--subnormal] [--check] [--before]
 //
-// Per-word transforms, every S-th input (S = 1: all 2^32 words; default 1):
+// Per-word transforms, every S-th vector of 8 inputs (S = 1: all 2^32 words;
+// default 1; with S > 1 also the 2^16 smallest and largest inputs):
 //   radius   sqrt(-2 ln u)   of word a   (u = (a + 1/2) 2^-32, exact)
 //   neg_log  -ln u           of word a   (the exponential)
 //   cos, sin of 2 pi b 2^-32 of word b
@@ -315,11 +316,12 @@ Result sweep(T t, uint64_t stride, int threads) {
   std::atomic<uint64_t> count{0}, sub{0}, bad{0};
   constexpr uint64_t kBlock = N32;  // inputs per vector: a block of N32 consecutive inputs every stride blocks
   const uint64_t blocks = (uint64_t{1} << 32) / kBlock;
+  constexpr uint64_t kEdge = (uint64_t{1} << 16) / kBlock;  // blocks at each end always measured
   auto worker = [&](int id) {
     double best = 0;
     uint32_t arg = 0;
     uint64_t n = 0, ns = 0, nb = 0;
-    for (uint64_t blk = static_cast<uint64_t>(id) * stride; blk < blocks; blk += stride * threads) {
+    auto block = [&](uint64_t blk) {
       vu32 x;
       for (int i = 0; i < N32; ++i) x[i] = static_cast<uint32_t>(blk * kBlock + i);
       vu32 g_sub;
@@ -346,6 +348,16 @@ Result sweep(T t, uint64_t stride, int threads) {
       for (int i = 0; i < N32; ++i) {
         n += mask[i] != 0;
         ns += (g_sub[i] & mask[i]) != 0;
+      }
+    };
+    for (uint64_t blk = static_cast<uint64_t>(id) * stride; blk < blocks; blk += stride * threads) block(blk);
+    // With a stride, the 2^16 smallest and largest inputs too (u near 0 and
+    // 1, the angles near 0 and a full turn): the ends where the transforms
+    // are hardest.
+    if (stride > 1) {
+      for (uint64_t blk = static_cast<uint64_t>(id); blk < kEdge; blk += threads) {
+        if (blk % stride != 0) block(blk);
+        if ((blocks - 1 - blk) % stride != 0) block(blocks - 1 - blk);
       }
     }
     count += n;
