@@ -3,6 +3,7 @@
 // their intermediates is subnormal.
 //
 //   accuracy_v2 [--stride S] [--pairs N] [--threads T] [--subnormal] [--check] [--before]
+//               [--only radius,neg_log,cos,sin,tan,exp,log_normal]
 //
 // Per-word transforms, every S-th vector of 8 inputs (S = 1: all 2^32 words;
 // default 1; with S > 1 also the 2^16 smallest and largest inputs):
@@ -475,6 +476,7 @@ PairResult pairs(uint64_t n, int threads) {
 int main(int argc, char** argv) {
   uint64_t stride = 1, npairs = 1000000000;
   bool check = false, subnormal = false;
+  std::string only;  // --only a,b: the per-word sweeps whose short name is listed
   int threads = 2;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
@@ -495,11 +497,14 @@ int main(int argc, char** argv) {
       subnormal = true;
     } else if (a == "--check") {
       check = true;
+    } else if (a == "--only") {
+      only = "," + std::string(next()) + ",";
     } else if (a == "--before") {
       acc::g_before = true;
     } else {
       std::fprintf(stderr,
                    "usage: accuracy_v2 [--stride S] [--pairs N] [--threads T] [--subnormal] [--check] [--before]\n"
+                   "                   [--only radius,neg_log,cos,sin,tan,exp,log_normal]\n"
                    "  per-word transforms on every S-th vector of inputs (1: all 2^32), N final normal pairs;\n"
                    "  --subnormal: also check every intermediate for subnormals (about 4x slower);\n"
                    "  --before: measure the first definition of stream v2 (u rounded before ln u)\n");
@@ -522,6 +527,8 @@ int main(int argc, char** argv) {
               subnormal ? "subnormal" : "(unchecked)", "bad");
   for (acc::T t : {acc::T::radius, acc::T::neg_log, acc::T::cos, acc::T::sin, acc::T::tan, acc::T::exp,
                    acc::T::log_normal}) {
+    static const char* const kShort[] = {"radius", "neg_log", "cos", "sin", "tan", "exp", "log_normal"};
+    if (!only.empty() && only.find("," + std::string(kShort[static_cast<int>(t)]) + ",") == std::string::npos) continue;
     const auto t0 = std::chrono::steady_clock::now();
     const acc::Result r = subnormal ? acc::sweep<true>(t, stride, threads) : acc::sweep<false>(t, stride, threads);
     const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

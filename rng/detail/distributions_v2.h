@@ -44,9 +44,13 @@ XRNG_HD XRNG_INLINE void log_normal_core(I a, I b, F mean, F std, F* y0, F* y1) 
 }
 
 // ---- exponential: -ln(u) * (1 / rate) -------------------------------------------------
+// Evaluated as ln u * (-0 - inv_rate): the same value ((0 - x) y = x (-0 - y)
+// exactly for x < 0: -0 - y negates y exactly, +0 included, so 0 * ... keeps
+// its +0), with the negation on the loop-invariant parameter instead of on
+// every element.
 template <class F, class I>
 XRNG_HD XRNG_INLINE F exponential_core(I w, F inv_rate) {
-  return math32::neg_log<F, I>(w) * inv_rate;
+  return math32::log_unit_word<F, I>(w) * (F(-0.0f) - inv_rate);
 }
 
 // ---- Cauchy: median + sigma tan(pi (u - 1/2)) -------------------------------------------
