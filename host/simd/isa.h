@@ -78,7 +78,16 @@ XRNG_INLINE void storeu(void* p, const V& v) {
 template <class V, class S>
 XRNG_INLINE V bcast(S x) {
   using E = std::remove_cvref_t<decltype(V{}[0])>;
-  return V{} + static_cast<E>(x);  // vector + scalar: the scalar is broadcast
+  if constexpr (std::is_floating_point_v<E>) {
+    // Floating point: broadcast the bit pattern as integers. `V{} + x` is
+    // 0 + x, which turns a -0 parameter into +0 (stream 2's exponential
+    // negates 1 / rate = +0 into -0 and relies on its sign).
+    using U = std::conditional_t<sizeof(E) == 4, uint32_t, uint64_t>;
+    typedef U VU __attribute__((vector_size(sizeof(V))));
+    return (V)(VU{} + __builtin_bit_cast(U, static_cast<E>(x)));
+  } else {
+    return V{} + static_cast<E>(x);  // vector + scalar: the scalar is broadcast
+  }
 }
 template <class V>
 XRNG_INLINE V iota() {
