@@ -703,8 +703,7 @@ def _h_dropout(inplace: bool):
             return x.mul_(0) if inplace else x * 0
         _check_float(x, name)
         with m._draw(None, name) as g:
-            seed, subseq, offset = g.seed, g.subseq, g.offset
-            g.offset = offset + x.numel()  # one word per element, consumed whatever happens below
+            seed, subseq, offset = g.reserve(x.numel())  # one word per element, consumed whatever happens below
         if torch.is_grad_enabled() and x.requires_grad:
             return _DropoutFn.apply(x, p, seed, subseq, offset, inplace)
         return _touched(_x_dropout(x, p, inplace=True, seed=seed, subseq=subseq, offset=offset)) if inplace \
@@ -723,8 +722,7 @@ def _h_native_dropout(m, args, kwargs):
         return x * 0, torch.zeros_like(x, dtype=torch.bool)
     _check_float(x, "native_dropout")
     with m._draw(None, "torch.native_dropout") as g:
-        seed, subseq, offset = g.seed, g.subseq, g.offset
-        g.offset = offset + x.numel()
+        seed, subseq, offset = g.reserve(x.numel())
     keep = ~_x_bernoulli_(torch.empty(x.shape, dtype=torch.bool, device=x.device), p, seed=seed, subseq=subseq,
                           offset=offset)  # the same words: dropped where w < threshold(p)
     if torch.is_grad_enabled() and x.requires_grad:
@@ -834,8 +832,7 @@ def _h_sdpa(m, args, kwargs):
     # fully masked rows give 0, not NaN, as in torch's math path
     attn = torch._safe_softmax(attn, -1) if hasattr(torch, "_safe_softmax") else torch.softmax(attn, -1)
     with m._draw(None, "scaled_dot_product_attention") as g:
-        seed, subseq, offset = g.seed, g.subseq, g.offset
-        g.offset = offset + attn.numel()
+        seed, subseq, offset = g.reserve(attn.numel())
     if p == 1.0:
         attn = attn * 0
     elif torch.is_grad_enabled() and attn.requires_grad:
