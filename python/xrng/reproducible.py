@@ -56,10 +56,19 @@ offsets on every device. Random calls the mode cannot make identical
 behind the mode's back) are reported: a one-time :class:`ReproducibilityWarning`
 naming the op, or :class:`NotReproducibleError` with ``strict=True``.
 
-The mode belongs to the thread that enters it (like every torch mode);
-DataLoader worker processes forked inside it inherit it, and torch's
-per-worker ``torch.manual_seed(base_seed + worker_id)`` gives each worker its
-own global stream.
+The mode belongs to the thread that enters it (like every torch mode), and
+one thread at a time may be inside a mode: its streams are those of torch's
+process-wide generators, so a second thread entering a mode (another object,
+or the same one) while the first is inside raises RuntimeError instead of
+restarting the stream under the first one's draws (which would repeat its
+values). A thread without a mode that calls a random entry point while
+another thread has one gets torch's own draw and a
+:class:`ReproducibilityWarning`. Threads that need reproducible draws of
+their own use the xrng functions with an ``xrng.Generator`` (one per thread,
+or one shared: its draws are atomic). DataLoader worker processes forked
+inside the mode inherit it, and torch's per-worker
+``torch.manual_seed(base_seed + worker_id)`` gives each worker its own
+global stream.
 """
 from __future__ import annotations
 
@@ -1080,6 +1089,62 @@ class _Entry:
 
 _ENTRIES: list = []
 _installed = 0  # active entries of modes, all threads together
+# The thread whose modes are active (one thread at a time: the global stream is
+# torch.default_generator's, process-wide, and a second thread entering a mode
+# would restart it under the first one's draws) and its active entries.
+_owner: Optional[int] = None
+_owner_depth = 0
+
+
+def _claim() -> None:
+    """Makes the calling thread the owner of the active modes, or raises: a
+    mode is entered by one thread at a time."""
+    global _owner, _owner_depth
+    me = threading.get_ident()
+    with _lock:
+        if _owner is not None and _owner != me:
+            raise RuntimeError(f"xrng.reproducible: a mode is already active on another thread "
+                               f"({_thread_name(_owner)}); the mode's streams are process-wide (torch's "
+                               f"generators), so one thread at a time may be inside it: give each thread "
+                               f"an xrng.Generator and call the xrng functions instead")
+        _owner = me
+        _owner_depth += 1
+
+
+def _unclaim() -> None:
+    global _owner, _owner_depth
+    with _lock:
+        _owner_depth -= 1
+        if _owner_depth == 0:
+            _owner = None
+
+
+def _thread_name(ident: int) -> str:
+    for t in threading.enumerate():
+        if t.ident == ident:
+            return t.name
+    return f"thread {ident}"
+
+
+def _after_fork_in_child() -> None:
+    """A forked child (a DataLoader worker) keeps the mode only on the thread
+    that forked inside it; any other owner does not exist in the child."""
+    global _owner, _owner_depth
+    if _owner is not None and _owner != threading.get_ident():
+        _owner, _owner_depth = None, 0
+
+
+if hasattr(__import__("os"), "register_at_fork"):
+    __import__("os").register_at_fork(after_in_child=_after_fork_in_child)
+
+
+def _elsewhere(name: str) -> None:
+    """A random entry point called on a thread without a mode while another
+    thread has one: torch draws it, and says so (it is not reproducible)."""
+    if _owner is not None and _owner != threading.get_ident():
+        warnings.warn(f"xrng.reproducible: {name} was called on {threading.current_thread().name}, which has no "
+                      f"mode, while a mode is active on {_thread_name(_owner)}: drawn by torch's generator, not "
+                      f"by the mode; its values may differ between devices", ReproducibilityWarning, stacklevel=3)
 
 
 def _make_wrapper(e: _Entry) -> Callable:
@@ -1089,12 +1154,15 @@ def _make_wrapper(e: _Entry) -> Callable:
         def wrapper(*args, **kwargs):
             m = getattr(_tls, "top", None)
             if m is None:
+                _elsewhere(name)
                 return orig(*args, **kwargs)
             return m._call(orig, handler, name, args, kwargs)
     else:
         def wrapper(*args, **kwargs):
             m = getattr(_tls, "top", None)
             if m is None or not special(args, kwargs):
+                if m is None and special(args, kwargs):
+                    _elsewhere(name)
                 return orig(*args, **kwargs)
             m._report(name, e.why)
             return m._pass(orig, name, args, kwargs)
@@ -1252,7 +1320,8 @@ class reproducible:
     a decorator (each call starts the stream afresh), or with
     :meth:`enable` / :meth:`disable` for a whole script. Entries nest; leaving
     an inner one resumes the outer one's stream where it was. The mode applies
-    to the thread that enters it.
+    to the thread that enters it, and one thread at a time may be inside a
+    mode (entering on a second thread while one is active: RuntimeError).
 
     Attributes:
         reported: ``{op: reason}`` for every op reported so far by this object.
@@ -1305,7 +1374,16 @@ class reproducible:
 
     def enable(self) -> "reproducible":
         """Starts the mode on this thread (scripts: everything from here on).
-        The global stream restarts at offset 0 of its key."""
+        The global stream restarts at offset 0 of its key. One thread at a
+        time may have active modes (RuntimeError on another thread)."""
+        _claim()
+        try:
+            return self._enable()
+        except BaseException:
+            _unclaim()
+            raise
+
+    def _enable(self) -> "reproducible":
         tg = torch.default_generator
         with _lock:
             rec = _streams.get(tg)
@@ -1337,11 +1415,14 @@ class reproducible:
             if dmode is not None:
                 dmode.__exit__(None, None, None)
             _uninstall()
-            if saved is not None:  # an outer entry resumes where it was
-                with _lock:
-                    rec = _streams[torch.default_generator]
-                    rec.gen = saved
-                    self._commit(torch.default_generator, rec, "the end of an inner mode")
+            try:
+                if saved is not None:  # an outer entry resumes where it was
+                    with _lock:
+                        rec = _streams[torch.default_generator]
+                        rec.gen = saved
+                        self._commit(torch.default_generator, rec, "the end of an inner mode")
+            finally:
+                _unclaim()
 
     @property
     def enabled(self) -> bool:
