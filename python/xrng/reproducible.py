@@ -226,6 +226,8 @@ def _size(op: str, args: tuple, kwargs: dict) -> tuple:
         if args:
             raise _Unsupported(f"{op} with the size given twice")
         size = kwargs["size"]
+    elif not args:  # torch.rand(): torch's TypeError (the call goes to torch)
+        raise TypeError(f"{op}() missing 1 required positional arguments: \"size\"")
     elif len(args) == 1 and isinstance(args[0], (tuple, list, torch.Size)):
         size = args[0]
     else:
@@ -392,6 +394,11 @@ def _dropout_rule(op: str, p: float, train) -> int:
     return 1 if p == 1.0 else 2
 
 
+def _zero(x: torch.Tensor) -> torch.Tensor:
+    """torch's p = 1 result is x times a zero of x's own dtype (a bool stays bool, NaN stays NaN)."""
+    return torch.zeros((), dtype=x.dtype, device=x.device)
+
+
 def _keep_scale(n: int, p: float, wide: torch.dtype, device, g: Generator) -> torch.Tensor:
     """n per-channel factors, +0 (dropped) or 1/(1-p) in `wide` (SPEC 4.5's
     scale): the dropout draw applied to ones, one word per channel."""
@@ -554,6 +561,8 @@ def _h_normal_(m, args, kwargs):
     b = _bind("normal_", args, kwargs, ("self", "mean", "std"), {"mean": 0.0, "std": 1.0}, ("generator",))
     t = _inplace_target(b)
     _check_float(t, "normal_")
+    if not float(b["std"]) >= 0.0:  # torch's check, made whatever the size
+        raise RuntimeError(f"normal expects std >= 0.0, but found std {b['std']}")
     with m._draw(b.get("generator"), "Tensor.normal_") as g:
         if t.numel():
             _fill_located(_x_normal_, t, (float(b["mean"]), float(b["std"])), g)
@@ -646,6 +655,8 @@ def _h_normal(m, args, kwargs):
               ("generator", "out", "dtype", "layout", "device", "requires_grad", "pin_memory"))
     mean, std = b["mean"], b.get("std", 1.0)
     tm, ts = isinstance(mean, torch.Tensor), isinstance(std, torch.Tensor)
+    if not ts and not float(std) >= 0:  # torch's checks and messages, whatever the size; NaN fails them too
+        raise RuntimeError(f"normal expects std >= 0.0, but found std {float(std)}")
     if not tm and not ts:
         if b["size"] is None:
             raise _Unsupported("normal(float, float) without size")
@@ -658,8 +669,8 @@ def _h_normal(m, args, kwargs):
     for v in (mean, std):
         if isinstance(v, torch.Tensor):
             _check_tensor(v)
-    if not ts and float(std) < 0 or ts and bool((std < 0).any()):
-        raise RuntimeError("normal expects std >= 0.0")
+    if ts and not bool((std >= 0).all()):
+        raise RuntimeError("normal expects all elements of std >= 0.0")
     ref = mean if tm else std
     shape = torch.broadcast_shapes(mean.shape if tm else (), std.shape if ts else ())
     out = b.get("out")
@@ -709,7 +720,7 @@ def _h_dropout(inplace: bool):
         if rule == 0 or x.numel() == 0:
             return x
         if rule == 1:
-            return x.mul_(0) if inplace else x * 0
+            return x.mul_(_zero(x)) if inplace else x * _zero(x)
         _check_float(x, name)
         with m._draw(None, name) as g:
             seed, subseq, offset = g.reserve(x.numel())  # one word per element, consumed whatever happens below
@@ -728,7 +739,7 @@ def _h_native_dropout(m, args, kwargs):
     if rule == 0 or x.numel() == 0:
         return x.clone(), torch.ones_like(x, dtype=torch.bool)
     if rule == 1:
-        return x * 0, torch.zeros_like(x, dtype=torch.bool)
+        return x * _zero(x), torch.zeros_like(x, dtype=torch.bool)
     _check_float(x, "native_dropout")
     with m._draw(None, "torch.native_dropout") as g:
         seed, subseq, offset = g.reserve(x.numel())
@@ -754,7 +765,7 @@ def _h_feature_dropout(inplace: bool, alpha: bool):
         if rule == 0 or x.numel() == 0:
             return x
         if rule == 1:
-            return x.mul_(0) if inplace else x * 0
+            return x.mul_(_zero(x)) if inplace else x * _zero(x)
         _check_float(x, name)
         fshape = _feature_shape(x, name)
         n = fshape[0] * fshape[1]  # one word per (sample, channel)
@@ -801,7 +812,7 @@ def _h_alpha_dropout(inplace: bool):
         if rule == 0 or x.numel() == 0:
             return x
         if rule == 1:
-            return x.mul_(0) if inplace else x * 0
+            return x.mul_(_zero(x)) if inplace else x * _zero(x)
         _check_float(x, name)
         with m._draw(None, name) as g:
             keep = _keep_mask(x.numel(), p, x.device, g).view(x.shape)
@@ -1296,6 +1307,57 @@ def _build_tables() -> None:
             _target(torch, n, "torch." + n, special=_dropout_p_draws(n), why="draws its dropout mask with its own RNG")
 
 
+# ==== torch's argument checking under the mode ============================================================
+# An unmodified program must behave as without the mode, apart from the values
+# drawn: where torch raises, the mode raises torch's exception (issue 21), and
+# where torch returns a value, the mode returns one (xrng's, or torch's,
+# reported, where xrng has no formulation: NaN parameters...). Three layers:
+# * the entry points rarely on a hot path (randint, randperm, random_,
+#   bernoulli, geometric_, exponential_, log_normal_, cauchy_, rrelu) run in
+#   torch first, which raises where it raises (its exception and message);
+#   when it returns, xrng draws the call again: one extra torch draw each;
+# * the others (rand, randn, normal, uniform_, normal_, the *_like factories,
+#   dropout, attention) run in torch first once per (entry point, dtypes,
+#   devices) with elements, which finds the dtypes a kernel lacks (torch's
+#   CPU kernels have no uint32 or complex draws, no float16 rrelu); their
+#   handlers check the parameters as torch does;
+# * an error a handler or xrng raises sends the call to torch (_call).
+# A check on meta tensors would be generic, but it tripled the cost of a
+# small intercepted call (randn(8): 99 -> 332 us, dropout of 64x64: 130 -> 922
+# us, on the development machine).
+_TORCH_FIRST = frozenset(("torch.randint", "torch.randint_like", "torch.randperm", "Tensor.random_",
+                          "torch.bernoulli", "Tensor.bernoulli", "Tensor.bernoulli_", "Tensor.geometric_",
+                          "Tensor.exponential_", "Tensor.log_normal_", "Tensor.cauchy_", "torch.rrelu",
+                          "torch.rrelu_"))
+_KERNEL_RAN: set = set()  # (entry point, dtypes and devices) torch's kernel ran with elements
+
+
+def _kernel_key(name: str, args: tuple, kwargs: dict) -> tuple:
+    key = [name, kwargs.get("dtype"), str(kwargs.get("device"))]
+    for v in (*args, *kwargs.values()):
+        if isinstance(v, torch.Tensor):
+            key.append((v.dtype, v.device.type))
+    return tuple(key)
+
+
+def _copy(x):
+    if isinstance(x, torch.Tensor):
+        return x.detach().clone()
+    if isinstance(x, (list, tuple)) and any(isinstance(v, torch.Tensor) for v in x):
+        return type(x)(_copy(v) for v in x)
+    return x
+
+
+def _any_meta(args: tuple, kwargs: dict) -> bool:
+    return any(isinstance(v, torch.Tensor) and v.is_meta for v in (*args, *kwargs.values()))
+
+
+def _has_elements(x) -> bool:
+    if isinstance(x, torch.Tensor):
+        return x.numel() > 0
+    return isinstance(x, (tuple, list)) and any(_has_elements(v) for v in x)
+
+
 # ==== the public object ==================================================================================
 class reproducible:
     """Makes every random draw of an eager PyTorch program come from xrng.
@@ -1442,6 +1504,12 @@ class reproducible:
         if torch.compiler.is_compiling():
             self._report(name, "is inside a torch.compile'd region, where the mode cannot intercept it")
             return orig(*args, **kwargs)
+        # torch's own argument checking decides (issue 21; see _TORCH_FIRST)
+        key = None if name in _TORCH_FIRST else _kernel_key(name, args, kwargs)
+        if (key is None or key not in _KERNEL_RAN) and not _any_meta(args, kwargs):
+            out = self._torch_check(orig, name, args, kwargs)  # raises where torch raises
+            if key is not None and _has_elements(out):
+                _KERNEL_RAN.add(key)
         try:
             return handler(self, args, kwargs)
         except (_PassThrough, _Meta):
@@ -1449,6 +1517,28 @@ class reproducible:
         except _Unsupported as e:
             self._report(name, f"is not drawn from xrng here ({e})")
             return self._pass(orig, name, args, kwargs)
+        except NotReproducibleError:
+            raise
+        except (ValueError, TypeError, RuntimeError, IndexError, NotImplementedError, OverflowError) as e:
+            # xrng (or the handler) refused the arguments, before drawing:
+            # torch decides. Where it raises, that is the call's exception;
+            # where it returns (NaN parameters...), its value is returned, reported.
+            out = self._pass(orig, name, args, kwargs)
+            self._report(name, f"is not drawn from xrng here ({type(e).__name__}: {str(e).splitlines()[0]})")
+            return out
+
+    def _torch_check(self, orig: Callable, name: str, args: tuple, kwargs: dict):
+        """Runs the call in torch, for its checks alone: on copies of its
+        tensors (nothing the program holds is written) and, where it names a
+        torch.Generator, with a throwaway one (the program's generators do not
+        move); draws from torch's default generators are absorbed (_pass).
+        Raises where torch raises; returns torch's (discarded) result."""
+        cargs = tuple(_copy(v) for v in args)
+        ckw = {k: _copy(v) for k, v in kwargs.items()}
+        g = kwargs.get("generator")
+        if isinstance(g, torch.Generator):
+            ckw["generator"] = torch.Generator(device=g.device)
+        return self._pass(orig, name, cargs, ckw)
 
     def _pass(self, func: Callable, name: str, args: tuple, kwargs: dict):
         """Runs a reported call with torch's RNG. Its draws from the default
