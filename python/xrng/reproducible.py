@@ -463,6 +463,8 @@ def _h_randint(m, args, kwargs):
 
 def _h_randperm(m, args, kwargs):
     b = _bind("randperm", args, kwargs, ("n",), {}, _FACTORY_KW)
+    if isinstance(b["n"], (bool, float)):  # torch's TypeError (the call goes to torch)
+        raise TypeError(f"randperm: n must be an int, got {type(b['n']).__name__}")
     n = int(b["n"])
     if n < 0:
         raise RuntimeError(f"randperm: n must be non-negative, got {n}")
@@ -1312,12 +1314,12 @@ def _build_tables() -> None:
 # drawn: where torch raises, the mode raises torch's exception (issue 21), and
 # where torch returns a value, the mode returns one (xrng's, or torch's,
 # reported, where xrng has no formulation: NaN parameters...). Three layers:
-# * the entry points rarely on a hot path (randint, randperm, random_,
+# * the entry points rarely on a hot path (randint, random_,
 #   bernoulli, geometric_, exponential_, log_normal_, cauchy_, rrelu) run in
 #   torch first, which raises where it raises (its exception and message);
 #   when it returns, xrng draws the call again: one extra torch draw each;
 # * the others (rand, randn, normal, uniform_, normal_, the *_like factories,
-#   dropout, attention) run in torch first once per (entry point, dtypes,
+#   randperm (a sampler's epoch shuffle may be large), dropout, attention) run in torch first once per (entry point, dtypes,
 #   devices) with elements, which finds the dtypes a kernel lacks (torch's
 #   CPU kernels have no uint32 or complex draws, no float16 rrelu); their
 #   handlers check the parameters as torch does;
@@ -1325,7 +1327,7 @@ def _build_tables() -> None:
 # A check on meta tensors would be generic, but it tripled the cost of a
 # small intercepted call (randn(8): 99 -> 332 us, dropout of 64x64: 130 -> 922
 # us, on the development machine).
-_TORCH_FIRST = frozenset(("torch.randint", "torch.randint_like", "torch.randperm", "Tensor.random_",
+_TORCH_FIRST = frozenset(("torch.randint", "torch.randint_like", "Tensor.random_",
                           "torch.bernoulli", "Tensor.bernoulli", "Tensor.bernoulli_", "Tensor.geometric_",
                           "Tensor.exponential_", "Tensor.log_normal_", "Tensor.cauchy_", "torch.rrelu",
                           "torch.rrelu_"))
@@ -1537,7 +1539,10 @@ class reproducible:
         ckw = {k: _copy(v) for k, v in kwargs.items()}
         g = kwargs.get("generator")
         if isinstance(g, torch.Generator):
-            ckw["generator"] = torch.Generator(device=g.device)
+            try:
+                ckw["generator"] = torch.Generator(device=g.device)
+            except RuntimeError:  # a device without standalone generators: no check rather than move g
+                return None
         return self._pass(orig, name, cargs, ckw)
 
     def _pass(self, func: Callable, name: str, args: tuple, kwargs: dict):
