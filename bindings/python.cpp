@@ -49,6 +49,29 @@ uint64_t to_u64(const py::handle& h, const char* what) {
   return x;
 }
 
+// Python arguments that must be integers in [-2^63, 2^63): a one-line
+// TypeError or ValueError naming the argument (not pybind11's cast error).
+int64_t to_i64(const py::handle& h, const char* what) {
+  PyObject* o = h.ptr();
+  if (PyBool_Check(o) || !PyIndex_Check(o))
+    throw py::type_error(std::string(what) + " must be an int, got " + Py_TYPE(o)->tp_name);
+  const py::object v = py::reinterpret_steal<py::object>(PyNumber_Index(o));
+  if (!v) throw py::error_already_set();
+  int overflow = 0;
+  const long long x = PyLong_AsLongLongAndOverflow(v.ptr(), &overflow);
+  if (overflow != 0)
+    throw py::value_error(std::string(what) + " must be in [-2**63, 2**63), got " + std::string(py::str(v)));
+  if (x == -1 && PyErr_Occurred()) throw py::error_already_set();
+  return x;
+}
+
+// A Generator's fields, read in one step (a copy under its lock).
+py::tuple fields(const Generator& g) {
+  const Generator c(g);
+  const xrng::Key k = c.key();
+  return py::make_tuple(k.seed, k.subseq, c.offset(), c.stream());
+}
+
 // A stream version argument (SPEC.md section 7): an int, 1 or 2; else a
 // one-line TypeError / ValueError, the messages of python/xrng/__init__.py's
 // _check_stream.
@@ -92,8 +115,8 @@ xrng::DrawParams draw_params(xrng::Dist d, const py::dict& params) {
     }
     switch (info->kind) {
       case xrng::ParamKind::real: q.set_real(info->id, item.second.cast<double>()); break;
-      case xrng::ParamKind::integer: q.set_integer(info->id, item.second.cast<int64_t>()); break;
-      case xrng::ParamKind::count: q.set_count(info->id, item.second.cast<uint64_t>()); break;
+      case xrng::ParamKind::integer: q.set_integer(info->id, to_i64(item.second, info->name)); break;
+      case xrng::ParamKind::count: q.set_count(info->id, to_u64(item.second, info->name)); break;
     }
   }
   return q;
@@ -224,7 +247,15 @@ newest, ``xrng.stream_version``) is the stream version of every draw from it
 (SPEC.md section 7); split/fold_in, copies, pickles and saved states keep it,
 so a generator restored from a stream-1 state keeps drawing stream 1. The
 state is these four integers: no hidden cache. This is the C++
-``xrng::Generator`` (host/xrng.h), the one the LibTorch API uses too.)doc")
+``xrng::Generator`` (host/xrng.h), the one the LibTorch API uses too.
+
+Threads: a generator may be shared by threads. Every draw reserves its word
+range atomically (the draw itself runs without the GIL), so concurrent draws
+get disjoint ranges and the final ``offset`` is the sum of the words drawn:
+the same multiset of values as the same draws made one after another (which
+thread gets which range is up to the scheduler, as with torch.Generator).
+Setting ``offset``, ``reserve``, ``set_state``, ``split``, ``fold_in``,
+``get_state``, copies and pickles are atomic too.)doc")
       .def(py::init([](const py::object& seed, const py::object& subseq, const py::object& offset,
                        const py::object& stream) {
              return Generator(to_u64(seed, "seed"), to_u64(subseq, "subseq"), to_u64(offset, "offset"),
@@ -241,6 +272,17 @@ state is these four integers: no hidden cache. This is the C++
           "offset", &Generator::offset,
           [](Generator& g, const py::object& v) { g.set_offset(to_u64(v, "offset")); },
           "The next word offset to draw from.")
+      .def(
+          "reserve",
+          [](Generator& g, const py::object& words) {
+            const uint64_t n = to_u64(words, "words");
+            const Generator::Range r = g.reserve_words(n);
+            return py::make_tuple(r.key.seed, r.key.subseq, r.offset);
+          },
+          py::arg("words"),
+          "Atomically advances the offset by `words` and returns (seed, subseq, offset) of the position before: the "
+          "words [offset, offset + words) of that key are the caller's alone, for a stateless draw (seed=, subseq=, "
+          "offset=). ValueError if the offset would pass 2**64 - 1 (the generator is then unchanged).")
       .def("get_state", [](const Generator& g) { return get_state(g); },
            "The state as a 32-byte uint8 CPU tensor ('XRNG', the generator's stream version, seed, subseq, offset).")
       .def("set_state", [](Generator& g, const py::object& t) { set_state(g, state_tensor(t)); }, py::arg("state"),
@@ -285,19 +327,27 @@ state is these four integers: no hidden cache. This is the C++
       .def("__eq__", [](const Generator& a, const Generator& b) { return a == b; })
       .def("__repr__",
            [](const Generator& g) {
-             return "xrng.Generator(seed=" + std::to_string(g.key().seed) + ", subseq=" +
-                    std::to_string(g.key().subseq) + ", offset=" + std::to_string(g.offset()) +
-                    ", stream=" + std::to_string(g.stream()) + ")";
+             const Generator c(g);
+             return "xrng.Generator(seed=" + std::to_string(c.key().seed) + ", subseq=" +
+                    std::to_string(c.key().subseq) + ", offset=" + std::to_string(c.offset()) +
+                    ", stream=" + std::to_string(c.stream()) + ")";
            })
       // Pickles: (seed, subseq, offset, stream); the 3-tuples of the releases
-      // before stream 2 are stream-1 generators.
-      .def(py::pickle(
-          [](const Generator& g) { return py::make_tuple(g.key().seed, g.key().subseq, g.offset(), g.stream()); },
-          [](const py::tuple& t) {
-            if (t.size() != 3 && t.size() != 4) throw xrng::Error("Generator: bad pickled state");
-            return Generator(t[0].cast<uint64_t>(), t[1].cast<uint64_t>(), t[2].cast<uint64_t>(),
-                             t.size() == 4 ? t[3].cast<int>() : 1);
-          }));
+      // before stream 2 are stream-1 generators (__setstate__ still reads
+      // the pickles of earlier releases).
+      .def(py::pickle([](const Generator& g) { return fields(g); },
+                      [](const py::tuple& t) {
+                        if (t.size() != 3 && t.size() != 4) throw xrng::Error("Generator: bad pickled state");
+                        return Generator(to_u64(t[0], "seed"), to_u64(t[1], "subseq"), to_u64(t[2], "offset"),
+                                         t.size() == 4 ? to_stream(t[3]) : 1);
+                      }))
+      // Every pickle protocol reduces to a constructor call,
+      // Generator(seed, subseq, offset, stream): pybind11's own reduction
+      // aborts the interpreter under protocols 0 and 1 (copyreg's
+      // _reconstructor cannot make a pybind11 instance).
+      .def("__reduce__", [](const py::object& self) {
+        return py::make_tuple(self.attr("__class__"), fields(self.cast<const Generator&>()));
+      });
 
   // The fills. Every in-place function of the Python package is one draw_
   // call with its distribution's parameters by name (registry.h,

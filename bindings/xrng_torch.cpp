@@ -1,7 +1,9 @@
 // xrng for LibTorch: the public functions of xrng_torch.h. They validate a
 // request (make_plan, the tensor's type and size, the generator's counter),
 // describe it as a detail::Job and hand it to detail::run, which picks the
-// device path; the generator advances only after the values are written.
+// device path. A draw from a Generator reserves its word range atomically
+// first (Generator::reserve, so threads sharing a generator never draw the
+// same words) and gives it back if the draw then fails.
 #include "xrng_torch.h"
 
 #include <string>
@@ -13,12 +15,22 @@
 namespace xrng::torch_api {
 namespace {
 
-// Advances a copy of `gen` first: a draw that cannot be made (counter past
-// 2^64) throws here, before anything is written, and leaves gen untouched.
-Generator advanced(const Generator& gen, const Plan& plan, uint64_t count) {
-  Generator next = gen;
-  next.skip(plan, count);
-  return next;
+// Runs `draw` (a stateless draw at the given key and offset) on the word
+// range reserved from `gen` for `count` elements of `plan`. The reservation is
+// atomic (Generator::reserve): threads sharing gen get disjoint ranges. A
+// draw that cannot be made (counter past 2^64) throws in reserve, before
+// anything is written, leaving gen untouched; one that fails after (an
+// allocation, a device error) gives its range back if no other draw has
+// moved gen since.
+template <class Draw>
+void reserved(Generator& gen, const Plan& plan, uint64_t count, Draw&& draw) {
+  const Generator::Range r = gen.reserve(plan, count, "Generator.draw");
+  try {
+    draw(r.key, r.offset);
+  } catch (...) {
+    gen.release(r);
+    throw;
+  }
 }
 
 at::TensorOptions defaults(at::TensorOptions opt, at::ScalarType dtype) {
@@ -39,10 +51,13 @@ std::vector<int64_t> checked_size(at::IntArrayRef size) {
 }  // namespace
 
 // ---- generic entry points ------------------------------------------------------------------
-// The stateless forms do the work; the Generator forms check that the draw
-// can advance the generator (before anything is written), draw at its
-// position and then advance it.
-at::Tensor& fill_(at::Tensor& out, const Plan& plan, const Key& key, uint64_t offset, const RunOptions& run) {
+// The stateless forms do the work; the Generator forms reserve the draw's
+// word range (checking that the generator can advance, before anything is
+// written) and draw the stateless form on it.
+namespace {
+// The checks of fill_ that do not depend on the position (made before a
+// generator's range is reserved, so that a refused draw never moves it).
+void check_fill(const at::Tensor& out, const Plan& plan) {
   detail::check_writable(out, "fill_");
   if (plan.kind == Kind::transform)
     throw Error(std::string("fill_: ") + dist_name(plan.dist) + " transforms an input tensor: use dropout_out");
@@ -55,6 +70,13 @@ at::Tensor& fill_(at::Tensor& out, const Plan& plan, const Key& key, uint64_t of
   if (plan.kind == Kind::permutation && n != plan.n)
     throw Error("fill_: a permutation of " + std::to_string(plan.n) + " fills a tensor of that many elements, not " +
                 std::to_string(n));
+}
+}  // namespace
+
+at::Tensor& fill_(at::Tensor& out, const Plan& plan, const Key& key, uint64_t offset, const RunOptions& run) {
+  check_fill(out, plan);
+  const uint64_t n = static_cast<uint64_t>(out.numel());
+  const at::ScalarType type = out.scalar_type();
   check_counters(plan, offset, 0, n);
   detail::Job job;
   job.plan = plan;
@@ -64,9 +86,9 @@ at::Tensor& fill_(at::Tensor& out, const Plan& plan, const Key& key, uint64_t of
   return out;
 }
 at::Tensor& fill_(at::Tensor& out, const Plan& plan, Generator& gen, const RunOptions& run) {
-  const Generator next = advanced(gen, plan, static_cast<uint64_t>(out.defined() ? out.numel() : 0));
-  fill_(out, plan, gen.key(), gen.offset(), run);
-  gen = next;
+  check_fill(out, plan);
+  reserved(gen, plan, static_cast<uint64_t>(out.defined() ? out.numel() : 0),
+           [&](const Key& key, uint64_t offset) { fill_(out, plan, key, offset, run); });
   return out;
 }
 
@@ -103,9 +125,8 @@ at::Tensor& dropout_out(at::Tensor& out, const at::Tensor& in, double p, const K
   return out;
 }
 at::Tensor& dropout_out(at::Tensor& out, const at::Tensor& in, double p, Generator& gen, const RunOptions& run) {
-  const Generator next = advanced(gen, dropout_plan(out, in, p, gen.stream()), static_cast<uint64_t>(in.numel()));
-  dropout_out(out, in, p, gen.key(), gen.offset(), run);
-  gen = next;
+  reserved(gen, dropout_plan(out, in, p, gen.stream()), static_cast<uint64_t>(in.numel()),
+           [&](const Key& key, uint64_t offset) { dropout_out(out, in, p, key, offset, run); });
   return out;
 }
 

@@ -52,7 +52,10 @@ struct RunOptions {
 // offset, stream); every draw with it is in that version), nothing else. Every draw below starts at gen.offset() and
 // advances it by the words the draw consumes (plan_words), so draws from a
 // Generator equal draws at explicit offsets. gen.split(i) / gen.fold_in(data)
-// derive generators on child keys.
+// derive generators on child keys. A Generator may be shared by threads: each
+// draw reserves its word range atomically before writing (Generator::reserve),
+// so concurrent draws get disjoint ranges and the final offset is the sum of
+// the words drawn.
 using Generator = xrng::Generator;
 
 // ---- generator state (state.cpp) ------------------------------------------------------

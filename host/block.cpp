@@ -126,15 +126,29 @@ void dropout_block(const Plan& plan, const Key& key, uint64_t offset, const Tens
 }
 
 void Generator::draw_block(const Plan& plan, const TensorBlock& block, void* out, const FillOptions& opt) {
-  if (plan.stream != stream_)
-    throw Error("Generator.draw_block: the plan is of stream v" + std::to_string(plan.stream) +
-                ", the generator draws stream v" + std::to_string(stream_) +
-                " (build the plan with gen.plan(...) or make_plan(..., gen.stream()))");
-  const BlockLayout L = check_block(plan, offset_, block, 0, BlockLayout::make(block).count);
-  const uint64_t used = block_words(plan, L);
-  if (used > ~offset_) throw Error("generator exhausted: the draw would wrap the 64-bit word offset");
-  fill_block(plan, key_, offset_, block, 0, L.count, out, opt);
-  offset_ += used;
+  // Validate the block and the global draw's counters at the current offset,
+  // then reserve the GLOBAL tensor's words atomically (as draw() reserves
+  // its own), so concurrent draws from this generator get disjoint ranges.
+  const BlockLayout layout = BlockLayout::make(block);
+  Range r;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (plan.stream != stream_)
+      throw Error("Generator.draw_block: the plan is of stream v" + std::to_string(plan.stream) +
+                  ", the generator draws stream v" + std::to_string(stream_) +
+                  " (build the plan with gen.plan(...) or make_plan(..., gen.stream()))");
+    const BlockLayout L = check_block(plan, offset_, block, 0, layout.count);
+    const uint64_t used = block_words(plan, L);
+    if (used > ~offset_) throw Error("generator exhausted: the draw would wrap the 64-bit word offset");
+    r = Range{key_, offset_, used};
+    offset_ += used;
+  }
+  try {
+    fill_block(plan, r.key, r.offset, block, 0, layout.count, out, opt);
+  } catch (...) {
+    release(r);  // fill_block checks before writing: nothing was written
+    throw;
+  }
 }
 
 }  // namespace xrng

@@ -364,19 +364,38 @@ void check_generator_stream(const Plan& plan, int stream, const char* what) {
 }
 }  // namespace
 
-void Generator::draw(const Plan& plan, uint64_t count, void* out, const FillOptions& opt) {
-  check_generator_stream(plan, stream_, "Generator.draw");
+Generator::Range Generator::reserve(const Plan& plan, uint64_t count, const char* what) {
+  std::lock_guard<std::mutex> lock(mu_);
+  check_generator_stream(plan, stream_, what);
   const uint64_t used = check_counters(plan, offset_, 0, plan.kind == Kind::permutation ? plan.n : count);
   if (used > ~offset_) throw Error("generator exhausted: the draw would wrap the 64-bit word offset");
-  fill(plan, key_, offset_, 0, count, out, opt);
+  const Range r{key_, offset_, used};
   offset_ += used;
+  return r;
 }
-void Generator::skip(const Plan& plan, uint64_t count) {
-  check_generator_stream(plan, stream_, "Generator.skip");
-  const uint64_t used = check_counters(plan, offset_, 0, plan.kind == Kind::permutation ? plan.n : count);
-  if (used > ~offset_) throw Error("generator exhausted: the skip would wrap the 64-bit word offset");
-  offset_ += used;
+Generator::Range Generator::reserve_words(uint64_t words) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (words > ~offset_) throw Error("generator exhausted: the draw would wrap the 64-bit word offset");
+  const Range r{key_, offset_, words};
+  offset_ += words;
+  return r;
 }
+bool Generator::release(const Range& r) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (!(key_ == r.key) || offset_ != r.offset + r.words) return false;
+  offset_ = r.offset;
+  return true;
+}
+void Generator::draw(const Plan& plan, uint64_t count, void* out, const FillOptions& opt) {
+  const Range r = reserve(plan, count, "Generator.draw");
+  try {
+    fill(plan, r.key, r.offset, 0, count, out, opt);
+  } catch (...) {
+    release(r);  // fill checks before writing: nothing was written
+    throw;
+  }
+}
+void Generator::skip(const Plan& plan, uint64_t count) { reserve(plan, count, "Generator.skip"); }
 void Generator::normal(float* out, size_t n, double mean, double std, const FillOptions& opt) {
   draw(plan(Dist::normal, DType::f32, DrawParams::moments(mean, std)), n, out, opt);
 }
@@ -398,12 +417,13 @@ uint64_t get_le(const uint8_t* p, int bytes) {
 }  // namespace
 
 std::array<uint8_t, Generator::kStateBytes> Generator::save_state() const {
+  const State s = snapshot();
   std::array<uint8_t, kStateBytes> b{};
   std::memcpy(b.data(), kStateMagic, 4);
-  put_le(b.data() + 4, static_cast<uint32_t>(stream_), 4);
-  put_le(b.data() + 8, key_.seed, 8);
-  put_le(b.data() + 16, key_.subseq, 8);
-  put_le(b.data() + 24, offset_, 8);
+  put_le(b.data() + 4, static_cast<uint32_t>(s.stream), 4);
+  put_le(b.data() + 8, s.key.seed, 8);
+  put_le(b.data() + 16, s.key.subseq, 8);
+  put_le(b.data() + 24, s.offset, 8);
   return b;
 }
 

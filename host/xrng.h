@@ -10,6 +10,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -136,6 +137,16 @@ uint64_t perm_position(const Key& key, uint64_t offset, uint64_t n, uint64_t val
 // fixed at construction and kept by split/fold_in and by the saved state
 // (save_state), so a generator restored from a v1 state keeps drawing v1.
 //
+// Thread safety: one Generator may be shared by threads. Its state is
+// guarded by a mutex (as torch.Generator's is), and every draw reserves its
+// word range atomically (reserve: check, take the current offset, advance
+// past the draw's words, in one step) before writing, so concurrent draws
+// get disjoint ranges and the final offset is the sum of the words drawn:
+// they give the same multiset of values as the same draws made one after
+// another, and only which thread gets which range is up to the scheduler.
+// skip, set_offset, split, fold_in, save_state, copies and assignment
+// (load_state into a shared generator) are atomic too.
+//
 // This is xrng's only generator: the LibTorch API uses it as is
 // (xrng::torch_api::Generator is this class; bindings/xrng_torch.h adds its
 // 32-byte state format as free functions) and Python's xrng.Generator is a
@@ -147,22 +158,68 @@ class Generator {
   explicit Generator(uint64_t seed = 0, uint64_t subseq = 0, uint64_t offset = 0, int stream = kStreamVersion)
       : key_(seed, subseq), offset_(offset), stream_(checked(stream)) {}
   Generator(const Key& key, uint64_t offset) : key_(key), offset_(offset) {}
+  // Copies take a consistent snapshot of `o` (under its lock).
+  Generator(const Generator& o) : Generator(o.snapshot()) {}
+  Generator& operator=(const Generator& o) {
+    if (this != &o) {
+      const State s = o.snapshot();
+      std::lock_guard<std::mutex> lock(mu_);
+      key_ = s.key;
+      offset_ = s.offset;
+      stream_ = s.stream;
+    }
+    return *this;
+  }
   // A copy that draws stream version `stream` (same key and offset), e.g.
   // Generator(key, offset).with_stream(1). Throws xrng::Error like the constructor.
   Generator with_stream(int stream) const {
-    Generator g = *this;
-    g.stream_ = checked(stream);
-    return g;
+    State s = snapshot();
+    s.stream = checked(stream);
+    return Generator(s);
   }
 
-  const Key& key() const { return key_; }
-  uint64_t offset() const { return offset_; }
-  void set_offset(uint64_t w) { offset_ = w; }
+  Key key() const {
+    std::lock_guard<std::mutex> lock(mu_);
+    return key_;
+  }
+  uint64_t offset() const {
+    std::lock_guard<std::mutex> lock(mu_);
+    return offset_;
+  }
+  void set_offset(uint64_t w) {
+    std::lock_guard<std::mutex> lock(mu_);
+    offset_ = w;
+  }
   // The stream version this generator draws.
-  int stream() const { return stream_; }
+  int stream() const {
+    std::lock_guard<std::mutex> lock(mu_);
+    return stream_;
+  }
 
   // The plan of a draw in this generator's stream: make_plan(d, t, q, stream()).
-  Plan plan(Dist d, DType t, const DrawParams& q = {}) const { return make_plan(d, t, q, stream_); }
+  Plan plan(Dist d, DType t, const DrawParams& q = {}) const { return make_plan(d, t, q, stream()); }
+
+  // A word range reserved by reserve(): the draw it was made for uses `key`
+  // from word `offset`, and the generator has moved past its `words` words.
+  struct Range {
+    Key key;
+    uint64_t offset = 0;
+    uint64_t words = 0;
+  };
+  // Reserves the words of `count` elements of `plan` (for a permutation, its
+  // key words whatever count): checks, in one step under the lock, that the
+  // plan is of this generator's stream and that the draw fits before word
+  // 2^64 (xrng::Error otherwise, the generator unchanged), then returns
+  // where the draw starts and advances the offset past it. Concurrent
+  // reservations get disjoint ranges. draw() is reserve() and a fill.
+  Range reserve(const Plan& plan, uint64_t count, const char* what = "Generator.draw");
+  // Reserves `words` raw stream words the same way (e.g. a dropout whose
+  // mask the caller draws statelessly at the range's offset).
+  Range reserve_words(uint64_t words);
+  // Gives a reservation back when its draw failed before writing anything:
+  // the offset returns to r.offset if nothing has moved the generator since
+  // (else the range stays consumed, as if drawn). Returns whether it did.
+  bool release(const Range& r);
 
   // Draw `count` elements of `plan` into out and advance. The plan must be of
   // this generator's stream (plan.stream == stream(), e.g. from plan()):
@@ -184,8 +241,14 @@ class Generator {
   // Only the key is derived: the parent's offset does not enter, and the
   // parent is unchanged.
   // The stream version is inherited.
-  Generator fold_in(uint64_t data) const { return Generator(key_.fold_in(data), 0).with_stream(stream_); }
-  Generator split(uint64_t i) const { return Generator(key_.split(i), 0).with_stream(stream_); }
+  Generator fold_in(uint64_t data) const {
+    const State s = snapshot();
+    return Generator(s.key.fold_in(data), 0).with_stream(s.stream);
+  }
+  Generator split(uint64_t i) const {
+    const State s = snapshot();
+    return Generator(s.key.split(i), 0).with_stream(s.stream);
+  }
 
   // ---- saved state ----
   // kStateBytes bytes, little endian (SPEC.md section 7):
@@ -203,15 +266,27 @@ class Generator {
 
   // Equal generators produce the same values from here on.
   bool operator==(const Generator& o) const {
-    return key_ == o.key_ && offset_ == o.offset_ && stream_ == o.stream_;
+    const State a = snapshot(), b = o.snapshot();
+    return a.key == b.key && a.offset == b.offset && a.stream == b.stream;
   }
   bool operator!=(const Generator& o) const { return !(*this == o); }
 
  private:
+  struct State {
+    Key key;
+    uint64_t offset;
+    int stream;
+  };
+  explicit Generator(const State& s) : key_(s.key), offset_(s.offset), stream_(s.stream) {}
+  State snapshot() const {
+    std::lock_guard<std::mutex> lock(mu_);
+    return State{key_, offset_, stream_};
+  }
   static int checked(int stream) {
     check_stream_version(stream, "Generator");
     return stream;
   }
+  mutable std::mutex mu_;  // guards the three fields below
   Key key_;
   uint64_t offset_ = 0;
   int stream_ = kStreamVersion;

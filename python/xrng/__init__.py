@@ -108,6 +108,25 @@ def _u64(x: int, what: str) -> int:
     return x
 
 
+def _i64(x: int, what: str) -> int:
+    """An integer argument in [-2**63, 2**63) (randint's bounds): TypeError /
+    ValueError, one line, naming it."""
+    if type(x) is int and -9223372036854775808 <= x < 9223372036854775808:
+        return x
+    if isinstance(x, bool) or not isinstance(x, numbers.Integral) and not _is_int_tensor(x):
+        raise TypeError(f"{what} must be an int, got {type(x).__name__}")
+    x = int(x)
+    if not -2**63 <= x < 2**63:
+        raise ValueError(f"{what} must be in [-2**63, 2**63), got {x}")
+    return x
+
+
+def _is_int_tensor(x) -> bool:
+    """A one-element integer tensor, which torch accepts where it takes an int."""
+    return isinstance(x, torch.Tensor) and x.numel() == 1 and not x.is_floating_point() and not x.is_complex() \
+        and x.dtype != torch.bool
+
+
 def _check_stream(stream) -> int:
     """A stream version argument: an int, 1 or 2 (TypeError / ValueError, one line)."""
     if isinstance(stream, bool) or not isinstance(stream, numbers.Integral):
@@ -136,7 +155,7 @@ def _size(size: tuple) -> list:
     # The common case (plain non-negative ints) without the per-element ABC
     # checks below: a small draw's cost is mostly this wrapper's.
     for s in size:
-        if type(s) is not int or s < 0:
+        if type(s) is not int or s < 0 or s > _INT64_MAX:
             break
     else:
         return list(size)
@@ -146,6 +165,8 @@ def _size(size: tuple) -> list:
             raise TypeError(f"size must be a sequence of ints, got {size!r}")
         if s < 0:
             raise ValueError(f"negative dimension {int(s)} in size {tuple(size)}")
+        if s > _INT64_MAX:
+            raise ValueError(f"dimension {int(s)} in size {tuple(size)} is more than 2**63 - 1")
         out.append(int(s))
     return out
 
@@ -346,10 +367,11 @@ def randint(*args, size: Optional[_Size] = None, low: Optional[int] = None, high
         raise TypeError("randint(low=0, high, size)")
     if high is None or size is None:
         raise TypeError("randint needs high and size")
-    low = 0 if low is None else low
+    low = 0 if low is None else _i64(low, "randint: low")
+    high = _i64(high, "randint: high")
     src = _source(seed, subseq, offset, generator)
     return _new("randint", _size((size,)), dtype, torch.int64, device, out, src, "randint",
-                {"ilow": int(low), "ihigh": int(high)}, path, threads, _stream(stream, src))
+                {"ilow": low, "ihigh": high}, path, threads, _stream(stream, src))
 
 
 def bernoulli(*size: _Size, p: float = 0.5, seed: Optional[int] = None, subseq: int = 0, offset: int = 0,
@@ -376,7 +398,9 @@ def randperm(n: int, *, seed: Optional[int] = None, subseq: int = 0, offset: int
     Feistel round) whatever n, and any element can be computed alone
     (:func:`perm_element`). dtype: int64 (default) or int32.
     """
-    if isinstance(n, bool) or not isinstance(n, numbers.Integral) or n < 1:
+    if isinstance(n, bool) or not isinstance(n, numbers.Integral):
+        raise TypeError(f"randperm: n must be an int, got {type(n).__name__}")
+    if n < 1:
         raise ValueError(f"randperm: n must be an int >= 1, got {n!r}")
     src = _source(seed, subseq, offset, generator)
     t = _empty("randperm", [int(n)], dtype, device, out, torch.int64)
@@ -423,8 +447,9 @@ def randint_like(input: torch.Tensor, low: int = 0, high: Optional[int] = None, 
     (``randint_like(x, high)`` or ``randint_like(x, low, high)``)."""
     if high is None:
         low, high = 0, low
+    low, high = _i64(low, "randint_like: low"), _i64(high, "randint_like: high")
     size, dtype, device = _like(input, dtype, device)
-    return randint(int(low), int(high), size, dtype=dtype, device=device, **kw)
+    return randint(low, high, size, dtype=dtype, device=device, **kw)
 
 
 def bernoulli_like(input: torch.Tensor, p: float = 0.5, *, dtype=None, device=None, **kw) -> torch.Tensor:
@@ -459,7 +484,7 @@ def normal_(tensor: torch.Tensor, mean: float = 0.0, std: float = 1.0, **kw) -> 
 
 def randint_(tensor: torch.Tensor, low: int, high: int, **kw) -> torch.Tensor:
     """Fills an integer ``tensor`` with :func:`randint` values in [low, high)."""
-    return _fill(tensor, "randint", {"ilow": int(low), "ihigh": int(high)}, kw)
+    return _fill(tensor, "randint", {"ilow": _i64(low, "randint_: low"), "ihigh": _i64(high, "randint_: high")}, kw)
 
 
 def bernoulli_(tensor: torch.Tensor, p: float = 0.5, **kw) -> torch.Tensor:
@@ -518,15 +543,24 @@ def perm_shard(n: int, rank: int, world: int, start: int = 0, count: Optional[in
     """
     if stream is not None:
         _check_stream(stream)
+    # every argument is checked, whatever the count (an empty shard included)
+    n, rank, world, start = _u64(n, "n"), _u64(rank, "rank"), _u64(world, "world"), _u64(start, "start")
+    seed, subseq, offset = _u64(seed, "seed"), _u64(subseq, "subseq"), _u64(offset, "offset")
+    path, threads = _path(path), _threads(threads)
+    if n < 1:
+        raise ValueError(f"perm_shard: n must be >= 1 (got {n})")
+    if not rank < world:
+        raise ValueError(f"perm_shard: need 0 <= rank < world (got rank {rank}, world {world})")
     if count is None:
-        count = -(-n // world) - start if world > 0 else 0
+        count = max(-(-n // world) - start, 0)
     if isinstance(count, bool) or not isinstance(count, numbers.Integral):
         raise TypeError(f"count must be an int, got {type(count).__name__}")
     if count < 0:
         raise ValueError(f"perm_shard: negative count {count}")
+    if start + count > 2**64:
+        raise ValueError(f"perm_shard: elements [{start}, {start + count}) go past 2**64")
     out = _alloc("perm_shard", [int(count)], dtype, device)
-    return _C.perm_shard_(out, _u64(n, "n"), _u64(seed, "seed"), _u64(subseq, "subseq"), _u64(offset, "offset"),
-                          _u64(rank, "rank"), _u64(world, "world"), _u64(start, "start"), _path(path), _threads(threads))
+    return _C.perm_shard_(out, n, seed, subseq, offset, rank, world, start, path, threads)
 
 
 def perm_element(n: int, i: int, *, seed: int = 0, subseq: int = 0, offset: int = 0,

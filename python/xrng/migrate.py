@@ -31,6 +31,11 @@ Command line::
     python -m xrng.migrate record --build examples/migration_check.py:bert --dtype bfloat16 --out bf16.json --tensors
     python -m xrng.migrate compare cpu.json bf16.json --max-rel 0.05
 
+``--train`` (``train=True``) runs the model in training mode, dropout on
+(``--eval``: off; neither: as the build left it); with ``--seed`` the masks
+come from the xrng stream, the same on every device and thread count.
+``compare`` says in its header whether each run trained.
+
 Files: a recording is ``NAME.json`` (written with the standard ``json``
 module: run metadata and one object per tensor) and, with ``tensors=True``,
 ``NAME.safetensors`` beside it (the tensors, keyed like the JSON entries).
@@ -73,7 +78,7 @@ import torch
 import xrng
 
 __all__ = ["Recording", "Recorder", "Row", "record", "record_build", "load", "compare", "first_difference",
-           "failures", "format_table", "describe", "main", "ROOT", "EQUAL"]
+           "failures", "format_table", "describe", "training_line", "main", "ROOT", "EQUAL"]
 
 FORMAT = "xrng.migrate"
 FORMAT_VERSION = 1
@@ -373,7 +378,8 @@ def _model_device_dtype(model: torch.nn.Module) -> Tuple[str, str]:
 
 def record(model: torch.nn.Module, inputs: Any, path: Optional[_PathLike] = None, *, grads: bool = False,
            tensors: bool = False, seed: Optional[int] = None, strict: bool = False, stream: Optional[int] = None,
-           loss_fn: Optional[Callable[[Any], torch.Tensor]] = None, label: Optional[str] = None) -> Recording:
+           loss_fn: Optional[Callable[[Any], torch.Tensor]] = None, label: Optional[str] = None,
+           train: Optional[bool] = None) -> Recording:
     """Runs ``model`` on ``inputs`` once, recording every module's outputs; returns
     the :class:`Recording` and, when ``path`` is given, saves it there.
 
@@ -396,10 +402,24 @@ def record(model: torch.nn.Module, inputs: Any, path: Optional[_PathLike] = None
     stream: the mode's stream version, 1 or 2 (``xrng.reproducible(stream=)``;
     default the newest); needs a seed. Recorded as ``meta["stream_version"]``.
     label: free text stored in the metadata and shown by :func:`describe`.
+    train: ``True`` runs the model in training mode (``model.train()``:
+    dropout on, drawn from the xrng stream under the mode), ``False`` in eval
+    mode (dropout off), ``None`` (default) as it is. Recorded as
+    ``meta["training"]``.
     """
+    _set_training(model, train)
     with _mode(seed, strict, stream) as mode:
         return _record(model, inputs, path, grads=grads, tensors=tensors, seed=seed, mode=mode, loss_fn=loss_fn,
                        label=label)
+
+
+def _set_training(model: Any, train: Optional[bool]) -> None:
+    if train is None:
+        return
+    if not isinstance(train, bool):
+        raise MigrateError(f"train must be True, False or None, got {train!r}")
+    if isinstance(model, torch.nn.Module):
+        model.train(train)
 
 
 def _record(model, inputs, path, *, grads, tensors, seed, mode, loss_fn, label) -> Recording:
@@ -450,7 +470,8 @@ def _to(x: Any, device: torch.device, dtype: Optional[torch.dtype]) -> Any:
 def record_build(build: Callable[[], Tuple[torch.nn.Module, Any]], path: Optional[_PathLike] = None, *,
                  device: Union[str, torch.device] = "cpu", dtype: Optional[torch.dtype] = None, grads: bool = False,
                  tensors: bool = False, seed: Optional[int] = None, strict: bool = False, stream: Optional[int] = None,
-                 loss_fn: Optional[Callable[[Any], torch.Tensor]] = None, label: Optional[str] = None) -> Recording:
+                 loss_fn: Optional[Callable[[Any], torch.Tensor]] = None, label: Optional[str] = None,
+                 train: Optional[bool] = None) -> Recording:
     """Builds a model with ``build() -> (model, inputs)``, moves both to ``device``
     (and ``dtype`` for floating-point parameters, buffers and inputs), then
     :func:`record`\\ s it.
@@ -461,7 +482,9 @@ def record_build(build: Callable[[], Tuple[torch.nn.Module, Any]], path: Optiona
     float32 build cast to bfloat16 are the float32 weights rounded, which is
     what a dtype migration changes. Under the mode, a ``torch.manual_seed(s)``
     in the build restarts the mode's stream at seed ``s`` (the mode's rule), so
-    such a build gets the same weights whatever ``seed`` is.
+    such a build gets the same weights whatever ``seed`` is. ``train``: as
+    for :func:`record` (``True``: ``model.train()`` after the build, dropout
+    on; ``None``: the mode the build left the model in).
     """
     try:
         device = torch.device(device)
@@ -475,6 +498,7 @@ def record_build(build: Callable[[], Tuple[torch.nn.Module, Any]], path: Optiona
             raise MigrateError(f"the build function must return (model, inputs), got {type(built).__name__}")
         model, inputs = built
         model = model.to(device=device, dtype=dtype)
+        _set_training(model, train)
         inputs = _to(inputs, device, dtype)
         return _record(model, inputs, path, grads=grads, tensors=tensors, seed=seed, mode=mode, loss_fn=loss_fn,
                        label=label)
@@ -679,6 +703,17 @@ def describe(recording: Recording) -> str:
             + (f"; NOT REPRODUCIBLE under the mode: {', '.join(sorted(bad))}" if bad else ""))
 
 
+def training_line(a: Recording, b: Recording) -> str:
+    """One line saying whether each run trained (dropout on) or not, and
+    whether both did: compare's header."""
+    def phase(r: Recording) -> str:
+        return "train (dropout on)" if r.meta.get("training") else "eval (dropout off)"
+    ta, tb = bool(a.meta.get("training")), bool(b.meta.get("training"))
+    both = "both runs trained" if ta and tb else "neither run trained" if not (ta or tb) else \
+        "only one run trained: their dropout differs by design (record both with --train)"
+    return f"training: a {phase(a)}, b {phase(b)}: {both}"
+
+
 # ---- command line -------------------------------------------------------------------------------------
 def _load_build(spec: str) -> Callable:
     """The function named by ``package.module:function`` or ``path/to/file.py:function``."""
@@ -728,6 +763,12 @@ def _parser() -> argparse.ArgumentParser:
                      help="with --seed: fail on a random op the mode cannot make reproducible")
     rec.add_argument("--stream", type=int, choices=(1, 2),
                      help="with --seed: the mode's stream version (default: the newest, 2)")
+    phase = rec.add_mutually_exclusive_group()
+    phase.add_argument("--train", dest="train", action="store_const", const=True,
+                       help="run the model in training mode (model.train(): dropout on; under --seed its masks "
+                            "come from the xrng stream)")
+    phase.add_argument("--eval", dest="train", action="store_const", const=False,
+                       help="run the model in eval mode (model.eval(): dropout off)")
     rec.add_argument("--grads", action="store_true", help="also backward, recording output and parameter gradients")
     rec.add_argument("--tensors", action="store_true", help="keep the tensors (safetensors), needed for errors")
     rec.add_argument("--label", help="free text stored with the recording")
@@ -752,14 +793,15 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             r = record_build(_load_build(args.build), args.out, device=args.device,
                              dtype=_DTYPES[args.dtype] if args.dtype else None, grads=args.grads,
                              tensors=args.tensors, seed=args.seed, strict=args.strict, stream=args.stream,
-                             label=args.label)
+                             label=args.label, train=args.train)
             extra = f" and {pathlib.Path(args.out).with_suffix('.safetensors')}" if args.tensors else ""
             print(f"recorded {len(r.entries)} tensors to {args.out}{extra}")
             print(describe(r))
             return 0
         a, b = load(args.a), load(args.b)
         rows = compare(a, b)
-        print(f"a: {describe(a)}\nb: {describe(b)}\n")
+        print(f"a: {describe(a)}\nb: {describe(b)}")
+        print(training_line(a, b) + "\n")
         sa, sb = a.meta.get("stream_version"), b.meta.get("stream_version")
         if sa != sb:
             print(f"note: a drew in stream v{sa}, b in stream v{sb}: their random values differ by design "

@@ -8,6 +8,7 @@ compares bits, and checks the words consumed, so a change in key derivation,
 word consumption or interception fails here.
 """
 import math
+import re
 import warnings
 
 import pytest
@@ -127,7 +128,9 @@ def test_bernoulli_with_probability_tensors_compares_one_word_with_each_threshol
     thr = [round(float(torch.tensor(x, dtype=f32)) * 2**32) for x in pd]
     assert d.reshape(-1).tolist() == [1.0 if w < t else 0.0 for w, t in zip(_words32(32, g), thr)]
     assert end == g.offset == 128
-    with xrng.reproducible(seed=9), pytest.raises(RuntimeError, match=r"\[0, 1\]"):
+    with pytest.raises(RuntimeError) as want:  # the mode raises torch's own error (issue 21)
+        torch.bernoulli(torch.tensor([0.5, 1.5]))
+    with xrng.reproducible(seed=9), pytest.raises(RuntimeError, match=re.escape(str(want.value))):
         torch.bernoulli(torch.tensor([0.5, 1.5]))
 
 
@@ -604,9 +607,9 @@ def test_meta_tensors_and_errors():
         m = [torch.randn(3, device="meta"), F.dropout(torch.ones(3, device="meta"), 0.5),
              torch.randint_like(torch.ones(3, device="meta"), 5)]
         assert lin.weight.is_meta and all(t.is_meta for t in m) and r.global_position().offset == 0
-        with pytest.raises(ValueError, match="between 0 and 1"):
+        with pytest.raises(RuntimeError, match="between 0 and 1"):  # torch's own error (issue 21)
             torch.dropout(torch.ones(3), 1.5, True)
-        with pytest.raises(RuntimeError, match="from=2.0 > to=1.0"):
+        with pytest.raises(RuntimeError, match=r"from=2(\.0)? > to=1"):
             torch.empty(3).uniform_(2, 1)
         with pytest.raises(TypeError, match="torch.Generator"):
             torch.rand(3, generator=xrng.Generator(1))
