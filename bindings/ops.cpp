@@ -109,6 +109,12 @@ at::Tensor take_kernel(at::Tensor& state, c10::string_view dist, c10::ArrayRef<d
   const Dist d = parse_dist(std::string(dist));
   if (numel < 0) throw Error("xrng::take_: negative element count");
   const Plan plan = make_plan(d, draw_dtype(d, dtype), params_of(d, reals, ints), p.stream);
+  // the draw's own checks that do not need its output (a range that fits the
+  // dtype, a permutation's size), so a refused draw leaves the state unchanged
+  detail::check_fits(plan, dtype);
+  if (plan.kind == Kind::permutation && static_cast<uint64_t>(numel) != plan.n)
+    throw Error("perm: a permutation of " + std::to_string(plan.n) + " fills a tensor of that many elements, not " +
+                std::to_string(numel));
   Generator g(p.key, p.offset);
   g = g.with_stream(p.stream);
   g.skip(plan, static_cast<uint64_t>(numel));  // throws (state unchanged) if the generator would be exhausted

@@ -125,6 +125,17 @@ class Generator:
         return _C.Generator(_u(s), _u(q), _u(o), st)
 
     @property
+    def state_tensor(self) -> torch.Tensor:
+        """The live state: the CPU int64 tensor ``[seed, subseq, offset, stream]``
+        (u64 values by bit pattern) that every draw reads and advances in place.
+        Every draw function takes it as ``generator=`` too: register it as a
+        module buffer (``module.register_buffer("rng_state", g.state_tensor)``)
+        and draw with ``generator=self.rng_state`` to carry the generator in
+        ``state_dict`` and through ``torch.export`` (the program then reads and
+        advances the buffer). Writing to it moves the generator."""
+        return self._state
+
+    @property
     def stream(self) -> int:
         """The stream version every draw from it is in (1 or 2)."""
         return int(self._state[3])
@@ -211,8 +222,15 @@ class Generator:
         return (f"xrng.Generator(seed={self.seed}, subseq={self.subseq}, offset={self.offset}, "
                 f"stream={self.stream})")
 
-    def __reduce__(self):
-        return (Generator, (self.seed, self.subseq, self.offset, self.stream))
+    # Pickles: (seed, subseq, offset, stream), as the native generator's; the
+    # 3-tuples of the releases before stream 2 are stream-1 generators.
+    def __getstate__(self) -> tuple:
+        return (self.seed, self.subseq, self.offset, self.stream)
+
+    def __setstate__(self, state: tuple) -> None:
+        if not isinstance(state, tuple) or len(state) not in (3, 4):
+            raise ValueError("Generator: bad pickled state")
+        self.__init__(*state[:3], state[3] if len(state) == 4 else 1)
 
 
 _PATHS = ("auto", "host_transfer")
@@ -261,11 +279,11 @@ def _stream(stream, src) -> int:
     Generator's source is its state tensor, whose stream the native code
     reads: 0 stands for "the generator's own" (checked there when given)."""
     if stream is None:
-        if type(src) is torch.Tensor:
+        if isinstance(src, torch.Tensor):
             return 0
         return src.stream if isinstance(src, _C.Generator) else stream_version
     st = _check_stream(stream)
-    if type(src) is torch.Tensor:
+    if isinstance(src, torch.Tensor):
         return st
     if isinstance(src, _C.Generator) and st != src.stream:
         raise ValueError(f"stream={st} but the generator draws stream {src.stream} "
@@ -363,6 +381,11 @@ def _source(seed: Optional[int], subseq: int, offset: int, generator: Optional[G
             raise ValueError("subseq= and offset= go with seed=; a generator carries its own")
         if isinstance(generator, Generator):
             return generator._state
+        if isinstance(generator, torch.Tensor):  # a generator's state tensor (e.g. a module buffer)
+            if generator.dtype != torch.int64 or generator.shape != (4,):
+                raise ValueError("generator= as a tensor must be a generator's state: int64, 4 elements "
+                                 "[seed, subseq, offset, stream]")
+            return generator
         if not isinstance(generator, _C.Generator):
             raise TypeError(f"generator must be an xrng.Generator, got {type(generator).__name__}")
         return generator
@@ -411,7 +434,7 @@ def _position(src, dist: str, reals: list, ints: list, dtype: torch.dtype, numel
     """The position tensor [seed, subseq, offset, stream] a draw starts at: from
     a generator's state (``torch.ops.xrng.take_``, which advances it), or a
     stateless ``(seed, subseq, offset)``."""
-    if type(src) is torch.Tensor:
+    if isinstance(src, torch.Tensor):
         return torch.ops.xrng.take_(src, dist, reals, ints, dtype, numel)
     if isinstance(src, _C.Generator):
         if torch.compiler.is_compiling():
