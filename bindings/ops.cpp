@@ -34,9 +34,11 @@
 #include "ops.h"
 
 #include <ATen/core/dispatch/Dispatcher.h>
+#include <c10/core/impl/TorchDispatchModeTLS.h>
 #include <torch/autograd.h>
 #include <torch/library.h>
 
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -118,6 +120,13 @@ at::Tensor take_kernel(at::Tensor& state, c10::string_view dist, c10::ArrayRef<d
   Generator g(p.key, p.offset);
   g = g.with_stream(p.stream);
   g.skip(plan, static_cast<uint64_t>(numel));  // throws (state unchanged) if the generator would be exhausted
+  if (state.device().is_cpu() && state.is_contiguous()) {  // the common case, without three more ATen calls
+    at::Tensor before = at::empty({4}, state.options());
+    int64_t* s = state.data_ptr<int64_t>();
+    std::memcpy(before.data_ptr<int64_t>(), s, 4 * sizeof(int64_t));
+    s[2] = static_cast<int64_t>(g.offset());
+    return before;
+  }
   at::Tensor before = state.clone();
   state.select(0, 2).fill_(static_cast<int64_t>(g.offset()));
   return before;
@@ -273,7 +282,18 @@ void split_params(Dist d, const DrawParams& q, std::vector<double>& reals, std::
 }
 
 at::Tensor position_tensor(const Key& key, uint64_t offset, int stream) {
-  at::Tensor t = at::empty({4}, at::TensorOptions().dtype(at::kLong));
+  // A thread's scratch position, reused while nothing else holds it (a draw
+  // that keeps its position, such as dropout's autograd, or a trace, holds a
+  // reference, and the next call allocates a new one): an allocation less per
+  // eager draw.
+  thread_local at::Tensor scratch;
+  at::Tensor t;
+  if (scratch.defined() && scratch.use_count() == 1 && c10::impl::TorchDispatchModeTLS::stack_len() == 0) {
+    t = scratch;
+  } else {
+    t = at::empty({4}, at::TensorOptions().dtype(at::kLong));
+    if (c10::impl::TorchDispatchModeTLS::stack_len() == 0) scratch = t;
+  }
   int64_t* v = t.data_ptr<int64_t>();
   v[0] = static_cast<int64_t>(key.seed);
   v[1] = static_cast<int64_t>(key.subseq);
