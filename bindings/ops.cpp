@@ -103,14 +103,14 @@ at::TensorOptions options_of(at::ScalarType dtype, const c10::Device& device) {
   catch (const Error& e) {                 \
     TORCH_CHECK_VALUE(false, e.what());    \
   }
-at::Tensor take_kernel(at::Tensor& state, c10::string_view dist, c10::ArrayRef<double> reals,
-                       c10::ArrayRef<int64_t> ints, at::ScalarType dtype, int64_t numel) {
-  XRNG_KERNEL_TRY
+}  // namespace
+
+at::Tensor take_direct(at::Tensor& state, Dist d, const DrawParams& q, at::ScalarType dtype, int64_t numel,
+                       bool scratch) {
   detail::check_writable(state, "xrng::take_");
   const DrawPosition p = read_position(state, "xrng::take_");
-  const Dist d = parse_dist(std::string(dist));
   if (numel < 0) throw Error("xrng::take_: negative element count");
-  const Plan plan = make_plan(d, draw_dtype(d, dtype), params_of(d, reals, ints), p.stream);
+  const Plan plan = make_plan(d, draw_dtype(d, dtype), q, p.stream);
   // the draw's own checks that do not need its output (a range that fits the
   // dtype, a permutation's size), so a refused draw leaves the state unchanged
   detail::check_fits(plan, dtype);
@@ -121,17 +121,25 @@ at::Tensor take_kernel(at::Tensor& state, c10::string_view dist, c10::ArrayRef<d
   g = g.with_stream(p.stream);
   g.skip(plan, static_cast<uint64_t>(numel));  // throws (state unchanged) if the generator would be exhausted
   if (state.device().is_cpu() && state.is_contiguous()) {  // the common case, without three more ATen calls
-    at::Tensor before = at::empty({4}, state.options());
+    at::Tensor before = scratch ? position_tensor(p.key, p.offset, p.stream) : at::empty({4}, state.options());
     int64_t* s = state.data_ptr<int64_t>();
-    std::memcpy(before.data_ptr<int64_t>(), s, 4 * sizeof(int64_t));
+    if (!scratch) std::memcpy(before.data_ptr<int64_t>(), s, 4 * sizeof(int64_t));
     s[2] = static_cast<int64_t>(g.offset());
     return before;
   }
   at::Tensor before = state.clone();
   state.select(0, 2).fill_(static_cast<int64_t>(g.offset()));
   return before;
-  XRNG_KERNEL_CATCH
+}
 
+namespace {
+
+at::Tensor take_kernel(at::Tensor& state, c10::string_view dist, c10::ArrayRef<double> reals,
+                       c10::ArrayRef<int64_t> ints, at::ScalarType dtype, int64_t numel) {
+  XRNG_KERNEL_TRY
+  const Dist d = parse_dist(std::string(dist));
+  return take_direct(state, d, params_of(d, reals, ints), dtype, numel, false);
+  XRNG_KERNEL_CATCH
 }
 
 at::Tensor& draw_out_kernel(at::Tensor& out, c10::string_view dist, c10::ArrayRef<double> reals,

@@ -34,6 +34,13 @@ at::Tensor& dropout_direct(at::Tensor& out, const at::Tensor& in, double p, cons
 at::Tensor& perm_shard_direct(at::Tensor& out, uint64_t n, const Key& key, uint64_t offset, uint64_t rank,
                               uint64_t world, uint64_t start, const RunOptions& run);
 
+// The work of xrng::take_ without the dispatcher: advances `state` past a
+// draw of `numel` elements and returns the position before. `scratch`: the
+// returned position may be the thread's reused scratch tensor (an eager
+// caller that does not keep it).
+at::Tensor take_direct(at::Tensor& state, Dist d, const DrawParams& q, at::ScalarType dtype, int64_t numel,
+                       bool scratch = true);
+
 namespace ops {
 // xrng::take_: the position a draw of `numel` elements of (dist, dtype,
 // params) starts at; advances `state` (a position tensor) past it.

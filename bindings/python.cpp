@@ -4,6 +4,7 @@
 // python/xrng/__init__.py.
 #include <torch/csrc/autograd/python_variable.h>
 #include <torch/csrc/utils/pybind.h>
+#include <c10/core/impl/TorchDispatchModeTLS.h>
 
 #include <pybind11/stl.h>
 
@@ -111,6 +112,7 @@ using Source = std::variant<Generator*, at::Tensor, Position>;
 // A source from Python: a native Generator, an xrng.Generator (its `_state`
 // tensor), a state tensor, or a (seed, subseq, offset) tuple.
 Source to_source(const py::handle& h) {
+  if (PyTuple_Check(h.ptr())) return h.cast<Position>();
   if (py::isinstance<Generator>(h)) return h.cast<Generator*>();
   if (THPVariable_Check(h.ptr())) return THPVariable_Unpack(h.ptr());
   if (py::hasattr(h, "_state")) {
@@ -201,8 +203,11 @@ at::Tensor draw_into(at::Tensor t, const Source& source, const std::string& dist
     std::vector<double> reals;
     std::vector<int64_t> ints;
     split_params(d, q, reals, ints);
-    // the position first (validates the draw and advances the state), then the draw there
-    const at::Tensor pos = ops::take_(state, dist, reals, ints, t.scalar_type(), t.numel());
+    // the position first (validates the draw and advances the state), then the draw there;
+    // eagerly (no dispatch mode: nothing to trace) the take is done here, without a dispatch
+    const at::Tensor pos = c10::impl::TorchDispatchModeTLS::stack_len() == 0
+                               ? take_direct(state, d, q, t.scalar_type(), t.numel())
+                               : ops::take_(state, dist, reals, ints, t.scalar_type(), t.numel());
     if (run.path == Path::automatic && run.threads == 0) return ops::draw_(t, dist, reals, ints, pos);
     const int64_t* v = pos.data_ptr<int64_t>();
     return draw_(t, d, q, xrng::Key(static_cast<uint64_t>(v[0]), static_cast<uint64_t>(v[1])),

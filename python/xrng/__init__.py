@@ -447,6 +447,10 @@ def _position(src, dist: str, reals: list, ints: list, dtype: torch.dtype, numel
     return torch.tensor([_i64(seed), _i64(subseq), _i64(offset), stream or stream_version], dtype=torch.int64)
 
 
+_is_compiling = torch.compiler.is_compiling
+_dispatch_modes = torch._C._len_torch_dispatch_stack
+
+
 def _traced() -> bool:
     """Whether a draw is being traced (torch.compile's Dynamo, or a dispatch
     mode such as FakeTensorMode, make_fx, non-strict torch.export): then it
@@ -505,7 +509,7 @@ def _new(what: str, size: list, dtype, default: torch.dtype, device, out: Option
     than a small draw); otherwise through _empty / _alloc (their checks; with
     no device, torch.empty picks torch's default device)."""
     path, threads = _path(path), _threads(threads)
-    if _traced():
+    if _is_compiling() or _dispatch_modes():  # _traced(), inline (a small draw's cost is mostly Python)
         if dtype is None:
             dtype = out.dtype if out is not None else default
         return _op_draw(size, dtype, device, out, src, dist, params, stream)

@@ -807,7 +807,7 @@ def _h_alpha_dropout(inplace: bool):
     return h
 
 
-def _h_sdpa(m, args, kwargs):
+def _h_sdpa(m, args, kwargs, traced: bool = False):
     """scaled_dot_product_attention with dropout_p > 0: torch's math formulation
     (the one its documentation gives) with xrng's dropout on the attention
     weights, one word per weight. The fused kernels draw their masks with their
@@ -820,7 +820,10 @@ def _h_sdpa(m, args, kwargs):
         raise _PassThrough
     q, k, v, mask = b["query"], b["key"], b["value"], b["attn_mask"]
     for t in (q, k, v) + ((mask,) if mask is not None else ()):
-        _check_tensor(t)
+        if not traced:
+            _check_tensor(t)
+        elif not isinstance(t, torch.Tensor) or t.layout != torch.strided:  # tracing subclasses allowed
+            raise _Unsupported("strided tensor arguments")
     _check_float(q, "scaled_dot_product_attention")
     if b["is_causal"] and mask is not None:
         raise RuntimeError("scaled_dot_product_attention: pass either attn_mask or is_causal, not both")
@@ -837,6 +840,10 @@ def _h_sdpa(m, args, kwargs):
         attn = attn.masked_fill(~mask, float("-inf")) if mask.dtype == torch.bool else attn + mask
     # fully masked rows give 0, not NaN, as in torch's math path
     attn = torch._safe_softmax(attn, -1) if hasattr(torch, "_safe_softmax") else torch.softmax(attn, -1)
+    if traced:  # a compiled region: the position from the mode at run time (see _mode_take)
+        pos = torch.ops.xrng.mode_take("scaled_dot_product_attention", "dropout", [p], [], attn.dtype,
+                                       attn.numel())
+        return (attn * 0 if p == 1.0 else torch.ops.xrng.dropout(attn, p, pos)) @ v
     with m._draw(None, "scaled_dot_product_attention") as g:
         seed, subseq, offset = g.seed, g.subseq, g.offset
         g.offset = offset + attn.numel()
@@ -955,6 +962,20 @@ def _c_like(dist: str, params: dict):
     return h
 
 
+def _c_bernoulli_(m, args, kwargs):
+    """Tensor.bernoulli_(p) with a float p (timm's DropPath, stochastic depth)."""
+    b = _bind("bernoulli_", args, kwargs, ("self", "p"), {"p": 0.5}, ("generator",))
+    t, p = b["self"], b["p"]
+    if b.get("generator") is not None or isinstance(p, torch.Tensor):
+        raise _Unsupported("generator= or a tensor p")
+    p = float(p)
+    if not 0.0 <= p <= 1.0:
+        raise RuntimeError(f"bernoulli_ expects p to be in [0, 1], but got p={p}")
+    dtype = t.dtype if t.dtype in (torch.bool, torch.uint8) else torch.uint8
+    pos = torch.ops.xrng.mode_take("Tensor.bernoulli_", "bernoulli", [p], [], dtype, t.numel())
+    return t.copy_(torch.ops.xrng.draw(list(t.shape), "bernoulli", [p], [], pos, dtype, t.device))
+
+
 #: The entry points covered inside compiled regions, by their reporting name.
 _COMPILED: dict = {
     "torch.dropout": _c_dropout(False),
@@ -963,6 +984,8 @@ _COMPILED: dict = {
     "torch.randn": _c_factory("normal", {"mean": 0.0, "std": 1.0}),
     "torch.rand_like": _c_like("uniform", {"low": 0.0, "high": 1.0}),
     "torch.randn_like": _c_like("normal", {"mean": 0.0, "std": 1.0}),
+    "Tensor.bernoulli_": _c_bernoulli_,
+    "torch.nn.functional.scaled_dot_product_attention": lambda m, a, k: _h_sdpa(m, a, k, traced=True),
 }
 
 
