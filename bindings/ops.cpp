@@ -217,6 +217,66 @@ class DropoutFunction : public torch::autograd::Function<DropoutFunction> {
     return {ops::dropout(grads[0], p, position), at::Tensor(), at::Tensor()};
   }
 };
+// The other operators have no derivative (a draw is not differentiable in
+// its parameters): their Autograd kernels step below autograd and the
+// ADInplaceOrView key and call on, unboxed (torch's fallback for custom ops
+// there is boxed, a few microseconds per call), bumping the version counter
+// of what they write, as an in-place torch op does.
+at::Tensor take_autograd(at::Tensor& state, c10::string_view dist, c10::ArrayRef<double> reals,
+                         c10::ArrayRef<int64_t> ints, at::ScalarType dtype, c10::SymInt numel) {
+  XRNG_KERNEL_TRY
+  at::Tensor pos;
+  {
+    at::AutoDispatchBelowADInplaceOrView guard;
+    static auto op = c10::Dispatcher::singleton()
+                         .findSchemaOrThrow("xrng::take_", "")
+                         .typed<at::Tensor(at::Tensor&, c10::string_view, c10::ArrayRef<double>,
+                                           c10::ArrayRef<int64_t>, at::ScalarType, c10::SymInt)>();
+    pos = op.call(state, dist, reals, ints, dtype, numel);
+  }
+  if (!state.is_inference()) state.unsafeGetTensorImpl()->bump_version();
+  return pos;
+  XRNG_KERNEL_CATCH
+}
+at::Tensor draw_autograd(c10::SymIntArrayRef size, c10::string_view dist, c10::ArrayRef<double> reals,
+                         c10::ArrayRef<int64_t> ints, const at::Tensor& position, at::ScalarType dtype,
+                         c10::Device device) {
+  XRNG_KERNEL_TRY
+  at::AutoDispatchBelowADInplaceOrView guard;
+  static auto op = c10::Dispatcher::singleton()
+                       .findSchemaOrThrow("xrng::draw", "")
+                       .typed<at::Tensor(c10::SymIntArrayRef, c10::string_view, c10::ArrayRef<double>,
+                                         c10::ArrayRef<int64_t>, const at::Tensor&, at::ScalarType, c10::Device)>();
+  return op.call(size, dist, reals, ints, position, dtype, device);
+  XRNG_KERNEL_CATCH
+}
+at::Tensor& draw_out_autograd(at::Tensor& out, c10::string_view dist, c10::ArrayRef<double> reals,
+                              c10::ArrayRef<int64_t> ints, const at::Tensor& position) {
+  XRNG_KERNEL_TRY
+  {
+    at::AutoDispatchBelowADInplaceOrView guard;
+    static auto op = c10::Dispatcher::singleton()
+                         .findSchemaOrThrow("xrng::draw_", "")
+                         .typed<at::Tensor&(at::Tensor&, c10::string_view, c10::ArrayRef<double>,
+                                            c10::ArrayRef<int64_t>, const at::Tensor&)>();
+    op.call(out, dist, reals, ints, position);
+  }
+  if (!out.is_inference()) out.unsafeGetTensorImpl()->bump_version();
+  return out;
+  XRNG_KERNEL_CATCH
+}
+at::Tensor perm_shard_autograd(int64_t n, const at::Tensor& position, int64_t rank, int64_t world, int64_t start,
+                               c10::SymInt count, at::ScalarType dtype, c10::Device device) {
+  XRNG_KERNEL_TRY
+  at::AutoDispatchBelowADInplaceOrView guard;
+  static auto op = c10::Dispatcher::singleton()
+                       .findSchemaOrThrow("xrng::perm_shard", "")
+                       .typed<at::Tensor(int64_t, const at::Tensor&, int64_t, int64_t, int64_t, c10::SymInt,
+                                         at::ScalarType, c10::Device)>();
+  return op.call(n, position, rank, world, start, count, dtype, device);
+  XRNG_KERNEL_CATCH
+}
+
 at::Tensor dropout_autograd(const at::Tensor& in, double p, const at::Tensor& position) {
   XRNG_KERNEL_TRY
   return DropoutFunction::apply(in, p, position);
@@ -348,4 +408,11 @@ void register_kernels(torch::Library& m) {
 TORCH_LIBRARY_IMPL(xrng, CPU, m) { register_kernels(m); }
 TORCH_LIBRARY_IMPL(xrng, CUDA, m) { register_kernels(m); }
 TORCH_LIBRARY_IMPL(xrng, CompositeExplicitAutograd, m) { register_kernels(m); }
-TORCH_LIBRARY_IMPL(xrng, Autograd, m) { m.impl("dropout", TORCH_FN(xrng::torch_api::dropout_autograd)); }
+TORCH_LIBRARY_IMPL(xrng, Autograd, m) {
+  using namespace xrng::torch_api;
+  m.impl("dropout", TORCH_FN(dropout_autograd));
+  m.impl("take_", TORCH_FN(take_autograd));
+  m.impl("draw", TORCH_FN(draw_autograd));
+  m.impl("draw_", TORCH_FN(draw_out_autograd));
+  m.impl("perm_shard", TORCH_FN(perm_shard_autograd));
+}

@@ -52,9 +52,15 @@ Every intercepted call consumes a fixed number of stream words that depends
 only on its arguments (SPEC.md lists them), so a program consumes the same
 offsets on every device. Random calls the mode cannot make identical
 (``multinomial``, ``poisson``, LSTM dropout, fused kernels with their own RNG,
-``torch.compile``'d regions, anything that draws from torch's generators
-behind the mode's back) are reported: a one-time :class:`ReproducibilityWarning`
-naming the op, or :class:`NotReproducibleError` with ``strict=True``.
+anything that draws from torch's generators behind the mode's back) are
+reported: a one-time :class:`ReproducibilityWarning` naming the op, or
+:class:`NotReproducibleError` with ``strict=True``.
+
+Inside ``torch.compile``'d regions the global stream's dropout (all of
+``F.dropout``'s forms, SDPA's), ``rand``/``randn``/``rand_like``/``randn_like``
+and ``Tensor.bernoulli_(p)`` are drawn as eagerly (see ``_COMPILED``: each
+compiles to ``xrng::mode_take``, which resolves the position when the compiled
+code runs, and the xrng operator); the other random calls there are reported.
 
 The mode belongs to the thread that enters it (like every torch mode);
 DataLoader worker processes forked inside it inherit it, and torch's
