@@ -208,7 +208,7 @@ at::Tensor draw_into(at::Tensor t, const Source& source, const std::string& dist
     const at::Tensor pos = c10::impl::TorchDispatchModeTLS::stack_len() == 0
                                ? take_direct(state, d, q, t.scalar_type(), t.numel())
                                : ops::take_(state, dist, reals, ints, t.scalar_type(), t.numel());
-    if (run.path == Path::automatic && run.threads == 0) return ops::draw_(t, dist, reals, ints, pos);
+    if (run.path == Path::automatic && run.threads == 0 && !plain_eager(t)) return ops::draw_(t, dist, reals, ints, pos);
     const int64_t* v = pos.data_ptr<int64_t>();
     return draw_(t, d, q, xrng::Key(static_cast<uint64_t>(v[0]), static_cast<uint64_t>(v[1])),
                  static_cast<uint64_t>(v[2]), run, stream);
