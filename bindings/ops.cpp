@@ -106,8 +106,11 @@ at::TensorOptions options_of(at::ScalarType dtype, const c10::Device& device) {
   }
 }  // namespace
 
-at::Tensor take_direct(at::Tensor& state, Dist d, const DrawParams& q, at::ScalarType dtype, int64_t numel,
-                       bool scratch) {
+namespace {
+// take_'s checks and advance on a state of any device; returns the position
+// before and the offset after.
+std::pair<DrawPosition, uint64_t> advance(const at::Tensor& state, Dist d, const DrawParams& q, at::ScalarType dtype,
+                                          int64_t numel) {
   detail::check_writable(state, "xrng::take_");
   const DrawPosition p = read_position(state, "xrng::take_");
   if (numel < 0) throw Error("xrng::take_: negative element count");
@@ -121,15 +124,33 @@ at::Tensor take_direct(at::Tensor& state, Dist d, const DrawParams& q, at::Scala
   Generator g(p.key, p.offset);
   g = g.with_stream(p.stream);
   g.skip(plan, static_cast<uint64_t>(numel));  // throws (state unchanged) if the generator would be exhausted
-  if (state.device().is_cpu() && state.is_contiguous()) {  // the common case, without three more ATen calls
+  return {p, g.offset()};
+}
+bool host_state(const at::Tensor& state) { return state.device().is_cpu() && state.is_contiguous(); }
+}  // namespace
+
+DrawPosition take_position(at::Tensor& state, Dist d, const DrawParams& q, at::ScalarType dtype, int64_t numel) {
+  if (!host_state(state)) {
+    const at::Tensor pos = take_direct(state, d, q, dtype, numel, false);
+    return read_position(pos, "xrng::take_");
+  }
+  const auto [p, next] = advance(state, d, q, dtype, numel);
+  state.data_ptr<int64_t>()[2] = static_cast<int64_t>(next);
+  return p;
+}
+
+at::Tensor take_direct(at::Tensor& state, Dist d, const DrawParams& q, at::ScalarType dtype, int64_t numel,
+                       bool scratch) {
+  const auto [p, next] = advance(state, d, q, dtype, numel);
+  if (host_state(state)) {  // the common case, without three more ATen calls
     at::Tensor before = scratch ? position_tensor(p.key, p.offset, p.stream) : at::empty({4}, state.options());
     int64_t* s = state.data_ptr<int64_t>();
     if (!scratch) std::memcpy(before.data_ptr<int64_t>(), s, 4 * sizeof(int64_t));
-    s[2] = static_cast<int64_t>(g.offset());
+    s[2] = static_cast<int64_t>(next);
     return before;
   }
   at::Tensor before = state.clone();
-  state.select(0, 2).fill_(static_cast<int64_t>(g.offset()));
+  state.select(0, 2).fill_(static_cast<int64_t>(next));
   return before;
 }
 

@@ -48,6 +48,9 @@ at::Tensor& perm_shard_direct(at::Tensor& out, uint64_t n, const Key& key, uint6
 at::Tensor take_direct(at::Tensor& state, Dist d, const DrawParams& q, at::ScalarType dtype, int64_t numel,
                        bool scratch = true);
 
+// take_direct's advance, returning the position as values (no tensor).
+DrawPosition take_position(at::Tensor& state, Dist d, const DrawParams& q, at::ScalarType dtype, int64_t numel);
+
 namespace ops {
 // xrng::take_: the position a draw of `numel` elements of (dist, dtype,
 // params) starts at; advances `state` (a position tensor) past it.

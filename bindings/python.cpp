@@ -112,9 +112,9 @@ using Source = std::variant<Generator*, at::Tensor, Position>;
 // A source from Python: a native Generator, an xrng.Generator (its `_state`
 // tensor), a state tensor, or a (seed, subseq, offset) tuple.
 Source to_source(const py::handle& h) {
+  if (THPVariable_Check(h.ptr())) return THPVariable_Unpack(h.ptr());
   if (PyTuple_Check(h.ptr())) return h.cast<Position>();
   if (py::isinstance<Generator>(h)) return h.cast<Generator*>();
-  if (THPVariable_Check(h.ptr())) return THPVariable_Unpack(h.ptr());
   if (py::hasattr(h, "_state")) {
     const py::object st = h.attr("_state");
     if (THPVariable_Check(st.ptr())) return THPVariable_Unpack(st.ptr());
@@ -200,6 +200,11 @@ at::Tensor draw_into(at::Tensor t, const Source& source, const std::string& dist
                         std::to_string(own) + " (a generator's stream is fixed: xrng.Generator(..., stream=" +
                         std::to_string(stream) + "))");
     xrng::torch_api::detail::check_strided(t, dist.c_str());
+    if (c10::impl::TorchDispatchModeTLS::stack_len() == 0 && plain_eager(t)) {
+      // plain eager work (ops.h, plain_eager): the position and the kernel without a dispatch
+      const DrawPosition p = take_position(state, d, q, t.scalar_type(), t.numel());
+      return draw_direct(t, d, q, p.key, p.offset, run, stream);
+    }
     std::vector<double> reals;
     std::vector<int64_t> ints;
     split_params(d, q, reals, ints);
