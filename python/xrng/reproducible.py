@@ -52,9 +52,15 @@ Every intercepted call consumes a fixed number of stream words that depends
 only on its arguments (SPEC.md lists them), so a program consumes the same
 offsets on every device. Random calls the mode cannot make identical
 (``multinomial``, ``poisson``, LSTM dropout, fused kernels with their own RNG,
-``torch.compile``'d regions, anything that draws from torch's generators
-behind the mode's back) are reported: a one-time :class:`ReproducibilityWarning`
-naming the op, or :class:`NotReproducibleError` with ``strict=True``.
+anything that draws from torch's generators behind the mode's back) are
+reported: a one-time :class:`ReproducibilityWarning` naming the op, or
+:class:`NotReproducibleError` with ``strict=True``.
+
+Inside ``torch.compile``'d regions the global stream's dropout (all of
+``F.dropout``'s forms, SDPA's), ``rand``/``randn``/``rand_like``/``randn_like``
+and ``Tensor.bernoulli_(p)`` are drawn as eagerly (see ``_COMPILED``: each
+compiles to ``xrng::mode_take``, which resolves the position when the compiled
+code runs, and the xrng operator); the other random calls there are reported.
 
 The mode belongs to the thread that enters it (like every torch mode), and
 one thread at a time may be inside a mode: its streams are those of torch's
@@ -706,10 +712,14 @@ class _ZeroGrad(torch.autograd.Function):
 
 
 # ---- dropout family (torch level: F.dropout and friends are Python wrappers over these) ------------
-def _dropout_args(name: str, args, kwargs):
+def _dropout_args(name: str, args, kwargs, traced: bool = False):
     b = _bind(name, args, kwargs, ("input", "p", "train"), {})
     x = b["input"]
-    _check_tensor(x)
+    if traced:  # a compiled region: the tensor may be a tracing subclass (FakeTensor, FunctionalTensor)
+        if not isinstance(x, torch.Tensor) or x.layout != torch.strided:
+            raise _Unsupported("a strided tensor input")
+    else:
+        _check_tensor(x)
     return x, float(b["p"]), b["train"]
 
 
@@ -823,7 +833,7 @@ def _h_alpha_dropout(inplace: bool):
     return h
 
 
-def _h_sdpa(m, args, kwargs):
+def _h_sdpa(m, args, kwargs, traced: bool = False):
     """scaled_dot_product_attention with dropout_p > 0: torch's math formulation
     (the one its documentation gives) with xrng's dropout on the attention
     weights, one word per weight. The fused kernels draw their masks with their
@@ -836,7 +846,10 @@ def _h_sdpa(m, args, kwargs):
         raise _PassThrough
     q, k, v, mask = b["query"], b["key"], b["value"], b["attn_mask"]
     for t in (q, k, v) + ((mask,) if mask is not None else ()):
-        _check_tensor(t)
+        if not traced:
+            _check_tensor(t)
+        elif not isinstance(t, torch.Tensor) or t.layout != torch.strided:  # tracing subclasses allowed
+            raise _Unsupported("strided tensor arguments")
     _check_float(q, "scaled_dot_product_attention")
     if b["is_causal"] and mask is not None:
         raise RuntimeError("scaled_dot_product_attention: pass either attn_mask or is_causal, not both")
@@ -853,6 +866,10 @@ def _h_sdpa(m, args, kwargs):
         attn = attn.masked_fill(~mask, float("-inf")) if mask.dtype == torch.bool else attn + mask
     # fully masked rows give 0, not NaN, as in torch's math path
     attn = torch._safe_softmax(attn, -1) if hasattr(torch, "_safe_softmax") else torch.softmax(attn, -1)
+    if traced:  # a compiled region: the position from the mode at run time (see _mode_take)
+        pos = torch.ops.xrng.mode_take("scaled_dot_product_attention", "dropout", [p], [], attn.dtype,
+                                       attn.numel())
+        return (attn * 0 if p == 1.0 else torch.ops.xrng.dropout(attn, p, pos)) @ v
     with m._draw(None, "scaled_dot_product_attention") as g:
         seed, subseq, offset = g.reserve(attn.numel())
     if p == 1.0:
@@ -862,6 +879,139 @@ def _h_sdpa(m, args, kwargs):
     else:
         attn = _x_dropout(attn, p, seed=seed, subseq=subseq, offset=offset)
     return attn @ v
+
+
+# ==== compiled regions (torch.compile) ===================================================================
+# Inside a compiled region a draw of the global stream becomes two operators:
+# xrng::mode_take, which at run time resolves the mode's global stream exactly
+# as an eager call does (the mode's bookkeeping: re-seeding, the position,
+# the commit) and returns the position of the draw, and the xrng operator
+# that draws there (bindings/ops.cpp). mode_take is an ORDERED effectful
+# operator: torch threads an effect token through it, so compiled draws keep
+# their program order and are never merged or dropped; the position is a
+# tensor, never a constant of the graph. So a compiled program draws, call
+# after call, the values the eager program draws under the mode.
+_lib = torch.library.Library("xrng", "FRAGMENT")
+_lib.define("mode_take(str op, str dist, float[] reals, int[] ints, ScalarType dtype, SymInt numel) -> Tensor")
+
+
+def _mode_take(op, dist, reals, ints, dtype, numel):
+    m = getattr(_tls, "top", None)
+    if m is None:
+        raise NotReproducibleError(f"xrng.reproducible: {op} was compiled under the mode and runs outside it")
+    with m._draw(None, op) as g:
+        return torch.ops.xrng.take_(g.state_tensor, dist, list(reals), list(ints), dtype, numel)
+
+
+_lib.impl("mode_take", _mode_take, "CompositeExplicitAutograd")
+
+
+@torch.library.register_fake("xrng::mode_take", lib=_lib)
+def _mode_take_fake(op, dist, reals, ints, dtype, numel):
+    return torch.empty(4, dtype=torch.int64)
+
+
+try:
+    from torch._higher_order_ops.effects import _register_effectful_op
+    from torch._library.effects import EffectType
+    _register_effectful_op(torch.ops.xrng.mode_take.default, EffectType.ORDERED)
+except ImportError:  # an older torch: tagged random instead (not merged, not dropped)
+    pass
+
+
+def _from_compiler() -> bool:
+    """Whether the entry point was called by torch's compiler itself (e.g.
+    Inductor tracing its replacement patterns, which call torch.randperm),
+    rather than by the program: such calls are not the program's draws."""
+    f = sys._getframe(3)  # _from_compiler <- _call <- wrapper <- the caller
+    return f is not None and f.f_globals.get("__name__", "").startswith("torch._inductor")
+
+
+def _c_dropout(inplace: bool):
+    name = "torch.dropout_" if inplace else "torch.dropout"
+
+    def h(m, args, kwargs):
+        x, p, train = _dropout_args(name, args, kwargs, traced=True)
+        rule = _dropout_rule(name, p, train)
+        if rule == 0 or x.numel() == 0:
+            return x
+        if rule == 1:
+            return x.mul_(0) if inplace else x * 0
+        _check_float(x, name)
+        pos = torch.ops.xrng.mode_take(name, "dropout", [p], [], x.dtype, x.numel())
+        y = torch.ops.xrng.dropout(x, p, pos)
+        return x.copy_(y) if inplace else y
+    return h
+
+
+def _c_factory(dist: str, params: dict):
+    name = "torch." + ("rand" if dist == "uniform" else "randn")
+
+    def h(m, args, kwargs):
+        b = _bind(name[6:], (), {k: v for k, v in kwargs.items() if k != "size"}, (), {}, _FACTORY_KW)
+        if b.get("generator") is not None or b.get("out") is not None:
+            raise _Unsupported("generator= or out=")
+        if b.get("layout") not in (None, torch.strided):
+            raise _Unsupported(f"layout {b['layout']}")
+        size = list(_size(name[6:], args, kwargs))
+        dtype = b.get("dtype") or torch.get_default_dtype()
+        if dtype not in _FLOATS:
+            raise _Unsupported(f"dtype {dtype}")
+        device = b.get("device")
+        device = torch.empty(0).device if device is None else torch.device(device)
+        numel = 1
+        for d in size:
+            numel = numel * d
+        reals = [params[k] for k in params]
+        pos = torch.ops.xrng.mode_take(name, dist, reals, [], dtype, numel)
+        t = torch.ops.xrng.draw(size, dist, reals, [], pos, dtype, device)
+        return t.requires_grad_() if b.get("requires_grad") else t
+    return h
+
+
+def _c_like(dist: str, params: dict):
+    name = "torch." + ("rand_like" if dist == "uniform" else "randn_like")
+
+    def h(m, args, kwargs):
+        if len(args) != 1 or set(kwargs) - {"dtype", "device", "requires_grad"}:
+            raise _Unsupported("arguments")
+        x = args[0]
+        dtype = kwargs.get("dtype") or x.dtype
+        device = kwargs.get("device") or x.device
+        if dtype not in _FLOATS:
+            raise _Unsupported(f"dtype {dtype}")
+        reals = [params[k] for k in params]
+        pos = torch.ops.xrng.mode_take(name, dist, reals, [], dtype, x.numel())
+        t = torch.ops.xrng.draw(list(x.shape), dist, reals, [], pos, dtype, torch.device(device))
+        return t.requires_grad_() if kwargs.get("requires_grad") else t
+    return h
+
+
+def _c_bernoulli_(m, args, kwargs):
+    """Tensor.bernoulli_(p) with a float p (timm's DropPath, stochastic depth)."""
+    b = _bind("bernoulli_", args, kwargs, ("self", "p"), {"p": 0.5}, ("generator",))
+    t, p = b["self"], b["p"]
+    if b.get("generator") is not None or isinstance(p, torch.Tensor):
+        raise _Unsupported("generator= or a tensor p")
+    p = float(p)
+    if not 0.0 <= p <= 1.0:
+        raise RuntimeError(f"bernoulli_ expects p to be in [0, 1], but got p={p}")
+    dtype = t.dtype if t.dtype in (torch.bool, torch.uint8) else torch.uint8
+    pos = torch.ops.xrng.mode_take("Tensor.bernoulli_", "bernoulli", [p], [], dtype, t.numel())
+    return t.copy_(torch.ops.xrng.draw(list(t.shape), "bernoulli", [p], [], pos, dtype, t.device))
+
+
+#: The entry points covered inside compiled regions, by their reporting name.
+_COMPILED: dict = {
+    "torch.dropout": _c_dropout(False),
+    "torch.dropout_": _c_dropout(True),
+    "torch.rand": _c_factory("uniform", {"low": 0.0, "high": 1.0}),
+    "torch.randn": _c_factory("normal", {"mean": 0.0, "std": 1.0}),
+    "torch.rand_like": _c_like("uniform", {"low": 0.0, "high": 1.0}),
+    "torch.randn_like": _c_like("normal", {"mean": 0.0, "std": 1.0}),
+    "Tensor.bernoulli_": _c_bernoulli_,
+    "torch.nn.functional.scaled_dot_product_attention": lambda m, a, k: _h_sdpa(m, a, k, traced=True),
+}
 
 
 class _PassThrough(Exception):
@@ -1504,6 +1654,17 @@ class reproducible:
     # ---- calls of the entry points ----
     def _call(self, orig: Callable, handler: Callable, name: str, args: tuple, kwargs: dict):
         if torch.compiler.is_compiling():
+            compiled = _COMPILED.get(name)
+            if compiled is not None:
+                try:
+                    return compiled(self, args, kwargs)
+                except _PassThrough:
+                    return orig(*args, **kwargs)
+                except _Unsupported as e:
+                    self._report(name, f"is inside a torch.compile'd region and not covered there ({e})")
+                    return orig(*args, **kwargs)
+            if not torch.compiler.is_dynamo_compiling() and _from_compiler():
+                return orig(*args, **kwargs)  # the compiler's own tracing (Inductor's patterns), not the program
             self._report(name, "is inside a torch.compile'd region, where the mode cannot intercept it")
             return orig(*args, **kwargs)
         # torch's own argument checking decides (issue 21; see _TORCH_FIRST)
