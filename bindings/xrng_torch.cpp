@@ -115,10 +115,10 @@ at::Tensor& draw_(at::Tensor& out, Dist dist, const DrawParams& params, const Ke
 }
 at::Tensor& draw_(at::Tensor& out, Dist dist, const DrawParams& params, Generator& gen, const RunOptions& run) {
   detail::check_strided(out, dist_name(dist));
-  const Generator next =
-      advanced(gen, gen.plan(dist, draw_dtype(dist, out.scalar_type()), params), static_cast<uint64_t>(out.numel()));
-  draw_(out, dist, params, gen.key(), gen.offset(), run, gen.stream());
-  gen = next;
+  const int stream = gen.stream();
+  reserved(gen, make_plan(dist, draw_dtype(dist, out.scalar_type()), params, stream),
+           static_cast<uint64_t>(out.numel()),
+           [&](const Key& key, uint64_t offset) { draw_(out, dist, params, key, offset, run, stream); });
   return out;
 }
 
@@ -210,9 +210,10 @@ at::Tensor dropout(const at::Tensor& in, double p, Generator& gen, const RunOpti
   }
   // Through the operator xrng::dropout: differentiable (the backward
   // regenerates the mask from the position).
-  const Generator next = advanced(gen, dropout_plan(in, in, p, gen.stream()), static_cast<uint64_t>(in.numel()));
-  at::Tensor out = ops::dropout(in, p, position_tensor(gen.key(), gen.offset(), gen.stream()));
-  gen = next;
+  const int stream = gen.stream();
+  at::Tensor out;
+  reserved(gen, dropout_plan(in, in, p, stream), static_cast<uint64_t>(in.numel()),
+           [&](const Key& key, uint64_t offset) { out = ops::dropout(in, p, position_tensor(key, offset, stream)); });
   return out;
 }
 
