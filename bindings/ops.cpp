@@ -33,6 +33,8 @@
 // output (device="meta") is validated and left without values.
 #include "ops.h"
 
+#include <mutex>
+
 #include <ATen/core/dispatch/Dispatcher.h>
 #include <c10/core/impl/LocalDispatchKeySet.h>
 #include <c10/core/impl/TorchDispatchModeTLS.h>
@@ -127,6 +129,13 @@ std::pair<DrawPosition, uint64_t> advance(const at::Tensor& state, Dist d, const
   return {p, g.offset()};
 }
 bool host_state(const at::Tensor& state) { return state.device().is_cpu() && state.is_contiguous(); }
+// A state's read and advance are one step under this lock, so that threads
+// drawing from one generator (one state tensor) get disjoint word ranges
+// (issue 18; torch.Generator guards its state with a mutex too).
+std::mutex& take_mutex() {
+  static std::mutex m;
+  return m;
+}
 }  // namespace
 
 DrawPosition take_position(at::Tensor& state, Dist d, const DrawParams& q, at::ScalarType dtype, int64_t numel) {
@@ -134,6 +143,7 @@ DrawPosition take_position(at::Tensor& state, Dist d, const DrawParams& q, at::S
     const at::Tensor pos = take_direct(state, d, q, dtype, numel, false);
     return read_position(pos, "xrng::take_");
   }
+  std::lock_guard<std::mutex> lock(take_mutex());
   const auto [p, next] = advance(state, d, q, dtype, numel);
   state.data_ptr<int64_t>()[2] = static_cast<int64_t>(next);
   return p;
@@ -141,6 +151,7 @@ DrawPosition take_position(at::Tensor& state, Dist d, const DrawParams& q, at::S
 
 at::Tensor take_direct(at::Tensor& state, Dist d, const DrawParams& q, at::ScalarType dtype, int64_t numel,
                        bool scratch) {
+  std::lock_guard<std::mutex> lock(take_mutex());
   const auto [p, next] = advance(state, d, q, dtype, numel);
   if (host_state(state)) {  // the common case, without three more ATen calls
     at::Tensor before = scratch ? position_tensor(p.key, p.offset, p.stream) : at::empty({4}, state.options());

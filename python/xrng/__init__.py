@@ -80,7 +80,7 @@ simd_isa = _C.simd_isa
 has_cuda_kernels = _C.has_cuda_kernels
 
 
-def _i64(x: int) -> int:
+def _bits64(x: int) -> int:
     """A u64 as the int64 of the same bits (how positions store it)."""
     return x - 18446744073709551616 if x >= 9223372036854775808 else x
 
@@ -114,7 +114,7 @@ class Generator:
     def __init__(self, seed: int = 0, subseq: int = 0, offset: int = 0, stream: int = _C.stream_version) -> None:
         seed, subseq, offset = _u64(seed, "seed"), _u64(subseq, "subseq"), _u64(offset, "offset")
         st = _check_stream(stream)
-        self._state = torch.tensor([_i64(seed), _i64(subseq), _i64(offset), st], dtype=torch.int64)
+        self._state = torch.tensor([_bits64(seed), _bits64(subseq), _bits64(offset), st], dtype=torch.int64)
 
     @classmethod
     def _of(cls, g: "_C.Generator") -> "Generator":
@@ -157,7 +157,7 @@ class Generator:
 
     @offset.setter
     def offset(self, value: int) -> None:
-        self._state[2] = _i64(_u64(value, "offset"))
+        self._state[2] = _bits64(_u64(value, "offset"))
 
     def get_state(self) -> torch.Tensor:
         """The state as a 32-byte uint8 CPU tensor ('XRNG', the generator's stream version, seed, subseq, offset)."""
@@ -181,7 +181,21 @@ class Generator:
         self._load(g)
 
     def _load(self, g: "_C.Generator") -> None:
-        self._state.copy_(torch.tensor([_i64(g.seed), _i64(g.subseq), _i64(g.offset), g.stream], dtype=torch.int64))
+        self._state.copy_(torch.tensor([_bits64(g.seed), _bits64(g.subseq), _bits64(g.offset), g.stream], dtype=torch.int64))
+
+    def reserve(self, words: int) -> tuple:
+        """Reserves ``words`` raw stream words atomically: returns ``(seed,
+        subseq, offset)`` where they start and advances the generator past
+        them, in one step under the lock every draw takes, so that threads
+        sharing this generator get disjoint ranges (for a caller that draws
+        statelessly at the returned position)."""
+        words = _u64(words, "words")
+        if words >= 2**63:  # the operator counts in int64; no draw is this long
+            raise ValueError(f"Generator.reserve: {words} words would leave the generator exhausted "
+                             "(at most 2**63 - 1 words per reservation)")
+        pos = torch.ops.xrng.take_(self._state, "bits", [], [], torch.uint32, words)
+        s, q, o, _ = pos.tolist()
+        return _u(s), _u(q), _u(o)
 
     def split(self, i: int) -> "Generator":
         """The i-th child generator (key split(i)), at offset 0; this generator is unchanged."""
@@ -224,6 +238,11 @@ class Generator:
 
     # Pickles: (seed, subseq, offset, stream), as the native generator's; the
     # 3-tuples of the releases before stream 2 are stream-1 generators.
+    # Every protocol reduces to the constructor call (protocols 0 and 1 too);
+    # __setstate__ still loads the pickles of earlier releases.
+    def __reduce__(self) -> tuple:
+        return (Generator, (self.seed, self.subseq, self.offset, self.stream))
+
     def __getstate__(self) -> tuple:
         return (self.seed, self.subseq, self.offset, self.stream)
 
@@ -465,7 +484,7 @@ def _position(src, dist: str, reals: list, ints: list, dtype: torch.dtype, numel
         src.offset = tmp.offset
         return pos
     seed, subseq, offset = src
-    return torch.tensor([_i64(seed), _i64(subseq), _i64(offset), stream or stream_version], dtype=torch.int64)
+    return torch.tensor([_bits64(seed), _bits64(subseq), _bits64(offset), stream or stream_version], dtype=torch.int64)
 
 
 _is_compiling = torch.compiler.is_compiling
