@@ -44,13 +44,14 @@ XRNG_HD XRNG_INLINE void log_normal_core(I a, I b, F mean, F std, F* y0, F* y1) 
 }
 
 // ---- exponential: -ln(u) * (1 / rate) -------------------------------------------------
-// Evaluated as ln u * (-0 - inv_rate): the same value ((0 - x) y = x (-0 - y)
-// exactly for x < 0: -0 - y negates y exactly, +0 included, so 0 * ... keeps
-// its +0), with the negation on the loop-invariant parameter instead of on
-// every element.
+// Evaluated as ln u * (-inv_rate), -inv_rate by a flip of the sign bit: the
+// same value as (0 - ln u) * inv_rate ((-x) y = x (-y) exactly, +0 * ... and
+// infinities included), with the negation on the loop-invariant parameter
+// instead of on every element. (Not -0 - inv_rate: a broadcast of the
+// constant -0 may be +0 in a vector lane type.)
 template <class F, class I>
 XRNG_HD XRNG_INLINE F exponential_core(I w, F inv_rate) {
-  return math32::log_unit_word<F, I>(w) * (F(-0.0f) - inv_rate);
+  return math32::log_unit_word<F, I>(w) * math32::neg_<F, I>(inv_rate);
 }
 
 // ---- Cauchy: median + sigma tan(pi (u - 1/2)) -------------------------------------------

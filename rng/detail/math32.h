@@ -129,6 +129,12 @@ XRNG_HD XRNG_INLINE F log_unit_word(I a) {
   return s + tail;
 }
 
+// ---- -x by the sign bit (exact, zeros and infinities included) ------------------
+template <class F, class I>
+XRNG_HD XRNG_INLINE F neg_(F x) {
+  return as_f32(as_u32(x) ^ I(0x80000000u));
+}
+
 // ---- Box-Muller radius sqrt(-2 ln u) and the exponential's -ln u ----------------
 template <class F, class I>
 XRNG_HD XRNG_INLINE F radius(I a) {
