@@ -69,10 +69,10 @@ std::vector<BackendDef> backends() {
                  run_host(c, p, o, opts(Backend::scalar, 1));
                }});
   // One column per SIMD ISA this CPU runs; the dispatcher is forced to each.
-  std::vector<std::string> isas;
-  if (isa == "avx512") isas = {"avx2", "avx512"};
-  if (isa == "avx2") isas = {"avx2"};
-  for (const std::string& i : isas)
+  // (simd_isas(): "none", then every ISA of this build that this CPU runs,
+  // e.g. avx2 and avx512 on x86-64, neon on AArch64.)
+  for (const std::string& i : simd_isas()) {
+    if (i == "none") continue;
     v.push_back({"cpu-" + i, [i, isa](const auto& c, const Plan& p, void* o) {
                    set_simd_isa(i);
                    try {
@@ -83,6 +83,7 @@ std::vector<BackendDef> backends() {
                    }
                    set_simd_isa(isa);
                  }});
+  }
   const unsigned hw = std::max(2u, std::thread::hardware_concurrency());
   v.push_back({"cpu-threads", [hw](const auto& c, const Plan& p, void* o) {
                  run_host(c, p, o, opts(Backend::automatic, static_cast<int>(hw) + 1));

@@ -340,8 +340,9 @@ struct Kernel<Dist::randint, DType::i64> : VectorKernel {
 // The cores of distributions_v2.h (math32.h underneath) instantiated with the
 // binary32 lanes FR<R> / W32<R> of isa.h: the scalar operation sequence by
 // construction, R registers of N32 lanes per step (independent chains).
-// Registers per step: AVX2 has 16 vector registers, two chains would spill.
-constexpr int kV2Regs = kBytes == 64 ? 2 : 1;
+// Registers per step: AVX2 has 16 vector registers, two chains would spill;
+// AVX-512 and NEON have 32.
+constexpr int kV2Regs = kBytes == 32 ? 1 : 2;
 // Pairs (normal, log_normal): words a0 b0 a1 b1 ... of N32 pairs per register;
 // z0 z1 interleaved on output, stored as f32 / f16 / bf16.
 template <Dist DI, DType T>

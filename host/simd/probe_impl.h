@@ -9,7 +9,7 @@
 namespace xrng::detail {
 namespace {
 
-// probe_avx2 / probe_avx512 (probe.h) of this ISA.
+// probe_avx2 / probe_avx512 / probe_neon (probe.h) of this ISA.
 bool probe_impl(Probe which, const Plan& plan, const uint32_t* in, size_t n, void* out) {
   switch (which) {
     case Probe::radius32:
