@@ -128,6 +128,23 @@ XRNG_INLINE H half(const W& w, int which) {
   }(std::make_index_sequence<n>{});
 }
 
+// A lane permutation of two vectors a, b (lanes of b numbered after a's) by
+// constant indices: shuffle<kEven64>(a, b). __builtin_shufflevector takes the
+// indices as constants, which GCC (12+) and Clang both accept (GCC's
+// __builtin_shuffle with a mask vector is GCC only).
+template <int N>
+struct Lanes {
+  int i[N];
+};
+template <const auto& M, class V>
+XRNG_INLINE V shuffle(const V& a, const V& b) {
+  constexpr size_t n = sizeof(M.i) / sizeof(M.i[0]);
+  static_assert(n == sizeof(V) / sizeof(a[0]), "one index per lane");
+  return [&]<size_t... I>(std::index_sequence<I...>) {
+    return (V)__builtin_shufflevector(a, b, M.i[I]...);
+  }(std::make_index_sequence<n>{});
+}
+
 // ---- ISA primitives ----------------------------------------------------------------------------
 #if XRNG_SIMD_BYTES == 32
 // Low 32 bits of each 64-bit lane times low 32 bits: the full 64-bit product.
@@ -160,11 +177,11 @@ XRNG_INLINE vu32h trunc32(vu64 v) {  // low 32 bits of each lane
   const __m256i x = _mm256_permutevar8x32_epi32((__m256i)v, _mm256_setr_epi32(0, 2, 4, 6, 0, 2, 4, 6));
   return (vu32h)_mm256_castsi256_si128(x);
 }
-constexpr vu64 kInterleaveLo = {0, 4, 1, 5}, kInterleaveHi = {2, 6, 3, 7};
-constexpr vu64 kEven64 = {0, 2, 4, 6}, kOdd64 = {1, 3, 5, 7};
-constexpr vi32 kInterleave32 = {0, 4, 1, 5, 2, 6, 3, 7};
-constexpr vi32 kEven32 = {0, 2, 4, 6, 8, 10, 12, 14}, kOdd32 = {1, 3, 5, 7, 9, 11, 13, 15};
-constexpr vi32 kZipLo32 = {0, 8, 1, 9, 2, 10, 3, 11}, kZipHi32 = {4, 12, 5, 13, 6, 14, 7, 15};
+constexpr Lanes<N64> kInterleaveLo = {{0, 4, 1, 5}}, kInterleaveHi = {{2, 6, 3, 7}};
+constexpr Lanes<N64> kEven64 = {{0, 2, 4, 6}}, kOdd64 = {{1, 3, 5, 7}};
+constexpr Lanes<N32> kInterleave32 = {{0, 4, 1, 5, 2, 6, 3, 7}};
+constexpr Lanes<N32> kEven32 = {{0, 2, 4, 6, 8, 10, 12, 14}}, kOdd32 = {{1, 3, 5, 7, 9, 11, 13, 15}};
+constexpr Lanes<N32> kZipLo32 = {{0, 8, 1, 9, 2, 10, 3, 11}}, kZipHi32 = {{4, 12, 5, 13, 6, 14, 7, 15}};
 
 // Left-packing of the lanes selected by an 8-bit mask, through a table of
 // lane indices (AVX2 has no compress instruction).
@@ -222,11 +239,11 @@ XRNG_INLINE vu8q narrow8(vu32 v) {                                              
   return loadu<vu8q>(&b);  // the low 4 bytes
 }
 XRNG_INLINE vu32h trunc32(vu64 v) { return (vu32h)vmovn_u64((uint64x2_t)v); }  // low 32 bits of each lane
-constexpr vu64 kInterleaveLo = {0, 2}, kInterleaveHi = {1, 3};
-constexpr vu64 kEven64 = {0, 2}, kOdd64 = {1, 3};
-constexpr vi32 kInterleave32 = {0, 2, 1, 3};
-constexpr vi32 kEven32 = {0, 2, 4, 6}, kOdd32 = {1, 3, 5, 7};
-constexpr vi32 kZipLo32 = {0, 4, 1, 5}, kZipHi32 = {2, 6, 3, 7};
+constexpr Lanes<N64> kInterleaveLo = {{0, 2}}, kInterleaveHi = {{1, 3}};
+constexpr Lanes<N64> kEven64 = {{0, 2}}, kOdd64 = {{1, 3}};
+constexpr Lanes<N32> kInterleave32 = {{0, 2, 1, 3}};
+constexpr Lanes<N32> kEven32 = {{0, 2, 4, 6}}, kOdd32 = {{1, 3, 5, 7}};
+constexpr Lanes<N32> kZipLo32 = {{0, 4, 1, 5}}, kZipHi32 = {{2, 6, 3, 7}};
 
 // Left-packing of the lanes selected by a 4-bit mask: a byte table lookup
 // (tbl) with the byte indices of the selected lanes first.
@@ -265,13 +282,13 @@ constexpr bool kNonTemporal = true;
 XRNG_INLINE vu16h narrow16(vu32 v) { return (vu16h)_mm512_cvtepi32_epi16((__m512i)v); }
 XRNG_INLINE vu8q narrow8(vu32 v) { return (vu8q)_mm512_cvtepi32_epi8((__m512i)v); }
 XRNG_INLINE vu32h trunc32(vu64 v) { return (vu32h)_mm512_cvtepi64_epi32((__m512i)v); }
-constexpr vu64 kInterleaveLo = {0, 8, 1, 9, 2, 10, 3, 11}, kInterleaveHi = {4, 12, 5, 13, 6, 14, 7, 15};
-constexpr vu64 kEven64 = {0, 2, 4, 6, 8, 10, 12, 14}, kOdd64 = {1, 3, 5, 7, 9, 11, 13, 15};
-constexpr vi32 kInterleave32 = {0, 8, 1, 9, 2, 10, 3, 11, 4, 12, 5, 13, 6, 14, 7, 15};
-constexpr vi32 kEven32 = {0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30};
-constexpr vi32 kOdd32 = {1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31};
-constexpr vi32 kZipLo32 = {0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23};
-constexpr vi32 kZipHi32 = {8, 24, 9, 25, 10, 26, 11, 27, 12, 28, 13, 29, 14, 30, 15, 31};
+constexpr Lanes<N64> kInterleaveLo = {{0, 8, 1, 9, 2, 10, 3, 11}}, kInterleaveHi = {{4, 12, 5, 13, 6, 14, 7, 15}};
+constexpr Lanes<N64> kEven64 = {{0, 2, 4, 6, 8, 10, 12, 14}}, kOdd64 = {{1, 3, 5, 7, 9, 11, 13, 15}};
+constexpr Lanes<N32> kInterleave32 = {{0, 8, 1, 9, 2, 10, 3, 11, 4, 12, 5, 13, 6, 14, 7, 15}};
+constexpr Lanes<N32> kEven32 = {{0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30}};
+constexpr Lanes<N32> kOdd32 = {{1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31}};
+constexpr Lanes<N32> kZipLo32 = {{0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23}};
+constexpr Lanes<N32> kZipHi32 = {{8, 24, 9, 25, 10, 26, 11, 27, 12, 28, 13, 29, 14, 30, 15, 31}};
 XRNG_INLINE void compress_store(uint32_t* p, vu32 v, unsigned m) {
   _mm512_mask_compressstoreu_epi32(p, static_cast<__mmask16>(m), (__m512i)v);
 }
