@@ -8,9 +8,12 @@
 # counts instructions, not cycles: NEON's sqrt, division and multiplies cost
 # more than an add).
 #   bash bench/count_insns.sh [BUILD_DIR]    (default build-arm64-bench)
+# (link it statically, -DCMAKE_EXE_LINKER_FLAGS=-static: the dynamic loader
+# alone executes about 10^6 instructions per run)
 # BUILD_DIR: a cross build with the benchmarks (insn_count), e.g.
 #   cmake -S . -B build-arm64-bench -DCMAKE_TOOLCHAIN_FILE=$PWD/cmake/toolchain-aarch64-linux-gnu.cmake \
-#     -DXRNG_CUDA=OFF -DXRNG_TESTS=OFF -DXRNG_PYTHON=OFF && cmake --build build-arm64-bench --target insn_count
+#     -DXRNG_CUDA=OFF -DXRNG_TESTS=OFF -DXRNG_PYTHON=OFF -DCMAKE_EXE_LINKER_FLAGS=-static && \
+#     cmake --build build-arm64-bench --target insn_count
 # On an ARM machine, run the native build's bench/insn_count under any
 # instruction counter (perf stat -e instructions) the same way.
 set -euo pipefail
