@@ -10,7 +10,8 @@
 #     (and, where the x86 build/ is present, that table equals x86's);
 #   - the unit tests: known answers (cuRAND, Random123), golden files, API,
 #     element functions, the installed package (consumer), the NEON object's
-#     exports, every row NEON == scalar (test_simd --backend=neon) and the
+#     exports and the absence of any fused multiply-add in its stream v2
+#     kernels, every row NEON == scalar (test_simd --backend=neon) and the
 #     invariances on NEON (test_invariance --backend=neon), less the cases
 #     whose size is the point (below);
 #   - the SIMD-vs-scalar sweep of every per-word transform on the strided
@@ -68,7 +69,7 @@ if [ -x build/xrng ]; then
   echo "test_arm64: verify table identical to $(uname -m)'s ($(table build-arm64/verify.txt | wc -l) rows)"
 fi
 (cd build-arm64 && ctest --output-on-failure -j"$(nproc)" --timeout 900 \
-  -R '^(consumer|test_kat|test_random123|test_golden|test_api|test_elements|test_simd_symbols|test_simd_sampled_neon)$')
+  -R '^(consumer|test_kat|test_random123|test_golden|test_api|test_elements|test_simd_symbols|test_simd_no_fused_v2|test_simd_sampled_neon)$')
 # NEON == scalar on every row (counts 0..100 at every offset and start phase,
 # permutations n = 1..1000, every golden vector) and the invariances (random
 # access, chunking, transforms, Generator offsets, permutation shards). Left to
