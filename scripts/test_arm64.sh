@@ -46,9 +46,9 @@ if command -v ccache >/dev/null; then
 fi
 cmake -S . -B build-arm64 -DCMAKE_TOOLCHAIN_FILE="$PWD/cmake/toolchain-aarch64-linux-gnu.cmake" \
   -DCMAKE_BUILD_TYPE=Release -DXRNG_CUDA=OFF -DXRNG_BENCH=OFF -DXRNG_PYTHON=OFF "${launcher[@]}" \
-  -DXRNG_DOCTEST_INCLUDE="$deps" -DXRNG_RANDOM123_INCLUDE="$deps" >build-arm64.configure.log 2>&1 \
-  || { cat build-arm64.configure.log; exit 1; }
-grep -E "^-- xrng host SIMD" build-arm64.configure.log
+  -DXRNG_DOCTEST_INCLUDE="$deps" -DXRNG_RANDOM123_INCLUDE="$deps" >build-arm64/configure.log 2>&1 \
+  || { cat build-arm64/configure.log; exit 1; }
+grep -E "^-- xrng host SIMD" build-arm64/configure.log
 tests=(test_kat test_random123 test_golden test_api test_elements test_invariance test_simd test_simd_exhaustive)
 cmake --build build-arm64 -j"$(nproc)" --target xrng_cli "${tests[@]}"
 t1=$(date +%s)
