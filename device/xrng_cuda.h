@@ -50,4 +50,22 @@ void perm_shard(const Plan& plan, const Key& key, uint64_t offset, uint64_t rank
 void perm_inverse(const Plan& plan, const Key& key, uint64_t offset, uint64_t start, uint64_t count, void* dev_out,
                   cudaStream_t stream = 0, LaunchConfig cfg = {});
 
+// Block draws of a global tensor (rng/block.h): block elements [start,
+// start + count) (row-major over block.size; dev_out[0] receives block
+// element start) of the draw over the global tensor block.shape, equal to
+// those elements of the full draw and to the host's fill_block. The block is
+// validated by the core (check_block: ranks, bounds, the global draw's
+// counters) before any CUDA call; then each contiguous run of the block is
+// one launch of the range kernel of fill (at the run's global start index),
+// all on `stream`, in order. A block of many short runs costs a launch per
+// run: prefer blocks whose runs are long (shards of a leading dimension are
+// one run).
+void fill_block(const Plan& plan, const Key& key, uint64_t offset, const TensorBlock& block, uint64_t start,
+                uint64_t count, void* dev_out, cudaStream_t stream = 0, LaunchConfig cfg = {});
+// Transform draws (dropout) of block elements [start, start + count): the
+// mask of the global tensor. dev_in == dev_out is allowed.
+void transform_block(const Plan& plan, const Key& key, uint64_t offset, const TensorBlock& block, uint64_t start,
+                     uint64_t count, const void* dev_in, void* dev_out, cudaStream_t stream = 0,
+                     LaunchConfig cfg = {});
+
 }  // namespace xrng::cuda

@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <string>
 
+#include "../rng/block.h"
 #include "../rng/keys.h"
 #include "../rng/plan.h"
 
@@ -54,5 +55,19 @@ void perm_shard_to_host(const Plan& plan, const Key& key, uint64_t offset, uint6
 // Inverse permutation: out[i] = position of value start + i (xrng::cuda::perm_inverse).
 void perm_inverse_to_host(const Plan& plan, const Key& key, uint64_t offset, uint64_t start, uint64_t count,
                           void* host_out, LaunchConfig cfg = {});
+
+// Block draws of a global tensor (rng/block.h; host/xrng.h fill_block):
+// block elements [start, start + count) (row-major over block.size) of the
+// draw over the global tensor block.shape, computed on the GPU
+// (xrng::cuda::fill_block) and copied back; equal to the host's fill_block.
+void fill_block_to_host(const Plan& plan, const Key& key, uint64_t offset, const TensorBlock& block, uint64_t start,
+                        uint64_t count, void* host_out, LaunchConfig cfg = {});
+// The whole block.
+void fill_block_to_host(const Plan& plan, const Key& key, uint64_t offset, const TensorBlock& block, void* host_out,
+                        LaunchConfig cfg = {});
+// A transform draw (dropout) of the whole block: out[j] = f(words of the
+// block element's global index, in[j]); the global tensor's mask.
+void transform_block_to_host(const Plan& plan, const Key& key, uint64_t offset, const TensorBlock& block,
+                             const void* host_in, void* host_out, LaunchConfig cfg = {});
 
 }  // namespace xrng::cuda

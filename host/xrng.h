@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "../rng/block.h"
 #include "../rng/keys.h"
 #include "../rng/plan.h"
 #include "../rng/detail/rows.h"
@@ -69,6 +70,34 @@ void perm_shard(const Plan& plan, const Key& key, uint64_t offset, uint64_t rank
 // Inverse permutation: out[i] = position of value (start + i).
 void perm_inverse(const Plan& plan, const Key& key, uint64_t offset, uint64_t start, uint64_t count, void* out,
                   const FillOptions& opt = {});
+
+// ---- blocks of a global tensor (rng/block.h; SPEC.md, "Blocks of a global tensor") ----------
+// The elements of a draw over the global tensor block.shape that lie in the
+// block: out[j] (block elements row-major over block.size) is the element of
+// the unsharded draw of prod(block.shape) elements at the same global
+// position, bit for bit, whatever the backend and threads; so the blocks of
+// any sharding put together are the unsharded draw. A block edge may split a
+// group (normal's pairs, f64 normal's words): the element is still that of
+// the full draw. Permutation plans need prod(block.shape) == plan.n.
+// Throws xrng::Error (bad block, counters of the global draw past 2^64, the
+// plan's kind) before anything is written. out has room for the block's
+// elements (prod(block.size)).
+void fill_block(const Plan& plan, const Key& key, uint64_t offset, const TensorBlock& block, void* out,
+                const FillOptions& opt = {});
+// Block elements [start, start + count) only (out[0] receives block element
+// start): a block drawn in parts, e.g. by a caller with bounded memory.
+void fill_block(const Plan& plan, const Key& key, uint64_t offset, const TensorBlock& block, uint64_t start,
+                uint64_t count, void* out, const FillOptions& opt = {});
+// A transform draw (dropout) of a block: out[j] = f(words of the block
+// element's global index, in[j]); the mask is the global tensor's. in == out
+// is allowed.
+void transform_block(const Plan& plan, const Key& key, uint64_t offset, const TensorBlock& block, const void* in,
+                     void* out, const FillOptions& opt = {});
+void transform_block(const Plan& plan, const Key& key, uint64_t offset, const TensorBlock& block, uint64_t start,
+                     uint64_t count, const void* in, void* out, const FillOptions& opt = {});
+// transform_block for a plan made with Dist::dropout only.
+void dropout_block(const Plan& plan, const Key& key, uint64_t offset, const TensorBlock& block, const void* in,
+                   void* out, const FillOptions& opt = {});
 
 // ---- typed conveniences ----------------------------------------------------------
 // Each builds its plan with make_plan(..., stream): `stream` is the stream
@@ -146,6 +175,12 @@ class Generator {
   void draw(const Plan& plan, uint64_t count, void* out, const FillOptions& opt = {});
   // Advance as if `count` elements of `plan` had been drawn.
   void skip(const Plan& plan, uint64_t count);
+  // Draw the block `block` of a global tensor (fill_block) and advance by the
+  // words of the WHOLE global tensor (skip(plan, prod(block.shape))), not
+  // the block's: every shard of a sharded draw, drawing its own block from
+  // the same generator state, ends at the same offset, so later draws stay
+  // aligned across ranks and equal those of the unsharded program.
+  void draw_block(const Plan& plan, const TensorBlock& block, void* out, const FillOptions& opt = {});
 
   void normal(float* out, size_t n, double mean = 0.0, double std = 1.0, const FillOptions& opt = {});
   void uniform(float* out, size_t n, double low = 0.0, double high = 1.0, const FillOptions& opt = {});

@@ -8,7 +8,10 @@
 //  2. one draw per registry row (golden::row_plans(): a row added to the
 //     registry gets a line here with no edit; the rows of every stream
 //     version, each labelled with the versions that use it), hashed, against
-//     the scalar reference.
+//     the scalar reference;
+//  3. one block of a 3-d global tensor per registry row (host/xrng.h
+//     fill_block / transform_block, xrng::cuda::fill_block_to_host), hashed,
+//     against the block's slice of the scalar reference's full draw.
 #include "verify.h"
 
 #include <algorithm>
@@ -33,11 +36,33 @@ namespace {
 
 using golden::GoldenCase;
 
-// A backend computes a golden case (with its validated plan) into a host buffer.
+// A backend computes a golden case (with its validated plan) into a host
+// buffer, and a block of a global tensor (a transform's input in `in`).
 struct BackendDef {
   std::string name;
   std::function<void(const GoldenCase&, const Plan&, void*)> run;
+  std::function<void(const Plan&, const Key&, uint64_t, const TensorBlock&, const void*, void*)> block;
 };
+
+void block_host(const Plan& p, const Key& k, uint64_t off, const TensorBlock& b, const void* in, void* out,
+                const FillOptions& o) {
+  if (p.kind == Kind::transform)
+    transform_block(p, k, off, b, in, out, o);
+  else
+    fill_block(p, k, off, b, out, o);
+}
+// Runs f with the SIMD dispatcher forced to `isa`, restoring the detected one.
+template <class F>
+void with_isa(const std::string& isa, const std::string& detected, F&& f) {
+  set_simd_isa(isa);
+  try {
+    f();
+  } catch (...) {
+    set_simd_isa(detected);
+    throw;
+  }
+  set_simd_isa(detected);
+}
 
 FillOptions opts(Backend b, int threads) {
   FillOptions o;
@@ -65,28 +90,30 @@ void run_host(const GoldenCase& c, const Plan& p, void* out, const FillOptions& 
 std::vector<BackendDef> backends() {
   std::vector<BackendDef> v;
   const std::string isa = simd_isa();
-  v.push_back({"cpu-scalar", [](const auto& c, const Plan& p, void* o) {
-                 run_host(c, p, o, opts(Backend::scalar, 1));
+  v.push_back({"cpu-scalar", [](const auto& c, const Plan& p, void* o) { run_host(c, p, o, opts(Backend::scalar, 1)); },
+               [](const Plan& p, const Key& k, uint64_t off, const TensorBlock& b, const void* in, void* o) {
+                 block_host(p, k, off, b, in, o, opts(Backend::scalar, 1));
                }});
   // One column per SIMD ISA this CPU runs; the dispatcher is forced to each.
   // (simd_isas(): "none", then every ISA of this build that this CPU runs,
   // e.g. avx2 and avx512 on x86-64, neon on AArch64.)
   for (const std::string& i : simd_isas()) {
     if (i == "none") continue;
-    v.push_back({"cpu-" + i, [i, isa](const auto& c, const Plan& p, void* o) {
-                   set_simd_isa(i);
-                   try {
-                     run_host(c, p, o, opts(Backend::simd, 1));
-                   } catch (...) {
-                     set_simd_isa(isa);
-                     throw;
-                   }
-                   set_simd_isa(isa);
+    v.push_back({"cpu-" + i,
+                 [i, isa](const auto& c, const Plan& p, void* o) {
+                   with_isa(i, isa, [&] { run_host(c, p, o, opts(Backend::simd, 1)); });
+                 },
+                 [i, isa](const Plan& p, const Key& k, uint64_t off, const TensorBlock& b, const void* in, void* o) {
+                   with_isa(i, isa, [&] { block_host(p, k, off, b, in, o, opts(Backend::simd, 1)); });
                  }});
   }
   const unsigned hw = std::max(2u, std::thread::hardware_concurrency());
-  v.push_back({"cpu-threads", [hw](const auto& c, const Plan& p, void* o) {
+  v.push_back({"cpu-threads",
+               [hw](const auto& c, const Plan& p, void* o) {
                  run_host(c, p, o, opts(Backend::automatic, static_cast<int>(hw) + 1));
+               },
+               [hw](const Plan& p, const Key& k, uint64_t off, const TensorBlock& b, const void* in, void* o) {
+                 block_host(p, k, off, b, in, o, opts(Backend::automatic, static_cast<int>(hw) + 1));
                }});
 #if defined(XRNG_HAVE_CUDA)
   if (cuda::available()) {
@@ -104,6 +131,12 @@ std::vector<BackendDef> backends() {
                    } else {
                      throw Error("unknown golden op " + c.op);
                    }
+                 },
+                 [](const Plan& p, const Key& k, uint64_t off, const TensorBlock& b, const void* in, void* o) {
+                   if (p.kind == Kind::transform)
+                     cuda::transform_block_to_host(p, k, off, b, in, o);
+                   else
+                     cuda::fill_block_to_host(p, k, off, b, o);
                  }});
   }
 #endif
@@ -256,6 +289,67 @@ int cmd_verify(const std::vector<std::string>& args) {
     std::printf(" %s\n", row_ok ? "yes" : "NO");
     all_ok = all_ok && row_ok;
   }
+  // 3. block draws: every backend, one block of a 3-d global tensor per row,
+  // against the block's slice of the scalar reference's full draw. The block
+  // splits groups at its run edges (odd starts and widths), its runs are
+  // short (one per row of the last dimension) and, unless --quick, it is large
+  // enough for cpu-threads to split it.
+  const TensorBlock blk = quick ? TensorBlock{{5, 37, 41}, {1, 3, 5}, {3, 30, 33}}
+                                : TensorBlock{{8, 129, 257}, {1, 3, 5}, {6, 122, 245}};
+  const BlockLayout bl = BlockLayout::make(blk);
+  std::printf("\nblock draws (shape %s, block start %s size %s: %" PRIu64
+              " of %" PRIu64 " elements, %" PRIu64 " runs; seed 20261123, subseq 7, offset 5; SHA-256 of the block's bytes, "
+              "first 16 hex digits):\n",
+              detail::dims_text(blk.shape).c_str(), detail::dims_text(blk.start).c_str(),
+              detail::dims_text(blk.size).c_str(), bl.count, bl.global_count, bl.runs);
+  std::printf("  %-*s %-7s %-17s", label_width, "draw", "streams", "slice of full");
+  for (const auto& be : bes) std::printf(" %-17s", be.name.c_str());
+  std::printf(" match\n");
+  for (const golden::RowPlan& rp : rows) {
+    Plan p = rp.plan;
+    if (p.kind == Kind::permutation) {
+      DrawParams q = rp.params;
+      q.n = bl.global_count;
+      p = make_plan(rp.row->dist, rp.row->dtype, q, rp.plan.stream);
+    }
+    const Key key(20261123, 7);
+    const uint64_t es = static_cast<uint64_t>(dtype_size(p.dtype));
+    // the full draw on the scalar reference, and its slice
+    GoldenCase full = standard_case(rp, bl.global_count);
+    full.params = p.kind == Kind::permutation ? DrawParams::perm_size(bl.global_count) : full.params;
+    full.start = 0;
+    std::vector<unsigned char> fbuf(bl.global_count * es + 8), want(bl.count * es + 8), in(bl.count * es + 8);
+    const auto gin = golden::from_bits(p.dtype, full.in);
+    std::string ref;
+    try {
+      run_host(full, p, fbuf.data(), opts(Backend::scalar, 1));
+      bl.for_each_piece(0, bl.count, [&](uint64_t j, uint64_t g, uint64_t m) {
+        std::memcpy(want.data() + j * es, fbuf.data() + g * es, m * es);
+        if (p.kind == Kind::transform) std::memcpy(in.data() + j * es, gin.data() + g * es, m * es);
+      });
+      ref = fingerprint(want.data(), bl.count * es);
+    } catch (const std::exception& e) {
+      ref = std::string("error: ") + e.what();
+    }
+    const std::string label = std::string(dist_name(p.dist)) + "/" + dtype_name(p.dtype);
+    std::printf("  %-*s %-7s %-17s", label_width, label.c_str(), streams_of(*rp.row).c_str(), ref.substr(0, 16).c_str());
+    bool row_ok = ref.rfind("error", 0) != 0;
+    for (const auto& be : bes) {
+      std::vector<unsigned char> buf(bl.count * es + 8);
+      std::string fp;
+      try {
+        be.block(p, key, 5, blk, in.data(), buf.data());
+        fp = fingerprint(buf.data(), bl.count * es);
+      } catch (const std::exception& e) {
+        fp = std::string("error: ") + e.what();
+      }
+      row_ok = row_ok && fp == ref;
+      std::printf(" %-17s", fp.substr(0, 16).c_str());
+    }
+    std::printf(" %s\n", row_ok ? "yes" : "NO");
+    all_ok = all_ok && row_ok;
+  }
+
   std::printf("\n%s\n", all_ok ? "verify: all backends agree with the reference and the golden vectors"
                                : "verify: MISMATCH (see above)");
   return all_ok ? 0 : 1;

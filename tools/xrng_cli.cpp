@@ -2,6 +2,7 @@
 //
 //   xrng gen --dist D [--dtype T] [--seed S] [--subseq Q] [--offset W] [--epoch E]
 //            [--start I] --count N [--<param> V ...] [--rank R --world W] [--inverse]
+//            [--shape D0,D1,... [--block-start S0,S1,...] [--block-size Z0,Z1,...]]
 //            [--stream 1|2] [--backend B] [--threads T] [--format F]
 //   xrng fingerprint <same arguments>
 //   xrng verify [--quick]
@@ -126,6 +127,7 @@ void column(std::string& u, const std::string& s, size_t width) {
 const char kGenSynopsis[] =
     "  xrng gen --dist D [--dtype T] [--seed S] [--subseq Q] [--offset W] [--epoch E] [--start I] --count N\n"
     "           [--<param> V ...] [--rank R --world W] [--inverse] [--stream {1,2}]\n"
+    "           [--shape D0,D1,... [--block-start S0,S1,...] [--block-size Z0,Z1,...]]\n"
     "           [--backend {cpu-scalar,cpu-simd,auto,cuda}] [--threads T] [--format {text,hex,bin,null}]\n";
 const char kFingerprintSynopsis[] = "  xrng fingerprint <the arguments of gen>   one line: SHA-256 of the bin bytes\n";
 const char kVerifySynopsis[] =
@@ -136,11 +138,16 @@ const char kVersionSynopsis[] = "  xrng version                              ver
 // distributions and parameters.
 std::string draw_help() {
   std::string u =
-      "Numbers accept decimal or 0x-hex. --epoch E means --seed 123456789+E. --count is required, except for\n"
-      "--dist perm: the rest of the permutation (n - start), or with --rank/--world the rest of the shard\n"
-      "(ceil(n / world) - start elements: DistributedSampler's length).\n"
+      "Numbers accept decimal or 0x-hex. --epoch E means --seed 123456789+E. --count is required, except with\n"
+      "--shape (below) and for --dist perm: the rest of the permutation (n - start), or with --rank/--world the\n"
+      "rest of the shard (ceil(n / world) - start elements: DistributedSampler's length).\n"
       "--stream V: the stream version (SPEC.md section 7), 1 or 2, default " +
       std::to_string(xrng::kStreamVersion) + "; 1 gives the values of the releases before stream 2.\n"
+      "--shape D0,D1,...: draw over a global tensor of that shape (row-major global element indices) and\n"
+      "print the elements of its block --block-start S0,S1,... (default 0,...) of --block-size Z0,Z1,...\n"
+      "(default: to the end of each dimension), row-major over the block: the same values as those elements\n"
+      "of the full draw (--count prod(shape)), so the blocks of any sharding put together are the full draw.\n"
+      "Replaces --start/--count; --shape '' is a 0-d tensor. A permutation's n must be prod(shape).\n"
       "--threads T: 0 (all) to " + std::to_string(xrng::kMaxThreads) +
       ", default 1; neither it nor --backend ever changes a value.\n"
       "Long draws show their progress on stderr when stderr is a terminal (not when stdout is the same terminal\n"
@@ -210,8 +217,8 @@ std::string usage() {
 std::string command_usage(const std::string& cmd) {
   if (cmd == "gen")
     return std::string("usage:\n") + kGenSynopsis +
-           "Prints elements [start, start + count) of a draw, one per line (text: round-trippable decimals;\n"
-           "hex: the bits), as raw little-endian bytes (bin) or not at all (null).\n\n" + draw_help();
+           "Prints elements [start, start + count) of a draw (with --shape: the block's elements), one per line\n"
+           "(text: round-trippable decimals; hex: the bits), as raw little-endian bytes (bin) or not at all (null).\n\n" + draw_help();
   if (cmd == "fingerprint")
     return std::string("usage:\n") + kFingerprintSynopsis +
            "Takes gen's arguments except --format and prints one line: the SHA-256 of the bytes gen --format bin\n"
@@ -219,7 +226,8 @@ std::string command_usage(const std::string& cmd) {
   if (cmd == "verify")
     return std::string("usage:\n") + kVerifySynopsis +
            "Checks every golden vector (tests/data/golden_v1.txt, built in) on every backend of this build and\n"
-           "prints one row per registry row; exit status 1 if any backend differs. --quick: fewer elements.\n";
+           "prints one row per registry row, then a block of a 3-d global tensor per row (fill_block) against the\n"
+           "block's slice of the full draw; exit status 1 if any backend differs. --quick: fewer elements.\n";
   if (cmd == "version") return std::string("usage:\n") + kVersionSynopsis;
   return "";
 }
@@ -263,6 +271,8 @@ struct Request {
   xrng::Key key;
   uint64_t offset = 0, start = 0, count = 0;
   bool shard = false, inverse = false;
+  bool block = false;       // --shape: the block `tensor_block` of a global tensor
+  xrng::TensorBlock tensor_block;
   uint64_t rank = 0, world = 1;
   std::string backend = "auto";
   int threads = 1;
@@ -273,7 +283,20 @@ struct Request {
 // The flags of gen / fingerprint that are not parameters.
 const char* const kFlags[] = {"--dist",  "--dtype", "--seed",    "--subseq",  "--offset", "--epoch", "--start",
                               "--count", "--rank",  "--world",   "--backend", "--threads", "--format",
-                              "--stream"};
+                              "--stream", "--shape", "--block-start", "--block-size"};
+
+// "4,6" -> {4, 6}; "" -> {} (a 0-d tensor).
+std::vector<uint64_t> parse_dims(const std::string& flag, const std::string& s) {
+  std::vector<uint64_t> v;
+  if (s.empty()) return v;
+  for (size_t p = 0;;) {
+    const size_t q = s.find(',', p);
+    v.push_back(parse_u64(flag, s.substr(p, q == std::string::npos ? std::string::npos : q - p)));
+    if (q == std::string::npos) break;
+    p = q + 1;
+  }
+  return v;
+}
 
 Request parse_request(const std::vector<std::string>& args, bool allow_format) {
   std::map<std::string, std::string> kv;
@@ -364,7 +387,38 @@ Request parse_request(const std::vector<std::string>& args, bool allow_format) {
     if (r.world == 0 || r.rank >= r.world) throw Error("need 0 <= --rank < --world");
   }
   r.inverse = inverse;
-  if (get("--count")) {
+  if (get("--block-start") || get("--block-size")) {
+    if (!get("--shape")) throw Error(std::string(get("--block-start") ? "--block-start" : "--block-size") +
+                                     " needs --shape (the global tensor's shape)");
+  }
+  if (get("--shape")) {
+    for (const char* f : {"--start", "--count", "--rank", "--world"})
+      if (get(f))
+        throw Error(std::string(f) + " does not go with --shape (a block is chosen by --block-start/--block-size)");
+    if (inverse) throw Error("--inverse does not go with --shape");
+    xrng::TensorBlock& b = r.tensor_block;
+    b.shape = parse_dims("--shape", *get("--shape"));
+    b.start = get("--block-start") ? parse_dims("--block-start", *get("--block-start"))
+                                   : std::vector<uint64_t>(b.shape.size(), 0);
+    if (b.start.size() != b.shape.size())
+      throw Error("--block-start has " + std::to_string(b.start.size()) + " entries, --shape " +
+                  std::to_string(b.shape.size()) + " (one per dimension)");
+    if (get("--block-size")) {
+      b.size = parse_dims("--block-size", *get("--block-size"));
+      if (b.size.size() != b.shape.size())
+        throw Error("--block-size has " + std::to_string(b.size.size()) + " entries, --shape " +
+                    std::to_string(b.shape.size()) + " (one per dimension)");
+    } else {
+      for (size_t d = 0; d < b.shape.size(); ++d) {
+        if (b.start[d] > b.shape[d])
+          throw Error("--block-start: dimension " + std::to_string(d) + ": start " + std::to_string(b.start[d]) +
+                      " exceeds the global extent " + std::to_string(b.shape[d]));
+        b.size.push_back(b.shape[d] - b.start[d]);
+      }
+    }
+    r.block = true;
+    r.count = xrng::check_block(r.plan, r.offset, b, 0, xrng::BlockLayout::make(b).count).count;
+  } else if (get("--count")) {
     r.count = parse_u64("--count", *get("--count"));
   } else if (perm) {
     // The rest of the permutation, or of the shard: a shard has ceil(n / world)
@@ -379,7 +433,7 @@ Request parse_request(const std::vector<std::string>& args, bool allow_format) {
   }
   if (r.shard) {
     xrng::check_counters(r.plan, r.offset, 0, 0);
-  } else {
+  } else if (!r.block) {
     xrng::check_counters(r.plan, r.offset, r.start, r.count);
   }
   r.backend = get("--backend") ? *get("--backend") : "auto";
@@ -407,6 +461,18 @@ Request parse_request(const std::vector<std::string>& args, bool allow_format) {
                 xrng::dist_name(dist), xrng::dtype_name(dtype), int(r.plan.stream), seed, subseq, r.offset, r.start,
                 r.count);
   r.describe = d;
+  if (r.block) {
+    auto list = [](const std::vector<uint64_t>& v) {
+      std::string t;
+      for (size_t i = 0; i < v.size(); ++i) {
+        if (i) t += ',';
+        t += std::to_string(v[i]);
+      }
+      return t;
+    };
+    r.describe += " shape=" + list(r.tensor_block.shape) + " block_start=" + list(r.tensor_block.start) +
+                  " block_size=" + list(r.tensor_block.size);
+  }
   return r;
 }
 
@@ -419,7 +485,9 @@ void compute(const Request& r, uint64_t b, uint64_t m, void* out) {
                                           : xrng::Backend::automatic;
 #if defined(XRNG_HAVE_CUDA)
   if (r.backend == "cuda") {
-    if (r.shard)
+    if (r.block)
+      xrng::cuda::fill_block_to_host(r.plan, r.key, r.offset, r.tensor_block, r.start + b, m, out);
+    else if (r.shard)
       xrng::cuda::perm_shard_to_host(r.plan, r.key, r.offset, r.rank, r.world, r.start + b, m, out);
     else if (r.inverse)
       xrng::cuda::perm_inverse_to_host(r.plan, r.key, r.offset, r.start + b, m, out);
@@ -428,7 +496,9 @@ void compute(const Request& r, uint64_t b, uint64_t m, void* out) {
     return;
   }
 #endif
-  if (r.shard)
+  if (r.block)
+    xrng::fill_block(r.plan, r.key, r.offset, r.tensor_block, r.start + b, m, out, opt);
+  else if (r.shard)
     xrng::perm_shard(r.plan, r.key, r.offset, r.rank, r.world, r.start + b, m, out, opt);
   else if (r.inverse)
     xrng::perm_inverse(r.plan, r.key, r.offset, r.start + b, m, out, opt);

@@ -399,5 +399,74 @@ for cmd, shown in blocks:
     check(f"main.sh prints what it runs: xrng {cmd}", got.returncode == 0 and got.stdout.decode().split() == shown,
           f"{got.stderr.decode()} {got.stdout.decode().split()[:6]} != {shown[:6]}")
 
+# 13. block draws of a global tensor (--shape, --block-start, --block-size): every fifth case of
+# tests/data/golden_blocks.txt that gen can draw (both streams; the file has six blocks per row, so
+# every fifth case takes each block of ranks 0..4 in turn; test_blocks checks every case in C++);
+# blocks == the slice of the full draw on every host backend and 1 / 2 threads; bad input.
+GOLDEN_BLOCKS = os.path.join(os.path.dirname(GOLDEN), "golden_blocks.txt")
+nblocks = ncase = 0
+for n, ln in enumerate(open(GOLDEN_BLOCKS), 1):
+    if ln.startswith("#") or not ln.strip():
+        continue
+    ncase += 1
+    if ncase % 5 != 0:
+        continue
+    kv = dict(t.split("=", 1) for t in ln.split())
+    if kv["op"] == "dropout":
+        continue
+    kv.setdefault("stream", "1")
+    args = ["gen", "--format", "hex"]
+    for k, v in kv.items():
+        if k in ("op", "out", "start", "count"):
+            continue
+        args += ["--" + k.replace("_", "-") if k.startswith("block_") else "--" + k, v]
+    want = kv["out"].split(",") if kv["out"] else []
+    got = lines(*args)
+    check(f"golden_blocks.txt line {n} through gen", got == want, f"{' '.join(args)}: {got[:4]} != {want[:4]}")
+    nblocks += 1
+check("golden block lines through gen", nblocks > 60, str(nblocks))
+
+simd = run("version").stdout.decode().split("simd ")[1].split()[0] != "none"
+for dist, dt, extra, shape, bstart, bsize in [
+        ("normal", "f32", [], [5, 7], [1, 3], [3, 3]), ("normal", "f64", ["--std", "2"], [3, 4, 5], [1, 1, 1], [2, 2, 3]),
+        ("uniform", "bf16", [], [2, 3, 4, 5], [0, 1, 2, 1], [2, 2, 2, 3]), ("bits", "u64", [], [9], [4], [5]),
+        ("randint", "i32", ["--high", "10"], [300, 700], [17, 3], [200, 601])]:
+    shape_s, start_s, size_s = (",".join(map(str, v)) for v in (shape, bstart, bsize))
+    full = lines("gen", "--dist", dist, "--dtype", dt, *extra, "--seed", "11", "--offset", "3", "--count",
+                 str(eval("*".join(map(str, shape)))), "--format", "hex")
+    strides = [eval("*".join(map(str, shape[d + 1:])) or "1") for d in range(len(shape))]
+    idx = [0]
+    for d in range(len(shape)):
+        idx = [i + (bstart[d] + k) * strides[d] for i in idx for k in range(bsize[d])]
+    want = [full[i] for i in idx]
+    backends = ["cpu-scalar", "auto"] + (["cpu-simd"] if simd else [])
+    for be in backends:
+        for th in ("1", "2"):
+            got = lines("gen", "--dist", dist, "--dtype", dt, *extra, "--seed", "11", "--offset", "3", "--shape",
+                        shape_s, "--block-start", start_s, "--block-size", size_s, "--backend", be, "--threads", th,
+                        "--format", "hex")
+            check(f"block {dist}/{dt} {shape} {bstart} {bsize} on {be} x{th} == slice of the full draw", got == want,
+                  f"{got[:3]} != {want[:3]}")
+# defaults: --block-start 0,... and --block-size to the end of each dimension; --shape alone is the full draw
+check("block defaults", lines("gen", "--dist", "bits", "--shape", "4,6", "--block-start", "2,5", "--format", "hex") ==
+      [lines("gen", "--dist", "bits", "--count", "24", "--format", "hex")[i] for i in (17, 23)])
+check("--shape alone", lines("gen", "--dist", "normal", "--shape", "3,3") == lines("gen", "--dist", "normal", "--count", "9"))
+fp = lines("fingerprint", "--dist", "normal", "--shape", "4,6", "--block-start", "1,1", "--block-size", "2,2")
+b = run("gen", "--dist", "normal", "--shape", "4,6", "--block-start", "1,1", "--block-size", "2,2", "--format", "bin").stdout
+check("block fingerprint", fp[0] == hashlib.sha256(b).hexdigest() and "shape=4,6" in fp, str(fp))
+check("help names --shape", "--block-start" in run("gen", "--help").stdout.decode())
+for args in (["--shape", "4,6", "--block-start", "1"], ["--shape", "4,6", "--block-size", "1,2,3"],
+             ["--shape", "4,6", "--block-start", "3,0", "--block-size", "2,1"], ["--shape", "4,6", "--block-start", "5,0"],
+             ["--block-start", "1,1"], ["--block-size", "1"], ["--shape", "4,6", "--count", "3"], ["--shape", "4,6", "--start", "1"],
+             ["--shape", "4,x"], ["--shape", "4,,6"], ["--shape", "4294967296,4294967296"], ["--shape", "-4"],
+             ["--shape", "4,6", "--offset", "0xfffffffffffffff0"], ["--shape", "4"] * 2):
+    p = run("gen", "--dist", "bits", *args, ok=False)
+    err = p.stderr.decode().strip().splitlines()
+    check(f"bad block {args}", p.returncode == 1 and len(err) == 1 and p.stdout == b"", f"rc={p.returncode} err={err}")
+p = run("gen", "--dist", "perm", "--n", "10", "--shape", "2,4", ok=False)
+check("perm block needs n = prod(shape)", p.returncode == 1 and b"8 elements, the permutation n = 10" in p.stderr)
+check("perm block", lines("gen", "--dist", "perm", "--n", "12", "--shape", "3,4", "--block-start", "1,1", "--block-size", "1,2") ==
+      lines("gen", "--dist", "perm", "--n", "12", "--start", "5", "--count", "2"))
+
 print(f"{passed} passed, {failed} failed")
 sys.exit(1 if failed else 0)

@@ -9,7 +9,8 @@
 # (-DCMAKE_CUDA_ARCHITECTURES=native), runs the CUDA tests (ctest -L cuda:
 # the CPU-side checks cuda_host and cuda_ptx, then every registry row and op
 # against the core's scalar reference, launch invariance, exhaustive 2^32
-# transforms, cuRAND witness, golden file), the GPU benchmark (every registry
+# transforms, cuRAND witness, golden file, block draws (cuda_block: fill_block /
+# transform_block vs slices of the full draw, golden_blocks.txt)), the GPU benchmark (every registry
 # row, the layout's offset-3 and unaligned-start paths, outputs compared
 # with the CPU), the torch benchmark, the Python CUDA tests (pytest -m cuda,
 # if the bindings exist), the Python benchmarks (small-tensor latency

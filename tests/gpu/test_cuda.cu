@@ -23,6 +23,7 @@
 #include "device/xrng_cuda.h"
 #include "exhaustive.h"
 #include "exhaustive_cpu.h"
+#include "golden/blocks.h"
 #include "requests.h"
 
 using namespace xrng;
@@ -596,6 +597,99 @@ TEST_SUITE("golden") {
     MESSAGE(cases.size(), " golden cases checked on the GPU");
   }
 }  // TEST_SUITE("golden")
+
+// ======================================================================================
+// Block draws of a global tensor (xrng::cuda::fill_block / transform_block):
+// one range launch per run. Every row, ranks 1..4, blocks whose edges split
+// groups, misaligned device outputs with guard bytes, a stream, and the
+// synchronous helpers; then every case of tests/data/golden_blocks.txt.
+TEST_SUITE("block") {
+  TEST_CASE("blocks == the slice of the core's full draw, every row, on a stream, misaligned") {
+    ++g_cases_run;
+    Rng r{0xb10c0001};
+    cudaStream_t st = nullptr;
+    cu(cudaStreamCreate(&st), "cudaStreamCreate");
+    int n = 0;
+    for (const golden::RowPlan& rp : golden::row_plans()) {
+      for (int k = 0; k < 12; ++k) {
+        TensorBlock b;
+        const size_t rank = 1 + r.below(4);
+        for (size_t d = 0; d < rank; ++d) {
+          const uint64_t e = 1 + r.below(d + 1 == rank ? 3000 : 7);
+          const uint64_t s0 = r.below(e);
+          b.shape.push_back(e);
+          b.start.push_back(s0);
+          b.size.push_back(1 + r.below(e - s0));
+        }
+        const BlockLayout L = BlockLayout::make(b);
+        Plan p = rp.plan;
+        if (p.kind == Kind::permutation) {
+          DrawParams q = rp.params;
+          q.n = L.global_count;
+          p = make_plan(rp.row->dist, rp.row->dtype, q, rp.plan.stream);
+        }
+        Request full;
+        full.op = p.kind == Kind::transform ? Op::transform : Op::fill;
+        full.plan = p;
+        full.key = Key(77, 5);
+        full.offset = r.below(9);
+        full.count = L.global_count;
+        if (full.op == Op::transform) fill_input(full, r);
+        const std::vector<unsigned char> want_full = reference(full);
+        const int es = dtype_size(p.dtype);
+        std::vector<unsigned char> want(L.count * es), in(L.count * es);
+        L.for_each_piece(0, L.count, [&](uint64_t j, uint64_t g, uint64_t m) {
+          std::memcpy(want.data() + j * es, want_full.data() + g * es, m * es);
+          if (full.op == Op::transform) std::memcpy(in.data() + j * es, full.in.data() + g * es, m * es);
+        });
+        const size_t mis = r.below(2) ? 0 : es * (1 + r.below(7));
+        const std::string what = row_name(p) + " shape " + detail::dims_text(b.shape) + " start " +
+                                 detail::dims_text(b.start) + " size " + detail::dims_text(b.size);
+        DevBuf out(want.size() + mis), din(want.size() + mis);
+        if (full.op == Op::transform) {
+          cu(cudaMemcpy(din.region(mis), in.data(), in.size(), cudaMemcpyHostToDevice), "upload");
+          cuda::transform_block(p, full.key, full.offset, b, 0, L.count, din.region(mis), out.region(mis), st);
+        } else {
+          cuda::fill_block(p, full.key, full.offset, b, 0, L.count, out.region(mis), st);
+        }
+        cu(cudaStreamSynchronize(st), what.c_str());
+        check_region(out.download(), mis, want, es, what);
+        std::vector<unsigned char> host(want.size() + 8);
+        if (full.op == Op::transform)
+          cuda::transform_block_to_host(p, full.key, full.offset, b, in.data(), host.data());
+        else
+          cuda::fill_block_to_host(p, full.key, full.offset, b, host.data());
+        CHECK_MESSAGE(std::memcmp(host.data(), want.data(), want.size()) == 0, what, " (synchronous helper)");
+        ++n;
+      }
+    }
+    cu(cudaStreamDestroy(st), "cudaStreamDestroy");
+    MESSAGE(n, " blocks compared");
+  }
+
+  TEST_CASE("every case of tests/data/golden_blocks.txt on the GPU") {
+    ++g_cases_run;
+    const auto cases = golden::parse_block_text(golden::read_text(std::string(XRNG_TEST_DATA_DIR) + "/golden_blocks.txt"));
+    REQUIRE(!cases.empty());
+    int bad = 0;
+    for (const auto& c : cases) {
+      std::vector<unsigned char> got(c.base.count * dtype_size(c.base.dtype) + 8);
+      if (c.base.op == "dropout") {
+        const auto in = golden::from_bits(c.base.dtype, c.base.in);
+        cuda::transform_block_to_host(c.base.plan(), Key(c.base.seed, c.base.subseq), c.base.offset, c.block,
+                                      in.data(), got.data());
+      } else {
+        cuda::fill_block_to_host(c.base.plan(), Key(c.base.seed, c.base.subseq), c.base.offset, c.block, got.data());
+      }
+      if (golden::to_bits(c.base.dtype, got.data(), c.base.count) != c.base.out) {
+        ++bad;
+        FAIL_CHECK("golden block ", c.name());
+      }
+    }
+    CHECK(bad == 0);
+    MESSAGE(cases.size(), " golden block cases checked on the GPU");
+  }
+}  // TEST_SUITE("block")
 
 int main(int argc, char** argv) {
   int n = 0;

@@ -573,3 +573,100 @@ TEST_CASE("kernel chunk bodies on the CPU reproduce the golden file") {
   MESSAGE(checked, " golden cases reproduced by the chunk bodies");
   CHECK(checked == static_cast<int>(cases.size()));
 }
+
+// ---- block draws (xrng::cuda::fill_block / transform_block, device/block.cpp) ------------------
+// A block is one launch of the range kernel per contiguous run, at the run's
+// global start, into the run's place in the output (so each launch sees its
+// own pointer alignment, hence its own slot shift). Emulated here run by run
+// through the chunk bodies, with the output misaligned, and compared with the
+// block's slice of the core's scalar draw of the whole global tensor.
+TEST_CASE("block draws: the per-run launches' chunk bodies equal the slice of the full draw, every row") {
+  Rng r{0xb10c};
+  int blocks = 0, runs = 0;
+  for (const golden::RowPlan& rp : golden::row_plans()) {
+    for (int k = 0; k < 16; ++k) {
+      TensorBlock b;
+      const size_t rank = 1 + r.below(4);
+      for (size_t d = 0; d < rank; ++d) {
+        const uint64_t e = 1 + r.below(d + 1 == rank ? 40 : 6);
+        const uint64_t s = r.below(e);
+        b.shape.push_back(e);
+        b.start.push_back(s);
+        b.size.push_back(r.below(12) == 0 ? 0 : 1 + r.below(e - s));
+      }
+      const BlockLayout L = BlockLayout::make(b);
+      Plan p = rp.plan;
+      if (p.kind == Kind::permutation) {
+        DrawParams q = rp.params;
+        q.n = L.global_count;
+        p = make_plan(rp.row->dist, rp.row->dtype, q, rp.plan.stream);
+      }
+      // the whole global draw, by the core's scalar reference
+      Request full;
+      full.op = p.kind == Kind::transform ? Op::transform : Op::fill;
+      full.plan = p;
+      full.key = Key(31, 4);
+      full.offset = r.below(2) ? r.below(9) : (uint64_t{1} << 40) + r.below(4);
+      full.count = L.global_count;
+      if (full.op == Op::transform) fill_input(full, r);
+      const std::vector<unsigned char> want_full = reference(full);
+      const size_t es = static_cast<size_t>(dtype_size(p.dtype));
+      std::vector<unsigned char> want(L.count * es), in(L.count * es);
+      L.for_each_piece(0, L.count, [&](uint64_t j, uint64_t g, uint64_t m) {
+        std::memcpy(want.data() + j * es, want_full.data() + g * es, m * es);
+        if (full.op == Op::transform) std::memcpy(in.data() + j * es, full.in.data() + g * es, m * es);
+      });
+      // the launches, run by run, into a misaligned block buffer
+      const size_t mis = r.below(2) ? 0 : es * (1 + r.below(7));
+      HostBuf bin(L.count * es + mis), bout(L.count * es + mis);
+      if (L.count) std::memcpy(bin.region(mis), in.data(), in.size());
+      L.for_each_piece(0, L.count, [&](uint64_t j, uint64_t g, uint64_t m) {
+        Request q;
+        q.op = full.op;
+        q.plan = p;
+        q.key = full.key;
+        q.offset = full.offset;
+        q.start = g;
+        q.count = m;
+        if (q.op == Op::transform) q.in.assign(in.begin() + j * es, in.begin() + (j + m) * es);
+        emulate_kernel(q, bin.region(mis) + j * es, bout.region(mis) + j * es, r);
+        ++runs;
+      });
+      INFO(row_name(p), " v", int(p.stream), " shape ", detail::dims_text(b.shape), " start ",
+           detail::dims_text(b.start), " size ", detail::dims_text(b.size), " misalign ", mis);
+      CHECK(bout.check(mis, want));
+      ++blocks;
+    }
+  }
+  MESSAGE(blocks, " blocks, ", runs, " runs emulated through the chunk bodies");
+}
+
+TEST_CASE("block draws: the core's checks throw before any CUDA call; an empty block makes none") {
+  const Key key(1);
+  const Plan p = make_plan(Dist::normal, DType::f32, {});
+  const Plan drop = make_plan(Dist::dropout, DType::f32, DrawParams::probability(0.5));
+  float buf[8];
+  check_request_error(error_of([&] { cuda::fill_block_to_host(p, key, 0, TensorBlock{{4, 6}, {1}, {2, 3}}, buf); }),
+                      "one entry per dimension");
+  check_request_error(
+      error_of([&] { cuda::fill_block_to_host(p, key, 0, TensorBlock{{4, 6}, {3, 0}, {2, 3}}, buf); }),
+      "exceeds the global extent");
+  check_request_error(
+      error_of([&] { cuda::fill_block(p, key, ~uint64_t{0} - 4, TensorBlock{{4, 6}, {0, 0}, {1, 1}}, 0, 1, buf); }),
+      "counter overflow");
+  check_request_error(
+      error_of([&] { cuda::fill_block_to_host(drop, key, 0, TensorBlock{{4}, {0}, {4}}, buf); }), "transform_block");
+  check_request_error(
+      error_of([&] { cuda::transform_block_to_host(p, key, 0, TensorBlock{{4}, {0}, {4}}, buf, buf); }),
+      "fill_block");
+  check_request_error(error_of([&] { cuda::fill_block(p, key, 0, TensorBlock{{4}, {0}, {4}}, 0, 4, nullptr); }),
+                      "null buffer");
+  check_request_error(
+      error_of([&] { cuda::fill_block_to_host(p, key, 0, TensorBlock{{4}, {0}, {4}}, buf, LaunchConfig{0, 2000}); }),
+      "LaunchConfig");
+  CHECK(error_of([&] { cuda::fill_block(p, key, 0, TensorBlock{{4, 6}, {1, 1}, {0, 3}}, 0, 0, nullptr); }) == "");
+  CHECK(error_of([&] { cuda::fill_block_to_host(p, key, 0, TensorBlock{{4, 6}, {1, 1}, {2, 0}}, nullptr); }) == "");
+  CHECK(error_of([&] {
+          cuda::transform_block_to_host(drop, key, 0, TensorBlock{{0, 6}, {0, 1}, {0, 3}}, nullptr, nullptr);
+        }) == "");
+}
