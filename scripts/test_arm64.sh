@@ -9,6 +9,7 @@
 #     cross-backend table of every registry row;
 #     (and, where the x86 build/ is present, that table equals x86's);
 #   - the unit tests: known answers (cuRAND, Random123), golden files, API,
+#     block draws of a global tensor (test_blocks: scalar and neon),
 #     element functions, the installed package (consumer), the NEON object's
 #     exports and the absence of any fused multiply-add in its stream v2
 #     kernels, every row NEON == scalar (test_simd --backend=neon) and the
@@ -49,7 +50,7 @@ cmake -S . -B build-arm64 -DCMAKE_TOOLCHAIN_FILE="$PWD/cmake/toolchain-aarch64-l
   -DXRNG_DOCTEST_INCLUDE="$deps" -DXRNG_RANDOM123_INCLUDE="$deps" >build-arm64/configure.log 2>&1 \
   || { cat build-arm64/configure.log; exit 1; }
 grep -E "^-- xrng host SIMD" build-arm64/configure.log
-tests=(test_kat test_random123 test_golden test_api test_elements test_invariance test_simd test_simd_exhaustive)
+tests=(test_kat test_random123 test_golden test_api test_elements test_blocks test_invariance test_simd test_simd_exhaustive)
 cmake --build build-arm64 -j"$(nproc)" --target xrng_cli "${tests[@]}"
 t1=$(date +%s)
 qemu=(qemu-aarch64 -L "$root")
@@ -69,7 +70,7 @@ if [ -x build/xrng ]; then
   echo "test_arm64: verify table identical to $(uname -m)'s ($(table build-arm64/verify.txt | wc -l) rows)"
 fi
 (cd build-arm64 && ctest --output-on-failure -j"$(nproc)" --timeout 900 \
-  -R '^(consumer|test_kat|test_random123|test_golden|test_api|test_elements|test_simd_symbols|test_simd_no_fused_v2|test_simd_sampled_neon)$')
+  -R '^(consumer|test_kat|test_random123|test_golden|test_api|test_elements|test_blocks|test_simd_symbols|test_simd_no_fused_v2|test_simd_sampled_neon)$')
 # NEON == scalar on every row (counts 0..100 at every offset and start phase,
 # permutations n = 1..1000, every golden vector) and the invariances (random
 # access, chunking, transforms, Generator offsets, permutation shards). Left to
