@@ -10,8 +10,14 @@
 set(CMAKE_SYSTEM_NAME Linux)
 set(CMAKE_SYSTEM_PROCESSOR aarch64)
 set(XRNG_AARCH64_ROOT /usr/aarch64-linux-gnu CACHE PATH "The AArch64 libraries and headers of the cross toolchain")
-set(CMAKE_C_COMPILER aarch64-linux-gnu-gcc)
-set(CMAKE_CXX_COMPILER aarch64-linux-gnu-g++)
+# GCC by default; Clang with -DCMAKE_CXX_COMPILER=clang++ (it then targets
+# AArch64 and uses this toolchain's libraries).
+if(NOT CMAKE_CXX_COMPILER)
+  set(CMAKE_C_COMPILER aarch64-linux-gnu-gcc)
+  set(CMAKE_CXX_COMPILER aarch64-linux-gnu-g++)
+elseif(CMAKE_CXX_COMPILER MATCHES "clang")
+  set(CMAKE_CXX_COMPILER_TARGET aarch64-linux-gnu)
+endif()
 set(CMAKE_FIND_ROOT_PATH ${XRNG_AARCH64_ROOT})
 set(CMAKE_FIND_ROOT_PATH_MODE_PROGRAM NEVER)
 set(CMAKE_FIND_ROOT_PATH_MODE_LIBRARY ONLY)
