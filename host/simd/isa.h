@@ -94,10 +94,15 @@ template <class V>
 XRNG_INLINE void storeu(void* p, const V& v) {
   std::memcpy(p, &v, sizeof v);
 }
+// Every lane = x. Not `V{} + x`: for a binary32/64 x = -0.0 that is
+// (+0) + (-0) = +0 in every lane (IEEE), which lost the sign of a negative
+// zero constant (stream v2's exponential multiplies by -0 - 1/rate).
 template <class V, class S>
 XRNG_INLINE V bcast(S x) {
   using E = std::remove_cvref_t<decltype(V{}[0])>;
-  return V{} + static_cast<E>(x);  // vector + scalar: the scalar is broadcast
+  V v;
+  for (size_t i = 0; i < sizeof(V) / sizeof(E); ++i) v[i] = static_cast<E>(x);
+  return v;
 }
 template <class V>
 XRNG_INLINE V iota() {
