@@ -6,7 +6,8 @@ of ns per element (median of --reps calls into preallocated buffers) and each
 library's time as a multiple of xrng's SIMD time (> 1: xrng is faster).
 
     python3 bench/compare.py [--xrng-time build/bench/xrng_time] [--n 16777216]
-                             [--threads 1,2] [--reps 5]
+                             [--threads 1,2] [--reps 5] [--isa avx2]
+                             [--ops normal_f32,exponential_f32_v2] [--cpu-time]
 
 xrng and std::mt19937 figures come from bench/xrng_time (C++), the others
 from this process. NumPy's Generator is single-threaded: listed at 1 thread.
@@ -20,13 +21,16 @@ import sys
 import time
 
 
+CLOCK = time.perf_counter_ns  # --cpu-time: time.thread_time_ns (this thread's CPU time)
+
+
 def median_ns(fn, n, reps):
     fn()  # warm-up (allocations, page faults, lazy init)
     ts = []
     for _ in range(reps):
-        t0 = time.perf_counter_ns()
+        t0 = CLOCK()
         fn()
-        ts.append((time.perf_counter_ns() - t0) / n)
+        ts.append((CLOCK() - t0) / n)
     ts.sort()
     return ts[len(ts) // 2]
 
@@ -36,7 +40,12 @@ def find_timer(root):
     return cands[-1] if cands else None
 
 
-def torch_rows(n, threads, reps):
+def timed(rows, n, reps, only):
+    """{op: (name, ns)} of the {op: (name, fn)} rows (only those in `only`, if given)."""
+    return {op: (name, median_ns(fn, n, reps)) for op, (name, fn) in rows.items() if only is None or op in only}
+
+
+def torch_rows(n, threads, reps, only=None):
     try:
         import torch
     except ImportError:
@@ -46,13 +55,13 @@ def torch_rows(n, threads, reps):
     f = torch.empty(n, dtype=torch.float32)
     b = torch.empty(n, dtype=torch.uint8)
     p = torch.empty(n, dtype=torch.int64)
-    return {
-        "uniform_f32": ("torch.rand(out=)", median_ns(lambda: torch.rand(n, out=f), n, reps)),
-        "normal_f32": ("torch.randn(out=)", median_ns(lambda: torch.randn(n, out=f), n, reps)),
-        "exponential_f32": ("f32.exponential_()", median_ns(lambda: f.exponential_(), n, reps)),
-        "bernoulli_u8": ("uint8.bernoulli_(0.3)", median_ns(lambda: b.bernoulli_(0.3), n, reps)),
-        "randperm_i64": ("torch.randperm(out=)", median_ns(lambda: torch.randperm(n, out=p), n, reps)),
-    }
+    return timed({
+        "uniform_f32": ("torch.rand(out=)", lambda: torch.rand(n, out=f)),
+        "normal_f32": ("torch.randn(out=)", lambda: torch.randn(n, out=f)),
+        "exponential_f32": ("f32.exponential_()", lambda: f.exponential_()),
+        "bernoulli_u8": ("uint8.bernoulli_(0.3)", lambda: b.bernoulli_(0.3)),
+        "randperm_i64": ("torch.randperm(out=)", lambda: torch.randperm(n, out=p)),
+    }, n, reps, only)
 
 
 def numpy_rows(n, threads, reps):
@@ -82,7 +91,16 @@ def main():
     ap.add_argument("--n", type=int, default=1 << 24)
     ap.add_argument("--threads", default="1,2")
     ap.add_argument("--reps", type=int, default=5)
+    ap.add_argument("--isa", default=None, help="cap xrng's SIMD backend (xrng_time --isa avx2|none)")
+    ap.add_argument("--cpu-time", action="store_true",
+                    help="time each call by the calling thread's CPU time (1 thread only): robust on a busy machine")
+    ap.add_argument("--ops", default=None, help="only these rows, e.g. normal_f32,exponential_f32_v2 (SIMD only, no NumPy)")
     a = ap.parse_args()
+    global CLOCK
+    if a.cpu_time:
+        if a.threads != "1":
+            sys.exit("compare.py: --cpu-time needs --threads 1")
+        CLOCK = time.thread_time_ns
     timer = a.xrng_time or find_timer(os.path.dirname(here))
     if not timer or not os.path.exists(timer):
         sys.exit("compare.py: xrng_time not found; build the target xrng_time or pass --xrng-time")
@@ -90,16 +108,25 @@ def main():
     # normal_f32 is the default stream (2); normal_f32_v1 the binary64 transform of
     # stream 1. The other libraries' rows are compared with both.
     ops = ["uniform_f32", "normal_f32", "normal_f32_v1", "exponential_f32_v2", "bernoulli_u8", "randperm_i64"]
+    if a.ops:
+        ops = [o for o in ops if o in a.ops.split(",")]
     print(f"n = {a.n}, median of {a.reps} calls, ns/element; ratio = other / xrng SIMD (> 1: xrng faster)\n")
     for t in [int(x) for x in a.threads.split(",")]:
-        out = subprocess.run([timer, "--n", str(a.n), "--threads", str(t), "--reps", str(a.reps)],
-                             check=True, capture_output=True, text=True).stdout
+        cmd = [timer, "--n", str(a.n), "--threads", str(t), "--reps", str(a.reps)]
+        if a.isa:
+            cmd += ["--isa", a.isa]
+        if a.ops:
+            cmd += ["--ops", a.ops, "--no-scalar"]
+        if a.cpu_time:
+            cmd += ["--cpu-time"]
+        out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
         res = json.loads(out)
         isa = res["isa"]
         xr = {(r["op"], r["variant"]): r["ns_per_elem"] for r in res["results"] if r["lib"] == "xrng"}
         std = {r["op"]: (r["variant"], r["ns_per_elem"]) for r in res["results"] if r["lib"] != "xrng"}
-        th = torch_rows(a.n, t, a.reps)
-        nprows = numpy_rows(a.n, t, a.reps)
+        only = {o.removesuffix("_v1").removesuffix("_v2") for o in ops} if a.ops else None
+        th = torch_rows(a.n, t, a.reps, only)
+        nprows = numpy_rows(a.n, t, a.reps) if not a.ops else {}
         print(f"### {t} thread{'s' if t > 1 else ''} (xrng SIMD ISA: {isa})\n")
         print("| op | xrng simd | xrng scalar | torch | numpy | std::mt19937 |")
         print("|---|---|---|---|---|---|")

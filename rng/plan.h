@@ -327,10 +327,13 @@ namespace detail {
 // The binary32 parameters of stream v2 (SPEC.md, "Stream v2", parameters):
 // rounded to nearest, clamped to the finite range (so that 0 * scale and
 // inf - inf never make a NaN), and set to +0 below a bound under which the
-// affine step loc + scale * t could produce a subnormal (|t| >= 2^-41 for the
-// normal, 2^-32 for the Cauchy, -ln u >= 2^-24 for the exponential): with
-// |loc| >= 2^-100 and scale * |t| >= 2^-101 every nonzero intermediate and
-// result is at least 2^-124 in magnitude.
+// affine step loc + scale * t could produce a subnormal (|t| >= 2^-45.35 for
+// the normal, 2^-32 for the Cauchy, -ln u >= 2^-33 for the exponential): with
+// |loc| >= 2^-100 and scale * |t| >= 2^-101.35 every nonzero intermediate and
+// result of a sum is at least 2^-124.35 in magnitude, and the exponential's
+// single product at least 2^-125. (The bounds of the v2 revision: 2^-56 for
+// the normal's std and 2^-92 for 1 / rate; the first definition of v2, whose
+// u stopped at 1 - 2^-24, had 2^-60 and 2^-100.)
 inline float param32(double v, double below) {
   float f = math::to_f32(v);
   if (std::isinf(f)) f = std::copysign(3.40282347e38f, f);
@@ -339,7 +342,7 @@ inline float param32(double v, double below) {
 inline float loc32(double v) { return param32(v, 0x1p-100); }
 inline float inv_rate32(double rate) {  // 1 / rate in double, rounded once to binary32; inf stays inf (-ln u > 0)
   const float f = math::to_f32(1.0 / rate);
-  return f < 0x1p-100f ? 0.0f : f;
+  return f < 0x1p-92f ? 0.0f : f;
 }
 }  // namespace detail
 template <>
@@ -349,7 +352,7 @@ struct DistDef<Dist::normal> {
     p.normal.mean = q.mean;
     p.normal.std = q.std;
     p.normal.mean32 = detail::loc32(q.mean);
-    p.normal.std32 = detail::param32(q.std, 0x1p-60);
+    p.normal.std32 = detail::param32(q.std, 0x1p-56);
   }
 };
 template <>
@@ -413,7 +416,7 @@ struct DistDef<Dist::log_normal> {
     p.normal.mean = q.mean;
     p.normal.std = q.std;
     p.normal.mean32 = detail::loc32(q.mean);
-    p.normal.std32 = detail::param32(q.std, 0x1p-60);
+    p.normal.std32 = detail::param32(q.std, 0x1p-56);
   }
 };
 template <>

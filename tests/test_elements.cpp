@@ -242,3 +242,33 @@ TEST_CASE("binary16 and bfloat16 conversions match independent references") {
     REQUIRE(xrng::math::f32_to_f16_bits(f) == h);
   }
 }
+
+// Stream v2 near u = 1 (issue 15, SPEC.md 9, "Revision"): -ln u and the
+// radius come from the word itself, not from u rounded to binary32, so the
+// largest words give distinct values down to -ln(1 - 2^-33) ~ 2^-33 (the
+// first definition stopped at 2^-24 and put 2^8 words on each value there).
+TEST_CASE("stream v2: exponential and radius near u = 1 are functions of the word") {
+  const xrng::ExponentialParams unit{};
+  // the smallest value: -ln(1 - 2^-33) = 2^-33 (1 + 2^-34 + ...), rounded: 2^-33
+  CHECK(xrng::dist::v2::exponential_f32(0xffffffffu, unit) == 0x1p-33f);
+  // the top 2^16 words: strictly decreasing values, each within an ulp of
+  // -ln((w + 1/2) 2^-32) in binary64 (v1's transform, itself within 2^-52)
+  float prev = std::numeric_limits<float>::infinity();
+  int worse = 0;
+  for (uint32_t w = 0xffff0000u; w != 0; ++w) {
+    const float y = xrng::dist::v2::exponential_f32(w, unit);
+    const double ref = xrng::math::neg_log_unit<32, double, uint64_t>(w);
+    CHECK_MESSAGE(y < prev, "word ", w);
+    prev = y;
+    int e;
+    std::frexp(ref, &e);
+    worse += std::fabs(y - ref) > std::ldexp(1.0, e - 24);
+  }
+  CHECK(worse == 0);
+  // the normal's smallest radius: sqrt(-2 ln(1 - 2^-33)) = 2^-16
+  const xrng::NormalParams n{};
+  float z[2];
+  xrng::dist::v2::normal_f32(0xffffffffu, 0u, n, z);
+  CHECK(z[0] == 0x1p-16f);
+  CHECK(z[1] == 0.0f);
+}

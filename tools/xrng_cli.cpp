@@ -682,6 +682,10 @@ void run_chunks(const Request& r, bool values_to_stdout, Sink sink) {
 void write_out(const void* data, size_t n, uint64_t done, uint64_t total) {
   const char* p = static_cast<const char*>(data);
   while (n > 0) {
+    // A signal that came while the chunk was computed or formatted (text
+    // under a sanitizer takes seconds) interrupted no write: without this
+    // check the next write would block on a full pipe for good.
+    if (g_signal != 0) throw Interrupted{g_signal, done, total};
     const ssize_t w = ::write(STDOUT_FILENO, p, n);
     if (g_signal != 0) throw Interrupted{g_signal, done, total};
     if (w < 0) {

@@ -358,7 +358,10 @@ struct PairV2Kernel : VectorKernel {
       b.v[r] = shuffle<kOdd32>(x0, x1);
     }
     FR<R> z0, z1;
-    if (pl.normal.mean32 == 0.0f && pl.normal.std32 == 1.0f && (__builtin_bit_cast(uint32_t, pl.normal.mean32) >> 31) == 0) {
+    if constexpr (DI == Dist::log_normal) {
+      dist::v2::log_normal_core<FR<R>, W32<R>>(a, b, FR<R>(pl.normal.mean32), FR<R>(pl.normal.std32), &z0, &z1);
+    } else if (pl.normal.mean32 == 0.0f && pl.normal.std32 == 1.0f &&
+               (__builtin_bit_cast(uint32_t, pl.normal.mean32) >> 31) == 0) {
       // mean 0, std 1: 0 + 1 * (r c) is (r c) + 0 bit for bit (1 * v = v
       // exactly, and +0 + v = v + 0 turns -0 into +0 and keeps everything else):
       // the same values with one operation per element instead of two.
@@ -369,10 +372,6 @@ struct PairV2Kernel : VectorKernel {
       z1 = r * sn + FR<R>(0.0f);
     } else {
       dist::v2::normal_pair_core<FR<R>, W32<R>>(a, b, FR<R>(pl.normal.mean32), FR<R>(pl.normal.std32), &z0, &z1);
-    }
-    if constexpr (DI == Dist::log_normal) {
-      z0 = math32::exp_<FR<R>, W32<R>>(z0);
-      z1 = math32::exp_<FR<R>, W32<R>>(z1);
     }
     for (int r = 0; r < R; ++r) {
       store_f32_as<T>(o + 2 * N32 * r, shuffle<kZipLo32>(z0.v[r], z1.v[r]));

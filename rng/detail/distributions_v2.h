@@ -37,10 +37,20 @@ XRNG_HD XRNG_INLINE void normal_pair_core(I a, I b, F mean, F std, F* z0, F* z1)
   *z1 = mean + std * (r * s);
 }
 
+// ---- log_normal: e^(mean + std z) of the same words as the normal pair -------------------------
+template <class F, class I>
+XRNG_HD XRNG_INLINE void log_normal_core(I a, I b, F mean, F std, F* y0, F* y1) {
+  math32::log_normal_pair<F, I>(a, b, mean, std, y0, y1);
+}
+
 // ---- exponential: -ln(u) * (1 / rate) -------------------------------------------------
+// Evaluated as ln u * (-0 - inv_rate): the same value ((0 - x) y = x (-0 - y)
+// exactly for x < 0: -0 - y negates y exactly, +0 included, so 0 * ... keeps
+// its +0), with the negation on the loop-invariant parameter instead of on
+// every element.
 template <class F, class I>
 XRNG_HD XRNG_INLINE F exponential_core(I w, F inv_rate) {
-  return math32::neg_log<F, I>(w) * inv_rate;
+  return math32::log_unit_word<F, I>(w) * (F(-0.0f) - inv_rate);
 }
 
 // ---- Cauchy: median + sigma tan(pi (u - 1/2)) -------------------------------------------
@@ -53,12 +63,10 @@ XRNG_HD XRNG_INLINE F cauchy_core(I w, F median, F sigma) {
 XRNG_HD XRNG_INLINE void normal_f32(uint32_t w0, uint32_t w1, const NormalParams& p, float out[2]) {
   normal_pair_core<float, uint32_t>(w0, w1, p.mean32, p.std32, &out[0], &out[1]);
 }
-// exp of the normal pair of the same words (math32::exp_).
+// e^(mean + std z) of the normal pair's z of the same words, z and the
+// affine step carried as unevaluated pairs (math32::log_normal_pair).
 XRNG_HD XRNG_INLINE void log_normal_f32(uint32_t w0, uint32_t w1, const NormalParams& p, float out[2]) {
-  float z0, z1;
-  normal_pair_core<float, uint32_t>(w0, w1, p.mean32, p.std32, &z0, &z1);
-  out[0] = math32::exp_<float, uint32_t>(z0);
-  out[1] = math32::exp_<float, uint32_t>(z1);
+  log_normal_core<float, uint32_t>(w0, w1, p.mean32, p.std32, &out[0], &out[1]);
 }
 XRNG_HD XRNG_INLINE float exponential_f32(uint32_t w, const ExponentialParams& p) {
   return exponential_core<float, uint32_t>(w, p.inv_rate32);

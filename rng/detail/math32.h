@@ -63,37 +63,45 @@ constexpr float kLn2Hi = 0x1.62e4p-1f;
 constexpr float kLn2Lo = 0x1.7f7d1cp-20f;
 constexpr float kInvLn2 = 0x1.715476p+0f;
 
-// ---- the open unit variate of stream v2 ----------------------------------------
-// u = (a + 1/2) 2^-32 rounded to binary32 (nearest even), at most 1 - 2^-24:
-// (a >> 8) * 256 and (a & 255) + 1/2 are exact, their sum is rounded once.
-// u is exact for a < 2^23 (down to 2^-33, the tail of the normal); above, it
-// is the nearest binary32 value.
+// ---- ln u of the open unit variate u = (a + 1/2) 2^-32 of stream v2 ----------------------------
+// ln u within an ulp of the exact value for every word a, the largest included
+// (SPEC.md 9.1-9.2; revised: the first definition rounded u to binary32 first,
+// which quantised 1 - u to 2^-24 in the upper half).
+//
+// u 2^32 = a + 1/2 as an unevaluated pair: s = hi + lo rounded once
+// (hi = (a >> 8) * 256 and lo = (a & 255) + 1/2 exact), sl = lo - (s - hi)
+// its exact error (Fast2Sum: hi = 0 or hi >= 256 > lo). u = 2^k m with
+// m in [sqrt(1/2), sqrt(2)) taken from the bits of s (s 2^-32 >= 2^-33: the
+// 2^-32 is folded into the exponent), f0 = m - 1 (exact), e0 = sl 2^(-32-k)
+// (exact), so that u 2^-k - 1 = f0 + e0 exactly; f = f0 + e0 rounded once and
+// e = (f0 - f) + e0 its exact error (|e| <= 2^-24 |f|). Near u = 1 (k = 0)
+// f is u - 1 itself, exactly, wherever |u - 1| < 2^-9.
+//
+// log(1 + f + e) = f - f^2/2 + f^3 P(f) + e / (1 + f) + O(e^2), P a degree-7
+// minimax fit (relative error of the sum below 2^-27.3 on the interval).
+// f^2/2 is split exactly: fh = f rounded to a multiple of 2^-11 (the
+// 1.5 * 2^12 shifter), fl = f - fh (exact), t = fh^2/2 (exact: at most 11
+// significant bits squared), f^2/2 = t + fl (f + fh)/2; v = f - t with its
+// rounding error dv kept (Fast2Sum: |t| <= |f|). e / (1 + f) is
+// e ((1 - f) + f^2) (relative error f^3). k ln 2 + v is summed with its
+// rounding error kept (Fast2Sum: |k ln2_hi| >= |v| or k = 0), and the small
+// terms are added last.
 template <class F, class I>
-XRNG_HD XRNG_INLINE F unit_open(I a) {
+XRNG_HD XRNG_INLINE void log_unit_parts(I a, F* s_out, F* tail_out) {
   const F hi = cvt_i32(a >> 8) * F(256.0f);
   const F lo = cvt_i32(a & I(255u)) + F(0.5f);
-  return min_(hi + lo, F(0x1.fffffep31f)) * F(0x1p-32f);
-}
-
-// ---- ln u for u in [2^-126, 1) --------------------------------------------------
-// u = 2^k m with m in [sqrt(1/2), sqrt(2)) (integer operations on the bits),
-// f = m - 1 (exact), log(1 + f) = f - f^2/2 + f^3 P(f) with P a degree-7
-// minimax fit (relative error of the sum below 2^-27.3 on the interval).
-// f^2/2 is split exactly: mh = m cut to 12 significant bits (a mask of its
-// bits), fh = mh - 1 and fl = m - mh (both exact), f^2/2 = fh^2/2 (exact)
-// + fl (f + fh)/2 (small, rounded), and v = f - fh^2/2 is exact (a multiple
-// of 2^-25 below 1/2). k ln 2 + v is summed with its rounding error kept
-// (Fast2Sum: |k ln2_hi| >= |v| or k = 0), and the small terms are added last.
-template <class F, class I>
-XRNG_HD XRNG_INLINE F log_unit(F u) {
-  const I hx = as_u32(u) + I(0x3f800000u - 0x3f3504f3u);
-  const F kf = cvt_i32((hx >> 23) - I(127u));
-  const I mb = (hx & I(0x007fffffu)) + I(0x3f3504f3u);
-  const F m = as_f32(mb);
-  const F mh = as_f32(mb & I(0xfffff000u));
-  const F f = m - F(1.0f);
-  const F fh = mh - F(1.0f);
-  const F fl = m - mh;
+  const F s2 = hi + lo;
+  const F sl = lo - (s2 - hi);
+  const I hx = as_u32(s2) + I(0x3f800000u - 0x3f3504f3u);
+  const I ke = hx >> 23;  // k + 127 + 32
+  const F kf = cvt_i32(ke - I(127u + 32u));
+  const F m = as_f32((hx & I(0x007fffffu)) + I(0x3f3504f3u));
+  const F f0 = m - F(1.0f);
+  const F e0 = sl * as_f32((I(254u) - ke) << 23);  // sl 2^(-32-k)
+  const F f = f0 + e0;
+  const F e = (f0 - f) + e0;
+  const F fh = (f + F(0x1.8p12f)) - F(0x1.8p12f);
+  const F fl = f - fh;
   F p = F(-0x1.38ca4ap-4f);
   p = p * f + F(0x1.055edep-3f);
   p = p * f + F(-0x1.0d823ep-3f);
@@ -102,22 +110,33 @@ XRNG_HD XRNG_INLINE F log_unit(F u) {
   p = p * f + F(0x1.99a01cp-3f);
   p = p * f + F(-0x1.000226p-2f);
   p = p * f + F(0x1.555554p-2f);
-  const F v = f - (F(0.5f) * fh) * fh;
-  const F rest = (f * f) * (f * p) - (F(0.5f) * fl) * (f + fh);
-  const F hi = kf * F(kLn2Hi);
-  const F s = hi + v;
-  const F ds = (hi - s) + v;
-  return s + ((ds + kf * F(kLn2Lo)) + rest);
+  const F t = (F(0.5f) * fh) * fh;
+  const F v = f - t;
+  const F dv = (f - v) - t;
+  const F ff = f * f;
+  const F rest = ff * (f * p) - (F(0.5f) * fl) * (f + fh);
+  const F corr = e * ((F(1.0f) - f) + ff);
+  const F h = kf * F(kLn2Hi);
+  const F s = h + v;
+  const F ds = (h - s) + v;
+  *s_out = s;
+  *tail_out = ((ds + kf * F(kLn2Lo)) + (dv + corr)) + rest;
+}
+template <class F, class I>
+XRNG_HD XRNG_INLINE F log_unit_word(I a) {
+  F s, tail;
+  log_unit_parts<F, I>(a, &s, &tail);
+  return s + tail;
 }
 
 // ---- Box-Muller radius sqrt(-2 ln u) and the exponential's -ln u ----------------
 template <class F, class I>
 XRNG_HD XRNG_INLINE F radius(I a) {
-  return sqrt_(log_unit<F, I>(unit_open<F, I>(a)) * F(-2.0f));
+  return sqrt_(log_unit_word<F, I>(a) * F(-2.0f));
 }
 template <class F, class I>
 XRNG_HD XRNG_INLINE F neg_log(I a) {
-  return F(0.0f) - log_unit<F, I>(unit_open<F, I>(a));
+  return F(0.0f) - log_unit_word<F, I>(a);
 }
 
 // ---- the reduced angle as an unevaluated pair ------------------------------------
@@ -161,9 +180,10 @@ XRNG_HD XRNG_INLINE SinCosPairs<F> sincos_pairs(F xh, F xl) {
   // leading product x^3 exact: its rounding would cost up to 0.4 ulp of tan.
   F ze = F(0.0f), p3 = F(0.0f), e3 = F(0.0f);
   if constexpr (kExactSquare) {
-    // On xb = xh, or 0 where xh < 2^-20 (xh >= 0 here): there the corrections
+    // On xb = xh, or 0 where |xh| < 2^-20: there the corrections
     // are below 2^-40 relative, and dropping them keeps every product normal.
-    const F xb = as_f32(as_u32(xh) & (lt_mask(xh, F(0x1p-20f)) ^ I(0xffffffffu)));
+    // (|xh| for the log_normal's angle, which has either sign.)
+    const F xb = as_f32(as_u32(xh) & (lt_mask(as_f32(as_u32(xh) & I(0x7fffffffu)), F(0x1p-20f)) ^ I(0xffffffffu)));
     const F zb = xb * xb;
     const F cv = xb * F(4097.0f);
     const F h = cv - (cv - xb);
@@ -207,22 +227,36 @@ XRNG_HD XRNG_INLINE SinCosPairs<F> sincos_pairs(F xh, F xl) {
 // the quadrant, r = b + 2^29 - q 2^30 - 2^29 in [-2^29, 2^29) is the reduced
 // angle in units of 2^-32 turns; then (cos, sin)(q pi/2 + x) by a swap and
 // sign flips of the bit patterns.
-template <class F, class I>
-XRNG_HD XRNG_INLINE void sincos_turns(I b, F* c_out, F* s_out) {
+// sincos_turns_pairs<true> (the log_normal) also returns the pairs' low
+// parts, with x^2 and x^3 carried exactly (sincos_pairs<true>): cos and sin to
+// about 2^-30 relative. sincos_turns is sincos_turns_pairs<false>'s high parts.
+template <bool kExact, class F, class I>
+XRNG_HD XRNG_INLINE void sincos_turns_pairs(I b, F* c_out, F* cl_out, F* s_out, F* sl_out) {
   const I m = b + I(1u << 29);
   const I q = m >> 30;
   const I r = (m & I(0x3fffffffu)) - I(1u << 29);
   F xh, xl;
   reduced_angle<6, F, I>(r, F(1.0f), &xh, &xl);
-  const SinCosPairs<F> t = sincos_pairs<false, F, I>(xh, xl);
+  const SinCosPairs<F> t = sincos_pairs<kExact, F, I>(xh, xl);
   const F sn = t.sh + t.sl;
   const F cs = t.ch + t.cl;
+  // The rounding errors of those two sums (Fast2Sum), for the log_normal's
+  // pairs (dead code for the normal).
+  const F snl = t.sl - (sn - t.sh);
+  const F csl = t.cl - (cs - t.ch);
   const I swap = I(0u) - (q & I(1u));
-  const I ub = as_u32(sn), uc = as_u32(cs);
-  const I cbits = (ub & swap) | (uc & (swap ^ I(0xffffffffu)));
-  const I sbits = (uc & swap) | (ub & (swap ^ I(0xffffffffu)));
-  *c_out = as_f32(cbits ^ (((q + I(1u)) & I(2u)) << 30));
-  *s_out = as_f32(sbits ^ ((q & I(2u)) << 30));
+  const I keep = swap ^ I(0xffffffffu);
+  const I cflip = ((q + I(1u)) & I(2u)) << 30, sflip = (q & I(2u)) << 30;
+  const I ub = as_u32(sn), uc = as_u32(cs), ubl = as_u32(snl), ucl = as_u32(csl);
+  *c_out = as_f32(((ub & swap) | (uc & keep)) ^ cflip);
+  *s_out = as_f32(((uc & swap) | (ub & keep)) ^ sflip);
+  *cl_out = as_f32(((ubl & swap) | (ucl & keep)) ^ cflip);
+  *sl_out = as_f32(((ucl & swap) | (ubl & keep)) ^ sflip);
+}
+template <class F, class I>
+XRNG_HD XRNG_INLINE void sincos_turns(I b, F* c_out, F* s_out) {
+  F cl, sl;
+  sincos_turns_pairs<false, F, I>(b, c_out, &cl, s_out, &sl);
 }
 
 // ---- 1/d for d in [2^-40, 2^40] --------------------------------------------------------
@@ -300,8 +334,14 @@ XRNG_HD XRNG_INLINE F tan_centered(I a) {
 // |r| <= ln2/2, and 2^k applied as 2^floor(k/2) * 2^ceil(k/2) (normal
 // factors; the first product is exact).
 constexpr float kExpLo = -0x1.5d5p6f;
+//
+// exp_pair(x, xl) is e^(x + xl) for a small xl (|xl| <= 2^-20 |x|), the
+// log_normal's unevaluated pair: the reduced argument is r = (rh - rl) + xl
+// rounded, its rounding errors kept in rc (Fast2Sum; where |rh - rl| < |xl|,
+// r is below 2^-13 and the inexact rc is far below an ulp); exp_(x) is
+// exp_pair(x, +0), bit for bit the plain e^x.
 template <class F, class I>
-XRNG_HD XRNG_INLINE F exp_(F x) {
+XRNG_HD XRNG_INLINE F exp_pair(F x, F xl) {
   const I zero = lt_mask(x, F(kExpLo));
   const I tiny = lt_mask(as_f32(as_u32(x) & I(0x7fffffffu)), F(0x1p-30f));
   x = as_f32(as_u32(x) & (tiny ^ I(0xffffffffu)));
@@ -312,8 +352,9 @@ XRNG_HD XRNG_INLINE F exp_(F x) {
   const F kd = kd0 - shifter;
   const F rh = x - kd * F(kLn2Hi);
   const F rl = kd * F(kLn2Lo);
-  const F r = rh - rl;
-  const F rc = (rh - r) - rl;
+  const F r0 = rh - rl;
+  const F r = r0 + xl;
+  const F rc = ((rh - r0) - rl) + ((r0 - r) + xl);
   F p = F(0x1.6a3cfep-10f);
   p = p * r + F(0x1.123856p-7f);
   p = p * r + F(0x1.5558bep-5f);
@@ -324,6 +365,84 @@ XRNG_HD XRNG_INLINE F exp_(F x) {
   const I k2 = k - k1;
   const F y = (e * as_f32((k1 + I(127u)) << 23)) * as_f32((k2 + I(127u)) << 23);
   return as_f32(as_u32(y) & (zero ^ I(0xffffffffu)));
+}
+template <class F, class I>
+XRNG_HD XRNG_INLINE F exp_(F x) {
+  return exp_pair<F, I>(x, F(0.0f));
+}
+
+// ---- exact products of pairs (the log_normal) ---------------------------------------------------
+// hi12(a): a cut to its 12 leading significant bits (a mask of the bits);
+// a - hi12(a) is exact and has at most 12 significant bits, so with
+// ah = hi12(a), al = a - ah and likewise for b, every partial product is
+// exact and dekker_err gives a * b - p exactly (p = fl(a * b), no overflow,
+// and every partial product normal).
+template <class F, class I>
+XRNG_HD XRNG_INLINE F hi12(F a) {
+  return as_f32(as_u32(a) & I(0xfffff000u));
+}
+template <class F>
+XRNG_HD XRNG_INLINE F dekker_err(F ah, F al, F bh, F bl, F p) {
+  return (((ah * bh - p) + ah * bl) + al * bh) + al * bl;
+}
+// x, or +0 where |x| < t (a low part too small to matter, kept from making a
+// subnormal product).
+template <class F, class I>
+XRNG_HD XRNG_INLINE F flush_below(F x, F t) {
+  return as_f32(as_u32(x) & (lt_mask(as_f32(as_u32(x) & I(0x7fffffffu)), t) ^ I(0xffffffffu)));
+}
+
+// ---- the log_normal: e^(mean + std z) with z and the affine step as pairs -------------------
+// e^x turns an absolute error of x into a relative one (|x| up to 88), so
+// x = mean + std (r cos) is carried as an unevaluated pair xh + xl accurate to
+// about 2^-26 |x| + 2^-40 absolute: ln u = lh + ll (the sum of log_unit_parts
+// and its rounding error); r = rh + rl with rh = sqrt(-2 lh) (the normal's
+// radius) and rl = ((-2 lh - rh^2) - 2 ll) / (2 rh) (rh^2 exact by Dekker,
+// 1 / rh by the integer seed and one Newton step: rl is needed to 2^-6);
+// cos = c + cl (the pair of sincos_turns_pairs; cl flushed below 2^-40);
+// z = zh + zl with zh = rh c, its exact error (Dekker) and rh cl + rl c;
+// std z = qh + ql likewise (std's product exact where |qh| >= 2^-26; below,
+// the low part is dropped: e^x is within 2^-26 of 1 + x there); mean + qh by
+// 2Sum, xl = its error + ql (+0 where |xh| >= 2^100: e^x is 0 or inf there,
+// and the pair's steps could overflow). zh + rl, cl and zl are the normal's
+// z only to about 2^-24: the pair never changes the normal's own values.
+template <class F, class I>
+XRNG_HD XRNG_INLINE F exp_affine_pair(F rh, F hh, F hl, F rl, F c, F cl, F mean, F std, F sh, F sl) {
+  const F zh = rh * c;
+  const F ch = hi12<F, I>(c);
+  const F ze = dekker_err<F>(hh, hl, ch, c - ch, zh);
+  const F zl = ze + (rh * flush_below<F, I>(cl, F(0x1p-40f)) + rl * c);
+  const F qh = std * zh;
+  const I g = lt_mask(as_f32(as_u32(qh) & I(0x7fffffffu)), F(0x1p-26f)) ^ I(0xffffffffu);
+  const F zb = as_f32(as_u32(zh) & g);
+  const F zlb = as_f32(as_u32(flush_below<F, I>(zl, F(0x1p-80f))) & g);
+  const F zbh = hi12<F, I>(zb);
+  const F ql = dekker_err<F>(sh, sl, zbh, zb - zbh, std * zb) + std * zlb;
+  const F xh = mean + qh;
+  const F bb = xh - mean;
+  const F xe = (mean - (xh - bb)) + (qh - bb);
+  const I fin = lt_mask(as_f32(as_u32(xh) & I(0x7fffffffu)), F(0x1p100f));
+  return exp_pair<F, I>(xh, as_f32(as_u32(xe + ql) & fin));
+}
+template <class F, class I>
+XRNG_HD XRNG_INLINE void log_normal_pair(I a, I b, F mean, F std, F* y0, F* y1) {
+  F ls, lt;
+  log_unit_parts<F, I>(a, &ls, &lt);
+  const F lh = ls + lt;
+  const F ll = lt - (lh - ls);
+  const F xr = lh * F(-2.0f);
+  const F rh = sqrt_(xr);
+  const F hh = hi12<F, I>(rh), hl = rh - hh;
+  const F pr = rh * rh;
+  const F pe = dekker_err<F>(hh, hl, hh, hl, pr);
+  F y = as_f32(I(0x7ef311c3u) - as_u32(rh));
+  y = y * (F(2.0f) - rh * y);
+  const F rl = (((xr - pr) - pe) + ll * F(-2.0f)) * (F(0.5f) * y);
+  F c, cl, s, sl;
+  sincos_turns_pairs<true, F, I>(b, &c, &cl, &s, &sl);
+  const F sh = hi12<F, I>(std), sd = std - sh;
+  *y0 = exp_affine_pair<F, I>(rh, hh, hl, rl, c, cl, mean, std, sh, sd);
+  *y1 = exp_affine_pair<F, I>(rh, hh, hl, rl, s, sl, mean, std, sh, sd);
 }
 
 }  // namespace math32

@@ -11,9 +11,10 @@
 // patterns (log_normal), and the Cauchy f32 row's kernel (Kernel<..., 2>)
 // with its second sample parameter set (tan is the same for every parameter
 // set; the affine step is covered by test_simd_fill on every sample set).
-// The exponential's -ln u is the radius's log_unit (swept here through the
-// radius) followed by a negation and one product; its row kernel is compared
-// with the scalar reference by test_simd_fill. (CI time: each 2^32 sweep
+// The exponential's ln u is the radius's math32::log_unit_word (swept here
+// through the radius: the whole revised ln u of SPEC.md 9.2, from the word)
+// followed by one product; its row kernel, and the log_normal's pair path,
+// are compared with the scalar reference by test_simd_fill. (CI time: each 2^32 sweep
 // costs a scalar evaluation per word.)
 //
 // Label "exhaustive": runs on two threads. The transforms are frozen once
