@@ -1,13 +1,14 @@
 // Timing helper of bench/compare.py: ns per element of xrng's CPU fills and
 // of the C++ standard library's mt19937 distributions, printed as JSON.
 //
-//   xrng_time [--n N] [--threads T] [--reps R] [--isa avx2|none] [--ops a,b,...] [--no-scalar] [--cpu-time]
+//   xrng_time [--n N] [--threads T] [--reps R] [--isa ISA] [--ops a,b,...] [--no-scalar] [--cpu-time]
 //
 // The f32 normal is timed in both stream versions (op "normal_f32" is the
 // default stream, v2; "normal_f32_v1" the binary64 transform of stream 1), and
 // the other rows stream 2 redefines (exponential, log_normal, cauchy f32) in
-// v2 as "*_v2". --isa caps the SIMD backend (xrng::set_simd_isa), e.g. to
-// time AVX2 on an AVX-512 machine.
+// v2 as "*_v2". --isa caps the SIMD backend (xrng::set_simd_isa), e.g.
+// `--isa avx2` to time AVX2 on an AVX-512 machine, `--isa none` for the
+// scalar path (ISAs: avx2, avx512 on x86-64; neon on AArch64).
 // --ops times only the named ops (e.g. normal_f32,exponential_f32_v2) and
 // --no-scalar only the SIMD backend: short runs for before/after comparisons
 // on a busy machine; --cpu-time (one thread) reads the thread's CPU time
@@ -79,7 +80,7 @@ int main(int argc, char** argv) {
     else if (a == "--isa") isa = argv[i + 1];
     else if (a == "--ops") ops = "," + std::string(argv[i + 1]) + ",";
     else {
-      std::fprintf(stderr, "usage: xrng_time [--n N] [--threads T] [--reps R] [--isa avx2|none] [--ops a,b] [--no-scalar] [--cpu-time]\n");
+      std::fprintf(stderr, "usage: xrng_time [--n N] [--threads T] [--reps R] [--isa ISA] [--ops a,b] [--no-scalar] [--cpu-time]\n");
       return 2;
     }
   }
@@ -88,7 +89,10 @@ int main(int argc, char** argv) {
     return 2;
   }
   if (!isa.empty() && !xrng::set_simd_isa(isa)) {
-    std::fprintf(stderr, "xrng_time: ISA '%s' is not available here\n", isa.c_str());
+    std::string have;
+    for (const std::string& i : xrng::simd_isas()) have += " " + i;
+    std::fprintf(stderr, "xrng_time: ISA '%s' is not available here (this build and CPU:%s)\n", isa.c_str(),
+                 have.c_str());
     return 2;
   }
   std::vector<float> f(n);

@@ -263,9 +263,9 @@ PYBIND11_MODULE(_C, m) {
   static_assert(xrng::kOldestStreamVersion == 1 && xrng::kStreamVersion == 2, "update stream_versions");
   m.attr("state_bytes_size") = kStateBytes;
   m.attr("max_threads") = xrng::kMaxThreads;  // threads= takes 0 (all) to max_threads, as the CLI's --threads
-  m.def("simd_isa", &xrng::simd_isa, "The host SIMD instruction set in use: avx512, avx2 or none.");
+  m.def("simd_isa", &xrng::simd_isa, "The host SIMD instruction set in use: avx512 or avx2 (x86-64), neon (AArch64), or none (the scalar path).");
   m.def("set_simd_isa", &xrng::set_simd_isa, py::arg("name"),
-        "Forces the host dispatcher below the detected ISA (avx2, none); False if unavailable.");
+        "Forces the host dispatcher below the detected ISA (e.g. avx2, none); False if unavailable.");
   m.def("has_cuda_kernels", &has_cuda_kernels, "Whether CUDA tensors are filled by the CUDA kernels.");
   m.def("registry", &registry, R"doc(
 The registry of draws (rng/registry.h) as a dict of four tables:

@@ -7,29 +7,69 @@
 #include <cstring>
 #include <thread>
 
+#include "simd/probe.h"
 #include "xrng.h"
 
 namespace xrng {
 namespace {
 
-enum class Isa { none = 0, avx2 = 1, avx512 = 2 };
+// The vector backends of this build (host/CMakeLists.txt defines XRNG_HAVE_<ISA>
+// for each ISA it compiles), worst first: each needs the CPU features of the
+// ones before it.
+#if defined(__x86_64__) || defined(__i386__)
+bool cpu_has_avx2() {
+  __builtin_cpu_init();
+  return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") && __builtin_cpu_supports("f16c");
+}
+bool cpu_has_avx512() {
+  return cpu_has_avx2() && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+         __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512vl");
+}
+#endif
+#if defined(XRNG_HAVE_NEON)
+bool cpu_has_neon() { return true; }  // Advanced SIMD is part of the AArch64 base ISA
+#endif
+
+const std::vector<detail::SimdBackend> kBackends = {
+#if defined(XRNG_HAVE_AVX2)
+    {"avx2", detail::fill_avx2, detail::perm_avx2, detail::probe_avx2, cpu_has_avx2},
+#endif
+#if defined(XRNG_HAVE_AVX512)
+    {"avx512", detail::fill_avx512, detail::perm_avx512, detail::probe_avx512, cpu_has_avx512},
+#endif
+#if defined(XRNG_HAVE_NEON)
+    {"neon", detail::fill_neon, detail::perm_neon, detail::probe_neon, cpu_has_neon},
+#endif
+};
+
+// The ISA: 0 for none (the scalar path), i + 1 for kBackends[i].
+using Isa = int;
+constexpr Isa kNone = 0;
 
 Isa detect_isa() {
-#if defined(__x86_64__) || defined(__i386__)
-  __builtin_cpu_init();
-  const bool avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") && __builtin_cpu_supports("f16c");
-  const bool avx512 = avx2 && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
-                      __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512vl");
-  return avx512 ? Isa::avx512 : avx2 ? Isa::avx2 : Isa::none;
-#else
-  return Isa::none;
-#endif
+  Isa best = kNone;
+  for (size_t i = 0; i < kBackends.size() && kBackends[i].cpu_has(); ++i) best = static_cast<Isa>(i + 1);
+  return best;
 }
 
 const Isa kDetected = detect_isa();
-std::atomic<int> g_isa{static_cast<int>(kDetected)};
+std::atomic<int> g_isa{kDetected};
 
-Isa current_isa() { return static_cast<Isa>(g_isa.load(std::memory_order_relaxed)); }
+Isa current_isa() { return g_isa.load(std::memory_order_relaxed); }
+
+// The ISA's vector backend tried first, then those below it (all run the
+// same kernels: a row without a kernel in one has none in the others).
+bool simd_fill(Isa isa, const Plan& plan, const Stream& s, uint64_t offset, uint64_t start, uint64_t count,
+               void* out) {
+  for (Isa i = isa; i > kNone; --i)
+    if (kBackends[static_cast<size_t>(i - 1)].fill(plan, s, offset, start, count, out)) return true;
+  return false;
+}
+bool simd_perm(Isa isa, const PermKey& k, uint64_t start, uint64_t count, DType t, void* out) {
+  for (Isa i = isa; i > kNone; --i)
+    if (kBackends[static_cast<size_t>(i - 1)].perm(k, start, count, t, out)) return true;
+  return false;
+}
 
 // Element counts per thread chunk are multiples of this, so chunks start on
 // group and Philox-block boundaries whatever the distribution.
@@ -72,9 +112,12 @@ void parallel_ranges(uint64_t count, int threads, Body body) {
 }
 
 Isa backend_isa(Backend b) {
-  if (b == Backend::scalar) return Isa::none;
-  if (b == Backend::simd && current_isa() == Isa::none)
-    throw Error("backend cpu-simd: this CPU has no AVX2+FMA (the scalar path is its only backend)");
+  if (b == Backend::scalar) return kNone;
+  if (b == Backend::simd && current_isa() == kNone)
+    throw Error(kBackends.empty() ? "backend cpu-simd: this build has no vector backend for its architecture (the "
+                                    "scalar path is its only backend)"
+                                  : "backend cpu-simd: this CPU has no " + std::string(kBackends[0].name) +
+                                        " (the scalar path is its only backend)");
   return current_isa();
 }
 
@@ -88,9 +131,7 @@ void require_buffer(const void* p, uint64_t count, const char* what) {
 // vector Philox of `isa` (the bits u32 kernel), or the scalar engine.
 void stream_words_into(Isa isa, const Stream& s, uint64_t first, uint64_t n, uint32_t* w) {
   static const Plan bits = make_plan(Dist::bits, DType::u32, DrawParams{});
-  const bool done = (isa == Isa::avx512 && detail::fill_avx512(bits, s, first, 0, n, w)) ||
-                    (isa >= Isa::avx2 && detail::fill_avx2(bits, s, first, 0, n, w));
-  if (!done) detail::fill_scalar(bits, s, first, 0, n, w);
+  if (!simd_fill(isa, bits, s, first, 0, n, w)) detail::fill_scalar(bits, s, first, 0, n, w);
 }
 
 // Elements [start, start + count) of element row R, count >= 1: the row's
@@ -130,10 +171,8 @@ void fill_from_words(Isa isa, const Plan& plan, const Stream& s, uint64_t offset
 void fill_range(Isa isa, const Plan& plan, const Stream& s, uint64_t offset, uint64_t start, uint64_t count,
                 void* out) {
   if (count == 0) return;
-  if (isa == Isa::none) return detail::fill_scalar(plan, s, offset, start, count, out);
-  if ((isa == Isa::avx512 && detail::fill_avx512(plan, s, offset, start, count, out)) ||
-      (isa >= Isa::avx2 && detail::fill_avx2(plan, s, offset, start, count, out)))
-    return;
+  if (isa == kNone) return detail::fill_scalar(plan, s, offset, start, count, out);
+  if (simd_fill(isa, plan, s, offset, start, count, out)) return;
   visit_row(plan, [&]<class R>() {
     if constexpr (R::kind == Kind::element)
       fill_from_words<R>(isa, plan, s, offset, start, count, static_cast<typename R::out_t*>(out));
@@ -151,23 +190,28 @@ void with_perm_row(const Plan& plan, Body&& body) {
 }  // namespace
 
 const char* simd_isa() {
-  switch (current_isa()) {
-    case Isa::avx512: return "avx512";
-    case Isa::avx2: return "avx2";
-    default: return "none";
-  }
+  const Isa i = current_isa();
+  return i == kNone ? "none" : kBackends[static_cast<size_t>(i - 1)].name;
+}
+
+std::vector<std::string> simd_isas() {
+  std::vector<std::string> v = {"none"};
+  for (Isa i = 1; i <= kDetected; ++i) v.push_back(kBackends[static_cast<size_t>(i - 1)].name);
+  return v;
 }
 
 bool set_simd_isa(const std::string& name) {
-  Isa want;
-  if (name == "avx512") want = Isa::avx512;
-  else if (name == "avx2") want = Isa::avx2;
-  else if (name == "none") want = Isa::none;
-  else return false;
-  if (static_cast<int>(want) > static_cast<int>(kDetected)) return false;
-  g_isa.store(static_cast<int>(want));
-  return true;
+  for (Isa i = kNone; i <= kDetected; ++i)
+    if (name == (i == kNone ? "none" : kBackends[static_cast<size_t>(i - 1)].name)) {
+      g_isa.store(i);
+      return true;
+    }
+  return false;
 }
+
+namespace detail {
+const std::vector<SimdBackend>& simd_backends() { return kBackends; }
+}  // namespace detail
 
 namespace detail {
 void fill_scalar(const Plan& plan, const Stream& s, uint64_t offset, uint64_t start, uint64_t count, void* out) {
@@ -197,8 +241,7 @@ void fill(const Plan& plan, const Key& key, uint64_t offset, uint64_t start, uin
     const PermKey k = perm_key(s, offset, plan.n);
     parallel_ranges(count, opt.threads, [&](uint64_t b, uint64_t e) {
       void* o = at(out, b, plan.dtype);
-      const bool done = (isa == Isa::avx512 && detail::perm_avx512(k, start + b, e - b, plan.dtype, o)) ||
-                        (isa >= Isa::avx2 && detail::perm_avx2(k, start + b, e - b, plan.dtype, o));
+      const bool done = simd_perm(isa, k, start + b, e - b, plan.dtype, o);
       if (!done) with_perm_row(plan, [&]<class R>() {
         reference_perm<R>(k, start + b, e - b, static_cast<typename R::out_t*>(o));
       });

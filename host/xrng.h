@@ -40,10 +40,15 @@ struct FillOptions {
   int threads = 1;                       // 0: all hardware threads; at most kMaxThreads
 };
 
-// The SIMD instruction set the host dispatcher uses: "avx512", "avx2" or
-// "none" (no FMA-capable SIMD: the scalar path is used).
+// The SIMD instruction set the host dispatcher uses: on x86-64 "avx512" or
+// "avx2" (AVX2 + FMA + F16C), on AArch64 "neon" (Advanced SIMD, always
+// present), or "none" (the scalar path: a CPU without them, or a build for an
+// architecture without a vector backend). Every ISA gives the same values.
 const char* simd_isa();
-// Forces the dispatcher below the detected ISA ("avx2", "none"); for tests and
+// The ISAs set_simd_isa accepts on this machine with this build, best last
+// ("none" first; e.g. {"none", "avx2", "avx512"} or {"none", "neon"}).
+std::vector<std::string> simd_isas();
+// Forces the dispatcher below the detected ISA (e.g. "avx2", "none"); for tests and
 // benchmarks. Returns false if the name is unknown or not supported here.
 bool set_simd_isa(const std::string& name);
 
@@ -296,10 +301,28 @@ class Generator {
 namespace detail {
 // Fills elements [start, start+count) with the ISA's vector code; returns false
 // when the plan is not vectorised there (the caller then runs the scalar path).
+// Each is defined only where host/CMakeLists.txt compiles its ISA (x86-64:
+// avx2, avx512; AArch64: neon); simd_backends() lists those of this build.
 bool fill_avx2(const Plan& plan, const Stream& s, uint64_t offset, uint64_t start, uint64_t count, void* out);
 bool fill_avx512(const Plan& plan, const Stream& s, uint64_t offset, uint64_t start, uint64_t count, void* out);
+bool fill_neon(const Plan& plan, const Stream& s, uint64_t offset, uint64_t start, uint64_t count, void* out);
 bool perm_avx2(const PermKey& k, uint64_t start, uint64_t count, DType t, void* out);
 bool perm_avx512(const PermKey& k, uint64_t start, uint64_t count, DType t, void* out);
+bool perm_neon(const PermKey& k, uint64_t start, uint64_t count, DType t, void* out);
+enum class Probe : int;  // host/simd/probe.h
+// A vector backend compiled into this library: its name (simd_isa()), its
+// entry points (probe: the tests' access to its per-word transforms,
+// host/simd/probe.h), and whether this CPU can run it.
+struct SimdBackend {
+  const char* name;
+  bool (*fill)(const Plan&, const Stream&, uint64_t, uint64_t, uint64_t, void*);
+  bool (*perm)(const PermKey&, uint64_t, uint64_t, DType, void*);
+  bool (*probe)(Probe, const Plan&, const uint32_t*, size_t, void*);
+  bool (*cpu_has)();
+};
+// The vector backends of this build, each requiring the CPU features of the
+// ones before it (AVX-512 after AVX2); empty where the architecture has none.
+const std::vector<SimdBackend>& simd_backends();
 // The scalar reference for one contiguous range (no threads).
 void fill_scalar(const Plan& plan, const Stream& s, uint64_t offset, uint64_t start, uint64_t count, void* out);
 }  // namespace detail

@@ -5,7 +5,9 @@ set -euo pipefail
 export DEBIAN_FRONTEND=noninteractive
 
 need=()
-for pkg in build-essential cmake git librandom123-dev doctest-dev libeigen3-dev libbenchmark-dev; do
+# (g++-aarch64-linux-gnu and qemu-user: the AArch64 cross build and its
+# emulator, scripts/test_arm64.sh)
+for pkg in build-essential cmake git librandom123-dev doctest-dev libeigen3-dev libbenchmark-dev g++-aarch64-linux-gnu qemu-user; do
   dpkg -s "$pkg" >/dev/null 2>&1 || need+=("$pkg")
 done
 # python3 and pip may come from elsewhere (pyenv, a venv): ask apt only when absent.

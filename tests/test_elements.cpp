@@ -56,8 +56,17 @@ std::string hex(uint64_t x) {
   return b;
 }
 
+// The compiler's IEEE binary16 type: _Float16, or on AArch64 __fp16 (ACLE's
+// IEEE half: conversions are single fcvt instructions; GCC 12 has no _Float16
+// in C++ there).
+#if defined(__aarch64__) || defined(_M_ARM64)
+using half_t = __fp16;
+#else
+using half_t = _Float16;
+#endif
+
 uint16_t f16_ref(float f) {  // the compiler's IEEE conversion
-  const _Float16 h = static_cast<_Float16>(f);
+  const half_t h = static_cast<half_t>(f);
   uint16_t b;
   std::memcpy(&b, &h, 2);
   return b;
@@ -227,7 +236,7 @@ TEST_CASE("binary16 and bfloat16 conversions match independent references") {
   for (uint32_t h = 0; h < 0x10000u; ++h) {
     const float f = xrng::math::f16_bits_to_f32(static_cast<uint16_t>(h));
     if (std::isnan(f)) continue;
-    _Float16 r;
+    half_t r;
     std::memcpy(&r, &h, 2);
     REQUIRE(f == static_cast<float>(r));
     REQUIRE(xrng::math::f32_to_f16_bits(f) == h);

@@ -1,5 +1,5 @@
 // Invariances that make the streams reproducible, for one host backend per
-// run (--backend=scalar|avx2|avx512, tests/simd/backends.h): random access,
+// run (--backend=scalar|avx2|avx512|neon, tests/simd/backends.h): random access,
 // chunking, offset arithmetic of a Generator, thread count, and equality with
 // the scalar reference. The draws are every row of the registry with each
 // sample parameter set of its distribution (tests/simd/row_cases.h), so a new

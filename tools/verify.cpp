@@ -95,10 +95,10 @@ std::vector<BackendDef> backends() {
                  block_host(p, k, off, b, in, o, opts(Backend::scalar, 1));
                }});
   // One column per SIMD ISA this CPU runs; the dispatcher is forced to each.
-  std::vector<std::string> isas;
-  if (isa == "avx512") isas = {"avx2", "avx512"};
-  if (isa == "avx2") isas = {"avx2"};
-  for (const std::string& i : isas)
+  // (simd_isas(): "none", then every ISA of this build that this CPU runs,
+  // e.g. avx2 and avx512 on x86-64, neon on AArch64.)
+  for (const std::string& i : simd_isas()) {
+    if (i == "none") continue;
     v.push_back({"cpu-" + i,
                  [i, isa](const auto& c, const Plan& p, void* o) {
                    with_isa(i, isa, [&] { run_host(c, p, o, opts(Backend::simd, 1)); });
@@ -106,6 +106,7 @@ std::vector<BackendDef> backends() {
                  [i, isa](const Plan& p, const Key& k, uint64_t off, const TensorBlock& b, const void* in, void* o) {
                    with_isa(i, isa, [&] { block_host(p, k, off, b, in, o, opts(Backend::simd, 1)); });
                  }});
+  }
   const unsigned hw = std::max(2u, std::thread::hardware_concurrency());
   v.push_back({"cpu-threads",
                [hw](const auto& c, const Plan& p, void* o) {

@@ -762,8 +762,16 @@ int main(int argc, char** argv) {
     if (cmd == "verify") return xrng::tools::cmd_verify(args);
     if (cmd == "version") {
       if (!args.empty()) throw Error("version takes no arguments (got '" + args[0] + "')");
-      std::printf("xrng %s, stream v%d (default; --stream %d..%d), simd %s\n", XRNG_VERSION_STRING,
-                  xrng::kStreamVersion, xrng::kOldestStreamVersion, xrng::kStreamVersion, xrng::simd_isa());
+      // The ISA in use and the architecture the binary was built for.
+#if defined(__x86_64__) || defined(_M_X64)
+      const char* arch = "x86-64";
+#elif defined(__aarch64__) || defined(_M_ARM64)
+      const char* arch = "aarch64";
+#else
+      const char* arch = "no vector backend for this architecture";
+#endif
+      std::printf("xrng %s, stream v%d (default; --stream %d..%d), simd %s (%s)\n", XRNG_VERSION_STRING,
+                  xrng::kStreamVersion, xrng::kOldestStreamVersion, xrng::kStreamVersion, xrng::simd_isa(), arch);
       return 0;
     }
     throw Error("unknown command '" + cmd + "' (gen, fingerprint, verify, version; xrng --help)");

@@ -57,7 +57,7 @@ void fill_kernel(const Plan& p, const Stream& s, uint64_t off, uint64_t start, u
     ++g;
   }
   const u128 g_full = end / G;
-  const bool nt = count * sizeof(out_t) >= kStreamBytes;
+  const bool nt = kNonTemporal && count * sizeof(out_t) >= kStreamBytes;
   alignas(64) out_t stage[kTileGroups * G];
   while (g < g_full) {
     const uint64_t n = static_cast<uint64_t>(lmin<u128>(kTileGroups, g_full - g));
@@ -71,7 +71,7 @@ void fill_kernel(const Plan& p, const Stream& s, uint64_t off, uint64_t start, u
     g += n;
   }
   if (end % G != 0 && g_full * G >= start) partial(g_full, 0, static_cast<uint64_t>(end % G));
-  if (nt) _mm_sfence();
+  if (nt) stream_fence();
 }
 
 // ---- the entry point -----------------------------------------------------------------------------

@@ -1,28 +1,47 @@
 // The vector backend's instruction-set layer: register types, the handful of
-// intrinsics that differ between AVX2 and AVX-512, and the lane types that the
-// templates of rng/ are instantiated with. Everything above this header
-// (philox.h, kernels.h, fill.h, perm.h, probe_impl.h) is written once for both
-// ISAs in terms of what is defined here.
+// intrinsics that differ between AVX2, AVX-512 and NEON, and the lane types
+// that the templates of rng/ are instantiated with. Everything above this
+// header (philox.h, kernels.h, fill.h, perm.h, probe_impl.h) is written once
+// for every ISA in terms of what is defined here.
 //
-// Included only by the per-ISA translation units host/simd_avx2.cpp
-// (XRNG_SIMD_BYTES = 32) and host/simd_avx512.cpp (64), which are compiled with
-// their ISA enabled. Everything in host/simd/ lives in an anonymous namespace:
-// nothing compiled with AVX enabled can be picked by the linker for a baseline
-// caller (the ctest test_simd_symbols checks that those objects export only
-// their entry points). For the same reason these headers never instantiate an
-// inline function of rng/ with scalar types (that would be a weak, exported,
-// AVX-compiled copy); they instantiate rng/'s templates with the lane types
-// below only, which have internal linkage.
+// Included only by the per-ISA translation units: host/simd_avx2.cpp
+// (XRNG_SIMD_BYTES = 32) and host/simd_avx512.cpp (64) on x86-64, compiled
+// with their ISA enabled; host/simd_neon.cpp (16) on AArch64, where Advanced
+// SIMD is part of the base ISA. Everything in host/simd/ lives in an anonymous
+// namespace: nothing compiled with AVX enabled can be picked by the linker for
+// a baseline caller (the ctest test_simd_symbols checks that those objects
+// export only their entry points). For the same reason these headers never
+// instantiate an inline function of rng/ with scalar types (that would be a
+// weak, exported, AVX-compiled copy); they instantiate rng/'s templates with
+// the lane types below only, which have internal linkage. (On AArch64 NEON is
+// baseline, so the hazard does not arise there; the same rules hold anyway.)
 //
-// Like the scalar path, results assume the default MXCSR (round to nearest,
-// no FTZ/DAZ).
+// Like the scalar path, results assume the default floating-point environment:
+// round to nearest, no flush-to-zero (x86 MXCSR without FTZ/DAZ; AArch64 FPCR
+// with RMode 0 and FZ, FZ16, DN clear, Linux's and macOS's default).
+//
+// Arithmetic of the stream: GCC/Clang generic vector + - * / (one IEEE
+// operation each, never contracted: -ffp-contract=off), and an explicit fused
+// multiply-add only where the scalar code calls math::fma_ (std::fma; stream
+// v1's double polynomials). Stream v2 (math32.h) has no fma_: its lanes below
+// offer none.
 #pragma once
 
-#if !defined(XRNG_SIMD_BYTES) || (XRNG_SIMD_BYTES != 32 && XRNG_SIMD_BYTES != 64)
-#error "define XRNG_SIMD_BYTES as 32 (AVX2) or 64 (AVX-512) before including host/simd/ headers"
+#if !defined(XRNG_SIMD_BYTES) || (XRNG_SIMD_BYTES != 16 && XRNG_SIMD_BYTES != 32 && XRNG_SIMD_BYTES != 64)
+#error "define XRNG_SIMD_BYTES as 16 (NEON), 32 (AVX2) or 64 (AVX-512) before including host/simd/ headers"
 #endif
 
+#if XRNG_SIMD_BYTES == 16
+#if !defined(__aarch64__) && !defined(_M_ARM64)
+#error "the 16-byte vector backend is NEON: AArch64 only (host/CMakeLists.txt compiles it there only)"
+#endif
+#include <arm_neon.h>
+#else
+#if !defined(__x86_64__) && !defined(__i386__)
+#error "the AVX2 / AVX-512 backends are x86 only (host/CMakeLists.txt compiles them there only)"
+#endif
 #include <immintrin.h>
+#endif
 
 #include <cstdint>
 #include <cstring>
@@ -75,6 +94,7 @@ template <class V>
 XRNG_INLINE void storeu(void* p, const V& v) {
   std::memcpy(p, &v, sizeof v);
 }
+// Every lane = x, the sign of a zero included.
 template <class V, class S>
 XRNG_INLINE V bcast(S x) {
   using E = std::remove_cvref_t<decltype(V{}[0])>;
@@ -118,6 +138,23 @@ XRNG_INLINE H half(const W& w, int which) {
   }(std::make_index_sequence<n>{});
 }
 
+// A lane permutation of two vectors a, b (lanes of b numbered after a's) by
+// constant indices: shuffle<kEven64>(a, b). __builtin_shufflevector takes the
+// indices as constants, which GCC (12+) and Clang both accept (GCC's
+// __builtin_shuffle with a mask vector is GCC only).
+template <int N>
+struct Lanes {
+  int i[N];
+};
+template <const auto& M, class V>
+XRNG_INLINE V shuffle(const V& a, const V& b) {
+  constexpr size_t n = sizeof(M.i) / sizeof(M.i[0]);
+  static_assert(n == sizeof(V) / sizeof(a[0]), "one index per lane");
+  return [&]<size_t... I>(std::index_sequence<I...>) {
+    return (V)__builtin_shufflevector(a, b, M.i[I]...);
+  }(std::make_index_sequence<n>{});
+}
+
 // ---- ISA primitives ----------------------------------------------------------------------------
 #if XRNG_SIMD_BYTES == 32
 // Low 32 bits of each 64-bit lane times low 32 bits: the full 64-bit product.
@@ -135,6 +172,8 @@ XRNG_INLINE vu64 pack_lo32(vu64 a, vu64 b) {
   return (vu64)_mm256_blend_epi32((__m256i)a, _mm256_slli_epi64((__m256i)b, 32), 0xAA);
 }
 XRNG_INLINE void stream_store(void* p, const vu32& v) { _mm256_stream_si256(static_cast<__m256i*>(p), (__m256i)v); }
+XRNG_INLINE void stream_fence() { _mm_sfence(); }
+constexpr bool kNonTemporal = true;
 // Narrowing (GCC's generic conversions scalarise these on AVX2).
 XRNG_INLINE vu16h narrow16(vu32 v) {  // lanes <= 0xffff
   const __m256i x = (__m256i)v;
@@ -148,11 +187,11 @@ XRNG_INLINE vu32h trunc32(vu64 v) {  // low 32 bits of each lane
   const __m256i x = _mm256_permutevar8x32_epi32((__m256i)v, _mm256_setr_epi32(0, 2, 4, 6, 0, 2, 4, 6));
   return (vu32h)_mm256_castsi256_si128(x);
 }
-constexpr vu64 kInterleaveLo = {0, 4, 1, 5}, kInterleaveHi = {2, 6, 3, 7};
-constexpr vu64 kEven64 = {0, 2, 4, 6}, kOdd64 = {1, 3, 5, 7};
-constexpr vi32 kInterleave32 = {0, 4, 1, 5, 2, 6, 3, 7};
-constexpr vi32 kEven32 = {0, 2, 4, 6, 8, 10, 12, 14}, kOdd32 = {1, 3, 5, 7, 9, 11, 13, 15};
-constexpr vi32 kZipLo32 = {0, 8, 1, 9, 2, 10, 3, 11}, kZipHi32 = {4, 12, 5, 13, 6, 14, 7, 15};
+constexpr Lanes<N64> kInterleaveLo = {{0, 4, 1, 5}}, kInterleaveHi = {{2, 6, 3, 7}};
+constexpr Lanes<N64> kEven64 = {{0, 2, 4, 6}}, kOdd64 = {{1, 3, 5, 7}};
+constexpr Lanes<N32> kInterleave32 = {{0, 4, 1, 5, 2, 6, 3, 7}};
+constexpr Lanes<N32> kEven32 = {{0, 2, 4, 6, 8, 10, 12, 14}}, kOdd32 = {{1, 3, 5, 7, 9, 11, 13, 15}};
+constexpr Lanes<N32> kZipLo32 = {{0, 8, 1, 9, 2, 10, 3, 11}}, kZipHi32 = {{4, 12, 5, 13, 6, 14, 7, 15}};
 
 // Left-packing of the lanes selected by an 8-bit mask, through a table of
 // lane indices (AVX2 has no compress instruction).
@@ -174,6 +213,68 @@ XRNG_INLINE void compress_store(uint32_t* p, vu32 v, unsigned m) {
   const __m256i sel = _mm256_cvtepu8_epi32(_mm_cvtsi64_si128(static_cast<long long>(kCompress.idx[m])));
   _mm256_storeu_si256(reinterpret_cast<__m256i*>(p), _mm256_permutevar8x32_epi32((__m256i)v, sel));
 }
+#elif XRNG_SIMD_BYTES == 16
+// AArch64 Advanced SIMD: 2 x 64-bit or 4 x 32-bit lanes per register.
+// Low 32 bits of each 64-bit lane times low 32 bits: xtn, xtn, umull.
+XRNG_INLINE vu64 mul32(vu64 a, vu64 b) {
+  return (vu64)vmull_u32(vmovn_u64((uint64x2_t)a), vmovn_u64((uint64x2_t)b));
+}
+// math::fma_ (std::fma, one rounding): fmla. Only the calls of fma_ in the
+// scalar templates reach this; a + b * c written with + and * stays two
+// operations (vmulq, vaddq: -ffp-contract=off).
+XRNG_INLINE vf64 vfma(vf64 a, vf64 b, vf64 c) { return (vf64)vfmaq_f64((float64x2_t)c, (float64x2_t)a, (float64x2_t)b); }
+XRNG_INLINE vf64 vsqrt(vf64 a) { return (vf64)vsqrtq_f64((float64x2_t)a); }
+XRNG_INLINE vf32 vsqrt32(vf32 a) { return (vf32)vsqrtq_f32((float32x4_t)a); }
+// fcvtn / fcvtl: IEEE conversions in the FPCR's rounding mode (nearest even
+// by default); a NaN keeps its sign and the top 10 bits of its payload and is
+// quieted (FPCR.DN clear), as F16C's and as math::f32_to_f16_bits.
+XRNG_INLINE vu16h f32_to_f16(vf32 x) { return (vu16h)vcvt_f16_f32((float32x4_t)x); }
+XRNG_INLINE vf32 f16_to_f32(vu16h h) { return (vf32)vcvt_f32_f16((float16x4_t)h); }
+// One bit per 32-bit lane of a comparison result (lanes all-ones or zero).
+XRNG_INLINE unsigned mask_bits(vi32 m) {
+  const uint32x4_t bit = {1u, 2u, 4u, 8u};
+  return vaddvq_u32(vandq_u32((uint32x4_t)m, bit));
+}
+// (low 32 bits of a) | (low 32 bits of b) << 32: sli (shift left and insert).
+XRNG_INLINE vu64 pack_lo32(vu64 a, vu64 b) { return (vu64)vsliq_n_u64((uint64x2_t)a, (uint64x2_t)b, 32); }
+// No non-temporal store here (stnp is a hint that compilers do not expose as
+// an intrinsic): ordinary stores, and nothing to fence.
+XRNG_INLINE void stream_store(void* p, const vu32& v) { storeu(p, v); }
+XRNG_INLINE void stream_fence() {}
+constexpr bool kNonTemporal = false;  // fill.h writes straight to the output
+XRNG_INLINE vu16h narrow16(vu32 v) { return (vu16h)vmovn_u32((uint32x4_t)v); }  // lanes <= 0xffff
+XRNG_INLINE vu8q narrow8(vu32 v) {                                               // lanes <= 0xff
+  const uint16x4_t h = vmovn_u32((uint32x4_t)v);
+  const uint8x8_t b = vmovn_u16(vcombine_u16(h, h));
+  return loadu<vu8q>(&b);  // the low 4 bytes
+}
+XRNG_INLINE vu32h trunc32(vu64 v) { return (vu32h)vmovn_u64((uint64x2_t)v); }  // low 32 bits of each lane
+constexpr Lanes<N64> kInterleaveLo = {{0, 2}}, kInterleaveHi = {{1, 3}};
+constexpr Lanes<N64> kEven64 = {{0, 2}}, kOdd64 = {{1, 3}};
+constexpr Lanes<N32> kInterleave32 = {{0, 2, 1, 3}};
+constexpr Lanes<N32> kEven32 = {{0, 2, 4, 6}}, kOdd32 = {{1, 3, 5, 7}};
+constexpr Lanes<N32> kZipLo32 = {{0, 4, 1, 5}}, kZipHi32 = {{2, 6, 3, 7}};
+
+// Left-packing of the lanes selected by a 4-bit mask: a byte table lookup
+// (tbl) with the byte indices of the selected lanes first.
+struct CompressTable {
+  uint8_t idx[16][16];
+  constexpr CompressTable() : idx() {
+    for (unsigned m = 0; m < 16; ++m) {
+      int k = 0;
+      for (unsigned i = 0; i < 4; ++i)
+        if (m & (1u << i)) {
+          for (unsigned b = 0; b < 4; ++b) idx[m][4 * k + b] = static_cast<uint8_t>(4 * i + b);
+          ++k;
+        }
+    }
+  }
+};
+constexpr CompressTable kCompress;
+// Stores the selected lanes of v contiguously at p (writes a whole vector).
+XRNG_INLINE void compress_store(uint32_t* p, vu32 v, unsigned m) {
+  storeu(p, (vu32)vqtbl1q_u8((uint8x16_t)v, vld1q_u8(kCompress.idx[m])));
+}
 #else
 XRNG_INLINE vu64 mul32(vu64 a, vu64 b) { return (vu64)_mm512_mul_epu32((__m512i)a, (__m512i)b); }
 XRNG_INLINE vf64 vfma(vf64 a, vf64 b, vf64 c) { return (vf64)_mm512_fmadd_pd((__m512d)a, (__m512d)b, (__m512d)c); }
@@ -186,16 +287,18 @@ XRNG_INLINE vu64 pack_lo32(vu64 a, vu64 b) {
   return (vu64)_mm512_mask_blend_epi32(0xAAAA, (__m512i)a, _mm512_slli_epi64((__m512i)b, 32));
 }
 XRNG_INLINE void stream_store(void* p, const vu32& v) { _mm512_stream_si512(static_cast<__m512i*>(p), (__m512i)v); }
+XRNG_INLINE void stream_fence() { _mm_sfence(); }
+constexpr bool kNonTemporal = true;
 XRNG_INLINE vu16h narrow16(vu32 v) { return (vu16h)_mm512_cvtepi32_epi16((__m512i)v); }
 XRNG_INLINE vu8q narrow8(vu32 v) { return (vu8q)_mm512_cvtepi32_epi8((__m512i)v); }
 XRNG_INLINE vu32h trunc32(vu64 v) { return (vu32h)_mm512_cvtepi64_epi32((__m512i)v); }
-constexpr vu64 kInterleaveLo = {0, 8, 1, 9, 2, 10, 3, 11}, kInterleaveHi = {4, 12, 5, 13, 6, 14, 7, 15};
-constexpr vu64 kEven64 = {0, 2, 4, 6, 8, 10, 12, 14}, kOdd64 = {1, 3, 5, 7, 9, 11, 13, 15};
-constexpr vi32 kInterleave32 = {0, 8, 1, 9, 2, 10, 3, 11, 4, 12, 5, 13, 6, 14, 7, 15};
-constexpr vi32 kEven32 = {0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30};
-constexpr vi32 kOdd32 = {1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31};
-constexpr vi32 kZipLo32 = {0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23};
-constexpr vi32 kZipHi32 = {8, 24, 9, 25, 10, 26, 11, 27, 12, 28, 13, 29, 14, 30, 15, 31};
+constexpr Lanes<N64> kInterleaveLo = {{0, 8, 1, 9, 2, 10, 3, 11}}, kInterleaveHi = {{4, 12, 5, 13, 6, 14, 7, 15}};
+constexpr Lanes<N64> kEven64 = {{0, 2, 4, 6, 8, 10, 12, 14}}, kOdd64 = {{1, 3, 5, 7, 9, 11, 13, 15}};
+constexpr Lanes<N32> kInterleave32 = {{0, 8, 1, 9, 2, 10, 3, 11, 4, 12, 5, 13, 6, 14, 7, 15}};
+constexpr Lanes<N32> kEven32 = {{0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30}};
+constexpr Lanes<N32> kOdd32 = {{1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31}};
+constexpr Lanes<N32> kZipLo32 = {{0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23}};
+constexpr Lanes<N32> kZipHi32 = {{8, 24, 9, 25, 10, 26, 11, 27, 12, 28, 13, 29, 14, 30, 15, 31}};
 XRNG_INLINE void compress_store(uint32_t* p, vu32 v, unsigned m) {
   _mm512_mask_compressstoreu_epi32(p, static_cast<__mmask16>(m), (__m512i)v);
 }

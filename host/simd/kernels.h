@@ -180,7 +180,7 @@ XRNG_INLINE void pair_f32_lanes(const uint32_t* w, const NormalParams& p, vf32* 
   for (int r = 0; r < R; ++r) {
     const vf32 c =
         concat<vf32>(__builtin_convertvector(z0.v[r], vf32h), __builtin_convertvector(z1.v[r], vf32h));
-    out[r] = __builtin_shuffle(c, kInterleave32);
+    out[r] = shuffle<kInterleave32>(c, c);
   }
 }
 // normal / log_normal f32, f16, bf16: the binary32 pairs of pair_f32_lanes,
@@ -206,8 +206,8 @@ struct PairF64Kernel : VectorKernel {
     UR<R> a, b;
     for (int r = 0; r < R; ++r) {
       const vu64 x0 = loadu<vu64>(w + 4 * N64 * r), x1 = loadu<vu64>(w + 4 * N64 * r + 2 * N64);  // a0 b0 a1 b1..
-      a.v[r] = __builtin_shuffle(x0, x1, kEven64);
-      b.v[r] = __builtin_shuffle(x0, x1, kOdd64);
+      a.v[r] = shuffle<kEven64>(x0, x1);
+      b.v[r] = shuffle<kOdd64>(x0, x1);
     }
     DR<R> z0, z1;
     dist::normal_pair_f64_core<DR<R>, UR<R>>(a, b, DR<R>(pl.normal.mean), DR<R>(pl.normal.std), &z0, &z1);
@@ -216,8 +216,8 @@ struct PairF64Kernel : VectorKernel {
       z1 = math::exp_<DR<R>, UR<R>>(z1);
     }
     for (int r = 0; r < R; ++r) {
-      storeu(o + 2 * N64 * r, __builtin_shuffle(z0.v[r], z1.v[r], kInterleaveLo));
-      storeu(o + 2 * N64 * r + N64, __builtin_shuffle(z0.v[r], z1.v[r], kInterleaveHi));
+      storeu(o + 2 * N64 * r, shuffle<kInterleaveLo>(z0.v[r], z1.v[r]));
+      storeu(o + 2 * N64 * r + N64, shuffle<kInterleaveHi>(z0.v[r], z1.v[r]));
     }
   }
 };
@@ -327,7 +327,7 @@ struct Kernel<Dist::randint, DType::i64> : VectorKernel {
   static void step(const uint32_t* w, const Plan& pl, int64_t* o) {
     const uint64_t range = pl.randint.range;
     const vu64 x0 = loadu<vu64>(w), x1 = loadu<vu64>(w + 2 * N64);  // lo0 hi0 lo1 hi1 ...
-    const vu64 lo = __builtin_shuffle(x0, x1, kEven64), hi = __builtin_shuffle(x0, x1, kOdd64);
+    const vu64 lo = shuffle<kEven64>(x0, x1), hi = shuffle<kOdd64>(x0, x1);
     const vu64 t = mulhi64(lo, range);
     const vu64 hl = hi * range;
     const vu64 hh = mulhi64(hi, range);
@@ -340,8 +340,9 @@ struct Kernel<Dist::randint, DType::i64> : VectorKernel {
 // The cores of distributions_v2.h (math32.h underneath) instantiated with the
 // binary32 lanes FR<R> / W32<R> of isa.h: the scalar operation sequence by
 // construction, R registers of N32 lanes per step (independent chains).
-// Registers per step: AVX2 has 16 vector registers, two chains would spill.
-constexpr int kV2Regs = kBytes == 64 ? 2 : 1;
+// Registers per step: AVX2 has 16 vector registers, two chains would spill;
+// AVX-512 and NEON have 32.
+constexpr int kV2Regs = kBytes == 32 ? 1 : 2;
 // Pairs (normal, log_normal): words a0 b0 a1 b1 ... of N32 pairs per register;
 // z0 z1 interleaved on output, stored as f32 / f16 / bf16.
 template <Dist DI, DType T>
@@ -353,8 +354,8 @@ struct PairV2Kernel : VectorKernel {
     W32<R> a, b;
     for (int r = 0; r < R; ++r) {
       const vu32 x0 = loadu<vu32>(w + 2 * N32 * r), x1 = loadu<vu32>(w + 2 * N32 * r + N32);
-      a.v[r] = __builtin_shuffle(x0, x1, kEven32);
-      b.v[r] = __builtin_shuffle(x0, x1, kOdd32);
+      a.v[r] = shuffle<kEven32>(x0, x1);
+      b.v[r] = shuffle<kOdd32>(x0, x1);
     }
     FR<R> z0, z1;
     if constexpr (DI == Dist::log_normal) {
@@ -373,8 +374,8 @@ struct PairV2Kernel : VectorKernel {
       dist::v2::normal_pair_core<FR<R>, W32<R>>(a, b, FR<R>(pl.normal.mean32), FR<R>(pl.normal.std32), &z0, &z1);
     }
     for (int r = 0; r < R; ++r) {
-      store_f32_as<T>(o + 2 * N32 * r, __builtin_shuffle(z0.v[r], z1.v[r], kZipLo32));
-      store_f32_as<T>(o + 2 * N32 * r + N32, __builtin_shuffle(z0.v[r], z1.v[r], kZipHi32));
+      store_f32_as<T>(o + 2 * N32 * r, shuffle<kZipLo32>(z0.v[r], z1.v[r]));
+      store_f32_as<T>(o + 2 * N32 * r + N32, shuffle<kZipHi32>(z0.v[r], z1.v[r]));
     }
   }
 };

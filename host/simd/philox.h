@@ -62,8 +62,8 @@ __attribute__((flatten)) XRNG_INLINE void philox_batch(const PhiloxKeys& k, uint
   }
   for (int r = 0; r < kRegs; ++r) {
     const vu64 a = pack_lo32(c0[r], c1[r]), bb = pack_lo32(c2[r], c3[r]);  // words 0,1 | words 2,3
-    storeu(out + r * 4 * N64, __builtin_shuffle(a, bb, kInterleaveLo));
-    storeu(out + r * 4 * N64 + 2 * N64, __builtin_shuffle(a, bb, kInterleaveHi));
+    storeu(out + r * 4 * N64, shuffle<kInterleaveLo>(a, bb));
+    storeu(out + r * 4 * N64 + 2 * N64, shuffle<kInterleaveHi>(a, bb));
   }
 }
 

@@ -40,7 +40,10 @@ enum class Probe : int {
 // Applies the vector transform `which` to in[0..n) (plan: a plan of the
 // transform's row, for its parameters); returns false for a probe the ISA's
 // build does not know. Only call the avx512 entry on a CPU that has AVX-512.
+// Each is defined where its ISA is compiled (x86-64: avx2, avx512; AArch64:
+// neon); xrng::detail::simd_backends() lists them with their names.
 bool probe_avx2(Probe which, const Plan& plan, const uint32_t* in, size_t n, void* out);
 bool probe_avx512(Probe which, const Plan& plan, const uint32_t* in, size_t n, void* out);
+bool probe_neon(Probe which, const Plan& plan, const uint32_t* in, size_t n, void* out);
 
 }  // namespace xrng::detail

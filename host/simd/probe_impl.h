@@ -9,7 +9,7 @@
 namespace xrng::detail {
 namespace {
 
-// probe_avx2 / probe_avx512 (probe.h) of this ISA.
+// probe_avx2 / probe_avx512 / probe_neon (probe.h) of this ISA.
 bool probe_impl(Probe which, const Plan& plan, const uint32_t* in, size_t n, void* out) {
   switch (which) {
     case Probe::radius32:
@@ -27,8 +27,8 @@ bool probe_impl(Probe which, const Plan& plan, const uint32_t* in, size_t n, voi
         } else {
           D c, sn;
           math::sincos_turns<32, D, U>(x, &c, &sn);
-          storeu(r, __builtin_shuffle(c.v[0], sn.v[0], kInterleaveLo));
-          storeu(r + N64, __builtin_shuffle(c.v[0], sn.v[0], kInterleaveHi));
+          storeu(r, shuffle<kInterleaveLo>(c.v[0], sn.v[0]));
+          storeu(r + N64, shuffle<kInterleaveHi>(c.v[0], sn.v[0]));
           std::memcpy(o + 2 * i, r, 2 * m * sizeof(double));
         }
       }
@@ -67,8 +67,8 @@ bool probe_impl(Probe which, const Plan& plan, const uint32_t* in, size_t n, voi
         if (which == Probe::v2_sincos) {
           F c, sn;
           math32::sincos_turns<F, I>(x, &c, &sn);
-          storeu(r, __builtin_shuffle(c.v[0], sn.v[0], kZipLo32));
-          storeu(r + N32, __builtin_shuffle(c.v[0], sn.v[0], kZipHi32));
+          storeu(r, shuffle<kZipLo32>(c.v[0], sn.v[0]));
+          storeu(r + N32, shuffle<kZipHi32>(c.v[0], sn.v[0]));
           std::memcpy(o + 2 * i, r, 2 * m * sizeof(float));
           continue;
         }

@@ -1,10 +1,11 @@
 // The runner of the per-backend test programs (backends.h):
 //
-//   <program> --backend=scalar|avx2|avx512 [doctest options]
+//   <program> --backend=scalar|avx2|avx512 [doctest options]   (x86-64)
+//   <program> --backend=scalar|neon [doctest options]          (AArch64)
 //
 // runs every test case against that host backend, with the dispatcher set to
 // its ISA. When this CPU cannot run the backend (or XRNG_FORCE_NO_AVX512 /
-// XRNG_FORCE_NO_AVX2 says so) it prints why and exits with 77, the
+// XRNG_FORCE_NO_AVX2 / XRNG_FORCE_NO_NEON says so) it prints why and exits with 77, the
 // SKIP_RETURN_CODE of the ctest tests, so that ctest reports them as Skipped.
 #define DOCTEST_CONFIG_IMPLEMENT
 #include <doctest/doctest.h>
@@ -34,7 +35,8 @@ int main(int argc, char** argv) {
   }
   std::string names;
   for (const xrng_test::HostBackend& b : xrng_test::host_backends()) {
-    names += (names.empty() ? "" : "|") + std::string(b.name);
+    if (!names.empty()) names += '|';  // (not "|" + string: GCC 12 -Wrestrict false positive)
+    names += b.name;
     if (name == b.name) g_backend = &b;
   }
   if (g_backend == nullptr) {

@@ -24,6 +24,13 @@
 // hash (2^27 words per transform, about a minute in all on 2 cores).
 // XRNG_EXHAUSTIVE_FULL=1 in the environment sweeps every word (about 13
 // minutes per ISA on 2 cores): due whenever a transform or a kernel changes.
+//
+// XRNG_SWEEP_STRIDE=S (S >= 1) sweeps the strided sample of the words instead:
+// w = k * S for k = 0, 1, ..., floor((2^32 - 1) / S) (S = 1: all of them).
+// The ctest test test_simd_sampled_<isa> (label unit) runs it with S = 4099, a
+// prime, so the sample's low bits take every value and the words reach both
+// ends of the range (1,047,809 words per transform); scripts/test_arm64.sh
+// runs it under qemu-aarch64.
 #include <atomic>
 #include <cstdio>
 #include <cstdlib>
@@ -182,12 +189,22 @@ struct Sweep {
   uint64_t words = 0;  // words compared
 };
 
-// All 2^32 words, two threads, chunks of 2^16 (odd chunk sizes also hit the
-// probes' partial-vector tails: the last chunk of each thread is 2^16 - 3).
+// The mode of the sweep. XRNG_SWEEP_STRIDE=S: the words k * S; else every
+// word (XRNG_EXHAUSTIVE_FULL=1) or the fixed sample of chunks.
 bool full_sweep() {
   const char* e = std::getenv("XRNG_EXHAUSTIVE_FULL");
   return e != nullptr && e[0] != '\0' && e[0] != '0';
 }
+// XRNG_SWEEP_STRIDE, or 0 when unset.
+uint64_t sweep_stride() {
+  const char* v = std::getenv("XRNG_SWEEP_STRIDE");
+  if (v == nullptr || *v == '\0') return 0;
+  const unsigned long long s = std::strtoull(v, nullptr, 10);
+  REQUIRE_MESSAGE(s >= 1, "XRNG_SWEEP_STRIDE must be a positive integer");
+  return s;
+}
+// Number of words in the sweep of stride s: k * s for k <= (2^32 - 1) / s.
+uint64_t sweep_words(uint64_t s) { return ((uint64_t{1} << 32) - 1) / s + 1; }
 
 constexpr uint64_t kChunk = 1u << 16;
 constexpr uint64_t kChunks = (uint64_t{1} << 32) / kChunk;
@@ -198,7 +215,11 @@ bool sampled(uint64_t k) {
   return ((k * 0x9E3779B1u) & 0xffffffffu) >> 27 == 0;  // 1 in 32, spread over the range
 }
 
-Sweep sweep(xrng_test::ProbeFn probe, const Transform& t, bool full) {
+// The words k * stride for k < sweep_words(stride) (stride 1: all 2^32 words;
+// unless `full`, only the sampled chunks of k), two threads, chunks of 2^16
+// (odd chunk sizes also hit the probes' partial-vector tails: the last chunk
+// of each thread is 2^16 - 3).
+Sweep sweep(xrng_test::ProbeFn probe, const Transform& t, bool full, uint64_t stride) {
   constexpr unsigned kThreads = 2;
   std::atomic<uint64_t> mismatches{0}, first{~uint64_t{0}}, words{0};
   auto worker = [&](uint64_t begin, uint64_t end) {
@@ -208,7 +229,7 @@ Sweep sweep(xrng_test::ProbeFn probe, const Transform& t, bool full) {
       size_t n = static_cast<size_t>(std::min<uint64_t>(kChunk, end - c));
       // a chunk straddles two sample units (the thread split is unaligned): its first word's unit decides
       if (!full && !sampled(c / kChunk)) continue;
-      for (size_t i = 0; i < n; ++i) in[i] = static_cast<uint32_t>(c + i);
+      for (size_t i = 0; i < n; ++i) in[i] = static_cast<uint32_t>((c + i) * stride);
       t.scalar(t.plan, in.data(), n, ref.data());
       if (!probe(t.probe, t.plan, in.data(), n, got.data())) {
         mismatches += n;
@@ -220,13 +241,14 @@ Sweep sweep(xrng_test::ProbeFn probe, const Transform& t, bool full) {
           if (std::memcmp(ref.data() + i * t.out_bytes, got.data() + i * t.out_bytes, t.out_bytes) != 0) {
             ++mismatches;
             uint64_t f = first.load();
-            while (c + i < f && !first.compare_exchange_weak(f, c + i)) {
+            const uint64_t word = (c + i) * stride;
+            while (word < f && !first.compare_exchange_weak(f, word)) {
             }
           }
       }
     }
   };
-  const uint64_t total = uint64_t{1} << 32, per = total / kThreads;
+  const uint64_t total = sweep_words(stride), per = total / kThreads;
   std::vector<std::thread> pool;
   for (unsigned i = 0; i < kThreads; ++i) {
     // the split point is not a multiple of the vector width: partial tails
@@ -239,27 +261,30 @@ Sweep sweep(xrng_test::ProbeFn probe, const Transform& t, bool full) {
 
 }  // namespace
 
-TEST_CASE("exhaustive: the 2^32 words (all, or the fixed sample) through each per-word transform, SIMD == scalar") {
+TEST_CASE("exhaustive: the 2^32 words (all, the fixed sample, or a strided one) through each per-word transform, SIMD == scalar") {
   const xrng_test::HostBackend& b = xrng_test::backend();
   const bool simd = b.probe != nullptr;
   REQUIRE_MESSAGE(simd, "the exhaustive test compares a SIMD backend with the scalar reference");
   // XRNG_EXHAUSTIVE_ONLY=substring: only the transforms whose name contains it (local runs).
   const char* only = std::getenv("XRNG_EXHAUSTIVE_ONLY");
-  const bool full = full_sweep();
+  const uint64_t stride = sweep_stride();
+  const bool full = full_sweep() || stride != 0;  // a strided sweep takes all of its words
   uint64_t expected = 0;  // words the sampled sweep must cover: its chunks, counted independently
   for (uint64_t k = 0; k < kChunks; ++k) expected += sampled(k) ? kChunk : 0;
   for (const Transform& t : transforms()) {
     if (only != nullptr && t.name.find(only) == std::string::npos) continue;
-    const Sweep s = sweep(b.probe, t, full);
+    const Sweep s = sweep(b.probe, t, full, stride == 0 ? 1 : stride);
     CAPTURE(t.name);
     if (full) {
-      CHECK(s.words == (uint64_t{1} << 32));
+      CHECK(s.words == sweep_words(stride == 0 ? 1 : stride));
     } else {
       // the two threads' unaligned starts shift chunk boundaries by 3 words
       CHECK(s.words + 2 * kChunk >= expected);
       CHECK(s.words <= expected + 2 * kChunk);
     }
     CHECK_MESSAGE(s.mismatches == 0, s.mismatches << " mismatching words, first " << s.first);
-    MESSAGE(std::string(b.name) << " " << t.name << ": " << s.words << " words, " << s.mismatches << " mismatches");
+    const std::string mode = stride != 0 ? "stride " + std::to_string(stride) : full ? "all" : "fixed sample";
+    MESSAGE(std::string(b.name) << " " << t.name << ": " << s.words << " words (" << mode << "), " << s.mismatches
+                                << " mismatches");
   }
 }
