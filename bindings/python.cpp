@@ -12,6 +12,8 @@
 #include <variant>
 #include <vector>
 
+#include "detail/paths.h"
+#include "ops.h"
 #include "xrng_torch.h"
 
 namespace py = pybind11;
@@ -103,7 +105,21 @@ xrng::DrawParams draw_params(xrng::Dist d, const py::dict& params) {
 // advances, or a stream position (seed, subseq, offset) for the stateless
 // calls (seed=...), which advance nothing and so may end exactly at word 2^64.
 using Position = std::tuple<uint64_t, uint64_t, uint64_t>;
-using Source = std::variant<Generator*, Position>;
+// A third source: the state tensor of a Python xrng.Generator (4 int64
+// elements [seed, subseq, offset, stream], ops.h), advanced by xrng::take_.
+using Source = std::variant<Generator*, at::Tensor, Position>;
+// A source from Python: a native Generator, an xrng.Generator (its `_state`
+// tensor), a state tensor, or a (seed, subseq, offset) tuple.
+Source to_source(const py::handle& h) {
+  if (py::isinstance<Generator>(h)) return h.cast<Generator*>();
+  if (THPVariable_Check(h.ptr())) return THPVariable_Unpack(h.ptr());
+  if (py::hasattr(h, "_state")) {
+    const py::object st = h.attr("_state");
+    if (THPVariable_Check(st.ptr())) return THPVariable_Unpack(st.ptr());
+  }
+  if (h.is_none()) return static_cast<Generator*>(nullptr);
+  return h.cast<Position>();
+}
 // pybind11 loads None as a null Generator*.
 Generator& checked(Generator* g) {
   if (g == nullptr) throw xrng::Error("source must be an xrng.Generator or a (seed, subseq, offset) tuple, not None");
@@ -158,6 +174,7 @@ py::dict registry() {
 // A draw into t in stream version `stream` (a Generator's must be its own).
 at::Tensor draw_into(at::Tensor t, const Source& source, const std::string& dist, const py::dict& params,
                      const std::string& path, int threads, int stream) {
+  // stream: 1 or 2; 0 (from Python, with a Generator's state tensor) its own
   const xrng::Dist d = xrng::parse_dist(dist);
   const xrng::DrawParams q = draw_params(d, params);
   const RunOptions run = run_options(path, threads);
@@ -169,6 +186,27 @@ at::Tensor draw_into(at::Tensor t, const Source& source, const std::string& dist
                         std::to_string(gen.stream()) + " (a generator's stream is fixed: xrng.Generator(..., stream=" +
                         std::to_string(stream) + "))");
     return draw_(t, d, q, gen, run);
+  }
+  if (const at::Tensor* st = std::get_if<at::Tensor>(&source)) {
+    at::Tensor state = *st;
+    if (state.scalar_type() != at::kLong || state.numel() != 4 || !state.device().is_cpu() || !state.is_contiguous())
+      throw xrng::Error("a generator's state must be a contiguous int64 CPU tensor of 4 elements");
+    const int own = static_cast<int>(state.data_ptr<int64_t>()[3]);
+    if (stream == 0) stream = own;  // Python's "the generator's own"
+    if (stream != own)
+      throw xrng::Error("stream=" + std::to_string(stream) + " but the generator draws stream " +
+                        std::to_string(own) + " (a generator's stream is fixed: xrng.Generator(..., stream=" +
+                        std::to_string(stream) + "))");
+    xrng::torch_api::detail::check_strided(t, dist.c_str());
+    std::vector<double> reals;
+    std::vector<int64_t> ints;
+    split_params(d, q, reals, ints);
+    // the position first (validates the draw and advances the state), then the draw there
+    const at::Tensor pos = ops::take_(state, dist, reals, ints, t.scalar_type(), t.numel());
+    if (run.path == Path::automatic && run.threads == 0) return ops::draw_(t, dist, reals, ints, pos);
+    const int64_t* v = pos.data_ptr<int64_t>();
+    return draw_(t, d, q, xrng::Key(static_cast<uint64_t>(v[0]), static_cast<uint64_t>(v[1])),
+                 static_cast<uint64_t>(v[2]), run, stream);
   }
   const auto& [seed, subseq, offset] = std::get<Position>(source);
   return draw_(t, d, q, xrng::Key(seed, subseq), offset, run, stream);
@@ -304,8 +342,10 @@ state is these four integers: no hidden cache. This is the C++
   // XRNG_PARAMS), from a Source: a Generator or a stateless stream position.
   m.def(
       "draw_",
-      [](at::Tensor t, const Source& source, const std::string& dist, const py::dict& params, const std::string& path,
-         int threads, int stream) { return draw_into(t, source, dist, params, path, threads, stream); },
+      [](at::Tensor t, const py::object& source, const std::string& dist, const py::dict& params,
+         const std::string& path, int threads, int stream) {
+        return draw_into(t, to_source(source), dist, params, path, threads, stream);
+      },
       py::arg("tensor"), py::arg("source"), py::arg("dist"), py::arg("params"), py::arg("path"),
       py::arg("threads"), py::arg("stream") = xrng::kStreamVersion,
       "Fills `tensor` with a draw of `dist` (an element or permutation distribution of the registry), parameters by "
@@ -314,12 +354,12 @@ state is these four integers: no hidden cache. This is the C++
       "Generator's must be its own).");
   m.def(
       "draw_new",
-      [](const std::vector<int64_t>& size, at::ScalarType dtype, const at::Device& device, const Source& source,
+      [](const std::vector<int64_t>& size, at::ScalarType dtype, const at::Device& device, const py::object& src,
          const std::string& dist, const py::dict& params, const std::string& path, int threads, int stream) {
         for (int64_t s : size)
           if (s < 0) throw xrng::Error("negative dimension " + std::to_string(s));
         at::Tensor t = at::empty(size, at::TensorOptions().dtype(dtype).device(device));
-        return draw_into(t, source, dist, params, path, threads, stream);
+        return draw_into(t, to_source(src), dist, params, path, threads, stream);
       },
       py::arg("size"), py::arg("dtype"), py::arg("device"), py::arg("source"), py::arg("dist"), py::arg("params"),
       py::arg("path"), py::arg("threads"), py::arg("stream") = xrng::kStreamVersion,
@@ -327,10 +367,18 @@ state is these four integers: no hidden cache. This is the C++
       "allocating in C++ (a torch.empty call from Python costs more than a small draw).");
   m.def(
       "dropout_out",
-      [](at::Tensor out, const at::Tensor& in, double p, const Source& source, const std::string& path, int threads) {
+      [](at::Tensor out, const at::Tensor& in, double p, const py::object& src, const std::string& path, int threads) {
+        const Source source = to_source(src);
         const RunOptions run = run_options(path, threads);
         py::gil_scoped_release nogil;
         if (Generator* const* g = std::get_if<Generator*>(&source)) return dropout_out(out, in, p, checked(*g), run);
+        if (const at::Tensor* st = std::get_if<at::Tensor>(&source)) {
+          at::Tensor state = *st;
+          const at::Tensor pos = ops::take_(state, "dropout", {p}, {}, in.scalar_type(), in.numel());
+          const int64_t* v = pos.data_ptr<int64_t>();
+          return dropout_out(out, in, p, xrng::Key(static_cast<uint64_t>(v[0]), static_cast<uint64_t>(v[1])),
+                             static_cast<uint64_t>(v[2]), run);
+        }
         const auto& [seed, subseq, offset] = std::get<Position>(source);
         return dropout_out(out, in, p, xrng::Key(seed, subseq), offset, run);
       },

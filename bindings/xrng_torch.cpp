@@ -9,6 +9,7 @@
 
 #include "detail/dtypes.h"
 #include "detail/paths.h"
+#include "ops.h"
 
 namespace xrng::torch_api {
 namespace {
@@ -35,6 +36,11 @@ std::vector<int64_t> checked_size(at::IntArrayRef size) {
     if (s < 0) throw Error("negative dimension " + std::to_string(s) + " in size " + c10::str(size));
   return size.vec();
 }
+
+// Whether a call may go through the operators: their schemas carry no run
+// options, so a call that sets them (a forced path, a thread count) runs the
+// kernel directly; the values are the same either way.
+bool default_run(const RunOptions& run) { return run.path == Path::automatic && run.threads == 0; }
 
 }  // namespace
 
@@ -70,28 +76,44 @@ at::Tensor& fill_(at::Tensor& out, const Plan& plan, Generator& gen, const RunOp
   return out;
 }
 
-at::Tensor& draw_(at::Tensor& out, Dist dist, const DrawParams& params, const Key& key, uint64_t offset,
-                  const RunOptions& run, int stream) {
+at::Tensor& draw_direct(at::Tensor& out, Dist dist, const DrawParams& params, const Key& key, uint64_t offset,
+                        const RunOptions& run, int stream) {
   detail::check_writable(out, dist_name(dist));
   return fill_(out, make_plan(dist, draw_dtype(dist, out.scalar_type()), params, stream), key, offset, run);
 }
+// Through the operator xrng::draw_ (ops.cpp) unless run options are set.
+at::Tensor& draw_(at::Tensor& out, Dist dist, const DrawParams& params, const Key& key, uint64_t offset,
+                  const RunOptions& run, int stream) {
+  if (!default_run(run)) return draw_direct(out, dist, params, key, offset, run, stream);
+  detail::check_strided(out, dist_name(dist));
+  std::vector<double> reals;
+  std::vector<int64_t> ints;
+  split_params(dist, params, reals, ints);
+  return ops::draw_(out, dist_name(dist), reals, ints, position_tensor(key, offset, stream));
+}
 at::Tensor& draw_(at::Tensor& out, Dist dist, const DrawParams& params, Generator& gen, const RunOptions& run) {
-  detail::check_writable(out, dist_name(dist));
-  return fill_(out, gen.plan(dist, draw_dtype(dist, out.scalar_type()), params), gen, run);
+  detail::check_strided(out, dist_name(dist));
+  const Generator next =
+      advanced(gen, gen.plan(dist, draw_dtype(dist, out.scalar_type()), params), static_cast<uint64_t>(out.numel()));
+  draw_(out, dist, params, gen.key(), gen.offset(), run, gen.stream());
+  gen = next;
+  return out;
 }
 
 namespace {
 Plan dropout_plan(const at::Tensor& out, const at::Tensor& in, double p, int stream = kStreamVersion) {
-  detail::check_writable(out, "dropout");
-  detail::check_writable(in, "dropout");
+  detail::check_strided(out, "dropout");
+  detail::check_strided(in, "dropout");
   if (!out.sizes().equals(in.sizes()) || out.scalar_type() != in.scalar_type() || out.device() != in.device())
     throw Error("dropout: output and input differ in shape, dtype or device");
   return make_plan(Dist::dropout, draw_dtype(Dist::dropout, in.scalar_type()), DrawParams::probability(p), stream);
 }
 }  // namespace
 
-at::Tensor& dropout_out(at::Tensor& out, const at::Tensor& in, double p, const Key& key, uint64_t offset,
-                        const RunOptions& run) {
+at::Tensor& dropout_direct(at::Tensor& out, const at::Tensor& in, double p, const Key& key, uint64_t offset,
+                           const RunOptions& run) {
+  detail::check_writable(out, "dropout");
+  detail::check_writable(in, "dropout");
   detail::Job job;
   job.op = detail::Job::Op::transform;
   job.plan = dropout_plan(out, in, p);
@@ -102,6 +124,10 @@ at::Tensor& dropout_out(at::Tensor& out, const at::Tensor& in, double p, const K
   detail::run(out, job, out.scalar_type(), run);
   return out;
 }
+at::Tensor& dropout_out(at::Tensor& out, const at::Tensor& in, double p, const Key& key, uint64_t offset,
+                        const RunOptions& run) {
+  return dropout_direct(out, in, p, key, offset, run);
+}
 at::Tensor& dropout_out(at::Tensor& out, const at::Tensor& in, double p, Generator& gen, const RunOptions& run) {
   const Generator next = advanced(gen, dropout_plan(out, in, p, gen.stream()), static_cast<uint64_t>(in.numel()));
   dropout_out(out, in, p, gen.key(), gen.offset(), run);
@@ -111,6 +137,10 @@ at::Tensor& dropout_out(at::Tensor& out, const at::Tensor& in, double p, Generat
 
 at::Tensor& perm_shard_out(at::Tensor& out, uint64_t n, const Key& key, uint64_t offset, uint64_t rank,
                            uint64_t world, uint64_t start, const RunOptions& run) {
+  return perm_shard_direct(out, n, key, offset, rank, world, start, run);
+}
+at::Tensor& perm_shard_direct(at::Tensor& out, uint64_t n, const Key& key, uint64_t offset, uint64_t rank,
+                              uint64_t world, uint64_t start, const RunOptions& run) {
   detail::check_writable(out, "perm_shard");
   detail::Job job;
   job.op = detail::Job::Op::perm_shard;
@@ -152,9 +182,17 @@ at::Tensor randperm(int64_t n, Generator& gen, at::TensorOptions opt, const RunO
   return draw_(t, Dist::perm, DrawParams::perm_size(static_cast<uint64_t>(n)), gen, run);
 }
 at::Tensor dropout(const at::Tensor& in, double p, Generator& gen, const RunOptions& run) {
-  detail::check_writable(in, "dropout");
-  at::Tensor out = at::empty(in.sizes(), in.options());
-  return dropout_out(out, in, p, gen, run);
+  detail::check_strided(in, "dropout");
+  if (!default_run(run)) {
+    at::Tensor out = at::empty(in.sizes(), in.options());
+    return dropout_out(out, in, p, gen, run);
+  }
+  // Through the operator xrng::dropout: differentiable (the backward
+  // regenerates the mask from the position).
+  const Generator next = advanced(gen, dropout_plan(in, in, p, gen.stream()), static_cast<uint64_t>(in.numel()));
+  at::Tensor out = ops::dropout(in, p, position_tensor(gen.key(), gen.offset(), gen.stream()));
+  gen = next;
+  return out;
 }
 
 at::Tensor rand_like(const at::Tensor& like, Generator& gen, at::TensorOptions opt, double low, double high,

@@ -32,10 +32,14 @@ bool has_cuda_kernels() {
 
 namespace detail {
 
-void check_writable(const at::Tensor& t, const char* what) {
+void check_strided(const at::Tensor& t, const char* what) {
   if (!t.defined()) throw Error(std::string(what) + ": undefined tensor");
   if (t.layout() != at::kStrided)
     throw Error(std::string(what) + ": only strided tensors can be filled (got layout " + c10::str(t.layout()) + ")");
+}
+
+void check_writable(const at::Tensor& t, const char* what) {
+  check_strided(t, what);
   if (t.is_meta() || !t.has_storage())
     throw Error(std::string(what) + ": no path for device " + t.device().str() + " (a tensor without memory)");
 }

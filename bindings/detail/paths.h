@@ -35,5 +35,8 @@ void run(at::Tensor& out, const Job& job, at::ScalarType stage, const RunOptions
 // Rejects tensors no path can write: undefined, not strided (sparse, mkldnn),
 // or without memory (meta). `what` names the call in the message.
 void check_writable(const at::Tensor& t, const char* what);
+// check_writable without the memory check: the checks of a call that goes
+// through the operators, whose Meta kernel serves meta tensors.
+void check_strided(const at::Tensor& t, const char* what);
 
 }  // namespace xrng::torch_api::detail

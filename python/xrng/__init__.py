@@ -60,7 +60,7 @@ from typing import Optional, Sequence, Union
 import torch
 
 from . import _C
-from ._C import Generator
+from . import _meta  # noqa: F401  (the fake kernels of the torch.ops.xrng operators)
 
 __all__ = [
     "Generator", "default_generator", "manual_seed", "stream_version", "stream_versions", "simd_isa",
@@ -79,12 +79,167 @@ stream_versions: tuple = tuple(_C.stream_versions)
 simd_isa = _C.simd_isa
 has_cuda_kernels = _C.has_cuda_kernels
 
-#: The generator used when a call names neither ``seed`` nor ``generator``.
-default_generator: Generator = Generator(0)
+
+def _i64(x: int) -> int:
+    """A u64 as the int64 of the same bits (how positions store it)."""
+    return x - 18446744073709551616 if x >= 9223372036854775808 else x
+
+
+def _u(x: int) -> int:
+    return x + 18446744073709551616 if x < 0 else x
+
+
+class Generator:
+    """A stateful xrng generator: a key (seed, subseq), a word offset and the
+    stream version it draws.
+
+    Each draw starts at ``offset`` and advances it by the words the draw
+    consumes, so a sequence of draws from ``Generator(seed, subseq, offset)``
+    equals draws at explicit offsets (``xrng gen --offset``). ``stream`` (1 or
+    2, default the newest, ``xrng.stream_version``) is the stream version of
+    every draw from it (SPEC.md section 7); split/fold_in, copies, pickles and
+    saved states keep it.
+
+    The state is these four integers, held in a CPU int64 tensor
+    ``[seed, subseq, offset, stream]`` (u64 values by their bit pattern), the
+    position tensor the ``torch.ops.xrng`` operators read: a draw is
+    ``torch.ops.xrng.take_(state, ...)`` (the position it starts at; the state
+    advances in place) then the draw at that position. So ``torch.compile``
+    sees the counter as a graph input that each call advances, exactly as
+    eager does, and never bakes it into the graph as a constant. No hidden
+    cache. The C++ generator (``xrng::Generator``, ``xrng._C.Generator``) has
+    the same state, bytes and derivations.
+    """
+
+    def __init__(self, seed: int = 0, subseq: int = 0, offset: int = 0, stream: int = _C.stream_version) -> None:
+        seed, subseq, offset = _u64(seed, "seed"), _u64(subseq, "subseq"), _u64(offset, "offset")
+        st = _check_stream(stream)
+        self._state = torch.tensor([_i64(seed), _i64(subseq), _i64(offset), st], dtype=torch.int64)
+
+    @classmethod
+    def _of(cls, g: "_C.Generator") -> "Generator":
+        return cls(g.seed, g.subseq, g.offset, g.stream)
+
+    def _native(self) -> "_C.Generator":
+        s, q, o, st = self._state.tolist()
+        return _C.Generator(_u(s), _u(q), _u(o), st)
+
+    @property
+    def state_tensor(self) -> torch.Tensor:
+        """The live state: the CPU int64 tensor ``[seed, subseq, offset, stream]``
+        (u64 values by bit pattern) that every draw reads and advances in place.
+        Every draw function takes it as ``generator=`` too: register it as a
+        module buffer (``module.register_buffer("rng_state", g.state_tensor)``)
+        and draw with ``generator=self.rng_state`` to carry the generator in
+        ``state_dict`` and through ``torch.export`` (the program then reads and
+        advances the buffer). Writing to it moves the generator."""
+        return self._state
+
+    @property
+    def stream(self) -> int:
+        """The stream version every draw from it is in (1 or 2)."""
+        return int(self._state[3])
+
+    @property
+    def seed(self) -> int:
+        """The key's seed."""
+        return _u(int(self._state[0]))
+
+    @property
+    def subseq(self) -> int:
+        """The key's subsequence."""
+        return _u(int(self._state[1]))
+
+    @property
+    def offset(self) -> int:
+        """The next word offset to draw from."""
+        return _u(int(self._state[2]))
+
+    @offset.setter
+    def offset(self, value: int) -> None:
+        self._state[2] = _i64(_u64(value, "offset"))
+
+    def get_state(self) -> torch.Tensor:
+        """The state as a 32-byte uint8 CPU tensor ('XRNG', the generator's stream version, seed, subseq, offset)."""
+        return self._native().get_state()
+
+    def set_state(self, state: torch.Tensor) -> None:
+        """Restores a state from get_state(), its stream version included (a stream-1 state keeps drawing
+        stream 1); ValueError if it is not a state, or of a stream version this library does not produce."""
+        g = _C.Generator()
+        g.set_state(state)
+        self._load(g)
+
+    def state_bytes(self) -> bytes:
+        """The state as bytes (the same 32 bytes as get_state())."""
+        return self._native().state_bytes()
+
+    def set_state_bytes(self, state: bytes) -> None:
+        """Restores a state from state_bytes()."""
+        g = _C.Generator()
+        g.set_state_bytes(state)
+        self._load(g)
+
+    def _load(self, g: "_C.Generator") -> None:
+        self._state.copy_(torch.tensor([_i64(g.seed), _i64(g.subseq), _i64(g.offset), g.stream], dtype=torch.int64))
+
+    def split(self, i: int) -> "Generator":
+        """The i-th child generator (key split(i)), at offset 0; this generator is unchanged."""
+        return Generator._of(self._native().split(i))
+
+    def fold_in(self, data: int) -> "Generator":
+        """A generator on the key folded with `data` (a step, layer or rank), at offset 0."""
+        return Generator._of(self._native().fold_in(data))
+
+    def fork(self, i: int) -> "Generator":
+        """Deprecated name of split(i)."""
+        import warnings
+        warnings.warn("Generator.fork(i) is deprecated: use Generator.split(i)", DeprecationWarning, stacklevel=2)
+        return self.split(i)
+
+    def clone(self) -> "Generator":
+        """An independent copy."""
+        g = Generator.__new__(Generator)
+        g._state = self._state.clone()
+        return g
+
+    def __copy__(self) -> "Generator":
+        return self.clone()
+
+    def __deepcopy__(self, memo) -> "Generator":
+        return self.clone()
+
+    def __eq__(self, other) -> bool:
+        if isinstance(other, _C.Generator):
+            other = Generator._of(other)
+        if not isinstance(other, Generator):
+            return NotImplemented
+        return bool(torch.equal(self._state, other._state))
+
+    __hash__ = None
+
+    def __repr__(self) -> str:
+        return (f"xrng.Generator(seed={self.seed}, subseq={self.subseq}, offset={self.offset}, "
+                f"stream={self.stream})")
+
+    # Pickles: (seed, subseq, offset, stream), as the native generator's; the
+    # 3-tuples of the releases before stream 2 are stream-1 generators.
+    def __getstate__(self) -> tuple:
+        return (self.seed, self.subseq, self.offset, self.stream)
+
+    def __setstate__(self, state: tuple) -> None:
+        if not isinstance(state, tuple) or len(state) not in (3, 4):
+            raise ValueError("Generator: bad pickled state")
+        self.__init__(*state[:3], state[3] if len(state) == 4 else 1)
+
 
 _PATHS = ("auto", "host_transfer")
 _Size = Union[int, Sequence[int], torch.Size]
 _Device = Union[str, torch.device, int, None]
+
+
+#: The generator used when a call names neither ``seed`` nor ``generator``.
+default_generator: Generator
 
 
 def manual_seed(seed: int, subseq: int = 0, *, stream: Optional[int] = None) -> Generator:
@@ -120,11 +275,17 @@ def _check_stream(stream) -> int:
 def _stream(stream, src) -> int:
     """The stream version of a draw from ``src``: ``stream=`` (checked), else the
     generator's own, else :data:`stream_version`. With a generator, ``stream=``
-    must be its own: a generator's stream version is fixed."""
+    must be its own: a generator's stream version is fixed. A Python
+    Generator's source is its state tensor, whose stream the native code
+    reads: 0 stands for "the generator's own" (checked there when given)."""
     if stream is None:
-        return src.stream if isinstance(src, Generator) else stream_version
+        if isinstance(src, torch.Tensor):
+            return 0
+        return src.stream if isinstance(src, _C.Generator) else stream_version
     st = _check_stream(stream)
-    if isinstance(src, Generator) and st != src.stream:
+    if isinstance(src, torch.Tensor):
+        return st
+    if isinstance(src, _C.Generator) and st != src.stream:
         raise ValueError(f"stream={st} but the generator draws stream {src.stream} "
                          f"(make one with xrng.Generator(..., stream={st}))")
     return st
@@ -142,6 +303,9 @@ def _size(size: tuple) -> list:
         return list(size)
     out = []
     for s in size:
+        if isinstance(s, torch.SymInt):  # a symbolic size (torch.compile with dynamic shapes)
+            out.append(s)
+            continue
         if isinstance(s, bool) or not isinstance(s, numbers.Integral):
             raise TypeError(f"size must be a sequence of ints, got {size!r}")
         if s < 0:
@@ -215,14 +379,98 @@ def _source(seed: Optional[int], subseq: int, offset: int, generator: Optional[G
             raise ValueError("pass either seed= or generator=, not both")
         if subseq or offset:
             raise ValueError("subseq= and offset= go with seed=; a generator carries its own")
-        if not isinstance(generator, Generator):
+        if isinstance(generator, Generator):
+            return generator._state
+        if isinstance(generator, torch.Tensor):  # a generator's state tensor (e.g. a module buffer)
+            if generator.dtype != torch.int64 or generator.shape != (4,):
+                raise ValueError("generator= as a tensor must be a generator's state: int64, 4 elements "
+                                 "[seed, subseq, offset, stream]")
+            return generator
+        if not isinstance(generator, _C.Generator):
             raise TypeError(f"generator must be an xrng.Generator, got {type(generator).__name__}")
         return generator
     if seed is None:
         if subseq or offset:
             raise ValueError("subseq= and offset= need seed=")
-        return default_generator
+        return default_generator._state
     return (_u64(seed, "seed"), _u64(subseq, "subseq"), _u64(offset, "offset"))
+
+
+# ---- the torch.ops.xrng operators (bindings/ops.cpp) -------------------------------------------
+# Compiled and traced code (torch.compile, torch.export) reaches the draws
+# through these; eager calls take the native module (_C), which calls the
+# same operators through the dispatcher from C++ (cheaper per call than
+# torch.ops from Python). Both give the same values.
+def _param_kinds() -> dict:
+    reg = _C.registry()
+    return {d: [(n, reg["params"][n]["kind"]) for n in reg["params"] if n in info["params"]]
+            for d, info in reg["dists"].items()}
+
+
+#: {dist: [(param name, kind)]} in the registry's order (rng/registry.h, read once).
+_PARAM_KINDS: dict = _param_kinds()
+
+
+def _op_params(dist: str, params: dict) -> tuple:
+    """``params`` (by registry name) as the operators' (reals, ints), in the
+    registry's order (rng/registry.h); a name the distribution does not read
+    is a ValueError, as in _C."""
+    order = _PARAM_KINDS.get(dist)
+    if order is None:
+        raise ValueError(f"unknown distribution {dist!r}")
+    names = {n for n, _ in order}
+    for k in params:
+        if k not in names:
+            raise ValueError(f"{dist}: unknown parameter '{k}' ({', '.join(sorted(names)) or 'none'})")
+    missing = [n for n, _ in order if n not in params]
+    if missing:
+        raise ValueError(f"{dist}: missing parameter(s) {', '.join(missing)}")
+    reals = [float(params[n]) for n, kind in order if kind == "real"]
+    ints = [int(params[n]) for n, kind in order if kind != "real"]
+    return reals, ints
+
+
+def _position(src, dist: str, reals: list, ints: list, dtype: torch.dtype, numel, stream: int) -> torch.Tensor:
+    """The position tensor [seed, subseq, offset, stream] a draw starts at: from
+    a generator's state (``torch.ops.xrng.take_``, which advances it), or a
+    stateless ``(seed, subseq, offset)``."""
+    if isinstance(src, torch.Tensor):
+        return torch.ops.xrng.take_(src, dist, reals, ints, dtype, numel)
+    if isinstance(src, _C.Generator):
+        if torch.compiler.is_compiling():
+            raise TypeError("a native xrng._C.Generator cannot be used in compiled code: use xrng.Generator")
+        tmp = Generator(src.seed, src.subseq, src.offset, src.stream)
+        pos = torch.ops.xrng.take_(tmp._state, dist, reals, ints, dtype, numel)
+        src.offset = tmp.offset
+        return pos
+    seed, subseq, offset = src
+    return torch.tensor([_i64(seed), _i64(subseq), _i64(offset), stream or stream_version], dtype=torch.int64)
+
+
+def _traced() -> bool:
+    """Whether a draw is being traced (torch.compile's Dynamo, or a dispatch
+    mode such as FakeTensorMode, make_fx, non-strict torch.export): then it
+    goes through torch.ops.xrng from Python, so the trace records the
+    operators, with positions as tensors."""
+    return torch.compiler.is_compiling() or torch._C._len_torch_dispatch_stack() > 0
+
+
+def _op_draw(size: list, dtype, device, out, src, dist: str, params: dict, stream: int) -> torch.Tensor:
+    """A draw through the operators: into ``out`` (xrng::draw_) or a new tensor (xrng::draw)."""
+    reals, ints = _op_params(dist, params)
+    if out is not None:
+        # the functional draw copied in (xrng::draw_ returns an alias of out,
+        # which functionalization does not take): the same values, element i
+        # of the draw in row-major element i of out
+        pos = _position(src, dist, reals, ints, out.dtype, out.numel(), stream)
+        return out.copy_(torch.ops.xrng.draw(list(out.shape), dist, reals, ints, pos, out.dtype, out.device))
+    # no device: torch's default one, as torch.empty picks it (set_default_device included)
+    dev = torch.empty(0).device if device is None else torch.device(device)
+    numel = 1
+    for s in size:
+        numel = numel * s
+    pos = _position(src, dist, reals, ints, dtype, numel, stream)
+    return torch.ops.xrng.draw(size, dist, reals, ints, pos, dtype, dev)
 
 
 def _path(path: str) -> str:
@@ -257,6 +505,10 @@ def _new(what: str, size: list, dtype, default: torch.dtype, device, out: Option
     than a small draw); otherwise through _empty / _alloc (their checks; with
     no device, torch.empty picks torch's default device)."""
     path, threads = _path(path), _threads(threads)
+    if _traced():
+        if dtype is None:
+            dtype = out.dtype if out is not None else default
+        return _op_draw(size, dtype, device, out, src, dist, params, stream)
     if out is None and device is not None:
         if dtype is None:
             dtype = default
@@ -280,6 +532,9 @@ def _new(what: str, size: list, dtype, default: torch.dtype, device, out: Option
 
 def _finish(t: torch.Tensor, requires_grad: bool) -> torch.Tensor:
     return t.requires_grad_() if requires_grad else t
+
+
+default_generator = Generator(0)
 
 
 # ---- factories ---------------------------------------------------------------------------------
@@ -379,8 +634,8 @@ def randperm(n: int, *, seed: Optional[int] = None, subseq: int = 0, offset: int
     if isinstance(n, bool) or not isinstance(n, numbers.Integral) or n < 1:
         raise ValueError(f"randperm: n must be an int >= 1, got {n!r}")
     src = _source(seed, subseq, offset, generator)
-    t = _empty("randperm", [int(n)], dtype, device, out, torch.int64)
-    return _C.draw_(t, src, "perm", {"n": int(n)}, _path(path), _threads(threads), _stream(stream, src))
+    return _new("randperm", [int(n)], dtype, torch.int64, device, out, src, "perm", {"n": int(n)}, path, threads,
+                _stream(stream, src))
 
 
 def dropout(input: torch.Tensor, p: float = 0.5, training: bool = True, inplace: bool = False, *,
@@ -389,16 +644,29 @@ def dropout(input: torch.Tensor, p: float = 0.5, training: bool = True, inplace:
     """Dropout like :func:`torch.nn.functional.dropout`: element i is +0 where the
     i-th Bernoulli(p) draw is 1, else ``input[i] / (1 - p)`` (scaled in the
     input's precision as xrng's SPEC states). Consumes one word per element.
-    No autograd: use it on tensors that do not require grad, or under no_grad.
+
+    Differentiable: it is the operator ``torch.ops.xrng.dropout``, whose
+    backward regenerates the mask from the draw's key and offset (no mask is
+    stored), so the gradient is the same dropout of the incoming gradient.
+    ``inplace=True`` on a tensor that requires grad writes the result back
+    with ``copy_`` (tracked by autograd).
     """
     if not training:
         return input
     src = _source(seed, subseq, offset, generator)
-    _stream(stream, src)  # checked: dropout is the same in every stream version
-    if inplace:
-        return _C.dropout_out(input, input, float(p), src, _path(path), _threads(threads))
-    out = torch.empty_like(input, memory_format=torch.contiguous_format)
-    return _C.dropout_out(out, input, float(p), src, _path(path), _threads(threads))
+    st = _stream(stream, src)  # checked: dropout is the same in every stream version
+    p = float(p)
+    path, threads = _path(path), _threads(threads)
+    if not _traced() and (path != "auto" or threads != 0 or
+                          (inplace and not (input.requires_grad and torch.is_grad_enabled()))):
+        # a forced path or thread count (not part of the operator), or an in-place draw without autograd
+        if inplace:
+            return _C.dropout_out(input, input, p, src, path, threads)
+        out = torch.empty_like(input, memory_format=torch.contiguous_format)
+        return _C.dropout_out(out, input, p, src, path, threads)
+    pos = _position(src, "dropout", [p], [], input.dtype, input.numel(), st)
+    res = torch.ops.xrng.dropout(input, p, pos)
+    return input.copy_(res) if inplace else res
 
 
 def _like(input: torch.Tensor, dtype, device):
@@ -444,6 +712,8 @@ def _fill(tensor: torch.Tensor, dist: str, params: dict, kw: dict) -> torch.Tens
     stream = _stream(kw.pop("stream", None), src)
     if kw:
         raise TypeError(f"{dist}: unexpected keyword argument(s) {', '.join(sorted(kw))}")
+    if _traced():
+        return _op_draw(list(tensor.shape), tensor.dtype, tensor.device, tensor, src, dist, params, stream)
     return _C.draw_(tensor, src, dist, params, path, threads, stream)
 
 

@@ -1,0 +1,36 @@
+"""Fake (shape-only) kernels of xrng's torch operators (bindings/ops.cpp), so
+FakeTensor tracing (torch.compile, torch.export) and the Meta device see
+shapes, dtypes and devices without running a draw. The C++ library names this
+module (``m.set_python_module("xrng._meta")``); ``import xrng`` imports it.
+
+A position (and a Generator's state) is 4 int64 elements
+``[seed, subseq, offset, stream]``; ``take_`` returns the position a draw
+starts at and advances the state in place (its fake returns a new 4-element
+tensor beside the state).
+"""
+import torch
+
+
+@torch.library.register_fake("xrng::take_")
+def _take_(state, dist, reals, ints, dtype, numel):
+    return torch.empty_like(state)
+
+
+@torch.library.register_fake("xrng::draw")
+def _draw(size, dist, reals, ints, position, dtype, device):
+    return torch.empty(size, dtype=dtype, device=device)
+
+
+@torch.library.register_fake("xrng::draw_")
+def _draw_(out, dist, reals, ints, position):
+    return out
+
+
+@torch.library.register_fake("xrng::dropout")
+def _dropout(input, p, position):
+    return torch.empty(input.shape, dtype=input.dtype, device=input.device)
+
+
+@torch.library.register_fake("xrng::perm_shard")
+def _perm_shard(n, position, rank, world, start, count, dtype, device):
+    return torch.empty((count,), dtype=dtype, device=device)
