@@ -1215,6 +1215,9 @@ def _build_tables() -> None:
         _target(T, attr, "Tensor." + attr, h)
     _target(F, "scaled_dot_product_attention", "torch.nn.functional.scaled_dot_product_attention", _h_sdpa)
     _target(torch.special, "erfinv", "torch.special.erfinv", _h_erfinv(False, "torch.special.erfinv"))
+    from .distributed import _mode_entries  # torch.distributed.tensor.rand/randn (issue 17)
+    for owner, attr, name, h in _mode_entries():
+        _target(owner, attr, name, h)
 
     # random calls without an xrng formulation: reported, then run by torch
     handled = {e.attr for e in _ENTRIES}
@@ -1364,6 +1367,9 @@ class reproducible:
         if torch.compiler.is_compiling():
             self._report(name, "is inside a torch.compile'd region, where the mode cannot intercept it")
             return orig(*args, **kwargs)
+        from .distributed import _mode_call  # DTensor arguments: their shards' blocks (issue 17)
+        if (r := _mode_call(self, orig, handler, name, args, kwargs)) is not NotImplemented:
+            return r
         try:
             return handler(self, args, kwargs)
         except (_PassThrough, _Meta):
