@@ -4,10 +4,11 @@
 // A fragment of the xrng library of ops.cpp, in its own file:
 //
 //   draw_block_(Tensor(a!) out, str dist, float[] reals, int[] ints, Tensor position,
-//               int[] global_shape, int[] block_start) -> Tensor(a!)
+//               int[] global_shape, int[] block_start) -> ()
 //       out (any strides, any device) receives the block of size out.shape at
 //       block_start of the draw over global_shape at `position` ([seed,
-//       subseq, offset, stream], as ops.cpp). Nothing is advanced: a caller
+//       subseq, offset, stream], as ops.cpp). It returns nothing (a pure
+//       mutation, which torch.compile functionalizes). Nothing is advanced: a caller
 //       with a generator takes the position with xrng::take_ for the GLOBAL
 //       element count, so every shard ends at the same offset.
 //   dropout_block(Tensor input, float p, Tensor position, int[] global_shape,
@@ -130,7 +131,7 @@ void land_in(at::Tensor& out, at::ScalarType stage, const c10::Device& dev, Writ
   out.copy_(tmp);
 }
 
-at::Tensor& draw_block_kernel(at::Tensor& out, c10::string_view dist, c10::ArrayRef<double> reals,
+void draw_block_kernel(at::Tensor& out, c10::string_view dist, c10::ArrayRef<double> reals,
                               c10::ArrayRef<int64_t> ints, const at::Tensor& position,
                               c10::ArrayRef<int64_t> global_shape, c10::ArrayRef<int64_t> block_start) {
   XRNG_BLOCK_TRY
@@ -144,7 +145,7 @@ at::Tensor& draw_block_kernel(at::Tensor& out, c10::string_view dist, c10::Array
   detail::check_fits(plan, type);
   const TensorBlock b = make_block(out.sizes(), global_shape, block_start, "draw_block_");
   check_block(plan, p.offset, b, 0, static_cast<uint64_t>(out.numel()));
-  if (out.is_meta() || out.numel() == 0) return out;
+  if (out.is_meta() || out.numel() == 0) return;
   const at::ScalarType stage = detail::staging_type(plan, type);
   const uint64_t n = static_cast<uint64_t>(out.numel());
 #if defined(XRNG_TORCH_CUDA)
@@ -154,13 +155,13 @@ at::Tensor& draw_block_kernel(at::Tensor& out, c10::string_view dist, c10::Array
     land_in(out, stage, out.device(), [&](at::Tensor& t) {
       xrng::cuda::fill_block(plan, p.key, p.offset, b, 0, n, t.data_ptr(), s);
     });
-    return out;
+    return;
   }
 #endif
   land_in(out, stage, c10::Device(c10::kCPU), [&](at::Tensor& t) {
     xrng::fill_block(plan, p.key, p.offset, b, 0, n, t.data_ptr(), host_options(n));
   });
-  return out;
+  return;
   XRNG_BLOCK_CATCH
 }
 
@@ -243,7 +244,7 @@ TORCH_LIBRARY_FRAGMENT(xrng, m) {
   const std::vector<at::Tag> seeded = {at::Tag::nondeterministic_seeded};
   m.def(
       "draw_block_(Tensor(a!) out, str dist, float[] reals, int[] ints, Tensor position, int[] global_shape, "
-      "int[] block_start) -> Tensor(a!)",
+      "int[] block_start) -> ()",
       seeded);
   m.def("dropout_block(Tensor input, float p, Tensor position, int[] global_shape, int[] block_start) -> Tensor",
         seeded);

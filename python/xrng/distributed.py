@@ -36,6 +36,7 @@ so uneven shards follow torch's layout (``torch.chunk``'s split) exactly.
 from __future__ import annotations
 
 import math
+import sys
 from typing import Optional, Sequence
 
 import torch
@@ -73,8 +74,8 @@ def _check_placements(placements: Sequence, what: str, partial_ok: bool = False)
         if p.is_partial():
             if partial_ok and getattr(p, "reduce_op", "sum") in ("sum", "avg"):
                 continue
-            raise UnsupportedPlacement(f"{what}: placement {p}: the local tensors are partial values of the "
-                                       "global tensor, which a random fill cannot give")
+            raise UnsupportedPlacement(f"{what}: a Partial placement ({p}): the local tensors are partial values "
+                                       "of the global tensor, which a random fill cannot give")
         if not (p.is_shard() or p.is_replicate() or p.is_partial()):
             raise UnsupportedPlacement(f"{what}: unknown placement {p}")
 
@@ -104,8 +105,9 @@ def _draw_block(local: torch.Tensor, global_shape: Sequence[int], start: Sequenc
     the global tensor's words."""
     reals, ints = _op_params(dist, params)
     pos = _position(src, dist, reals, ints, local.dtype, math.prod(global_shape), stream)
-    return torch.ops.xrng.draw_block_(local, dist, reals, ints, pos, [int(s) for s in global_shape],
-                                      [int(s) for s in start])
+    torch.ops.xrng.draw_block_(local, dist, reals, ints, pos, [int(s) for s in global_shape],
+                               [int(s) for s in start])
+    return local
 
 
 def _src_stream(kw: dict, what: str):
@@ -293,7 +295,7 @@ def _mode_call(m, orig, handler, name: str, args: tuple, kwargs: dict):
     """A call of a mode's entry point with DTensor arguments: drawn here, or
     reported and run by torch. NotImplemented when no argument is a DTensor
     (the mode's own handler then runs)."""
-    from . import reproducible as R
+    R = sys.modules[__package__ + ".reproducible"]  # the module (xrng.reproducible is the class)
     if _first_dtensor(args, kwargs) is None:
         return NotImplemented
     try:
@@ -310,6 +312,8 @@ def _mode_call(m, orig, handler, name: str, args: tuple, kwargs: dict):
         if name in _ELEMENTWISE:
             return _mode_elementwise(m, R, handler, name, args, kwargs)
         raise R._Unsupported("DTensor argument: no sharded formulation of this op")
+    except (R._PassThrough, R._Meta):
+        return orig(*args, **kwargs)
     except (UnsupportedPlacement, R._Unsupported) as e:
         m._report(name, f"is not drawn from xrng here ({e})")
         return m._pass(orig, name, args, kwargs)
@@ -428,9 +432,10 @@ def _mode_elementwise(m, R, handler, name, args, kwargs):
     kw = {k: v for k, v in kwargs.items() if k not in ("input", "self")}
     if any(_is_dtensor(v) for v in rest + tuple(kw.values())):
         raise R._Unsupported("several DTensor arguments")
+    if torch.is_grad_enabled() and x.requires_grad:
+        raise R._PassThrough  # autograd: torch's erfinv (deterministic math, not a draw), as the unsharded mode
     if name.endswith("_"):
-        with torch.no_grad():
-            handler(m, (x._local_tensor,) + rest, kw)
+        handler(m, (x._local_tensor,) + rest, kw)
         return x
     local = handler(m, (x.to_local(),) + rest, kw)
     return _wrap(local, x.device_mesh, x.placements, tuple(x.shape))
@@ -438,7 +443,7 @@ def _mode_elementwise(m, R, handler, name, args, kwargs):
 
 def _mode_factory(dist: str, params: dict, name: str):
     def h(m, args, kwargs):
-        from . import reproducible as R
+        R = sys.modules[__package__ + ".reproducible"]  # the module (xrng.reproducible is the class)
         kw = dict(kwargs)
         if kw.pop("layout", torch.strided) != torch.strided:
             raise R._Unsupported("layout")

@@ -181,7 +181,8 @@ def test_block_operator_errors_before_writing():
 def test_block_operator_compiles():
     def f(pos):
         out = torch.empty(2, 3)
-        return torch.ops.xrng.draw_block_(out, "uniform", [0.0, 1.0], [], pos, [4, 3], [2, 0]) * 2
+        torch.ops.xrng.draw_block_(out, "uniform", [0.0, 1.0], [], pos, [4, 3], [2, 0])
+        return out * 2
 
     pos = torch.tensor([3, 0, 0, 2], dtype=torch.int64)
     with warnings.catch_warnings():
