@@ -471,11 +471,18 @@ def _mode_factory(dist: str, params: dict, name: str):
     return h
 
 
+_entries_added = False
+
+
 def _mode_entries() -> list:
     """(owner, attribute, name, handler) of the DTensor factories the mode
-    replaces (reproducible._build_tables)."""
-    if not torch.distributed.is_available():
+    replaces, once: at the first mode entry after torch.distributed.tensor
+    was imported (a program that makes DTensors has imported it; importing it
+    for every program would add its import time to the mode's first entry)."""
+    global _entries_added
+    if _entries_added or "torch.distributed.tensor._api" not in sys.modules:
         return []
+    _entries_added = True
     import torch.distributed.tensor as dt
     import torch.distributed.tensor._api as api
     out = []

@@ -1160,6 +1160,9 @@ def _install() -> None:
         if not _ENTRIES:
             _build_tables()
         if _installed == 0:
+            from .distributed import _mode_entries  # torch.distributed.tensor.rand/randn, once loaded (issue 17)
+            for owner, attr, name, h in _mode_entries():
+                _target(owner, attr, name, h)
             _scan_aliases()
             for e in _ENTRIES:
                 setattr(e.owner, e.attr, e.wrapper)
@@ -1215,9 +1218,6 @@ def _build_tables() -> None:
         _target(T, attr, "Tensor." + attr, h)
     _target(F, "scaled_dot_product_attention", "torch.nn.functional.scaled_dot_product_attention", _h_sdpa)
     _target(torch.special, "erfinv", "torch.special.erfinv", _h_erfinv(False, "torch.special.erfinv"))
-    from .distributed import _mode_entries  # torch.distributed.tensor.rand/randn (issue 17)
-    for owner, attr, name, h in _mode_entries():
-        _target(owner, attr, name, h)
 
     # random calls without an xrng formulation: reported, then run by torch
     handled = {e.attr for e in _ENTRIES}

@@ -91,7 +91,7 @@ SHAPES = [(5, 7, 3), (2 * WORLD, 4, 6), (1, 3, 1)]  # uneven, even, shards of si
 def cases():
     for mname, mesh in meshes():
         for pl in placements(mesh):
-            for shape in SHAPES:
+            for shape in (SHAPES if mesh.ndim == 1 else SHAPES[:1]):  # 2-d meshes: the uneven shape
                 yield mname, mesh, pl, shape
 
 
@@ -119,7 +119,7 @@ if "dtensor" in GROUPS:
             xd.fill_(di, "randint", ilow=-5, ihigh=9, seed=4)
             same(di.full_tensor(), xrng.randint_(i, -5, 9, seed=4), f"randint {mname} {pl} {shape}")
             n += 1
-        assert n >= 12
+        assert n >= 12 + (16 if WORLD in (2, 4) else 0)
 
     @check("explicit dropout with autograd, Partial(sum) input")
     def _():
