@@ -18,7 +18,8 @@ Explicit calls (any mesh, CPU with gloo included)::
     y = xrng.distributed.dropout(x_dtensor, 0.1, seed=0)
 
 Under :class:`xrng.reproducible`, DTensor draws take these paths on their own:
-``torch.distributed.tensor.rand`` / ``randn``, ``rand_like`` / ``randn_like``
+``torch.distributed.tensor.rand`` / ``randn`` (replaced from the first mode
+entry after ``torch.distributed.tensor`` was imported), ``rand_like`` / ``randn_like``
 of a DTensor, the in-place fills (``uniform_``, ``normal_``, ``bernoulli_``
 with a float p, ``exponential_``, ``geometric_``, ``log_normal_``,
 ``cauchy_``; so ``nn.init.*`` of DTensor parameters, FSDP2's included), the
@@ -62,7 +63,8 @@ def _dt():
 def _is_dtensor(x) -> bool:
     if not isinstance(x, torch.Tensor) or type(x) in (torch.Tensor, torch.nn.Parameter):
         return False
-    return isinstance(x, _dt().DTensor)
+    dt = sys.modules.get("torch.distributed.tensor")  # not loaded: no DTensor exists (and no import here)
+    return dt is not None and isinstance(x, dt.DTensor)
 
 
 def _check_placements(placements: Sequence, what: str, partial_ok: bool = False) -> None:
@@ -338,7 +340,14 @@ def _mode_fill(m, R, name, args, kwargs):
                 loc.fill_(lo)
             return t
     with m._draw(b.get("generator"), name) as g, torch.no_grad():
-        _draw_block(loc, shape, start, dist, params, g._state, g.stream)
+        try:  # a refused draw (take_ checks first) leaves the generator where it was
+            _draw_block(loc, shape, start, dist, params, g._state, g.stream)
+        except ValueError as e:  # as the unsharded mode (_fill_located): f16/bf16 past their range via float32
+            if loc.dtype not in (torch.float16, torch.bfloat16) or "is not finite in" not in str(e):
+                raise
+            wide = torch.empty(loc.shape, dtype=torch.float32, device=loc.device)
+            _draw_block(wide, shape, start, dist, params, g._state, g.stream)
+            loc.copy_(wide)
     R._touched(loc)
     return t
 

@@ -211,6 +211,17 @@ if "mode" in GROUPS:
                              (h, rh, "exponential_"), (k.full_tensor(), rk, "randn_like"), (after, rafter, "after")):
                 same(x, y, f"{nm} {what}")
             assert k.placements == pl
+        mesh = init_device_mesh(DEV, (WORLD,))
+        for dtype in (torch.float16, torch.bfloat16):  # a std past f16's range: drawn in float32, as unsharded
+            with xrng.reproducible(seed=6, strict=True):
+                w = distribute_tensor(torch.zeros(5, 3, dtype=dtype, device=DEV), mesh, [Shard(0)])
+                w.normal_(0.0, 1e6)
+                after = torch.rand(2, device=DEV)
+            with xrng.reproducible(seed=6, strict=True):
+                r = torch.zeros(5, 3, dtype=dtype, device=DEV).normal_(0.0, 1e6)
+                rafter = torch.rand(2, device=DEV)
+            same(w.full_tensor(), r, f"normal_ {dtype} std 1e6")
+            same(after, rafter, f"after normal_ {dtype} std 1e6")
 
     @check("mode: dropout of DTensor activations, output and grads")
     def _():

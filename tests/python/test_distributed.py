@@ -1,5 +1,5 @@
 """Sharded draws (issue 17): DTensor, FSDP2 and tensor parallelism on real
-torch.distributed process groups (gloo, CPU), world sizes 2 and 4.
+torch.distributed process groups (gloo, CPU), world sizes 1, 2 and 4.
 
 The ranks run tests/python/dist_worker.py, started once per world size for the
 whole file (a module-scoped fixture): each rank runs every check in one
@@ -78,7 +78,7 @@ def _run(world: int, tmp_path_factory) -> dict:
     return res
 
 
-@pytest.fixture(scope="module", params=[2, 4], ids=["world2", "world4"])
+@pytest.fixture(scope="module", params=[1, 2, 4], ids=["world1", "world2", "world4"])
 def ranks(request, tmp_path_factory):
     return _run(request.param, tmp_path_factory)
 
