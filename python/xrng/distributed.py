@@ -24,7 +24,7 @@ of a DTensor, the in-place fills (``uniform_``, ``normal_``, ``bernoulli_``
 with a float p, ``exponential_``, ``geometric_``, ``log_normal_``,
 ``cauchy_``; so ``nn.init.*`` of DTensor parameters, FSDP2's included), the
 mode's ``erfinv`` (``nn.init.trunc_normal_``), and dropout of DTensor
-activations (``F.dropout``, ``native_dropout``; tensor parallelism's
+activations (``F.dropout``, ``native_dropout``, ``dropout1d/2d/3d``; tensor parallelism's
 ``SequenceParallel``). A placement with no block (``Partial`` for a fill,
 ``_StridedShard``) or another random op on a DTensor is reported
 (ReproducibilityWarning, or NotReproducibleError with ``strict=True``), then
@@ -307,6 +307,8 @@ def _mode_call(m, orig, handler, name: str, args: tuple, kwargs: dict):
             return _mode_like(m, R, name, args, kwargs)
         if name in ("torch.dropout", "torch.dropout_"):
             return _mode_dropout(m, R, name, args, kwargs)
+        if name in ("torch.feature_dropout", "torch.feature_dropout_"):
+            return _mode_feature_dropout(m, R, name, args, kwargs)
         if name == "torch.native_dropout":
             return _mode_native_dropout(m, R, args, kwargs)
         if name == "Tensor.bernoulli_":
@@ -416,6 +418,40 @@ def _mode_dropout(m, R, name, args, kwargs):
             x._local_tensor.copy_(res._local_tensor)
         return x
     return res
+
+
+def _mode_feature_dropout(m, R, name, args, kwargs):
+    """dropout1d/2d/3d of a DTensor: the unsharded mode's per-(sample, channel)
+    factors (one word each over the global N x C, SPEC 4.5's scale) at the
+    rank's (sample, channel) block, applied to its local elements."""
+    b = R._bind(name, args, kwargs, ("input", "p", "train"), {})
+    x, p, train = b["input"], float(b["p"]), b["train"]
+    inplace = name.endswith("_")
+    rule = R._dropout_rule(name, p, train)
+    if rule == 0 or x.numel() == 0:
+        return x
+    if rule == 1:
+        return x.mul_(0) if inplace else x * 0
+    if inplace and torch.is_grad_enabled() and x.requires_grad:
+        raise R._Unsupported("in-place feature dropout of a DTensor that requires grad")
+    _check_placements(x.placements, name, partial_ok=True)
+    R._check_float(x, name)
+    if x.dim() < 2:
+        raise RuntimeError(f"{name}: Feature dropout requires at least 2 dimensions in the input")
+    loc, shape, start = _block_of_any(x)
+    wide = R._wide(x.dtype)
+    ones = torch.ones(loc.shape[:2], dtype=wide, device=loc.device)
+    with m._draw(None, name) as g:
+        pos = _position(g._state, "dropout", [p], [], wide, shape[0] * shape[1], g.stream)
+    scale = torch.ops.xrng.dropout_block(ones, p, pos, list(shape[:2]), list(start[:2]))
+    scale = scale.view(tuple(loc.shape[:2]) + (1,) * (x.dim() - 2))
+    xl = x.to_local()
+    r = torch.where(scale != 0, xl.to(wide) * scale, 0.0).to(x.dtype)
+    if inplace:
+        with torch.no_grad():
+            x._local_tensor.copy_(r)
+        return x
+    return _wrap(r, x.device_mesh, x.placements, shape)
 
 
 def _mode_native_dropout(m, R, args, kwargs):

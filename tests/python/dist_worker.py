@@ -231,17 +231,20 @@ if "mode" in GROUPS:
                 xr = x.clone().requires_grad_()
                 r1 = F.dropout(xr, 0.25)
                 r2, rmask = torch.native_dropout(x, 0.5, True)
+                r3 = F.dropout2d(xr, 0.5)
                 (r1 * 3).sum().backward()
             with xrng.reproducible(seed=2, strict=True):
                 dx = distribute_tensor(x, mesh, pl).requires_grad_()
                 y1 = F.dropout(dx, 0.25)
                 y2, mask = torch.native_dropout(distribute_tensor(x, mesh, pl), 0.5, True)
+                y3 = F.dropout2d(dx, 0.5)  # the (sample, channel) factors of the global tensor
                 (y1.full_tensor() * 3).sum().backward()
             what = f"{mname} {pl} {shape}"
             same(y1.full_tensor(), r1, "dropout " + what)
             same(dx.grad.full_tensor(), xr.grad, "dropout grad " + what)
             same(y2.full_tensor(), r2, "native_dropout " + what)
             same(mask.full_tensor(), rmask, "native_dropout mask " + what)
+            same(y3.full_tensor(), r3, "dropout2d " + what)
 
     @check("mode: Partial fills and unknown random ops on DTensors are reported; strict raises")
     def _():
