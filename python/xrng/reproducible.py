@@ -1388,6 +1388,9 @@ def _install() -> None:
         if not _ENTRIES:
             _build_tables()
         if _installed == 0:
+            from .distributed import _mode_entries  # torch.distributed.tensor.rand/randn, once loaded (issue 17)
+            for owner, attr, name, h in _mode_entries():
+                _target(owner, attr, name, h)
             _scan_aliases()
             for e in _ENTRIES:
                 setattr(e.owner, e.attr, e.wrapper)
@@ -1667,6 +1670,11 @@ class reproducible:
                 return orig(*args, **kwargs)  # the compiler's own tracing (Inductor's patterns), not the program
             self._report(name, "is inside a torch.compile'd region, where the mode cannot intercept it")
             return orig(*args, **kwargs)
+        # DTensor arguments: their shards' blocks (issue 17). Before torch's check:
+        # torch's own DTensor RNG raises on a CPU mesh, where xrng draws.
+        from .distributed import _mode_call
+        if (r := _mode_call(self, orig, handler, name, args, kwargs)) is not NotImplemented:
+            return r
         # torch's own argument checking decides (issue 21; see _TORCH_FIRST)
         key = None if name in _TORCH_FIRST else _kernel_key(name, args, kwargs)
         if (key is None or key not in _KERNEL_RAN) and not _any_meta(args, kwargs):

@@ -169,6 +169,45 @@ else
   record "pytest -m cuda" SKIPPED "no Python bindings in this tree"
 fi
 
+phase "Sharded draws on NCCL (tests/python/dist_worker.py: DTensor, mode, TP, FSDP2)"
+if [ -f "$B/pylib/xrng/__init__.py" ] && [ "$(left)" -gt 90 ]; then
+  # one rank per GPU (NCCL refuses two ranks on one GPU), at most 4; a single
+  # GPU runs world 1 (the CUDA block kernels under NCCL, every check alike)
+  PYTHONPATH="$B/pylib${PYTHONPATH:+:$PYTHONPATH}" timeout "$(left)" python3 - "$B" <<'PY' 2>&1 | tee "$B/nccl.txt"
+import json, os, socket, subprocess, sys, tempfile
+import torch
+world = max(1, min(4, torch.cuda.device_count()))
+out = tempfile.mkdtemp()
+s = socket.socket(); s.bind(("127.0.0.1", 0)); port = str(s.getsockname()[1]); s.close()
+groups = "dtensor,mode,tp"
+try:
+    import transformers  # noqa: F401
+    groups += ",fsdp"
+except ImportError:
+    pass
+procs = [subprocess.Popen([sys.executable, "tests/python/dist_worker.py", str(r), str(world), port, out, "nccl",
+                           groups]) for r in range(world)]
+rcs = [p.wait() for p in procs]
+bad = []
+for r in range(world):
+    try:
+        rep = json.load(open(os.path.join(out, f"rank{r}.json")))["results"]
+    except OSError:
+        bad.append(f"rank {r}: no report (rc {rcs[r]})")
+        continue
+    for k, v in rep.items():
+        print(f"rank {r}: {k}: {'ok' if v == 'ok' else v}")
+        if v != "ok":
+            bad.append(f"rank {r}: {k}")
+print(f"NCCL world {world} groups {groups}: " + ("PASS" if not bad else "FAIL " + "; ".join(bad)))
+sys.exit(1 if bad else 0)
+PY
+  if [ "${PIPESTATUS[0]}" = 0 ]; then record "nccl sharded draws" PASS "$(tail -1 "$B/nccl.txt")"
+  else record "nccl sharded draws" FAIL "$(tail -1 "$B/nccl.txt")"; fi
+else
+  record "nccl sharded draws" "NOT RUN" "no bindings or no time left"
+fi
+
 phase "Python benchmarks (small-tensor latency, host->device)"
 if [ -f "$B/pylib/xrng/__init__.py" ] && [ "$(left)" -gt 90 ]; then
   for b in bench_small bench_h2d; do
