@@ -53,45 +53,6 @@ namespace {
     TORCH_CHECK_VALUE(false, e.what()); \
   }
 
-DrawPosition read_pos(const at::Tensor& pos, const char* what) {
-  if (!pos.defined() || pos.scalar_type() != at::kLong || pos.numel() != 4)
-    throw Error(std::string(what) + ": position must be an int64 tensor of 4 elements [seed, subseq, offset, stream]");
-  const at::Tensor c = pos.to(at::kCPU).contiguous();
-  const int64_t* v = c.data_ptr<int64_t>();
-  DrawPosition p;
-  p.key = Key(static_cast<uint64_t>(v[0]), static_cast<uint64_t>(v[1]));
-  p.offset = static_cast<uint64_t>(v[2]);
-  if (v[3] < kOldestStreamVersion || v[3] > kStreamVersion)
-    throw Error(std::string(what) + ": position holds stream version " + std::to_string(v[3]) + " (1 or 2)");
-  p.stream = static_cast<int>(v[3]);
-  return p;
-}
-
-DrawParams block_params(Dist d, c10::ArrayRef<double> reals, c10::ArrayRef<int64_t> ints) {
-  DrawParams q;
-  size_t r = 0, i = 0;
-  for (const ParamInfo& pi : kParams) {
-    if (!dist_has_param(d, pi.id)) continue;
-    if (pi.kind == ParamKind::real) {
-      if (r < reals.size()) q.set_real(pi.id, reals[r]);
-      ++r;
-    } else {
-      if (i < ints.size()) {
-        if (pi.kind == ParamKind::integer)
-          q.set_integer(pi.id, ints[i]);
-        else
-          q.set_count(pi.id, static_cast<uint64_t>(ints[i]));
-      }
-      ++i;
-    }
-  }
-  if (reals.size() != r || ints.size() != i)
-    throw Error(std::string(dist_name(d)) + ": " + std::to_string(reals.size()) + " real and " +
-                std::to_string(ints.size()) + " integer parameters given, the distribution has " + std::to_string(r) +
-                " and " + std::to_string(i));
-  return q;
-}
-
 // The block of `local` (its sizes) at `start` of `global`; checked by the core.
 TensorBlock make_block(at::IntArrayRef local, c10::ArrayRef<int64_t> global, c10::ArrayRef<int64_t> start,
                        const char* what) {
@@ -138,8 +99,8 @@ void draw_block_kernel(at::Tensor& out, c10::string_view dist, c10::ArrayRef<dou
   const Dist d = parse_dist(std::string(dist));
   if (out.layout() != at::kStrided) throw Error(std::string(dist_name(d)) + ": only strided tensors can be filled");
   const at::ScalarType type = out.scalar_type();
-  const DrawPosition p = read_pos(position, dist_name(d));
-  const Plan plan = make_plan(d, draw_dtype(d, type), block_params(d, reals, ints), p.stream);
+  const DrawPosition p = read_position(position, dist_name(d));
+  const Plan plan = make_plan(d, draw_dtype(d, type), params_of(d, reals, ints), p.stream);
   if (plan.kind == Kind::transform)
     throw Error(std::string("draw_block_: ") + dist_name(d) + " transforms an input tensor: use dropout_block");
   detail::check_fits(plan, type);
@@ -169,7 +130,7 @@ at::Tensor dropout_block_kernel(const at::Tensor& in, double prob, const at::Ten
                                 c10::ArrayRef<int64_t> global_shape, c10::ArrayRef<int64_t> block_start) {
   XRNG_BLOCK_TRY
   if (in.layout() != at::kStrided) throw Error("dropout_block: only strided tensors");
-  const DrawPosition p = read_pos(position, "dropout_block");
+  const DrawPosition p = read_position(position, "dropout_block");
   const Plan plan =
       make_plan(Dist::dropout, draw_dtype(Dist::dropout, in.scalar_type()), DrawParams::probability(prob), p.stream);
   const TensorBlock b = make_block(in.sizes(), global_shape, block_start, "dropout_block");

@@ -49,7 +49,6 @@
 #include "detail/paths.h"
 
 namespace xrng::torch_api {
-namespace {
 
 // ---- positions ---------------------------------------------------------------------------------
 DrawPosition read_position(const at::Tensor& pos, const char* what) {
@@ -92,6 +91,7 @@ DrawParams params_of(Dist d, c10::ArrayRef<double> reals, c10::ArrayRef<int64_t>
   return q;
 }
 
+namespace {
 at::TensorOptions options_of(at::ScalarType dtype, const c10::Device& device) {
   return at::TensorOptions().dtype(dtype).device(device);
 }

@@ -32,6 +32,14 @@ bool plain_eager(const at::Tensor& out);
 // order (the operators' `reals` and `ints` arguments).
 void split_params(Dist dist, const DrawParams& q, std::vector<double>& reals, std::vector<int64_t>& ints);
 
+// The position a position tensor holds (any device); xrng::Error naming
+// `what` unless it is an int64 tensor of 4 elements with a known stream.
+DrawPosition read_position(const at::Tensor& pos, const char* what);
+// The operators' `reals` / `ints` back to DrawParams, by the registry's
+// parameter order and kinds (split_params' inverse; missing trailing
+// parameters keep their defaults, extra ones are an xrng::Error).
+DrawParams params_of(Dist d, c10::ArrayRef<double> reals, c10::ArrayRef<int64_t> ints);
+
 // The stateless kernels behind the operators (no dispatcher): the work of
 // draw_, dropout_out and perm_shard_out at (key, offset).
 at::Tensor& draw_direct(at::Tensor& out, Dist dist, const DrawParams& params, const Key& key, uint64_t offset,

@@ -10,6 +10,8 @@
 #include "xrng_cuda.h"
 
 namespace xrng::cuda {
+using detail::DeviceBuffer;
+using detail::bytes_of;
 namespace {
 
 char* at(void* p, uint64_t i, DType t) { return static_cast<char*>(p) + i * static_cast<uint64_t>(dtype_size(t)); }
@@ -40,26 +42,6 @@ BlockLayout check_transform_block(const Plan& plan, uint64_t offset, const Tenso
   return L;
 }
 
-class DeviceBuffer {
- public:
-  explicit DeviceBuffer(uint64_t bytes) {
-    if (bytes > std::numeric_limits<size_t>::max()) throw Error("cuda: buffer too large");
-    detail::check(cudaMalloc(&p_, static_cast<size_t>(bytes == 0 ? 1 : bytes)), "cudaMalloc");
-  }
-  ~DeviceBuffer() { cudaFree(p_); }
-  DeviceBuffer(const DeviceBuffer&) = delete;
-  DeviceBuffer& operator=(const DeviceBuffer&) = delete;
-  void* get() const { return p_; }
-
- private:
-  void* p_ = nullptr;
-};
-
-uint64_t bytes_of(const Plan& p, uint64_t count) {
-  const uint64_t sz = static_cast<uint64_t>(dtype_size(p.dtype));
-  if (count > std::numeric_limits<uint64_t>::max() / sz) throw Error("cuda: buffer size overflows");
-  return count * sz;
-}
 
 }  // namespace
 

@@ -6,6 +6,8 @@
 #include <cuda_runtime.h>
 
 #include <atomic>
+#include <cstdint>
+#include <limits>
 #include <string>
 
 #include "launch.h"
@@ -17,6 +19,29 @@ inline void check(cudaError_t e, const char* what) {
     (void)cudaGetLastError();  // clear a non-sticky error so the next call starts clean
     throw Error(std::string("cuda: ") + what + ": " + cudaGetErrorName(e) + " (" + cudaGetErrorString(e) + ")");
   }
+}
+
+// A device allocation freed on every path out of a helper (host.cpp, block.cpp).
+class DeviceBuffer {
+ public:
+  explicit DeviceBuffer(uint64_t bytes) {
+    if (bytes > std::numeric_limits<size_t>::max()) throw Error("cuda: buffer too large");
+    check(cudaMalloc(&p_, static_cast<size_t>(bytes == 0 ? 1 : bytes)), "cudaMalloc");
+  }
+  ~DeviceBuffer() { cudaFree(p_); }
+  DeviceBuffer(const DeviceBuffer&) = delete;
+  DeviceBuffer& operator=(const DeviceBuffer&) = delete;
+  void* get() const { return p_; }
+
+ private:
+  void* p_ = nullptr;
+};
+
+// Bytes of `count` elements of the plan's dtype; xrng::Error on overflow.
+inline uint64_t bytes_of(const Plan& p, uint64_t count) {
+  const uint64_t sz = static_cast<uint64_t>(dtype_size(p.dtype));
+  if (count > std::numeric_limits<uint64_t>::max() / sz) throw Error("cuda: buffer size overflows");
+  return count * sz;
 }
 
 // Puts this thread in relaxed stream-capture mode for its lifetime. Queries

@@ -8,29 +8,10 @@
 #include "xrng_cuda.h"
 
 namespace xrng::cuda {
+using detail::DeviceBuffer;
+using detail::bytes_of;
 namespace {
 
-// A device allocation freed on every path out of a helper.
-class DeviceBuffer {
- public:
-  explicit DeviceBuffer(uint64_t bytes) {
-    if (bytes > std::numeric_limits<size_t>::max()) throw Error("cuda: buffer too large");
-    detail::check(cudaMalloc(&p_, static_cast<size_t>(bytes == 0 ? 1 : bytes)), "cudaMalloc");
-  }
-  ~DeviceBuffer() { cudaFree(p_); }
-  DeviceBuffer(const DeviceBuffer&) = delete;
-  DeviceBuffer& operator=(const DeviceBuffer&) = delete;
-  void* get() const { return p_; }
-
- private:
-  void* p_ = nullptr;
-};
-
-uint64_t bytes_of(const Plan& p, uint64_t count) {
-  const uint64_t sz = static_cast<uint64_t>(dtype_size(p.dtype));
-  if (count > std::numeric_limits<uint64_t>::max() / sz) throw Error("cuda: buffer size overflows");
-  return count * sz;
-}
 
 void copy_in(const DeviceBuffer& dev, const void* host_in, uint64_t bytes) {
   detail::check(cudaMemcpy(dev.get(), host_in, static_cast<size_t>(bytes), cudaMemcpyHostToDevice),

@@ -1675,9 +1675,12 @@ class reproducible:
         from .distributed import _mode_call
         if (r := _mode_call(self, orig, handler, name, args, kwargs)) is not NotImplemented:
             return r
-        # torch's own argument checking decides (issue 21; see _TORCH_FIRST)
+        # torch's own argument checking decides (issue 21; see _TORCH_FIRST),
+        # except for the DTensor factories: torch's DTensor RNG cannot run on a
+        # CPU mesh at all, and their handlers check their arguments themselves
         key = None if name in _TORCH_FIRST else _kernel_key(name, args, kwargs)
-        if (key is None or key not in _KERNEL_RAN) and not _any_meta(args, kwargs):
+        if (key is None or key not in _KERNEL_RAN) and not _any_meta(args, kwargs) \
+                and not name.startswith("torch.distributed.tensor."):
             out = self._torch_check(orig, name, args, kwargs)  # raises where torch raises
             if key is not None and _has_elements(out):
                 _KERNEL_RAN.add(key)
