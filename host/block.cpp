@@ -13,42 +13,16 @@
 #include <thread>
 #include <vector>
 
+#include "parallel.h"
 #include "xrng.h"
 
 namespace xrng {
 namespace {
 
-constexpr uint64_t kMinPerThread = 1u << 15;  // as host/fill.cpp: below this, one thread
-
 // Runs body(b, e) over a split of [0, count) on up to `threads` threads (0: all).
 template <class Body>
 void split(uint64_t count, int threads, Body body) {
-  unsigned t = threads <= 0 ? std::max(1u, std::thread::hardware_concurrency()) : static_cast<unsigned>(threads);
-  const uint64_t max_t = std::max<uint64_t>(1, count / kMinPerThread);
-  if (t > max_t) t = static_cast<unsigned>(max_t);
-  if (t <= 1) {
-    body(uint64_t{0}, count);
-    return;
-  }
-  const uint64_t per = (count + t - 1) / t;
-  std::vector<std::thread> pool;
-  std::exception_ptr err;
-  std::atomic<bool> failed{false};
-  auto guarded = [&](uint64_t b, uint64_t e) {
-    try {
-      body(b, e);
-    } catch (...) {
-      if (!failed.exchange(true)) err = std::current_exception();
-    }
-  };
-  for (unsigned i = 1; i < t; ++i) {
-    const uint64_t b = per * i;
-    if (b >= count) break;
-    pool.emplace_back(guarded, b, std::min(count, b + per));
-  }
-  guarded(0, std::min(count, per));
-  for (auto& th : pool) th.join();
-  if (err) std::rethrow_exception(err);
+  detail::parallel_ranges(count, threads, 1, body);
 }
 
 char* at(void* p, uint64_t i, DType t) { return static_cast<char*>(p) + i * static_cast<uint64_t>(dtype_size(t)); }

@@ -8,6 +8,7 @@
 #include <thread>
 
 #include "simd/probe.h"
+#include "parallel.h"
 #include "xrng.h"
 
 namespace xrng {
@@ -74,41 +75,9 @@ bool simd_perm(Isa isa, const PermKey& k, uint64_t start, uint64_t count, DType 
 // Element counts per thread chunk are multiples of this, so chunks start on
 // group and Philox-block boundaries whatever the distribution.
 constexpr uint64_t kChunkAlign = 1024;
-constexpr uint64_t kMinPerThread = 1u << 15;
-
 template <class Body>
 void parallel_ranges(uint64_t count, int threads, Body body) {
-  unsigned t = threads <= 0 ? std::max(1u, std::thread::hardware_concurrency()) : static_cast<unsigned>(threads);
-  const uint64_t max_t = std::max<uint64_t>(1, count / kMinPerThread);
-  if (t > max_t) t = static_cast<unsigned>(max_t);
-  if (t <= 1) {
-    body(uint64_t{0}, count);
-    return;
-  }
-  uint64_t per = (count + t - 1) / t;
-  per = (per + kChunkAlign - 1) / kChunkAlign * kChunkAlign;
-  std::vector<std::thread> pool;
-  std::exception_ptr err;
-  std::atomic<bool> failed{false};
-  for (unsigned i = 1; i < t; ++i) {
-    const uint64_t b = per * i;
-    if (b >= count) break;
-    const uint64_t e = std::min(count, b + per);
-    pool.emplace_back([&, b, e] {
-      try {
-        body(b, e);
-      } catch (...) {
-        if (!failed.exchange(true)) err = std::current_exception();
-      }
-    });
-  }
-  try {
-    body(uint64_t{0}, std::min(count, per));
-  } catch (...) {
-    if (!failed.exchange(true)) err = std::current_exception();
-  }
-  for (auto& th : pool) th.join();
-  if (err) std::rethrow_exception(err);
+  detail::parallel_ranges(count, threads, kChunkAlign, body);
 }
 
 Isa backend_isa(Backend b) {
