@@ -159,16 +159,7 @@ inline std::string format_block(const BlockCase& c, bool with_out = true) {
     g.out.clear();
   }
   std::string s = format_golden(g);
-  auto list = [](const std::vector<uint64_t>& v) {
-    std::string t;
-    for (size_t i = 0; i < v.size(); ++i) {
-      if (i) t += ',';
-      t += std::to_string(v[i]);
-    }
-    return t;
-  };
-  const std::string tokens = " shape=" + list(c.block.shape) + " block_start=" + list(c.block.start) +
-                             " block_size=" + list(c.block.size);
+  const std::string tokens = detail::block_tokens(c.block);
   const size_t at = s.find(" count=");
   const size_t end = s.find(' ', at + 1);
   s.insert(end == std::string::npos ? s.size() : end, tokens);
@@ -218,17 +209,7 @@ inline std::string read_text(const std::string& path) {
 }
 
 inline std::vector<BlockCase> parse_block_text(const std::string& text) {
-  std::vector<BlockCase> cs;
-  std::istringstream in(text);
-  std::string s;
-  int line = 0;
-  while (std::getline(in, s)) {
-    ++line;
-    const size_t b = s.find_first_not_of(" \t\r");
-    if (b == std::string::npos || s[b] == '#') continue;
-    cs.push_back(parse_block(s, line));
-  }
-  return cs;
+  return parse_lines<BlockCase>(text, parse_block);
 }
 inline std::vector<BlockCase> read_block_golden(const std::string& path) { return parse_block_text(read_text(path)); }
 

@@ -250,10 +250,11 @@ inline GoldenCase parse_golden(const std::string& text, int line = 0) {
   return c;
 }
 
-// Every case of a golden file's text (comment and blank lines skipped; line
-// numbers count every line). Throws std::runtime_error if malformed.
-inline std::vector<GoldenCase> parse_golden_text(const std::string& text) {
-  std::vector<GoldenCase> cases;
+// Every case of a golden-style text, parse(line, line_number) per line
+// (comment and blank lines skipped; line numbers count every line).
+template <class Case, class Parse>
+inline std::vector<Case> parse_lines(const std::string& text, Parse parse) {
+  std::vector<Case> cases;
   std::istringstream in(text);
   std::string s;
   int line = 0;
@@ -261,9 +262,14 @@ inline std::vector<GoldenCase> parse_golden_text(const std::string& text) {
     ++line;
     const size_t b = s.find_first_not_of(" \t\r");
     if (b == std::string::npos || s[b] == '#') continue;
-    cases.push_back(parse_golden(s, line));
+    cases.push_back(parse(s, line));
   }
   return cases;
+}
+
+// Every case of a golden file's text. Throws std::runtime_error if malformed.
+inline std::vector<GoldenCase> parse_golden_text(const std::string& text) {
+  return parse_lines<GoldenCase>(text, parse_golden);
 }
 
 // Reads every case of a golden file. Throws std::runtime_error if the file is

@@ -60,6 +60,16 @@ inline std::string dims_text(const std::vector<uint64_t>& v) {
   for (size_t i = 0; i < v.size(); ++i) s += (i ? ", " : "") + std::to_string(v[i]);
   return s + "]";
 }
+// " shape=4,6 block_start=1,2 block_size=2,3": the tokens of a block in the
+// golden files' and the CLI's text (golden/blocks.h, tools/xrng_cli.cpp).
+inline std::string block_tokens(const TensorBlock& b) {
+  auto list = [](const std::vector<uint64_t>& v) {
+    std::string t;
+    for (size_t i = 0; i < v.size(); ++i) t += (i ? "," : "") + std::to_string(v[i]);
+    return t;
+  };
+  return " shape=" + list(b.shape) + " block_start=" + list(b.start) + " block_size=" + list(b.size);
+}
 }  // namespace detail
 
 // A validated block, as the backends walk it: `runs` runs of `run` elements,

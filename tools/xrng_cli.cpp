@@ -462,16 +462,7 @@ Request parse_request(const std::vector<std::string>& args, bool allow_format) {
                 r.count);
   r.describe = d;
   if (r.block) {
-    auto list = [](const std::vector<uint64_t>& v) {
-      std::string t;
-      for (size_t i = 0; i < v.size(); ++i) {
-        if (i) t += ',';
-        t += std::to_string(v[i]);
-      }
-      return t;
-    };
-    r.describe += " shape=" + list(r.tensor_block.shape) + " block_start=" + list(r.tensor_block.start) +
-                  " block_size=" + list(r.tensor_block.size);
+    r.describe += xrng::detail::block_tokens(r.tensor_block);
   }
   return r;
 }
