@@ -205,6 +205,7 @@ at::Tensor draw_into(at::Tensor t, const Source& source, const std::string& dist
   const RunOptions run = run_options(path, threads);
   py::gil_scoped_release nogil;
   if (Generator* const* g = std::get_if<Generator*>(&source)) {
+    xrng::torch_api::detail::check_not_capturing(t, c10::Device(c10::kCPU));
     Generator& gen = checked(*g);
     if (stream != gen.stream())
       throw xrng::Error("stream=" + std::to_string(stream) + " but the generator draws stream " +
@@ -232,6 +233,7 @@ at::Tensor draw_into(at::Tensor t, const Source& source, const std::string& dist
       const DrawPosition p = read_position(pos, dist.c_str());  // a forced path: on the host
       return draw_(t, d, q, p.key, p.offset, run, p.stream);
     }
+    xrng::torch_api::detail::check_not_capturing(t, state.device());
     const int own = static_cast<int>(state.data_ptr<int64_t>()[3]);
     if (stream == 0) stream = own;  // Python's "the generator's own"
     if (stream != own)
@@ -447,9 +449,13 @@ Setting ``offset``, ``reserve``, ``set_state``, ``split``, ``fold_in``,
         const Source source = to_source(src);
         const RunOptions run = run_options(path, threads);
         py::gil_scoped_release nogil;
-        if (Generator* const* g = std::get_if<Generator*>(&source)) return dropout_out(out, in, p, checked(*g), run);
+        if (Generator* const* g = std::get_if<Generator*>(&source)) {
+          xrng::torch_api::detail::check_not_capturing(out, c10::Device(c10::kCPU));
+          return dropout_out(out, in, p, checked(*g), run);
+        }
         if (const at::Tensor* st = std::get_if<at::Tensor>(&source)) {
           at::Tensor state = *st;
+          xrng::torch_api::detail::check_not_capturing(out, state.device());
           const at::Tensor pos = ops::take_(state, "dropout", {p}, {}, in.scalar_type(), in.numel());
           // a generator state on the GPU: the position stays there, the kernel reads it
           if (run.path == Path::automatic && run.threads == 0 && xrng::torch_api::detail::device_position(pos, out))

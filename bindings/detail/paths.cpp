@@ -275,6 +275,26 @@ bool device_position(const at::Tensor& position, const at::Tensor& out) {
 #endif
 }
 
+bool cuda_capturing(const at::Tensor& out) {
+#if defined(XRNG_TORCH_CUDA)
+  if (!out.defined() || !out.is_cuda()) return false;
+  const c10::cuda::CUDAGuard guard(out.device());
+  cudaStreamCaptureStatus st = cudaStreamCaptureStatusNone;
+  const cudaError_t e = cudaStreamIsCapturing(c10::cuda::getCurrentCUDAStream(out.device().index()).stream(), &st);
+  return e == cudaSuccess && st != cudaStreamCaptureStatusNone;
+#else
+  (void)out;
+  return false;
+#endif
+}
+
+void check_not_capturing(const at::Tensor& out, const c10::Device& state) {
+  if (state != out.device() && cuda_capturing(out))
+    throw Error("a draw from a generator whose state is on " + state.str() +
+                " cannot be captured in a CUDA graph (each replay would repeat the captured values): draw from "
+                "xrng.Generator(seed, device=\"" + out.device().str() + "\") or with seed=");
+}
+
 at::Tensor take_on_device(at::Tensor& state, int stream, uint64_t words) {
 #if defined(XRNG_TORCH_CUDA)
   if (!state.is_cuda() || !state.is_contiguous())

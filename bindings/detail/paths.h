@@ -37,6 +37,14 @@ struct Job {
 // nothing reads the position on the host (no synchronisation, and a CUDA
 // graph capture records the read, not the values).
 bool device_position(const at::Tensor& position, const at::Tensor& out);
+// Whether work on `out` would be recorded into a CUDA graph: a CUDA tensor
+// while the current stream of its device is capturing. A draw from a
+// generator whose state is on the host cannot be replayed (the capture
+// records the position the host read once): the draw entries refuse it.
+bool cuda_capturing(const at::Tensor& out);
+// The refusal of such a draw (xrng::Error, one line) when cuda_capturing(out).
+void check_not_capturing(const at::Tensor& out, const c10::Device& state);
+
 // Advances the generator state `state` (a CUDA tensor, device_position)
 // past `words` words of a draw planned for stream version `stream`, in a
 // kernel on the current stream, and returns the state before (a new CUDA
