@@ -60,7 +60,9 @@ __global__ void take_kernel(int64_t* state, int64_t* before, int stream, uint64_
       printf("xrng::take_: generator exhausted: the draw would wrap the 64-bit word offset (offset %llu, %llu "
              "words)\n",
              static_cast<unsigned long long>(before[2]), static_cast<unsigned long long>(words));
-    __trap();
+    device_error(st == PositionStatus::stream
+                     ? "xrng::take_: the generator state holds another stream version than the draw was planned for"
+                     : "xrng::take_: generator exhausted: the draw would wrap the 64-bit word offset");
   }
 }
 }  // namespace

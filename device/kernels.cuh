@@ -7,11 +7,19 @@
 // function.
 #pragma once
 
+#include <cassert>
 #include <cstdio>
 
 #include "chunk.h"
 #include "detail.cuh"
 #include "position.h"
+
+// The device side of assert(), which <cassert> declares only without NDEBUG
+// (torch declares it the same way for CUDA_KERNEL_ASSERT).
+#if defined(NDEBUG)
+extern "C" __host__ __device__ void __assert_fail(const char* assertion, const char* file, unsigned int line,
+                                                  const char* function) noexcept;
+#endif
 
 namespace xrng::cuda::detail {
 
@@ -64,18 +72,26 @@ __device__ __forceinline__ void slot_raw(const Layout& L, const Stream& s, uint6
 // the key and offset the position holds when the kernel runs, which a CUDA
 // graph replay reads afresh: every thread reads the 4 words and checks them
 // (launch.h, place_at / perm_key_at). A position the launch cannot draw at
-// is a device-side error (a message, then a trap: the launch fails, as
-// torch's device-side asserts do), never a draw at the wrong words.
-__device__ __forceinline__ void position_error(PositionStatus st, const RunPosition& r, const Plan& p) {
+// is a device-side error, never a draw at the wrong words: the values are
+// printed, then a device-side assertion fails (torch's CUDA_KERNEL_ASSERT
+// mechanism: the launch fails with "device-side assert triggered", the
+// message is reported, the context is lost).
+inline __device__ __noinline__ void device_error(const char* msg) {
+  __assert_fail(msg, __FILE__, __LINE__, "xrng");  // what device assert() calls (torch: CUDA_KERNEL_ASSERT)
+  __trap();  // not reached
+}
+inline __device__ __noinline__ void position_error(PositionStatus st, const RunPosition& r, const Plan& p) {
   if (threadIdx.x == 0 && blockIdx.x == 0) {
     if (st == PositionStatus::stream)
       printf("xrng: the position holds stream version %lld, the draw was planned for stream %d\n",
              static_cast<long long>(r.stream), static_cast<int>(p.stream));
     else
-      printf("xrng: counter overflow: the draw needs stream words beyond 2^64 (position offset %llu)\n",
+      printf("xrng: the draw needs stream words beyond 2^64 (position offset %llu)\n",
              static_cast<unsigned long long>(r.offset));
   }
-  __trap();
+  device_error(st == PositionStatus::stream
+                   ? "xrng: the position holds another stream version than the draw was planned for"
+                   : "xrng: counter overflow: the draw needs stream words beyond 2^64");
 }
 template <class R>
 __device__ __forceinline__ void place_or_fail(const int64_t* pos, const Plan& p, Stream& s, Layout& L) {

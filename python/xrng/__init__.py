@@ -263,13 +263,16 @@ class Generator:
             other = Generator._of(other)
         if not isinstance(other, Generator):
             return NotImplemented
+        if self._state.device != other._state.device:
+            return bool(torch.equal(self._state.cpu(), other._state.cpu()))
         return bool(torch.equal(self._state, other._state))
 
     __hash__ = None
 
     def __repr__(self) -> str:
+        dev = "" if self._state.device.type == "cpu" else f", device={str(self._state.device)!r}"
         return (f"xrng.Generator(seed={self.seed}, subseq={self.subseq}, offset={self.offset}, "
-                f"stream={self.stream})")
+                f"stream={self.stream}{dev})")
 
     # Pickles: (seed, subseq, offset, stream), as the native generator's; the
     # 3-tuples of the releases before stream 2 are stream-1 generators.
