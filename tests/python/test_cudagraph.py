@@ -216,6 +216,23 @@ def test_reduce_overhead_compile_equals_eager_sequence():
 
 
 @pytest.mark.cuda
+def test_reduce_overhead_with_a_host_generator_stays_right():
+    # a host state is a CPU input: torch leaves the graph out of CUDA graphs
+    torch._dynamo.reset()
+
+    def f(x, g):
+        return xrng.dropout(x, 0.5, generator=g) + xrng.rand(x.shape, generator=g, device=x.device)
+
+    x = torch.ones(32, device="cuda")
+    g, eager = xrng.Generator(5), xrng.Generator(5)
+    cf = torch.compile(f, mode="reduce-overhead", fullgraph=True)
+    for _ in range(4):
+        assert torch.equal(cf(x, g).clone(), f(x, eager))
+    assert g.offset == eager.offset
+    torch._dynamo.reset()
+
+
+@pytest.mark.cuda
 def test_exhausted_device_generator_is_a_device_side_error():
     # a draw the device state cannot make fails its kernel (the context is
     # lost, as with torch's device-side asserts), in a child process
