@@ -245,3 +245,23 @@ def test_exhausted_device_generator_is_a_device_side_error():
     out = r.stdout + r.stderr
     assert r.returncode != 0
     assert "device-side assert" in out and "generator exhausted" in out, out[-2000:]
+
+
+def test_state_on_another_device_draws_the_host_sequence(xdev):
+    # a generator whose state is not on the CPU (here the xdev test backend,
+    # whose kernels are the host's: its take copies the state to the host and
+    # back) goes through the operators from the eager entries, the path a CUDA
+    # state takes without a host read; values and offsets are the host generator's
+    g, h = xrng.Generator(5, device="xdev"), xrng.Generator(5)
+    assert g.device.type == "xdev"
+    x = torch.ones(10)
+    for _ in range(2):
+        assert torch.equal(xrng.randn(7, generator=g, device="xdev").cpu(), xrng.randn(7, generator=h))
+        assert torch.equal(xrng.dropout(x.to("xdev"), 0.5, generator=g).cpu(), xrng.dropout(x, 0.5, generator=h))
+        w = torch.empty(3, device="xdev")
+        xrng.uniform_(w, generator=g)
+        assert torch.equal(w.cpu(), xrng.rand(3, generator=h))
+        assert torch.equal(xrng.randn(4, generator=g), xrng.randn(4, generator=h))  # a CPU output
+    assert g.offset == h.offset and g == h
+    with pytest.raises(ValueError, match="draws stream 2"):
+        xrng.randn(3, generator=g, stream=1)
