@@ -45,24 +45,33 @@
 #include <string>
 #include <vector>
 
+#include "../device/position.h"
 #include "detail/dtypes.h"
 #include "detail/paths.h"
 
 namespace xrng::torch_api {
 
 // ---- positions ---------------------------------------------------------------------------------
+namespace {
+// The position of 4 words in host memory (device/position.h's layout and
+// load_position, which the CUDA kernels read positions in GPU memory with).
+DrawPosition position_of(const int64_t* v, const char* what) {
+  const cuda::RunPosition r = cuda::load_position(v);
+  if (r.stream < kOldestStreamVersion || r.stream > kStreamVersion)
+    throw Error(std::string(what) + ": position holds stream version " + std::to_string(r.stream) + " (1 or 2)");
+  DrawPosition p;
+  p.key = r.key;
+  p.offset = r.offset;
+  p.stream = static_cast<int>(r.stream);
+  return p;
+}
+}  // namespace
+
 DrawPosition read_position(const at::Tensor& pos, const char* what) {
   if (!pos.defined() || pos.scalar_type() != at::kLong || pos.numel() != 4)
     throw Error(std::string(what) + ": position must be an int64 tensor of 4 elements [seed, subseq, offset, stream]");
   const at::Tensor c = pos.device().is_cpu() ? pos.contiguous() : pos.to(at::kCPU).contiguous();
-  const int64_t* v = c.data_ptr<int64_t>();
-  DrawPosition p;
-  p.key = Key(static_cast<uint64_t>(v[0]), static_cast<uint64_t>(v[1]));
-  p.offset = static_cast<uint64_t>(v[2]);
-  if (v[3] < kOldestStreamVersion || v[3] > kStreamVersion)
-    throw Error(std::string(what) + ": position holds stream version " + std::to_string(v[3]) + " (1 or 2)");
-  p.stream = static_cast<int>(v[3]);
-  return p;
+  return position_of(c.data_ptr<int64_t>(), what);
 }
 
 // reals / ints -> DrawParams, by the registry's parameter order and kinds.
@@ -109,32 +118,59 @@ at::TensorOptions options_of(at::ScalarType dtype, const c10::Device& device) {
 }  // namespace
 
 namespace {
-// take_'s checks and advance on a state of any device; returns the position
-// before and the offset after.
-std::pair<DrawPosition, uint64_t> advance(const at::Tensor& state, Dist d, const DrawParams& q, at::ScalarType dtype,
-                                          int64_t numel) {
-  detail::check_writable(state, "xrng::take_");
-  const DrawPosition p = read_position(state, "xrng::take_");
+// take_'s checks that do not read the state's counter (a draw of `numel`
+// elements of (d, dtype, q) in stream version `stream`): returns the plan and
+// the words the draw advances the state by.
+std::pair<Plan, uint64_t> take_plan(Dist d, const DrawParams& q, at::ScalarType dtype, int64_t numel, int stream) {
   if (numel < 0) throw Error("xrng::take_: negative element count");
-  const Plan plan = make_plan(d, draw_dtype(d, dtype), q, p.stream);
+  const Plan plan = make_plan(d, draw_dtype(d, dtype), q, stream);
   // the draw's own checks that do not need its output (a range that fits the
   // dtype, a permutation's size), so a refused draw leaves the state unchanged
   detail::check_fits(plan, dtype);
   if (plan.kind == Kind::permutation && static_cast<uint64_t>(numel) != plan.n)
     throw Error("perm: a permutation of " + std::to_string(plan.n) + " fills a tensor of that many elements, not " +
                 std::to_string(numel));
-  Generator g(p.key, p.offset);
-  g = g.with_stream(p.stream);
-  g.skip(plan, static_cast<uint64_t>(numel));  // throws (state unchanged) if the generator would be exhausted
-  return {p, g.offset()};
+  const uint64_t count = plan.kind == Kind::permutation ? plan.n : static_cast<uint64_t>(numel);
+  const uint64_t words = check_counters(plan, 0, 0, count);  // the words alone fit below 2^64
+  if (words == 0 && count != 0)  // exactly 2^64 words: no offset leaves room for them
+    throw Error("generator exhausted: the draw would wrap the 64-bit word offset");
+  return {plan, words};
+}
+// take_'s checks and advance on a host state (host_state): the position
+// before is written to `before` (4 int64), the state advanced in place, by
+// the arithmetic the CUDA take kernel runs (device/position.h, take_words).
+void advance(int64_t* state, int64_t* before, Dist d, const DrawParams& q, at::ScalarType dtype, int64_t numel) {
+  const DrawPosition p = position_of(state, "xrng::take_");
+  const auto [plan, words] = take_plan(d, q, dtype, numel, p.stream);
+  // a stateless draw's overflow message where the words pass 2^64, then the generator's rule
+  check_counters(plan, p.offset, 0, plan.kind == Kind::permutation ? plan.n : static_cast<uint64_t>(numel));
+  const cuda::PositionStatus st = cuda::take_words(state, before, p.stream, words);
+  if (st == cuda::PositionStatus::exhausted)
+    throw Error("generator exhausted: the draw would wrap the 64-bit word offset");
+  if (st != cuda::PositionStatus::ok) throw Error("xrng::take_: the state changed its stream version");
 }
 bool host_state(const at::Tensor& state) { return state.device().is_cpu() && state.is_contiguous(); }
+// A state take_ can advance: writable, int64, 4 elements.
+void check_state(const at::Tensor& state) {
+  detail::check_writable(state, "xrng::take_");
+  if (state.scalar_type() != at::kLong || state.numel() != 4)
+    throw Error("xrng::take_: position must be an int64 tensor of 4 elements [seed, subseq, offset, stream]");
+}
 // A state's read and advance are one step under this lock, so that threads
 // drawing from one generator (one state tensor) get disjoint word ranges
 // (issue 18; torch.Generator guards its state with a mutex too).
 std::mutex& take_mutex() {
   static std::mutex m;
   return m;
+}
+// A state in GPU memory (detail::device_position): advanced by a kernel on
+// the current CUDA stream, never read on the host, so a CUDA graph capture
+// records the advance and each replay advances the state again. Its draws
+// are in the newest stream version (what the host plans for must not
+// depend on the state's words); the kernel checks that the state holds it.
+at::Tensor take_device(at::Tensor& state, Dist d, const DrawParams& q, at::ScalarType dtype, int64_t numel) {
+  const auto [plan, words] = take_plan(d, q, dtype, numel, kStreamVersion);
+  return detail::take_on_device(state, plan.stream, words);
 }
 }  // namespace
 
@@ -144,25 +180,33 @@ DrawPosition take_position(at::Tensor& state, Dist d, const DrawParams& q, at::S
     return read_position(pos, "xrng::take_");
   }
   std::lock_guard<std::mutex> lock(take_mutex());
-  const auto [p, next] = advance(state, d, q, dtype, numel);
-  state.data_ptr<int64_t>()[2] = static_cast<int64_t>(next);
-  return p;
+  int64_t before[4];
+  check_state(state);
+  advance(state.data_ptr<int64_t>(), before, d, q, dtype, numel);
+  return position_of(before, "xrng::take_");
 }
 
 at::Tensor take_direct(at::Tensor& state, Dist d, const DrawParams& q, at::ScalarType dtype, int64_t numel,
                        bool scratch) {
+  check_state(state);
+  if (detail::device_position(state, state)) return take_device(state, d, q, dtype, numel);
   std::lock_guard<std::mutex> lock(take_mutex());
-  const auto [p, next] = advance(state, d, q, dtype, numel);
   if (host_state(state)) {  // the common case, without three more ATen calls
-    at::Tensor before = scratch ? position_tensor(p.key, p.offset, p.stream) : at::empty({4}, state.options());
-    int64_t* s = state.data_ptr<int64_t>();
-    if (!scratch) std::memcpy(before.data_ptr<int64_t>(), s, 4 * sizeof(int64_t));
-    s[2] = static_cast<int64_t>(next);
-    return before;
+    int64_t before[4];
+    advance(state.data_ptr<int64_t>(), before, d, q, dtype, numel);
+    const Key key(static_cast<uint64_t>(before[0]), static_cast<uint64_t>(before[1]));
+    if (scratch) return position_tensor(key, static_cast<uint64_t>(before[2]), static_cast<int>(before[3]));
+    at::Tensor t = at::empty({4}, state.options());
+    std::memcpy(t.data_ptr<int64_t>(), before, sizeof(before));
+    return t;
   }
-  at::Tensor before = state.clone();
-  state.select(0, 2).fill_(static_cast<int64_t>(next));
-  return before;
+  // any other device (or a strided CPU state): a host copy advanced, then written back
+  at::Tensor host = state.to(at::kCPU).contiguous();
+  int64_t before[4];
+  advance(host.data_ptr<int64_t>(), before, d, q, dtype, numel);
+  at::Tensor pos = state.clone();  // the state before
+  state.select(0, 2).fill_(host.data_ptr<int64_t>()[2]);
+  return pos;
 }
 
 namespace {
@@ -184,6 +228,7 @@ at::Tensor& draw_out_kernel(at::Tensor& out, c10::string_view dist, c10::ArrayRe
     (void)make_plan(d, draw_dtype(d, out.scalar_type()), q);
     return out;
   }
+  if (detail::device_position(position, out)) return draw_at_device(out, d, q, position);
   const DrawPosition p = read_position(position, dist_name(d));
   return draw_direct(out, d, q, p.key, p.offset, {}, p.stream);
   XRNG_KERNEL_CATCH
@@ -211,6 +256,7 @@ at::Tensor dropout_kernel(const at::Tensor& in, double p, const at::Tensor& posi
   XRNG_KERNEL_TRY
   at::Tensor out = at::empty(in.sizes(), in.options().memory_format(at::MemoryFormat::Contiguous));
   if (in.is_meta()) return out;
+  if (detail::device_position(position, out)) return dropout_at_device(out, in, p, position);
   const DrawPosition pos = read_position(position, "dropout");
   return dropout_direct(out, in, p, pos.key, pos.offset, {});
   XRNG_KERNEL_CATCH
@@ -224,6 +270,9 @@ at::Tensor perm_shard_kernel(int64_t n, const at::Tensor& position, int64_t rank
   if (c < 0) throw Error("perm_shard: negative count " + std::to_string(c));
   at::Tensor out = at::empty({c}, options_of(dtype, device));
   if (out.is_meta()) return out;
+  if (detail::device_position(position, out))
+    return perm_shard_at_device(out, static_cast<uint64_t>(n), position, static_cast<uint64_t>(rank),
+                                static_cast<uint64_t>(world), static_cast<uint64_t>(start));
   const DrawPosition pos = read_position(position, "perm_shard");
   return perm_shard_direct(out, static_cast<uint64_t>(n), pos.key, pos.offset, static_cast<uint64_t>(rank),
                            static_cast<uint64_t>(world), static_cast<uint64_t>(start), {});

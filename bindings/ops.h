@@ -49,6 +49,17 @@ at::Tensor& dropout_direct(at::Tensor& out, const at::Tensor& in, double p, cons
 at::Tensor& perm_shard_direct(at::Tensor& out, uint64_t n, const Key& key, uint64_t offset, uint64_t rank,
                               uint64_t world, uint64_t start, const RunOptions& run);
 
+// The same draws at a position tensor on the output's GPU
+// (detail::device_position: CUDA kernels built, position and output on one
+// GPU): the kernels read [seed, subseq, offset, stream] when they run,
+// nothing reads it on the host, so a CUDA graph replay draws at what the
+// position holds then. Planned for the newest stream version (the kernels
+// check that the position holds it; the host cannot, without a sync).
+at::Tensor& draw_at_device(at::Tensor& out, Dist dist, const DrawParams& params, const at::Tensor& position);
+at::Tensor& dropout_at_device(at::Tensor& out, const at::Tensor& in, double p, const at::Tensor& position);
+at::Tensor& perm_shard_at_device(at::Tensor& out, uint64_t n, const at::Tensor& position, uint64_t rank,
+                                 uint64_t world, uint64_t start);
+
 // The work of xrng::take_ without the dispatcher: advances `state` past a
 // draw of `numel` elements and returns the position before. `scratch`: the
 // returned position may be the thread's reused scratch tensor (an eager

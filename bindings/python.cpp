@@ -205,6 +205,7 @@ at::Tensor draw_into(at::Tensor t, const Source& source, const std::string& dist
   const RunOptions run = run_options(path, threads);
   py::gil_scoped_release nogil;
   if (Generator* const* g = std::get_if<Generator*>(&source)) {
+    xrng::torch_api::detail::check_not_capturing(t, c10::Device(c10::kCPU));
     Generator& gen = checked(*g);
     if (stream != gen.stream())
       throw xrng::Error("stream=" + std::to_string(stream) + " but the generator draws stream " +
@@ -214,8 +215,25 @@ at::Tensor draw_into(at::Tensor t, const Source& source, const std::string& dist
   }
   if (const at::Tensor* st = std::get_if<at::Tensor>(&source)) {
     at::Tensor state = *st;
-    if (state.scalar_type() != at::kLong || state.numel() != 4 || !state.device().is_cpu() || !state.is_contiguous())
-      throw xrng::Error("a generator's state must be a contiguous int64 CPU tensor of 4 elements");
+    if (state.scalar_type() != at::kLong || state.numel() != 4 || !state.is_contiguous())
+      throw xrng::Error("a generator's state must be a contiguous int64 tensor of 4 elements");
+    if (!state.device().is_cpu()) {
+      // a generator whose state is in device memory (xrng.Generator(..., device="cuda")): the
+      // operators, which advance and read it on the device (nothing read here: no sync, and a
+      // CUDA graph capture records the advance); it draws the newest stream version
+      if (stream != 0 && stream != xrng::kStreamVersion)
+        throw xrng::Error("stream=" + std::to_string(stream) + " but a generator on " + state.device().str() +
+                          " draws stream " + std::to_string(xrng::kStreamVersion));
+      xrng::torch_api::detail::check_strided(t, dist.c_str());
+      std::vector<double> reals;
+      std::vector<int64_t> ints;
+      split_params(d, q, reals, ints);
+      const at::Tensor pos = ops::take_(state, dist, reals, ints, t.scalar_type(), t.numel());
+      if (run.path == Path::automatic && run.threads == 0) return ops::draw_(t, dist, reals, ints, pos);
+      const DrawPosition p = read_position(pos, dist.c_str());  // a forced path: on the host
+      return draw_(t, d, q, p.key, p.offset, run, p.stream);
+    }
+    xrng::torch_api::detail::check_not_capturing(t, state.device());
     const int own = static_cast<int>(state.data_ptr<int64_t>()[3]);
     if (stream == 0) stream = own;  // Python's "the generator's own"
     if (stream != own)
@@ -431,13 +449,19 @@ Setting ``offset``, ``reserve``, ``set_state``, ``split``, ``fold_in``,
         const Source source = to_source(src);
         const RunOptions run = run_options(path, threads);
         py::gil_scoped_release nogil;
-        if (Generator* const* g = std::get_if<Generator*>(&source)) return dropout_out(out, in, p, checked(*g), run);
+        if (Generator* const* g = std::get_if<Generator*>(&source)) {
+          xrng::torch_api::detail::check_not_capturing(out, c10::Device(c10::kCPU));
+          return dropout_out(out, in, p, checked(*g), run);
+        }
         if (const at::Tensor* st = std::get_if<at::Tensor>(&source)) {
           at::Tensor state = *st;
+          xrng::torch_api::detail::check_not_capturing(out, state.device());
           const at::Tensor pos = ops::take_(state, "dropout", {p}, {}, in.scalar_type(), in.numel());
-          const int64_t* v = pos.data_ptr<int64_t>();
-          return dropout_out(out, in, p, xrng::Key(static_cast<uint64_t>(v[0]), static_cast<uint64_t>(v[1])),
-                             static_cast<uint64_t>(v[2]), run);
+          // a generator state on the GPU: the position stays there, the kernel reads it
+          if (run.path == Path::automatic && run.threads == 0 && xrng::torch_api::detail::device_position(pos, out))
+            return dropout_at_device(out, in, p, pos);
+          const DrawPosition v = read_position(pos, "dropout");
+          return dropout_out(out, in, p, v.key, v.offset, run);
         }
         const auto& [seed, subseq, offset] = std::get<Position>(source);
         return dropout_out(out, in, p, xrng::Key(seed, subseq), offset, run);

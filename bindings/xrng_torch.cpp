@@ -91,6 +91,26 @@ at::Tensor& fill_(at::Tensor& out, const Plan& plan, const Key& key, uint64_t of
   detail::run(out, job, detail::staging_type(plan, type), run);
   return out;
 }
+namespace {
+// A position tensor that the CUDA kernels read (detail::device_position), contiguous.
+at::Tensor device_position_words(const at::Tensor& position, const char* what) {
+  if (position.scalar_type() != at::kLong || position.numel() != 4)
+    throw Error(std::string(what) + ": position must be an int64 tensor of 4 elements [seed, subseq, offset, stream]");
+  return position.contiguous();
+}
+}  // namespace
+
+at::Tensor& draw_at_device(at::Tensor& out, Dist dist, const DrawParams& params, const at::Tensor& position) {
+  const Plan plan = make_plan(dist, draw_dtype(dist, out.scalar_type()), params);
+  check_fill(out, plan);
+  check_counters(plan, 0, 0, static_cast<uint64_t>(out.numel()));  // the rest, at the position, in the kernel
+  detail::Job job;
+  job.plan = plan;
+  job.position = device_position_words(position, dist_name(dist));
+  detail::run(out, job, detail::staging_type(plan, out.scalar_type()), {});
+  return out;
+}
+
 at::Tensor& fill_(at::Tensor& out, const Plan& plan, Generator& gen, const RunOptions& run) {
   check_fill(out, plan);
   reserved(gen, plan, static_cast<uint64_t>(out.defined() ? out.numel() : 0),
@@ -146,6 +166,18 @@ at::Tensor& dropout_direct(at::Tensor& out, const at::Tensor& in, double p, cons
   detail::run(out, job, out.scalar_type(), run);
   return out;
 }
+at::Tensor& dropout_at_device(at::Tensor& out, const at::Tensor& in, double p, const at::Tensor& position) {
+  detail::check_writable(out, "dropout");
+  detail::check_writable(in, "dropout");
+  detail::Job job;
+  job.op = detail::Job::Op::transform;
+  job.plan = dropout_plan(out, in, p);
+  check_counters(job.plan, 0, 0, static_cast<uint64_t>(in.numel()));
+  job.position = device_position_words(position, "dropout");
+  job.input = in;
+  detail::run(out, job, out.scalar_type(), {});
+  return out;
+}
 at::Tensor& dropout_out(at::Tensor& out, const at::Tensor& in, double p, const Key& key, uint64_t offset,
                         const RunOptions& run) {
   return dropout_direct(out, in, p, key, offset, run);
@@ -174,6 +206,20 @@ at::Tensor& perm_shard_direct(at::Tensor& out, uint64_t n, const Key& key, uint6
   // rank, world and the element range are checked by the backend's
   // perm_shard before it writes anything.
   detail::run(out, job, out.scalar_type(), run);
+  return out;
+}
+
+at::Tensor& perm_shard_at_device(at::Tensor& out, uint64_t n, const at::Tensor& position, uint64_t rank,
+                                 uint64_t world, uint64_t start) {
+  detail::check_writable(out, "perm_shard");
+  detail::Job job;
+  job.op = detail::Job::Op::perm_shard;
+  job.plan = make_plan(Dist::perm, draw_dtype(Dist::perm, out.scalar_type()), DrawParams::perm_size(n));
+  job.position = device_position_words(position, "perm_shard");
+  job.rank = rank;
+  job.world = world;
+  job.first = start;
+  detail::run(out, job, out.scalar_type(), {});
   return out;
 }
 

@@ -26,6 +26,8 @@
 #include <string>
 
 #include "../rng/detail/rows.h"
+#include "../rng/permutation.h"
+#include "position.h"
 #include "xrng_cuda_host.h"
 
 namespace xrng::cuda::detail {
@@ -125,6 +127,47 @@ inline bool slot_shift(const void* p, uint64_t start, uint32_t* r) {
   }
 }
 
+// The fields of a layout that depend on the word offset (block0, phase,
+// blocks); the others depend on the request and the buffers only. The host
+// calls it from make_layout; a kernel given a position pointer
+// (position.h) calls it with the offset it reads when it runs, on the
+// layout the host made at any offset, so a captured launch replays at a
+// new offset with the same grid.
+template <class R>
+XRNG_HD XRNG_INLINE void place_layout(Layout& L, uint64_t offset) {
+  using S = TileShape<R>;
+  const uint32_t sg = (L.shift + S::G - 1) / S::G;   // whole groups before tile q's first group
+  const uint64_t w0 = offset - uint64_t{S::K} * sg;  // slot 0's first word, modulo 2^64
+  L.block0 = (w0 >> 2) & kBlockMask;
+  L.phase = static_cast<uint32_t>(w0 & 3u);
+  L.blocks = (L.phase + S::K * (S::kGroups + (L.skip != 0 ? 1u : 0u)) + 3) / 4;
+}
+
+// What a launch given a position pointer (position.h) does when it runs,
+// before its first slot: reads the position, checks it for the launch's
+// plan (its stream version, the words of elements [0, L.start + L.elems)
+// below 2^64; L.elems >= 1, and the host checked that these words alone
+// fit in 2^64, so plan_words - 1 is exact modulo 2^64) and, when it can draw there, sets the stream and places the
+// layout at the position's offset. The kernels (kernels.cuh) run it on the
+// device; the CPU test runs it on a buffer.
+template <class R>
+XRNG_HD XRNG_INLINE PositionStatus place_at(const int64_t* pos, const Plan& p, Stream& s, Layout& L,
+                                            RunPosition& r) {
+  r = load_position(pos);
+  const PositionStatus st = check_position(r, p.stream, plan_words(p, L.start + L.elems) - 1);
+  if (st != PositionStatus::ok) return st;
+  s = r.key.stream();
+  place_layout<R>(L, r.offset);
+  return st;
+}
+// The same for a permutation launch: its key from the position's words.
+XRNG_HD XRNG_INLINE PositionStatus perm_key_at(const int64_t* pos, const Plan& p, PermKey& k, RunPosition& r) {
+  r = load_position(pos);
+  const PositionStatus st = check_position(r, p.stream, plan_words(p, p.n) - 1);
+  if (st == PositionStatus::ok) k = perm_key(r.key.stream(), r.offset, p.n);
+  return st;
+}
+
 // The layout of a request of elements [start, start + count) (count >= 1)
 // at word `offset`, into out (and from in for transforms, else nullptr).
 template <class R>
@@ -146,10 +189,7 @@ inline Layout make_layout(uint64_t offset, uint64_t start, uint64_t count, const
   L.count = last / E + (last % E + r) / E - L.first + 1;
   const uint32_t sg = (r + S::G - 1) / S::G;  // whole groups before tile q's first group
   L.skip = sg * S::G - r;
-  const uint64_t w0 = offset - uint64_t{S::K} * sg;  // slot 0's first word, modulo 2^64
-  L.block0 = (w0 >> 2) & kBlockMask;
-  L.phase = static_cast<uint32_t>(w0 & 3u);
-  L.blocks = (L.phase + S::K * (S::kGroups + (L.skip != 0 ? 1u : 0u)) + 3) / 4;
+  place_layout<R>(L, offset);
   return L;
 }
 

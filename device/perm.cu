@@ -7,12 +7,13 @@ namespace xrng::cuda {
 
 namespace {
 void perm_shard_checked(const Plan& plan, const Key& key, uint64_t offset, uint64_t rank, uint64_t world,
-                        uint64_t start, uint64_t count, void* dev_out, cudaStream_t stream, const LaunchConfig& cfg) {
+                        uint64_t start, uint64_t count, void* dev_out, cudaStream_t stream, const LaunchConfig& cfg,
+                        const int64_t* pos = nullptr) {
   const PermKey k = perm_key(key.stream(), offset, plan.n);
   visit_row(plan, [&]<class R>() {
     if constexpr (R::kind == Kind::permutation)
-      detail::launch_perm<R, detail::PermOp::shard>(k, detail::PermArgs{start, count, rank, world}, dev_out, stream,
-                                                    cfg);
+      detail::launch_perm<R, detail::PermOp::shard>(plan, k, detail::PermArgs{start, count, rank, world}, dev_out,
+                                                    stream, cfg, pos);
   });
 }
 }  // namespace
@@ -32,6 +33,14 @@ void detail::perm_shard_device(const Plan& plan, const Key& key, uint64_t offset
   perm_shard_checked(plan, key, offset, rank, world, start, count, dev_out, stream, cfg);
 }
 
+void detail::perm_shard_at(const Plan& plan, const int64_t* dev_pos, uint64_t rank, uint64_t world,
+                           uint64_t start, uint64_t count, void* dev_out, cudaStream_t stream, LaunchConfig cfg) {
+  detail::check_shard(plan, 0, rank, world, count, dev_out, cfg);
+  require_buffer(dev_pos, 1, "perm_shard position");
+  if (count == 0) return;
+  perm_shard_checked(plan, Key(), 0, rank, world, start, count, dev_out, stream, cfg, dev_pos);
+}
+
 void perm_inverse(const Plan& plan, const Key& key, uint64_t offset, uint64_t start, uint64_t count, void* dev_out,
                   cudaStream_t stream, LaunchConfig cfg) {
   detail::check_inverse(plan, offset, start, count, dev_out, cfg);
@@ -40,7 +49,7 @@ void perm_inverse(const Plan& plan, const Key& key, uint64_t offset, uint64_t st
   const PermKey k = perm_key(key.stream(), offset, plan.n);
   visit_row(plan, [&]<class R>() {
     if constexpr (R::kind == Kind::permutation)
-      detail::launch_perm<R, detail::PermOp::position>(k, detail::PermArgs{start, count}, dev_out, stream, cfg);
+      detail::launch_perm<R, detail::PermOp::position>(plan, k, detail::PermArgs{start, count}, dev_out, stream, cfg);
   });
 }
 

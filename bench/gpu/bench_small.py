@@ -82,7 +82,35 @@ def main():
         ts = per_call_us(ft, sync, calls, a.repeats, True)
         rows.append((n, xp, tp, xs, ts))
         print(f"{n:>10} {xp:>10.2f} {tp:>10.2f} {xs:>10.2f} {ts:>10.2f} {xp / tp:>7.2f}")
+    if dev.type == "cuda":
+        device_generator(dev, sync, a)
     return 0
+
+
+def device_generator(dev, sync, a):
+    """A generator whose state is on the GPU (xrng.Generator(..., device=)): an
+    eager draw is a take kernel and the draw kernel, no host step; and the
+    same draws captured in a CUDA graph, replayed (per draw: the replay's
+    time over the draws in it). Pipelined wall time per draw, as above."""
+    print(f"\ndevice generator (state on the GPU), pipelined us per draw; graph: {8} draws per replay")
+    print(f"{'elements':>10} {'host state':>10} {'dev state':>10} {'graph':>10}")
+    for n in (1 << 10, 1 << 14, 1 << 20):
+        hg, dg = xrng.Generator(1), xrng.Generator(1, device=dev)
+        host = per_call_us(lambda: xrng.randn(n, device=dev, generator=hg), sync, a.calls, a.repeats, False)
+        devs = per_call_us(lambda: xrng.randn(n, device=dev, generator=dg), sync, a.calls, a.repeats, False)
+        s = torch.cuda.Stream()
+        s.wait_stream(torch.cuda.current_stream())
+        with torch.cuda.stream(s):
+            for _ in range(8):
+                xrng.randn(n, device=dev, generator=dg)
+        torch.cuda.current_stream().wait_stream(s)
+        graph = torch.cuda.CUDAGraph()
+        with torch.cuda.graph(graph):
+            for _ in range(8):
+                xrng.randn(n, device=dev, generator=dg)
+        calls = max(5, a.calls // 8)
+        replay = per_call_us(graph.replay, sync, calls, a.repeats, False) / 8
+        print(f"{n:>10} {host:>10.2f} {devs:>10.2f} {replay:>10.2f}")
 
 
 if __name__ == "__main__":

@@ -119,6 +119,22 @@ Producer host_producer(const Job& job, const RunOptions& opts) {
 // `dst`, count elements. The memory is a CUDA tensor's, so the *_device
 // entry points skip the pointer query of the public API (device/direct.h).
 void cuda_direct(const Job& job, const at::Device& device, cudaStream_t stream, uint64_t count, void* dst) {
+  if (job.position.defined()) {  // the position is read by the kernel (device_position)
+    const int64_t* pos = job.position.data_ptr<int64_t>();
+    switch (job.op) {
+      case Job::Op::fill:
+        xrng::cuda::detail::fill_at(job.plan, pos, 0, count, dst, stream);
+        return;
+      case Job::Op::transform: {
+        const at::Tensor x = job.input.to(device).contiguous();
+        xrng::cuda::detail::transform_at(job.plan, pos, 0, count, x.data_ptr(), dst, stream);
+        return;
+      }
+      case Job::Op::perm_shard:
+        xrng::cuda::detail::perm_shard_at(job.plan, pos, job.rank, job.world, job.first, count, dst, stream);
+        return;
+    }
+  }
   switch (job.op) {
     case Job::Op::fill:
       xrng::cuda::detail::fill_device(job.plan, job.key, job.offset, 0, count, dst, stream);
@@ -249,7 +265,56 @@ void host_transfer(at::Tensor& out, const Producer& produce) {
 
 }  // namespace
 
+bool device_position(const at::Tensor& position, const at::Tensor& out) {
+#if defined(XRNG_TORCH_CUDA)
+  return position.defined() && position.is_cuda() && out.is_cuda() && position.device() == out.device();
+#else
+  (void)position;
+  (void)out;
+  return false;
+#endif
+}
+
+bool cuda_capturing(const at::Tensor& out) {
+#if defined(XRNG_TORCH_CUDA)
+  if (!out.defined() || !out.is_cuda()) return false;
+  const c10::cuda::CUDAGuard guard(out.device());
+  cudaStreamCaptureStatus st = cudaStreamCaptureStatusNone;
+  const cudaError_t e = cudaStreamIsCapturing(c10::cuda::getCurrentCUDAStream(out.device().index()).stream(), &st);
+  return e == cudaSuccess && st != cudaStreamCaptureStatusNone;
+#else
+  (void)out;
+  return false;
+#endif
+}
+
+void check_not_capturing(const at::Tensor& out, const c10::Device& state) {
+  if (state != out.device() && cuda_capturing(out))
+    throw Error("a draw from a generator whose state is on " + state.str() +
+                " cannot be captured in a CUDA graph (each replay would repeat the captured values): draw from "
+                "xrng.Generator(seed, device=\"" + out.device().str() + "\") or with seed=");
+}
+
+at::Tensor take_on_device(at::Tensor& state, int stream, uint64_t words) {
+#if defined(XRNG_TORCH_CUDA)
+  if (!state.is_cuda() || !state.is_contiguous())
+    throw Error("xrng::take_: a device generator state must be a contiguous CUDA tensor");
+  const c10::cuda::CUDAGuard guard(state.device());
+  at::Tensor before = at::empty({4}, state.options());
+  xrng::cuda::detail::take_at(state.data_ptr<int64_t>(), before.data_ptr<int64_t>(), stream, words,
+                              c10::cuda::getCurrentCUDAStream(state.device().index()).stream());
+  return before;
+#else
+  (void)stream;
+  (void)words;
+  throw Error("xrng::take_: no CUDA kernels in this build for the state on " + state.device().str());
+#endif
+}
+
 void run(at::Tensor& out, const Job& job, at::ScalarType stage, const RunOptions& opts) {
+  if (job.position.defined() && !(out.is_cuda() && opts.path == Path::automatic && device_position(job.position, out)))
+    throw Error("a position in device memory is read by the CUDA kernels only (a CUDA output on its device, "
+                "path='auto')");
   if (out.numel() == 0) return;
 #if defined(XRNG_TORCH_CUDA)
   // CUDA tensors: the kernels, on the device's current stream, no host sync.

@@ -24,7 +24,33 @@ struct Job {
   uint64_t offset = 0;
   at::Tensor input;                           // transform: same shape as the output, any device
   uint64_t rank = 0, world = 1, first = 0;    // perm_shard
+  // A position in device memory (device_position below): the CUDA kernels
+  // read [seed, subseq, offset, stream] from it when they run, so a captured
+  // CUDA graph draws at what it holds on each replay; key and offset are
+  // then unused. Undefined: the draw is at (key, offset).
+  at::Tensor position;
 };
+
+// Whether a draw into `out` at the position tensor `position` reads the
+// position on the device, when its kernel runs (device/position.h): a CUDA
+// output, a position on the same GPU, and the CUDA kernels built. Then
+// nothing reads the position on the host (no synchronisation, and a CUDA
+// graph capture records the read, not the values).
+bool device_position(const at::Tensor& position, const at::Tensor& out);
+// Whether work on `out` would be recorded into a CUDA graph: a CUDA tensor
+// while the current stream of its device is capturing. A draw from a
+// generator whose state is on the host cannot be replayed (the capture
+// records the position the host read once): the draw entries refuse it.
+bool cuda_capturing(const at::Tensor& out);
+// The refusal of such a draw (xrng::Error, one line) when cuda_capturing(out).
+void check_not_capturing(const at::Tensor& out, const c10::Device& state);
+
+// Advances the generator state `state` (a CUDA tensor, device_position)
+// past `words` words of a draw planned for stream version `stream`, in a
+// kernel on the current stream, and returns the state before (a new CUDA
+// tensor). A state of another stream version, or one the words would
+// exhaust, fails that kernel (a device-side error).
+at::Tensor take_on_device(at::Tensor& state, int stream, uint64_t words);
 
 // Writes the job's elements [0, out.numel()) into `out` (any device, any
 // strides), computed in the `stage` type (detail::staging_type) and converted

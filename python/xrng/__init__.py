@@ -109,12 +109,35 @@ class Generator:
     eager does, and never bakes it into the graph as a constant. No hidden
     cache. The C++ generator (``xrng::Generator``, ``xrng._C.Generator``) has
     the same state, bytes and derivations.
+
+    ``device="cuda"`` keeps the state in GPU memory: each draw advances it
+    with a kernel and the draw kernels read it when they run, never on the
+    host, so draws inside a captured CUDA graph (``torch.cuda.graph``,
+    ``torch.compile(mode="reduce-overhead")``) give new values on each
+    replay, the values the same sequence of eager draws gives (README, "CUDA
+    graphs"). Such a generator draws the newest stream version; reading
+    ``offset`` (or ``seed``, a saved state) waits for the GPU. Its state
+    tensor is marked a static address for torch.compile's CUDA graphs.
     """
 
-    def __init__(self, seed: int = 0, subseq: int = 0, offset: int = 0, stream: int = _C.stream_version) -> None:
+    def __init__(self, seed: int = 0, subseq: int = 0, offset: int = 0, stream: int = _C.stream_version,
+                 device: Union[str, torch.device, int, None] = None) -> None:
         seed, subseq, offset = _u64(seed, "seed"), _u64(subseq, "subseq"), _u64(offset, "offset")
         st = _check_stream(stream)
-        self._state = torch.tensor([_bits64(seed), _bits64(subseq), _bits64(offset), st], dtype=torch.int64)
+        state = torch.tensor([_bits64(seed), _bits64(subseq), _bits64(offset), st], dtype=torch.int64)
+        if device is not None and torch.device(device).type != "cpu":
+            if st != _C.stream_version:
+                raise ValueError(f"a generator on {device} draws stream {_C.stream_version} (its draws are planned "
+                                 f"before the state is read), not stream {st}")
+            state = state.to(device)
+            # torch.compile's CUDA graph trees accept a mutated input only at a static address
+            torch._dynamo.mark_static_address(state)
+        self._state = state
+
+    @property
+    def device(self) -> torch.device:
+        """Where the state lives: cpu (the default), or the GPU of ``device=``."""
+        return self._state.device
 
     @classmethod
     def _of(cls, g: "_C.Generator") -> "Generator":
@@ -181,6 +204,9 @@ class Generator:
         self._load(g)
 
     def _load(self, g: "_C.Generator") -> None:
+        if self._state.device.type != "cpu" and g.stream != _C.stream_version:
+            raise ValueError(f"a generator on {self._state.device} draws stream {_C.stream_version}, "
+                             f"the state is of stream {g.stream}")
         self._state.copy_(torch.tensor([_bits64(g.seed), _bits64(g.subseq), _bits64(g.offset), g.stream], dtype=torch.int64))
 
     def reserve(self, words: int) -> tuple:
@@ -198,12 +224,19 @@ class Generator:
         return _u(s), _u(q), _u(o)
 
     def split(self, i: int) -> "Generator":
-        """The i-th child generator (key split(i)), at offset 0; this generator is unchanged."""
-        return Generator._of(self._native().split(i))
+        """The i-th child generator (key split(i)), at offset 0, on this generator's device; this generator is
+        unchanged."""
+        return self._on_device(Generator._of(self._native().split(i)))
 
     def fold_in(self, data: int) -> "Generator":
-        """A generator on the key folded with `data` (a step, layer or rank), at offset 0."""
-        return Generator._of(self._native().fold_in(data))
+        """A generator on the key folded with `data` (a step, layer or rank), at offset 0, on this generator's
+        device."""
+        return self._on_device(Generator._of(self._native().fold_in(data)))
+
+    def _on_device(self, g: "Generator") -> "Generator":
+        if self._state.device.type != "cpu":
+            g = Generator(g.seed, g.subseq, g.offset, g.stream, device=self._state.device)
+        return g
 
     def fork(self, i: int) -> "Generator":
         """Deprecated name of split(i)."""
@@ -215,6 +248,8 @@ class Generator:
         """An independent copy."""
         g = Generator.__new__(Generator)
         g._state = self._state.clone()
+        if g._state.device.type != "cpu":
+            torch._dynamo.mark_static_address(g._state)
         return g
 
     def __copy__(self) -> "Generator":
@@ -228,19 +263,24 @@ class Generator:
             other = Generator._of(other)
         if not isinstance(other, Generator):
             return NotImplemented
+        if self._state.device != other._state.device:
+            return bool(torch.equal(self._state.cpu(), other._state.cpu()))
         return bool(torch.equal(self._state, other._state))
 
     __hash__ = None
 
     def __repr__(self) -> str:
+        dev = "" if self._state.device.type == "cpu" else f", device={str(self._state.device)!r}"
         return (f"xrng.Generator(seed={self.seed}, subseq={self.subseq}, offset={self.offset}, "
-                f"stream={self.stream})")
+                f"stream={self.stream}{dev})")
 
     # Pickles: (seed, subseq, offset, stream), as the native generator's; the
     # 3-tuples of the releases before stream 2 are stream-1 generators.
     # Every protocol reduces to the constructor call (protocols 0 and 1 too);
     # __setstate__ still loads the pickles of earlier releases.
     def __reduce__(self) -> tuple:
+        if self._state.device.type != "cpu":
+            return (Generator, (self.seed, self.subseq, self.offset, self.stream, str(self._state.device)))
         return (Generator, (self.seed, self.subseq, self.offset, self.stream))
 
     def __getstate__(self) -> tuple:

@@ -13,8 +13,10 @@
 # transform_block vs slices of the full draw, golden_blocks.txt)), the GPU benchmark (every registry
 # row, the layout's offset-3 and unaligned-start paths, outputs compared
 # with the CPU), the torch benchmark, the Python CUDA tests (pytest -m cuda,
-# if the bindings exist), the Python benchmarks (small-tensor latency
-# 1K..16M, bench/gpu/bench_small.py; the host->device path,
+# if the bindings exist: CUDA graph capture and replay of xrng draws and
+# torch.compile(mode="reduce-overhead") included, tests/python/test_cudagraph.py),
+# the Python benchmarks (small-tensor latency 1K..16M and a device
+# generator's draws eager and replayed, bench/gpu/bench_small.py; the host->device path,
 # bench/gpu/bench_h2d.py), then the CPU tests and the CPU exhaustive tests
 # while time remains, and prints two tables last: the issue's performance
 # table (bench/gpu/summary.py) and the proofs' results. Full log: $OUT/log
@@ -234,7 +236,7 @@ phase "summary"
   echo "performance (bench_gpu + bench_torch.py, this run):"
   python3 bench/gpu/summary.py "$B/bench_gpu.txt" "$B/bench_torch.txt" 2>&1
   for b in bench_small bench_h2d; do
-    if [ -f "$B/$b.txt" ]; then echo; echo "$b.py:"; grep -vE "^device:|^$" "$B/$b.txt" | tail -12; fi
+    if [ -f "$B/$b.txt" ]; then echo; echo "$b.py:"; grep -vE "^device:|^$" "$B/$b.txt" | tail -18; fi
   done
   echo
 } | tee "$B/perf-summary.txt"

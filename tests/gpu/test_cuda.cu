@@ -20,6 +20,7 @@
 #include <thread>
 #include <vector>
 
+#include "device/direct.h"
 #include "device/xrng_cuda.h"
 #include "exhaustive.h"
 #include "exhaustive_cpu.h"
@@ -385,6 +386,112 @@ TEST_SUITE("launch") {
     cudaGraphExecDestroy(exec);
     cudaGraphDestroy(graph);
     cudaStreamDestroy(s);
+  }
+
+  TEST_CASE("launches at a position in device memory (CUDA graphs): every row and op equals the reference") {
+    // detail::fill_at / transform_at / perm_shard_at read [seed, subseq,
+    // offset, stream] from device memory when the kernel runs (device/position.h)
+    ++g_cases_run;
+    Rng r{0x5eed0a7};
+    int64_t* pos = nullptr;
+    cu(cudaMalloc(&pos, 4 * sizeof(int64_t)), "cudaMalloc");
+    int n = 0;
+    for (const Plan& p : plans_under_test()) {
+      if (p.stream != kStreamVersion) continue;  // device positions draw the newest stream version
+      const int es = dtype_size(p.dtype);
+      for (Op op : ops_of(p)) {
+        if (op == Op::perm_inverse) continue;  // no device-position entry
+        for (int k = 0; k < 4; ++k) {
+          const Request q = k == 3 && p.kind != Kind::permutation ? request_at_stream_end(r, op, p, 5, 37)
+                                                                  : random_request(r, op, p, 70000);
+          const size_t mis = r.below(3) == 0 ? es * (1 + r.below(7)) : 0;
+          const int64_t h[4] = {static_cast<int64_t>(q.key.seed), static_cast<int64_t>(q.key.subseq),
+                                static_cast<int64_t>(q.offset), kStreamVersion};
+          cu(cudaMemcpy(pos, h, sizeof h, cudaMemcpyHostToDevice), "upload position");
+          const std::vector<unsigned char> want = reference(q);
+          DevBuf out(q.bytes() + mis), in(q.op == Op::transform ? q.bytes() + mis : 0);
+          switch (q.op) {
+            case Op::fill: cuda::detail::fill_at(q.plan, pos, q.start, q.count, out.region(mis), 0); break;
+            case Op::transform:
+              cu(cudaMemcpy(in.region(mis), q.in.data(), q.bytes(), cudaMemcpyHostToDevice), "upload");
+              cuda::detail::transform_at(q.plan, pos, q.start, q.count, in.region(mis), out.region(mis), 0);
+              break;
+            case Op::perm_shard:
+              cuda::detail::perm_shard_at(q.plan, pos, q.rank, q.world, q.start, q.count, out.region(mis), 0);
+              break;
+            case Op::perm_inverse: break;
+          }
+          cu(cudaDeviceSynchronize(), q.describe().c_str());
+          check_region(out.download(), mis, want, es, q.describe() + " (device position)");
+          ++n;
+        }
+      }
+    }
+    cudaFree(pos);
+    MESSAGE(n, " requests at device positions compared");
+  }
+
+  TEST_CASE("a captured graph of takes and draws, replayed, equals the generator's sequence") {
+    // take_at advances a state in device memory; fill_at / transform_at draw at
+    // the position it wrote. Captured once, replayed 5 times: replay k's draws
+    // are draws 3k .. 3k + 2 of the host sequence (offsets by check_counters).
+    ++g_cases_run;
+    const Plan pn = make_plan(Dist::normal, DType::f32, {});
+    const Plan pb = make_plan(Dist::bits, DType::u64, {});
+    const Plan pd = make_plan(Dist::dropout, DType::f32, DrawParams::probability(0.25));
+    const uint64_t cn = 1001, cb = 77, cd = 4099;
+    const uint64_t off0 = 12345;
+    int64_t* st = nullptr;
+    int64_t* before = nullptr;
+    cu(cudaMalloc(&st, 4 * sizeof(int64_t)), "cudaMalloc");
+    cu(cudaMalloc(&before, 3 * 4 * sizeof(int64_t)), "cudaMalloc");
+    const int64_t h[4] = {99, 3, static_cast<int64_t>(off0), kStreamVersion};
+    cu(cudaMemcpy(st, h, sizeof h, cudaMemcpyHostToDevice), "upload state");
+    DevBuf a(cn * 4), b(cb * 8), c(cd * 4), x(cd * 4);
+    Request qd;
+    qd.op = Op::transform;
+    qd.plan = pd;
+    qd.count = cd;
+    Rng r{0x9a};
+    fill_input(qd, r);
+    cu(cudaMemcpy(x.region(0), qd.in.data(), qd.bytes(), cudaMemcpyHostToDevice), "upload input");
+    cudaStream_t s;
+    cu(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking), "stream");
+    cudaGraph_t graph;
+    cu(cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal), "begin capture");
+    cuda::detail::take_at(st, before, kStreamVersion, check_counters(pn, 0, 0, cn), s);
+    cuda::detail::fill_at(pn, before, 0, cn, a.region(0), s);
+    cuda::detail::take_at(st, before + 4, kStreamVersion, check_counters(pb, 0, 0, cb), s);
+    cuda::detail::fill_at(pb, before + 4, 0, cb, b.region(0), s);
+    cuda::detail::take_at(st, before + 8, kStreamVersion, check_counters(pd, 0, 0, cd), s);
+    cuda::detail::transform_at(pd, before + 8, 0, cd, x.region(0), c.region(0), s);
+    cu(cudaStreamEndCapture(s, &graph), "end capture");
+    cudaGraphExec_t exec;
+    cu(cudaGraphInstantiate(&exec, graph, 0), "instantiate");
+    uint64_t off = off0;
+    for (int rep = 0; rep < 5; ++rep) {
+      cu(cudaGraphLaunch(exec, s), "graph launch");
+      cu(cudaStreamSynchronize(s), "sync");
+      Request qa, qb;
+      qa.plan = pn, qa.key = Key(99, 3), qa.offset = off, qa.count = cn;
+      off += check_counters(pn, 0, 0, cn);
+      qb.plan = pb, qb.key = Key(99, 3), qb.offset = off, qb.count = cb;
+      off += check_counters(pb, 0, 0, cb);
+      qd.key = Key(99, 3), qd.offset = off;
+      off += check_counters(pd, 0, 0, cd);
+      const std::string what = "replay " + std::to_string(rep);
+      check_region(a.download(), 0, reference(qa), 4, what + " normal");
+      check_region(b.download(), 0, reference(qb), 8, what + " bits");
+      check_region(c.download(), 0, reference(qd), 4, what + " dropout");
+      int64_t now[4];
+      cu(cudaMemcpy(now, st, sizeof now, cudaMemcpyDeviceToHost), "download state");
+      CHECK(static_cast<uint64_t>(now[2]) == off);
+    }
+    cudaGraphExecDestroy(exec);
+    cudaGraphDestroy(graph);
+    cudaStreamDestroy(s);
+    cudaFree(st);
+    cudaFree(before);
   }
 
   TEST_CASE("pageable host memory is refused with an xrng::Error, the context stays usable") {

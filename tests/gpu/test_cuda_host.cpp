@@ -17,7 +17,9 @@
 #include <vector>
 
 #include "device/chunk.h"
+#include "device/position.h"
 #include "device/xrng_cuda.h"
+#include "host/xrng.h"
 #include "requests.h"
 
 using namespace xrng;
@@ -373,28 +375,54 @@ void emulate_slots(const Layout& L, const Stream& s, Launch g, Rng& order_rng, a
   }
 }
 
+// Launches at a position read at run time (device/position.h; the kernels'
+// pos argument, what a CUDA graph replays): when set, emulate_kernel makes
+// the launch as the host does for a position it cannot read (the layout at
+// another offset, here a scrambled one, and no key), then does what the
+// kernel does first when it runs (launch.h, place_at / perm_key_at) with the
+// request's key and offset in a 4-word position buffer.
+bool g_launch_at_position = false;
+
 // What a launch of the request's kernel does, with the work taken in the
 // order `order_rng` gives: out (and, for transforms, in) as the kernel sees them.
 void emulate_kernel(const Request& q, const unsigned char* in, unsigned char* out, Rng& order_rng) {
   namespace d = xrng::cuda::detail;
   if (q.count == 0) return;  // the entry points launch nothing
-  const Stream s = q.key.stream();
+  const bool at_pos = g_launch_at_position;
+  const int64_t pos[4] = {static_cast<int64_t>(q.key.seed), static_cast<int64_t>(q.key.subseq),
+                          static_cast<int64_t>(q.offset), q.plan.stream};
+  const uint64_t captured_offset = at_pos ? q.offset * 0x9e3779b97f4a7c15ull + 12345 : q.offset;
+  Stream s = at_pos ? Key(~q.key.seed).stream() : q.key.stream();
+  // the kernel's first step at a run-time position; the layout L made at captured_offset
+  auto place = [&]<class R>(Layout& L) {
+    if (!at_pos) return;
+    xrng::cuda::RunPosition r;
+    REQUIRE(d::place_at<R>(pos, q.plan, s, L, r) == xrng::cuda::PositionStatus::ok);
+    const Layout want = d::make_layout<R>(q.offset, q.start, q.count, out, in);
+    CHECK((L.block0 == want.block0 && L.phase == want.phase && L.blocks == want.blocks));
+  };
   const bool known = visit_row(q.plan, [&]<class R>() {
     using O = typename R::out_t;
     if constexpr (R::kind == Kind::element) {
       REQUIRE(q.op == Op::fill);
-      const Layout L = d::make_layout<R>(q.offset, q.start, q.count, out, nullptr);
+      Layout L = d::make_layout<R>(captured_offset, q.start, q.count, out, nullptr);
+      place.template operator()<R>(L);
       emulate_slots<R>(L, s, random_launch(L.count, order_rng), order_rng, [&](uint64_t slot, const auto& raw) {
         d::fill_slot<R>(q.plan, L, slot, raw, reinterpret_cast<O*>(out));
       });
     } else if constexpr (R::kind == Kind::transform) {
       REQUIRE(q.op == Op::transform);
-      const Layout L = d::make_layout<R>(q.offset, q.start, q.count, out, in);
+      Layout L = d::make_layout<R>(captured_offset, q.start, q.count, out, in);
+      place.template operator()<R>(L);
       emulate_slots<R>(L, s, random_launch(L.count, order_rng), order_rng, [&](uint64_t slot, const auto& raw) {
         d::transform_slot<R>(q.plan, L, slot, raw, reinterpret_cast<const O*>(in), reinterpret_cast<O*>(out));
       });
     } else {
-      const PermKey k = perm_key(s, q.offset, q.plan.n);
+      PermKey k = perm_key(s, captured_offset, q.plan.n);
+      if (at_pos) {
+        xrng::cuda::RunPosition r;
+        REQUIRE(d::perm_key_at(pos, q.plan, k, r) == xrng::cuda::PositionStatus::ok);
+      }
       const d::PermArgs a{q.start, q.count, q.rank, q.world};
       auto run = [&]<d::PermOp op>() {
         for (uint64_t i : scrambled(d::perm_chunk_range(op, q.count).count, order_rng))
@@ -463,6 +491,153 @@ TEST_CASE("kernel chunk bodies on the CPU equal the scalar reference, every row 
     CHECK(rows_seen[i] >= static_cast<int>(golden::sample_params(kRows[i].dist).size()));
   }
   MESSAGE(n, " requests emulated through the chunk bodies");
+}
+
+TEST_CASE("launches at a position read at run time (CUDA graphs) equal launches at (key, offset), every row") {
+  // The kernels given a position pointer (device/position.h) read the key
+  // and offset when they run: a captured CUDA graph replays one launch
+  // (grid, layout made at capture) at the words the position holds on each
+  // replay. Every row and op, random requests and draws ending at word 2^64.
+  Rng r{0x9a9b};
+  g_launch_at_position = true;
+  int n = 0;
+  for (const Plan& p : plans_under_test()) {
+    const int es = dtype_size(p.dtype);
+    for (Op op : ops_of(p)) {
+      for (int k = 0; k < 6; ++k) {
+        Request q = random_request(r, op, p, 3000);
+        const size_t mis = r.below(2) ? 0 : es * (1 + r.below(7));
+        INFO(q.describe(), " misalign=", mis, " (at a run-time position)");
+        CHECK(chunk_bodies_match(q, mis, false, r));
+        ++n;
+      }
+      if (p.kind != Kind::permutation) {
+        const Request q = request_at_stream_end(r, op, p, r.below(40), 1 + r.below(80));
+        INFO(q.describe(), " (ends at word 2^64, at a run-time position)");
+        CHECK(chunk_bodies_match(q, 0, false, r));
+        ++n;
+      }
+    }
+  }
+  g_launch_at_position = false;
+  MESSAGE(n, " requests emulated at run-time positions");
+}
+
+TEST_CASE("run-time positions: a draw past word 2^64 or of another stream version is refused") {
+  namespace d = xrng::cuda::detail;
+  using xrng::cuda::PositionStatus;
+  for (const golden::RowPlan& rp : golden::row_plans()) {
+    const Plan& p = rp.plan;
+    if (p.kind == Kind::permutation) continue;
+    visit_row(p, [&]<class R>() {
+      if constexpr (R::kind != Kind::permutation) {
+        const uint64_t count = 3 * p.group + 1, words = plan_words(p, count);
+        for (uint64_t back : {words + 5, words, words - 1, uint64_t{1}}) {
+          // the draw's last word is 2^64 - back + words - 1: within the stream iff back >= words
+          const int64_t pos[4] = {7, 9, static_cast<int64_t>(uint64_t{0} - back), p.stream};
+          std::vector<unsigned char> buf(count * dtype_size(p.dtype) + 16);
+          Layout L = d::make_layout<R>(0, 0, count, buf.data(), nullptr);
+          Stream s{};
+          xrng::cuda::RunPosition r;
+          INFO(row_name(p), " offset 2^64 - ", back, " words ", words);
+          CHECK(d::place_at<R>(pos, p, s, L, r) == (back >= words ? PositionStatus::ok : PositionStatus::exhausted));
+          const int64_t other[4] = {7, 9, 0, p.stream == 1 ? 2 : 1};
+          CHECK(d::place_at<R>(other, p, s, L, r) == PositionStatus::stream);
+        }
+      }
+    });
+  }
+}
+
+TEST_CASE("take_words: a generator state advanced in memory, as xrng::Generator advances") {
+  using xrng::cuda::PositionStatus;
+  using xrng::cuda::take_words;
+  Rng r{0x7a4e};
+  // a sequence of draws of every row: the state in memory follows Generator::skip
+  for (int rep = 0; rep < 3; ++rep) {
+    const uint64_t seed = r.next(), off0 = rep == 2 ? ~uint64_t{0} - 100000 : r.below(1000);
+    int64_t state[4] = {static_cast<int64_t>(seed), 3, static_cast<int64_t>(off0), kStreamVersion};
+    Generator g(Key(seed, 3), off0);
+    for (const Plan& p : plans_under_test()) {
+      if (p.version != kStreamVersion || p.stream != kStreamVersion) continue;
+      const uint64_t count = p.kind == Kind::permutation ? p.n : 1 + r.below(700);
+      int64_t before[4];
+      const uint64_t words = check_counters(p, 0, 0, count);
+      const uint64_t was = g.offset();
+      g.skip(p, count);
+      REQUIRE(take_words(state, before, kStreamVersion, words) == PositionStatus::ok);
+      CHECK(static_cast<uint64_t>(before[2]) == was);
+      CHECK(static_cast<uint64_t>(state[2]) == g.offset());
+      CHECK((before[0] == state[0] && before[1] == state[1] && before[3] == state[3]));
+    }
+  }
+  // the last word: a state may reach offset 2^64 - 1, never wrap; a refusal changes nothing
+  int64_t state[4] = {1, 2, static_cast<int64_t>(~uint64_t{0} - 10), kStreamVersion};
+  int64_t before[4] = {};
+  CHECK(take_words(state, before, kStreamVersion, 11) == PositionStatus::exhausted);
+  CHECK(static_cast<uint64_t>(state[2]) == ~uint64_t{0} - 10);
+  CHECK(take_words(state, before, kStreamVersion, 10) == PositionStatus::ok);
+  CHECK(static_cast<uint64_t>(state[2]) == ~uint64_t{0});
+  CHECK(static_cast<uint64_t>(before[2]) == ~uint64_t{0} - 10);
+  CHECK(take_words(state, before, kStreamVersion, 1) == PositionStatus::exhausted);
+  CHECK(take_words(state, before, kStreamVersion, 0) == PositionStatus::ok);
+  CHECK(static_cast<uint64_t>(state[2]) == ~uint64_t{0});
+  state[3] = 1;
+  CHECK(take_words(state, before, kStreamVersion, 1) == PositionStatus::stream);
+  CHECK(static_cast<uint64_t>(state[2]) == ~uint64_t{0});
+}
+
+TEST_CASE("a captured sequence of takes and launches, replayed, equals the eager sequence of generator draws") {
+  // A CUDA graph of several draws from one generator state in device memory
+  // is, per draw, a take kernel (take_words) then a launch at the position
+  // it wrote, each made once at capture (layouts at the capture's offset).
+  // Replayed N times against the state, draw j of replay k must be draw
+  // (k * draws + j) of an eager xrng::Generator sequence.
+  namespace d = xrng::cuda::detail;
+  Rng r{0x6a11};
+  std::vector<Plan> plans;
+  for (const Plan& p : plans_under_test())
+    if (p.kind != Kind::permutation && p.stream == kStreamVersion && plans.size() < 64 && r.below(3) == 0)
+      plans.push_back(p);
+  REQUIRE(plans.size() >= 4);
+  const uint64_t seed = r.next();
+  int64_t state[4] = {static_cast<int64_t>(seed), 0, 5, kStreamVersion};
+  Generator eager(Key(seed), 5);
+  struct Captured {
+    Request q;
+    uint64_t words;
+  };
+  std::vector<Captured> graph;
+  for (const Plan& p : plans) {
+    Request q = random_request(r, p.kind == Kind::transform ? Op::transform : Op::fill, p, 500);
+    q.start = 0;  // a draw of a whole tensor
+    q.offset = 0;
+    graph.push_back({q, check_counters(p, 0, 0, q.count)});
+  }
+  int checked = 0;
+  for (int replay = 0; replay < 4; ++replay) {
+    for (Captured& c : graph) {
+      int64_t before[4];
+      REQUIRE(xrng::cuda::take_words(state, before, kStreamVersion, c.words) == xrng::cuda::PositionStatus::ok);
+      // the eager draw: its own generator step and the reference at that offset
+      Request e = c.q;
+      e.key = Key(seed);
+      e.offset = eager.offset();
+      eager.skip(e.plan, e.count);
+      // the replayed launch: layout and key of the capture, position from `before`
+      Request at = c.q;
+      at.key = xrng::cuda::load_position(before).key;
+      at.offset = xrng::cuda::load_position(before).offset;
+      g_launch_at_position = true;  // emulate_kernel reads (key, offset) from a position buffer
+      INFO("replay ", replay, " ", e.describe());
+      CHECK((at.offset == e.offset && at.key == e.key));
+      CHECK(chunk_bodies_match(at, 0, false, r));  // == reference at the eager (key, offset)
+      g_launch_at_position = false;
+      ++checked;
+    }
+  }
+  CHECK(static_cast<uint64_t>(state[2]) == eager.offset());
+  MESSAGE(checked, " replayed draws equal the eager sequence");
 }
 
 TEST_CASE("slot bodies on the CPU: every row x word offsets x starts x pointer shifts x counts") {

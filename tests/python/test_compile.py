@@ -116,16 +116,20 @@ def test_cuda_operators_and_compile_equal_cpu():
 
 
 @pytest.mark.cuda
-@pytest.mark.xfail(strict=True, reason="CUDA graphs: positions are taken on the host (xrng::take_ on a CPU state), "
-                                       "which a capture does not replay; device-side counters are still to do")
 def test_cuda_graph_replays_draw_fresh_values():
-    g = xrng.Generator(4)
+    # a generator whose state is on the GPU (device="cuda"): each replay
+    # advances it and draws at the new position (more in test_cudagraph.py)
+    g = xrng.Generator(4, device="cuda")
     x = torch.ones(16, device="cuda")
     graph = torch.cuda.CUDAGraph()
     static = xrng.dropout(x, 0.5, generator=g)  # warm-up
     with torch.cuda.graph(graph):
         static = xrng.dropout(x, 0.5, generator=g)
+    eager = xrng.Generator(4)
+    xrng.dropout(x.cpu(), 0.5, generator=eager)  # the warm-up's draw
     graph.replay()
     first = static.clone()
+    assert torch.equal(first.cpu(), xrng.dropout(x.cpu(), 0.5, generator=eager))
     graph.replay()
     assert not torch.equal(first, static)
+    assert torch.equal(static.cpu(), xrng.dropout(x.cpu(), 0.5, generator=eager))
