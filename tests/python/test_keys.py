@@ -145,3 +145,15 @@ def test_key_is_an_exported_input():
         assert torch.equal(m(x, k), _f(x, k))
     with pytest.raises(RuntimeError, match="2\\*\\*62 blocks"):
         m(x, torch.tensor([3, 2**63], dtype=torch.uint64))
+
+
+@pytest.mark.cuda
+def test_cuda_key():
+    """A CUDA key gives a CUDA position; its draws equal torch's raw words and the CPU key's."""
+    k = R.key(42, device="cuda")
+    pos = xrng.position_from_key(k)
+    assert pos.device.type == "cuda"
+    t = torch.empty(1000, dtype=torch.uint32, device="cuda")
+    assert torch.equal(xrng.bits_(t, generator=pos), R.bits(k, (1000,), dtype=torch.uint32))
+    assert torch.equal(t.cpu(), _bits32(R.key(42), 1000))
+    assert pos.cpu().tolist() == [42, 0, 1000, xrng.stream_version]
