@@ -78,6 +78,21 @@ def test_run_decompositions_lists_the_buffer_mutation():
     assert torch.equal(m.rng_state, eager.rng_state) and eager.rng_state.tolist() == [11, 0, 60, 2]
 
 
+@pytest.mark.parametrize("strict", [False, True])
+def test_export_dynamic_batch(strict):
+    """A batch dimension exported as dynamic: the draws' sizes and word counts
+    are symbolic, and every batch size draws eager's values and advances the
+    buffer as eager does (strict=True: traced by Dynamo)."""
+    batch = torch.export.Dim("batch", min=1, max=64)
+    ep = torch.export.export(Stateful(), (torch.ones(2, 5),), dynamic_shapes=({0: batch},), strict=strict)
+    m = _roundtrip(ep).module()
+    eager = Stateful()
+    for n in (2, 3, 7):
+        x = torch.ones(n, 5)
+        assert torch.equal(m(x), eager(x))
+    assert torch.equal(m.rng_state, eager.rng_state) and eager.rng_state.tolist() == [11, 0, 2 * 5 * (2 + 3 + 7), 2]
+
+
 def _bert():
     transformers = pytest.importorskip("transformers")
     cfg = transformers.BertConfig(vocab_size=64, hidden_size=16, num_hidden_layers=2, num_attention_heads=2,
