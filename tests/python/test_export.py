@@ -181,3 +181,17 @@ def test_aoti_package_exported_under_the_mode(tmp_path):
     loaded = torch._inductor.aoti_load_package(_aoti_package(ep, tmp_path, "mode"))
     with xrng.reproducible(seed=5):
         assert all(torch.equal(loaded(x), e) for e in eager)
+
+
+@pytest.mark.cuda
+def test_export_and_aoti_on_cuda(tmp_path):
+    """CUDA inputs: the exported program and its AOTInductor package (CUDA)
+    draw eager's values, the generator buffer advancing call after call."""
+    x = torch.arange(10.0, device="cuda").reshape(2, 5)
+    ep = torch.export.export(Stateful(), (x,))
+    eager = Stateful()
+    want = [eager(x) for _ in range(3)]
+    m = _roundtrip(ep).module()
+    assert all(torch.equal(m(x), w) for w in want)
+    loaded = torch._inductor.aoti_load_package(_aoti_package(ep, tmp_path, "stateful_cuda"))
+    assert all(torch.equal(loaded(x), w) for w in want)
