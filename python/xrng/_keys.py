@@ -15,7 +15,7 @@ with subseq 0 and a word offset divisible by 4 is a key:
   state, never the key);
 * :func:`key_from_position`: the key of a Generator or a position.
 
-What is the same and what is not (measured: tests/python/test_export.py):
+What is the same and what is not (measured: tests/python/test_keys.py):
 raw 32-bit words are equal element for element; torch's uint64 bits put the
 first word in the high half (xrng: the low half); torch's float32 ``normal``
 uses the same words in the same Box-Muller layout as xrng's ``randn`` with
@@ -48,10 +48,6 @@ def _check_key(key) -> None:
                          f"{key.dtype} of shape {tuple(key.shape)}; a batch of keys is converted one key at a time")
 
 
-def _traced() -> bool:
-    return torch.compiler.is_compiling() or torch._C._len_torch_dispatch_stack() > 0
-
-
 def position_from_key(key: torch.Tensor, *, stream: Optional[int] = None) -> torch.Tensor:
     """The xrng position of a ``torch.func._random`` key: the int64 tensor
     ``[seed, 0, 4 * offset, stream]`` on the key's device.
@@ -67,10 +63,11 @@ def position_from_key(key: torch.Tensor, *, stream: Optional[int] = None) -> tor
 
     Raises ``ValueError`` for a key that is not one (uint64, shape (2,)) and,
     eagerly, for an offset of 2**62 blocks or more (word 2**64, past xrng's
-    word range); traced code checks the offset when it runs (a
-    ``RuntimeError``).
+    word range); traced code checks the offset when it runs
+    (``torch._assert_async``: a ``RuntimeError`` on the CPU, a device-side
+    assertion on CUDA).
     """
-    from . import _check_stream, stream_version
+    from . import _check_stream, _traced, stream_version
     _check_key(key)
     st = stream_version if stream is None else _check_stream(stream)
     k = key.view(torch.int64)  # the same bits; positions store u64 values by their bit pattern
