@@ -20,8 +20,10 @@ raw 32-bit words are equal element for element; torch's uint64 bits put the
 first word in the high half (xrng: the low half); torch's float32 ``normal``
 uses the same words in the same Box-Muller layout as xrng's ``randn`` with
 other arithmetic (about a third of the values are bit-equal, the rest differ
-in the last bits); its ``uniform`` and float64 normal use the words
-differently (not equal).
+in the last bits); its float32 ``uniform`` takes the same word per element
+but its low 24 bits (xrng: the high 24), its float64 ``uniform`` the low 53
+bits of its uint64, and its float64 normal uses the words otherwise: none of
+these are equal.
 
 A key whose offset is 2**62 blocks or more starts at word 2**64 or later of
 subsequence 0, past the last word an xrng position addresses (xrng's offsets,

@@ -69,6 +69,19 @@ def test_normal_same_words_other_arithmetic():
     assert 0.2 < equal < 0.5, equal  # measured 0.31 (stream 2)
 
 
+def test_uniform_same_word_other_bits():
+    """uniform: the same word per element; torch's float32 keeps its low 24
+    bits, xrng's its high 24 (SPEC 4.2); torch's float64 the low 53 bits of
+    its uint64 (first word high)."""
+    k = R.key(3)
+    n = 1 << 12
+    w = xrng.bits_(torch.empty(n, dtype=torch.uint32), generator=xrng.position_from_key(k)).to(torch.int64)
+    assert torch.equal(R.uniform(k, (n,)), ((w & 0xFFFFFF).double() * 2.0**-24).float())
+    assert torch.equal(xrng.rand(n, generator=xrng.position_from_key(k)), ((w >> 8).double() * 2.0**-24).float())
+    hi_first = (w[0::2] << 32) | w[1::2]  # torch's uint64 of each word pair
+    assert torch.equal(R.uniform(k, (n // 2,), dtype=torch.float64), (hi_first & (2**53 - 1)).double() * 2.0**-53)
+
+
 def test_generator_from_key_and_back():
     k = torch.tensor([123, 40], dtype=torch.uint64)
     g = xrng.Generator.from_key(k)
