@@ -82,6 +82,16 @@ def test_uniform_same_word_other_bits():
     assert torch.equal(R.uniform(k, (n // 2,), dtype=torch.float64), (hi_first & (2**53 - 1)).double() * 2.0**-53)
 
 
+def test_torch_split_is_the_parents_words():
+    """torch's split(k, n)[i] (and fold_in(k, i)) is the key [seed, offset]
+    of the uint64 values (first word low, xrng's order) of words 4i .. 4i+3
+    of k's own stream, not xrng's tagged derivation (SPEC section 6)."""
+    k = torch.tensor([99, 5], dtype=torch.uint64)
+    words = xrng.bits_(torch.empty(8, dtype=torch.uint64), generator=xrng.position_from_key(k))
+    assert torch.equal(R.split(k, 4).reshape(-1), words)
+    assert torch.equal(R.fold_in(k, 3), words[6:8])
+
+
 def test_generator_from_key_and_back():
     k = torch.tensor([123, 40], dtype=torch.uint64)
     g = xrng.Generator.from_key(k)
