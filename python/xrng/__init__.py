@@ -140,6 +140,15 @@ class Generator:
         return self._state.device
 
     @classmethod
+    def from_key(cls, key: torch.Tensor, stream: int = _C.stream_version) -> "Generator":
+        """The generator at a ``torch.func._random`` key's first word:
+        ``Generator(seed, 0, 4 * offset, stream)`` for the key ``[seed,
+        offset]`` (see :func:`xrng.position_from_key`; eager: it reads the key)."""
+        from ._keys import position_from_key
+        s, q, o, st = position_from_key(key, stream=stream).tolist()
+        return cls(_u(s), _u(q), _u(o), st)
+
+    @classmethod
     def _of(cls, g: "_C.Generator") -> "Generator":
         return cls(g.seed, g.subseq, g.offset, g.stream)
 
@@ -917,3 +926,7 @@ def perm_position(n: int, value: int, *, seed: int = 0, subseq: int = 0, offset:
 # Reproducible mode for unmodified PyTorch programs (reproducible.py); it imports the functions above.
 from .reproducible import GLOBAL_TAG, NotReproducibleError, ReproducibilityWarning, reproducible  # noqa: E402
 __all__ += ["reproducible", "ReproducibilityWarning", "NotReproducibleError", "GLOBAL_TAG"]
+
+# torch.func._random keys <-> xrng positions (_keys.py).
+from ._keys import key_from_position, position_from_key  # noqa: E402
+__all__ += ["position_from_key", "key_from_position"]
