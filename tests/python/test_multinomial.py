@@ -320,3 +320,32 @@ def test_categorical_and_sampler_equal_xrng_multinomial():
     g = G(4)
     g.offset = 4  # the loader's iterator first draws its base seed: a random_() of int64, 4 words (SPEC 8.2)
     assert same_bits(_weighted_loader(4), xrng.multinomial(w, 30, True, generator=g))
+
+
+# ---- CUDA (tests/gpu; skipped with a reason where there is no GPU) -------------------------------------------
+@pytest.mark.cuda
+@pytest.mark.parametrize("i", range(len(CASES)))
+def test_cuda_golden_cases(i):
+    c = CASES[i]
+    w = torch.tensor(c["weights"], dtype=torch.float64).reshape(c["rows"], c["k"]).cuda()
+    got = xrng.multinomial(w, c["ns"], c["repl"], seed=c["seed"], subseq=c["subseq"], offset=c["offset"])
+    assert got.device.type == "cuda" and got.cpu().reshape(-1).tolist() == c["out"]
+
+
+@pytest.mark.cuda
+def test_cuda_equals_cpu_every_dtype_and_the_mode():
+    gen = torch.Generator().manual_seed(5)
+    for dt in (torch.float32, torch.float16, torch.bfloat16, torch.float64):
+        w = torch.rand(37, 300, generator=gen).to(dt)
+        for repl, ns in ((True, 257), (False, 300), (False, 3)):
+            assert same_bits(xrng.multinomial(w.cuda(), ns, repl, seed=6).cpu(),
+                             xrng.multinomial(w, ns, repl, seed=6))
+    probs = torch.softmax(torch.randn(4, 50, generator=gen), -1)
+    with xrng.reproducible(seed=3, strict=True):
+        a = torch.multinomial(probs.cuda(), 5).cpu()
+        b = torch.distributions.Categorical(probs=probs.cuda()).sample((7,)).cpu()
+    with xrng.reproducible(seed=3, strict=True):
+        assert same_bits(torch.multinomial(probs, 5), a)
+        assert same_bits(torch.distributions.Categorical(probs=probs).sample((7,)), b)
+    with pytest.raises(ValueError, match="row 0"):
+        xrng.multinomial(torch.tensor([[1.0, -1.0]], device="cuda"), 1, True, seed=0)
