@@ -349,3 +349,22 @@ def test_cuda_equals_cpu_every_dtype_and_the_mode():
         assert same_bits(torch.distributions.Categorical(probs=probs).sample((7,)), b)
     with pytest.raises(ValueError, match="row 0"):
         xrng.multinomial(torch.tensor([[1.0, -1.0]], device="cuda"), 1, True, seed=0)
+
+
+# ---- torch.compile -------------------------------------------------------------------------------------------
+def test_compiled_xrng_multinomial_equals_eager_and_advances():
+    g = xrng.Generator(3)
+    w = torch.rand(4, 10, generator=torch.Generator().manual_seed(3))
+    f = torch.compile(lambda w: xrng.multinomial(w, 3, True, generator=g), backend="aot_eager", fullgraph=True)
+    a, b = f(w), f(w)
+    ref = xrng.Generator(3)
+    assert same_bits(a, xrng.multinomial(w, 3, True, generator=ref))
+    assert same_bits(b, xrng.multinomial(w, 3, True, generator=ref))
+    assert g.offset == ref.offset == 2 * 2 * 4 * 3
+
+
+def test_mode_reports_torch_multinomial_inside_a_compiled_region():
+    h = torch.compile(lambda w: torch.multinomial(w, 2), backend="aot_eager")
+    with xrng.reproducible(seed=0) as r, pytest.warns(xrng.ReproducibilityWarning, match="multinomial"):
+        h(torch.rand(4, 10))
+    assert "torch.compile" in r.reported["torch.multinomial"]
