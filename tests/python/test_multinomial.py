@@ -365,6 +365,6 @@ def test_compiled_xrng_multinomial_equals_eager_and_advances():
 
 def test_mode_reports_torch_multinomial_inside_a_compiled_region():
     h = torch.compile(lambda w: torch.multinomial(w, 2), backend="aot_eager")
-    with xrng.reproducible(seed=0) as r, pytest.warns(xrng.ReproducibilityWarning, match="multinomial"):
+    with pytest.warns(xrng.ReproducibilityWarning, match="multinomial"), xrng.reproducible(seed=0) as r:
         h(torch.rand(4, 10))
     assert "torch.compile" in r.reported["torch.multinomial"]
