@@ -56,22 +56,8 @@ __global__ void sample_with(const double* c, const RowInfo* info, uint64_t rows,
 __global__ void sample_without(const double* w, uint64_t rows, uint64_t k, uint64_t ns, Stream s, uint64_t offset,
                                categorical::RaceEntry* list, int64_t* out) {
   for (uint64_t r = blockIdx.x * uint64_t(blockDim.x) + threadIdx.x; r < rows; r += uint64_t(gridDim.x) * blockDim.x) {
-    categorical::RaceEntry* L = list + r * ns;
-    uint64_t n = 0;
-    for (uint64_t i = 0; i < k; ++i) {
-      uint32_t wd[2];
-      stream_words(s, offset + categorical::kWordsWithout * (r * k + i), 2, wd);
-      const categorical::RaceEntry e = categorical::race_entry(w[r * k + i], static_cast<int64_t>(i), wd[0], wd[1]);
-      if (n == ns && !categorical::before(e, L[ns - 1])) continue;
-      uint64_t pos = n < ns ? n : ns - 1;  // the slot freed at the end
-      while (pos > 0 && categorical::before(e, L[pos - 1])) {
-        L[pos] = L[pos - 1];
-        --pos;
-      }
-      L[pos] = e;
-      if (n < ns) ++n;
-    }
-    for (uint64_t j = 0; j < ns; ++j) out[r * ns + j] = L[j].index;
+    categorical::race_row_insertion(w + r * k, k, ns, s, offset + categorical::kWordsWithout * r * k, list + r * ns,
+                                    out + r * ns);
   }
 }
 

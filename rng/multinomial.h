@@ -204,6 +204,31 @@ XRNG_HD XRNG_INLINE bool before(const RaceEntry& a, const RaceEntry& b) {
   return a.index < b.index;
 }
 
+// One row of the race without allocation: the first ns categories of the row
+// whose weights are w[0..k) and whose category i reads the words word0 + 2i,
+// by insertion into the sorted list L (room for ns entries), written to
+// out[0..ns). O(k ns): the CUDA kernel's algorithm (one thread per row); the
+// host sorts partially instead, which selects the same (a strict total order),
+// and tests/test_multinomial.cpp checks this function against it.
+XRNG_HD XRNG_INLINE void race_row_insertion(const double* w, uint64_t k, uint64_t ns, const Stream& s,
+                                            uint64_t word0, RaceEntry* L, int64_t* out) {
+  uint64_t n = 0;
+  for (uint64_t i = 0; i < k; ++i) {
+    uint32_t wd[2];
+    stream_words(s, word0 + kWordsWithout * i, 2, wd);
+    const RaceEntry e = race_entry(w[i], static_cast<int64_t>(i), wd[0], wd[1]);
+    if (n == ns && !before(e, L[ns - 1])) continue;
+    uint64_t pos = n < ns ? n : ns - 1;  // full: the last entry drops out
+    while (pos > 0 && before(e, L[pos - 1])) {
+      L[pos] = L[pos - 1];
+      --pos;
+    }
+    L[pos] = e;
+    if (n < ns) ++n;
+  }
+  for (uint64_t j = 0; j < ns; ++j) out[j] = L[j].index;
+}
+
 }  // namespace categorical
 
 // ---- host-side checks (every backend's, before anything is written) -----------------------

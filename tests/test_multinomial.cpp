@@ -145,3 +145,25 @@ TEST_CASE("multinomial: a Generator advances by the draw's words, and not on a r
   g.multinomial(w.data(), 1, 3, 2, false, out.data());
   CHECK(g.offset() == 14);
 }
+
+TEST_CASE("multinomial: the CUDA kernel's per-row insertion (race_row_insertion) == the host's partial sort") {
+  // The CUDA backend runs categorical::race_row_insertion per row; here on the
+  // host, against xrng::multinomial (std::partial_sort), for many shapes.
+  uint64_t seed = 0;
+  for (uint64_t k : {1u, 2u, 3u, 17u, 64u, 500u}) {
+    for (uint64_t ns : {uint64_t{1}, k / 2 + 1, k}) {
+      if (ns == 0 || ns > k) continue;
+      const uint64_t rows = 5;
+      const std::vector<double> w = some_weights(rows * k, 40 + seed);
+      std::vector<double> ww = w;
+      for (uint64_t r = 0; r < rows; ++r) ww[r * k + (r % k)] += 0.5;  // no all-zero row
+      const auto host = draw(ww, rows, k, ns, false, Key(++seed, 2), 7);
+      std::vector<categorical::RaceEntry> list(ns);
+      std::vector<int64_t> out(rows * ns);
+      for (uint64_t r = 0; r < rows; ++r)
+        categorical::race_row_insertion(ww.data() + r * k, k, ns, Key(seed, 2).stream(), 7 + 2 * r * k, list.data(),
+                                        out.data() + r * ns);
+      CHECK_MESSAGE(out == host, "k ", k, " ns ", ns);
+    }
+  }
+}
