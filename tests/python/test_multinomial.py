@@ -386,3 +386,22 @@ def test_clients_on_xdev_equal_cpu(xdev):
     assert all(same_bits(a, b) for a, b in zip(categorical("xdev"), categorical("cpu")))
     # (transformers' generate does not run on xdev: the test backend cannot resize in a copy, which
     # generate's cache update needs; the tokens it samples are torch.multinomial's, checked here)
+
+
+def test_weighted_sampler_with_its_own_generator_draws_that_generators_stream():
+    w = [0.5, 0.0, 1.5, 3.0]
+    gen = torch.Generator().manual_seed(11)
+    sampler = torch.utils.data.WeightedRandomSampler(w, num_samples=12, replacement=True,
+                                                     generator=gen)
+    with xrng.reproducible(seed=0, strict=True):
+        first, second = list(sampler), list(sampler)
+    g = xrng.reproducible.generator_for(11)
+    wt = torch.tensor(w, dtype=torch.float64)
+    assert first == xrng.multinomial(wt, 12, True, generator=g).tolist()
+    assert second == xrng.multinomial(wt, 12, True, generator=g).tolist()  # the generator's stream continues
+    no_repl = torch.utils.data.WeightedRandomSampler(w, num_samples=3, replacement=False,
+                                                     generator=torch.Generator().manual_seed(12))
+    with xrng.reproducible(seed=0, strict=True):
+        got = list(no_repl)
+    assert got == xrng.multinomial(wt, 3, False, generator=xrng.reproducible.generator_for(12)).tolist()
+    assert 1 not in got  # the zero weight is drawn only after the three positive ones
