@@ -2,8 +2,9 @@
 
 * with replacement: every sample against the exact selection min{i : u W < S_i}
   (u the sample's 52-bit variate, W and S_i the exact rational sums of the
-  weights), over random weight vectors of four kinds (uniform, wide dynamic
-  range, sparse with dominant categories, float32 softmax-like);
+  weights), over random weight vectors of five kinds (uniform, wide dynamic
+  range, sparse with dominant categories, float32 softmax-like, rows anywhere
+  in the binary64 range, subnormal ones included);
 * without replacement: each row's order against the race with E = -ln u in
   50 decimal digits (the ordering xrng would give with an exact log).
 
@@ -26,15 +27,18 @@ def words64(n, seed, offset):
 
 
 def weights(rng, k):
-    kind = rng.randrange(4)
+    kind = rng.randrange(5)
     if kind == 0:
         w = [rng.random() for _ in range(k)]
     elif kind == 1:
         w = [rng.random() * 2.0 ** rng.randint(-60, 60) for _ in range(k)]
     elif kind == 2:
         w = [rng.choice([0.0, 1e-9, 1.0, 1e6]) * rng.random() for _ in range(k)]
-    else:
+    elif kind == 3:
         w = [float(torch.tensor(rng.gauss(0, 3)).exp().float()) for _ in range(k)]
+    else:  # the whole binary64 range, subnormals included (tiny rows take the scaled path)
+        top = rng.choice([-1074, -1000, -300, 0, 900])
+        w = [rng.random() * 2.0 ** rng.randint(top - 60, top) if rng.random() < 0.9 else 0.0 for _ in range(k)]
     if sum(w) == 0:
         w[rng.randrange(k)] = 1.0
     return w

@@ -81,15 +81,18 @@ def _words64(n, seed, offset):
 
 
 def _random_weights(rng, k):
-    kind = rng.randrange(4)
+    kind = rng.randrange(5)
     if kind == 0:
         w = [rng.random() for _ in range(k)]
     elif kind == 1:  # wide dynamic range
         w = [rng.random() * 2.0 ** rng.randint(-60, 60) for _ in range(k)]
     elif kind == 2:  # a few dominant categories and zeros
         w = [rng.choice([0.0, 1e-9, 1.0, 1e6]) * rng.random() for _ in range(k)]
-    else:  # float32-rounded softmax-like
+    elif kind == 3:  # float32-rounded softmax-like
         w = [float(torch.tensor(rng.gauss(0, 3)).exp().float()) for _ in range(k)]
+    else:  # the whole binary64 range, subnormals included (tiny rows take the scaled path)
+        top = rng.choice([-1074, -1000, -300, 0, 900])
+        w = [rng.random() * 2.0 ** rng.randint(top - 60, top) if rng.random() < 0.9 else 0.0 for _ in range(k)]
     if sum(w) == 0:
         w[rng.randrange(k)] = 1.0
     return w
