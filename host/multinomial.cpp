@@ -11,6 +11,33 @@
 
 namespace xrng {
 
+namespace {
+// Consecutive units read consecutive word pairs: two share a Philox block, so
+// the block of the previous pair is kept (the words are the stream's, so the
+// values are those of stream_words).
+class PairReader {
+ public:
+  explicit PairReader(const Stream& s) : s_(s) {}
+  void read(uint64_t w, uint32_t* out) {
+    for (int j = 0; j < 2; ++j) {
+      const uint64_t b = (w + j) >> 2;
+      if (!valid_ || b != block_) {
+        blk_ = stream_block(s_, b);
+        block_ = b;
+        valid_ = true;
+      }
+      out[j] = blk_.v[(w + j) & 3];
+    }
+  }
+
+ private:
+  Stream s_;
+  u32x4 blk_{};
+  uint64_t block_ = 0;
+  bool valid_ = false;
+};
+}  // namespace
+
 void multinomial(const double* weights, uint64_t rows, uint64_t k, uint64_t num_samples, bool replacement,
                  const Key& key, uint64_t offset, int64_t* out, const FillOptions& opt) {
   check_threads(opt.threads);
@@ -31,10 +58,11 @@ void multinomial(const double* weights, uint64_t rows, uint64_t k, uint64_t num_
     });
     // samples, row-major: element e = r ns + j reads words offset + 2e, 2e + 1
     detail::parallel_ranges(rows * num_samples, opt.threads, 1, [&](uint64_t b, uint64_t e) {
+      PairReader words(s);
       for (uint64_t i = b; i < e; ++i) {
         const uint64_t r = i / num_samples;
         uint32_t w[2];
-        stream_words(s, offset + categorical::kWordsWith * i, 2, w);
+        words.read(offset + categorical::kWordsWith * i, w);
         out[i] = categorical::sample_with(c.data() + r * k, k, total[r], w[0], w[1]);
       }
     });
@@ -45,11 +73,12 @@ void multinomial(const double* weights, uint64_t rows, uint64_t k, uint64_t num_
   // selection algorithm gives the same result; the CUDA kernel inserts).
   detail::parallel_ranges(rows, opt.threads, 1, [&](uint64_t b, uint64_t e) {
     std::vector<categorical::RaceEntry> entries(k);
+    PairReader words(s);
     for (uint64_t r = b; r < e; ++r) {
       const double* w = weights + r * k;
       for (uint64_t i = 0; i < k; ++i) {
         uint32_t wd[2];
-        stream_words(s, offset + categorical::kWordsWithout * (r * k + i), 2, wd);
+        words.read(offset + categorical::kWordsWithout * (r * k + i), wd);
         entries[i] = categorical::race_entry(w[i], static_cast<int64_t>(i), wd[0], wd[1]);
       }
       std::partial_sort(entries.begin(), entries.begin() + static_cast<std::ptrdiff_t>(num_samples), entries.end(),
