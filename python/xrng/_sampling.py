@@ -9,14 +9,18 @@ from typing import Optional
 
 import torch
 
-from . import _bits64, _position, _source, _traced, _u
+from . import _C, _bits64, _position, _source, _traced, _u
 
 _FLOAT_WEIGHTS = (torch.float32, torch.float64, torch.float16, torch.bfloat16)
+# words per unit (a sample with replacement, a category without): the registry's XRNG_TENSOR_DRAWS
+_UNIT_WORDS = {name: info["words"] for name, info in _C.registry()["tensor_draws"].items()}
 
 
 def _words(rows: int, k: int, num_samples: int, replacement: bool) -> int:
     """The stream words the draw consumes (SPEC 10.1)."""
-    return 2 * rows * (num_samples if replacement else k)
+    if replacement:
+        return _UNIT_WORDS["multinomial_replacement"] * rows * num_samples
+    return _UNIT_WORDS["multinomial"] * rows * k
 
 
 def multinomial(input: torch.Tensor, num_samples: int, replacement: bool = False, *,

@@ -408,3 +408,9 @@ def test_weighted_sampler_with_its_own_generator_draws_that_generators_stream():
         got = list(no_repl)
     assert got == xrng.multinomial(wt, 3, False, generator=xrng.reproducible.generator_for(12)).tolist()
     assert 1 not in got  # the zero weight is drawn only after the three positive ones
+
+
+def test_registry_lists_the_tensor_draws():
+    t = xrng._C.registry()["tensor_draws"]
+    assert t["multinomial_replacement"]["unit"] == "sample" and t["multinomial"]["unit"] == "category"
+    assert t["multinomial_replacement"]["words"] == t["multinomial"]["words"] == 2
