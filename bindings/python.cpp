@@ -191,6 +191,11 @@ py::dict registry() {
   out["params"] = params;
   out["dists"] = dists;
   out["rows"] = rows;
+  // draws with a tensor parameter (issue 20): {name: {unit, words, doc}}
+  py::dict tensor_draws;
+  for (const xrng::TensorDrawInfo& t : xrng::kTensorDraws)
+    tensor_draws[t.name] = py::dict(py::arg("unit") = t.unit, py::arg("words") = t.words, py::arg("doc") = t.doc);
+  out["tensor_draws"] = tensor_draws;
   return out;
 }
 
@@ -286,11 +291,14 @@ PYBIND11_MODULE(_C, m) {
         "Forces the host dispatcher below the detected ISA (e.g. avx2, none); False if unavailable.");
   m.def("has_cuda_kernels", &has_cuda_kernels, "Whether CUDA tensors are filled by the CUDA kernels.");
   m.def("registry", &registry, R"doc(
-The registry of draws (rng/registry.h) as a dict of four tables:
+The registry of draws (rng/registry.h) as a dict of five tables:
 ``dtypes`` {name: torch.dtype}, ``params`` {name: {kind, doc}} (kind: real,
 integer or count), ``dists`` {name: {kind, default_dtype, params, doc}} (kind:
 element, permutation or transform) and ``rows`` [(dist, dtype, G, K, version)]:
-groups of G elements consume K stream words (a permutation: K words of key).)doc");
+groups of G elements consume K stream words (a permutation: K words of key);
+and ``tensor_draws`` {name: {unit, words, doc}}, the draws with a tensor
+parameter (multinomial: each unit, a sample or a category, reads ``words``
+words).)doc");
 
   // PyTorch's seeding conventions, from rng/keys.h (all modulo 2**64).
   m.def("epoch_seed", &xrng::epoch_seed, py::arg("epoch"),

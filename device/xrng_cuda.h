@@ -68,4 +68,13 @@ void transform_block(const Plan& plan, const Key& key, uint64_t offset, const Te
                      uint64_t count, const void* dev_in, void* dev_out, cudaStream_t stream = 0,
                      LaunchConfig cfg = {});
 
+// Categorical sampling (SPEC.md section 10; host: xrng::multinomial in
+// host/xrng.h): dev_out[rows, num_samples] (int64) from dev_weights[rows, k]
+// (binary64, row-major, device memory), the host's values bit for bit. The
+// shape and counters are checked before any CUDA call; the rows' weights on
+// the device, before anything is written (this synchronises `stream` once,
+// and again at the end, when its scratch memory is freed).
+void multinomial(const double* dev_weights, uint64_t rows, uint64_t k, uint64_t num_samples, bool replacement,
+                 const Key& key, uint64_t offset, int64_t* dev_out, cudaStream_t stream = 0);
+
 }  // namespace xrng::cuda

@@ -16,6 +16,7 @@
 
 #include "../rng/block.h"
 #include "../rng/keys.h"
+#include "../rng/multinomial.h"
 #include "../rng/plan.h"
 #include "../rng/detail/rows.h"
 
@@ -134,6 +135,22 @@ std::vector<int64_t> randperm(const Key& key, uint64_t offset, uint64_t n,
 uint64_t perm_element(const Key& key, uint64_t offset, uint64_t n, uint64_t i);
 uint64_t perm_position(const Key& key, uint64_t offset, uint64_t n, uint64_t value);
 
+// ---- categorical sampling (issue 20; SPEC.md section 10) ----------------------------------
+// multinomial(weights[rows, k], num_samples, replacement) -> out[rows, num_samples]
+// (row-major int64 category indices), torch.multinomial's draw. `weights`
+// is row-major binary64 (convert other dtypes exactly first: every f32, f16
+// and bf16 value is a binary64 value). With replacement sample (r, j) reads
+// the 2 words offset + 2 (r num_samples + j); without replacement category
+// (r, i) reads the 2 words offset + 2 (r k + i) (an exponential race, exact
+// keys). Throws xrng::Error before writing anything: k = 0, num_samples = 0,
+// num_samples > k without replacement, a row with a NaN, inf or negative
+// weight, a row summing to 0 or to inf, counters beyond 2^64.
+void multinomial(const double* weights, uint64_t rows, uint64_t k, uint64_t num_samples, bool replacement,
+                 const Key& key, uint64_t offset, int64_t* out, const FillOptions& opt = {});
+// multinomial_words(rows, k, num_samples, replacement) (the words it consumes)
+// and check_multinomial_shape (the checks without the weights) are in
+// rng/multinomial.h.
+
 // ---- a stateful generator ------------------------------------------------------------
 // Remembers (key, offset) and the stream version it draws, nothing else; each
 // draw starts at the current offset and advances it by the words the draw
@@ -239,6 +256,10 @@ class Generator {
   // aligned across ranks and equal those of the unsharded program.
   void draw_block(const Plan& plan, const TensorBlock& block, void* out, const FillOptions& opt = {});
 
+  // multinomial (above) at this generator's offset, advancing it by
+  // multinomial_words(...); a refused draw leaves the generator unchanged.
+  void multinomial(const double* weights, uint64_t rows, uint64_t k, uint64_t num_samples, bool replacement,
+                   int64_t* out, const FillOptions& opt = {});
   void normal(float* out, size_t n, double mean = 0.0, double std = 1.0, const FillOptions& opt = {});
   void uniform(float* out, size_t n, double low = 0.0, double high = 1.0, const FillOptions& opt = {});
 

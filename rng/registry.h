@@ -262,6 +262,39 @@ constexpr bool dtype_supported(Dist d, DType t, int version = kStreamVersion) {
   return find_row(d, t, version) != nullptr;
 }
 
+// ---- draws with a tensor parameter (issue 20; SPEC.md section 10) -------------------------
+// Draws whose parameter is a tensor (a row of weights per output row), not a
+// few scalars: they are not (distribution, dtype) rows of XRNG_ROWS, which
+// every element backend, the golden files v1/v2 and the CLI iterate.
+// X(name, unit, words per unit, summary): each *unit* of the draw reads its
+// own `words` consecutive stream words (a unit's words are a function of its
+// index only). Output: int64 [rows, num_samples]. Stream-version independent
+// (defined once, in binary64 and integers). Their known answers are
+// tests/data/golden_v2_multinomial.txt (tools/make_golden_multinomial.cpp).
+#define XRNG_TENSOR_DRAWS(X)                                                                             \
+  X(multinomial_replacement, sample, 2, "categorical samples with replacement (cumulative-sum search)") \
+  X(multinomial, category, 2, "categorical samples without replacement (exponential race, exact keys)")
+
+enum class TensorDraw : uint8_t {
+#define XRNG_X(name, unit, words, doc) name,
+  XRNG_TENSOR_DRAWS(XRNG_X)
+#undef XRNG_X
+};
+struct TensorDrawInfo {
+  TensorDraw id;
+  const char* name;
+  const char* unit;  // what one unit of words is: a sample or a category of a row
+  uint32_t words;    // stream words per unit
+  const char* doc;
+};
+inline constexpr TensorDrawInfo kTensorDraws[] = {
+#define XRNG_X(name, unit, words, doc) {TensorDraw::name, #name, #unit, words, doc},
+    XRNG_TENSOR_DRAWS(XRNG_X)
+#undef XRNG_X
+};
+constexpr const TensorDrawInfo& tensor_draw_info(TensorDraw d) { return kTensorDraws[static_cast<unsigned>(d)]; }
+// ---- end of the tensor-parameter draws ------------------------------------------------------
+
 // Compile-time shape of a row, for the templates of the backends.
 template <Dist D, DType T, int V = 1>
 struct RowShape;

@@ -923,6 +923,10 @@ def perm_position(n: int, value: int, *, seed: int = 0, subseq: int = 0, offset:
                             _u64(value, "value"))
 
 
+# Categorical sampling (issue 20; _sampling.py): torch.multinomial's draw.
+from ._sampling import multinomial  # noqa: E402
+__all__ += ["multinomial"]
+
 # Reproducible mode for unmodified PyTorch programs (reproducible.py); it imports the functions above.
 from .reproducible import GLOBAL_TAG, NotReproducibleError, ReproducibilityWarning, reproducible  # noqa: E402
 __all__ += ["reproducible", "ReproducibilityWarning", "NotReproducibleError", "GLOBAL_TAG"]

@@ -34,3 +34,12 @@ def _dropout(input, p, position):
 @torch.library.register_fake("xrng::perm_shard")
 def _perm_shard(n, position, rank, world, start, count, dtype, device):
     return torch.empty((count,), dtype=dtype, device=device)
+
+
+# ---- categorical sampling (bindings/multinomial_ops.cpp; issue 20) ----
+@torch.library.register_fake("xrng::categorical")
+def _multinomial(weights, num_samples, replacement, position):
+    if weights.dim() not in (1, 2):
+        raise ValueError(f"multinomial: weights must be 1 or 2 dim (got {weights.dim()})")
+    shape = (num_samples,) if weights.dim() == 1 else (weights.shape[0], num_samples)
+    return torch.empty(shape, dtype=torch.int64, device=weights.device)

@@ -1447,6 +1447,10 @@ def _build_tables() -> None:
     _target(F, "scaled_dot_product_attention", "torch.nn.functional.scaled_dot_product_attention", _h_sdpa)
     _target(torch.special, "erfinv", "torch.special.erfinv", _h_erfinv(False, "torch.special.erfinv"))
 
+    from ._mode_sampling import mode_entries as _sampling_entries  # torch.multinomial (issue 20)
+    for owner, attr, name, h in _sampling_entries():
+        _target(owner, attr, name, h)
+
     # random calls without an xrng formulation: reported, then run by torch
     handled = {e.attr for e in _ENTRIES}
     always = lambda args, kwargs: True  # noqa: E731

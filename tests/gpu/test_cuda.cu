@@ -22,6 +22,7 @@
 
 #include "device/direct.h"
 #include "device/xrng_cuda.h"
+#include "rng/multinomial.h"
 #include "exhaustive.h"
 #include "exhaustive_cpu.h"
 #include "golden/blocks.h"
@@ -797,6 +798,154 @@ TEST_SUITE("block") {
     MESSAGE(cases.size(), " golden block cases checked on the GPU");
   }
 }  // TEST_SUITE("block")
+
+// ======================================================================================
+// Categorical sampling (xrng::cuda::multinomial; SPEC.md section 10): every
+// case of tests/data/golden_v2_multinomial.txt, and larger draws against a
+// reference written here from the core's element functions (rng/multinomial.h):
+// a plain loop, a full sort for the race.
+namespace {
+struct MnCase {
+  uint64_t seed = 0, subseq = 0, offset = 0, rows = 0, k = 0, ns = 0;
+  bool repl = false;
+  std::vector<double> w;
+  std::vector<int64_t> out;
+};
+std::vector<MnCase> multinomial_golden() {
+  std::vector<MnCase> v;
+  FILE* f = std::fopen(XRNG_TEST_DATA_DIR "/golden_v2_multinomial.txt", "r");
+  if (f == nullptr) return v;
+  std::string line;
+  for (int ch; (ch = std::fgetc(f)) != EOF;) {
+    if (ch != '\n') {
+      line += static_cast<char>(ch);
+      continue;
+    }
+    if (!line.empty() && line[0] != '#') {
+      MnCase c;
+      size_t p = 0;
+      while (p < line.size()) {
+        size_t e = line.find(' ', p);
+        if (e == std::string::npos) e = line.size();
+        const std::string tok = line.substr(p, e - p);
+        p = e + 1;
+        const size_t eq = tok.find('=');
+        const std::string key = tok.substr(0, eq), val = tok.substr(eq + 1);
+        auto list = [&](auto conv) {
+          size_t q = 0;
+          while (q <= val.size()) {
+            size_t c2 = val.find(',', q);
+            if (c2 == std::string::npos) c2 = val.size();
+            conv(val.substr(q, c2 - q));
+            q = c2 + 1;
+          }
+        };
+        if (key == "seed") c.seed = std::strtoull(val.c_str(), nullptr, 16);
+        if (key == "subseq") c.subseq = std::strtoull(val.c_str(), nullptr, 16);
+        if (key == "offset") c.offset = std::strtoull(val.c_str(), nullptr, 16);
+        if (key == "rows") c.rows = std::strtoull(val.c_str(), nullptr, 10);
+        if (key == "k") c.k = std::strtoull(val.c_str(), nullptr, 10);
+        if (key == "num_samples") c.ns = std::strtoull(val.c_str(), nullptr, 10);
+        if (key == "replacement") c.repl = val == "1";
+        if (key == "weights") list([&](const std::string& x) { c.w.push_back(std::strtod(x.c_str(), nullptr)); });
+        if (key == "out") list([&](const std::string& x) { c.out.push_back(std::strtoll(x.c_str(), nullptr, 10)); });
+      }
+      v.push_back(std::move(c));
+    }
+    line.clear();
+  }
+  std::fclose(f);
+  return v;
+}
+std::vector<int64_t> multinomial_reference(const MnCase& c) {
+  std::vector<int64_t> out(c.rows * c.ns);
+  const Stream s = Key(c.seed, c.subseq).stream();
+  for (uint64_t r = 0; r < c.rows; ++r) {
+    const double* w = c.w.data() + r * c.k;
+    double scale = 1, total = 0;
+    REQUIRE(categorical::check_row(w, c.k, &scale, &total) == categorical::RowStatus::ok);
+    if (c.repl) {
+      std::vector<double> cum(c.k);
+      categorical::cumulative(w, c.k, scale, cum.data());
+      for (uint64_t j = 0; j < c.ns; ++j) {
+        uint32_t wd[2];
+        stream_words(s, c.offset + 2 * (r * c.ns + j), 2, wd);
+        out[r * c.ns + j] = categorical::sample_with(cum.data(), c.k, total, wd[0], wd[1]);
+      }
+    } else {
+      std::vector<categorical::RaceEntry> e(c.k);
+      for (uint64_t i = 0; i < c.k; ++i) {
+        uint32_t wd[2];
+        stream_words(s, c.offset + 2 * (r * c.k + i), 2, wd);
+        e[i] = categorical::race_entry(w[i], static_cast<int64_t>(i), wd[0], wd[1]);
+      }
+      std::sort(e.begin(), e.end(), categorical::before);
+      for (uint64_t j = 0; j < c.ns; ++j) out[r * c.ns + j] = e[j].index;
+    }
+  }
+  return out;
+}
+std::vector<int64_t> multinomial_gpu(const MnCase& c) {
+  double* dw = nullptr;
+  int64_t* dout = nullptr;
+  cu(cudaMalloc(&dw, c.w.size() * sizeof(double) + 8), "cudaMalloc");
+  cu(cudaMalloc(&dout, c.rows * c.ns * sizeof(int64_t) + 8), "cudaMalloc");
+  cu(cudaMemcpy(dw, c.w.data(), c.w.size() * sizeof(double), cudaMemcpyHostToDevice), "cudaMemcpy");
+  xrng::cuda::multinomial(dw, c.rows, c.k, c.ns, c.repl, Key(c.seed, c.subseq), c.offset, dout);
+  std::vector<int64_t> out(c.rows * c.ns);
+  cu(cudaMemcpy(out.data(), dout, out.size() * sizeof(int64_t), cudaMemcpyDeviceToHost), "cudaMemcpy");
+  cudaFree(dw);
+  cudaFree(dout);
+  return out;
+}
+}  // namespace
+
+TEST_SUITE("multinomial") {
+  TEST_CASE("every case of tests/data/golden_v2_multinomial.txt on the GPU, and its reference") {
+    ++g_cases_run;
+    const auto cases = multinomial_golden();
+    REQUIRE(cases.size() >= 16);
+    for (const auto& c : cases) {
+      CHECK(multinomial_reference(c) == c.out);
+      CHECK(multinomial_gpu(c) == c.out);
+    }
+    MESSAGE(cases.size(), " golden multinomial cases checked on the GPU");
+  }
+  TEST_CASE("larger draws (many rows, k up to 5000, both kinds) == the core's reference") {
+    ++g_cases_run;
+    uint64_t x = 88172645463325252ull;
+    auto next = [&] {  // xorshift64 for the weights (not stream values)
+      x ^= x << 13;
+      x ^= x >> 7;
+      x ^= x << 17;
+      return x;
+    };
+    for (int t = 0; t < 12; ++t) {
+      MnCase c;
+      c.seed = 1000 + t;
+      c.offset = 3 * t;
+      c.repl = t % 2 == 0;
+      c.rows = 1 + next() % 300;
+      c.k = 1 + next() % (t < 6 ? 64 : 5000);
+      c.ns = c.repl ? 1 + next() % 500 : 1 + next() % c.k;
+      c.w.resize(c.rows * c.k);
+      for (double& v : c.w) v = (next() % 7 == 0) ? 0.0 : static_cast<double>(next() >> 11) * 0x1p-53;
+      for (uint64_t r = 0; r < c.rows; ++r) c.w[r * c.k] += 1e-3;  // no all-zero row
+      CHECK_MESSAGE(multinomial_gpu(c) == multinomial_reference(c), "rows ", c.rows, " k ", c.k, " ns ", c.ns,
+                    " replacement ", c.repl);
+    }
+  }
+  TEST_CASE("refused rows throw before anything is written") {
+    ++g_cases_run;
+    MnCase c;
+    c.rows = 2;
+    c.k = 3;
+    c.ns = 2;
+    c.repl = true;
+    c.w = {1, 2, 3, 0, -1, 0};
+    CHECK_THROWS_WITH_AS(multinomial_gpu(c), doctest::Contains("row 1"), xrng::Error);
+  }
+}  // TEST_SUITE("multinomial")
 
 int main(int argc, char** argv) {
   int n = 0;

@@ -353,19 +353,25 @@ def test_seed_records_under_the_reproducible_mode():
 
 
 class Sampler(nn.Module):
-    """Draws with torch.multinomial, which the mode cannot make the same on every device."""
+    """An LSTM with inter-layer dropout, whose masks torch draws inside C++: the
+    mode cannot make them the same on every device. (This was torch.multinomial
+    until issue 20 made it an xrng draw.)"""
+
+    def __init__(self):
+        super().__init__()
+        self.rnn = nn.LSTM(4, 4, num_layers=2, dropout=0.5)
 
     def forward(self, p):
-        return torch.multinomial(p, 2)
+        return self.rnn(p)[0]
 
 
 def test_ops_the_mode_cannot_reproduce_are_recorded_or_refused(tmp_path, capsys):
-    with pytest.warns(xrng.ReproducibilityWarning, match="multinomial"):
+    with pytest.warns(xrng.ReproducibilityWarning, match="lstm"):
         rec = migrate.record(Sampler(), torch.ones(3, 4), tmp_path / "s.json", seed=0)
-    assert list(rec.meta["not_reproducible"]) == ["torch.multinomial"]
+    assert list(rec.meta["not_reproducible"]) == ["torch.lstm"]
     assert migrate.describe(migrate.load(tmp_path / "s.json")).endswith(
-        "; NOT REPRODUCIBLE under the mode: torch.multinomial")
-    with pytest.raises(xrng.NotReproducibleError, match="multinomial"):
+        "; NOT REPRODUCIBLE under the mode: torch.lstm")
+    with pytest.raises(xrng.NotReproducibleError, match="lstm"):
         migrate.record(Sampler(), torch.ones(3, 4), seed=0, strict=True)
 
 

@@ -1,0 +1,169 @@
+// Categorical sampling (SPEC.md section 10): known answers, invariance to
+// threads and to how rows are split, the word layout, the errors, the exact
+// race order. Statistical checks: test_multinomial_stat.cpp ("stat").
+#include <doctest/doctest.h>
+
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "golden/multinomial.h"
+#include "host/xrng.h"
+#include "rng/multinomial.h"
+
+using namespace xrng;
+
+namespace {
+std::string read_file(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  std::stringstream s;
+  s << f.rdbuf();
+  return s.str();
+}
+std::vector<int64_t> draw(const std::vector<double>& w, uint64_t rows, uint64_t k, uint64_t ns, bool repl,
+                          const Key& key, uint64_t offset, int threads = 1) {
+  std::vector<int64_t> out(rows * ns, -1);
+  FillOptions o;
+  o.threads = threads;
+  multinomial(w.data(), rows, k, ns, repl, key, offset, out.data(), o);
+  return out;
+}
+std::vector<double> some_weights(uint64_t n, uint64_t seed) {
+  std::vector<double> w(n);
+  uniform(Key(seed, 9), 0, w.data(), n, 0.0, 1.0);
+  for (uint64_t i = 0; i < n; i += 7) w[i] = 0.0;  // some zero weights
+  return w;
+}
+}  // namespace
+
+TEST_CASE("multinomial: the committed known answers are the reference's") {
+  const std::string file = read_file(std::string(XRNG_TEST_DATA_DIR) + "/golden_v2_multinomial.txt");
+  REQUIRE(!file.empty());
+  CHECK(file == golden::multinomial_golden_text());
+}
+
+TEST_CASE("multinomial: the same values for any thread count, and per row (words of its own)") {
+  const uint64_t rows = 40, k = 300;
+  const std::vector<double> w = some_weights(rows * k, 1);
+  for (bool repl : {true, false}) {
+    const uint64_t ns = repl ? 500 : 100;
+    const auto ref = draw(w, rows, k, ns, repl, Key(3, 1), 17);
+    for (int t : {2, 3, 8, 0}) CHECK(draw(w, rows, k, ns, repl, Key(3, 1), 17, t) == ref);
+    // rows [5, 12) alone, at the offset where their words start: the same values
+    const uint64_t per = repl ? 2 * ns : 2 * k;
+    const std::vector<double> part(w.begin() + 5 * k, w.begin() + 12 * k);
+    const auto sub = draw(part, 7, k, ns, repl, Key(3, 1), 17 + 5 * per);
+    CHECK(std::vector<int64_t>(ref.begin() + 5 * ns, ref.begin() + 12 * ns) == sub);
+  }
+}
+
+TEST_CASE("multinomial: with replacement, sample j of a one-row draw is the first samples' prefix") {
+  const std::vector<double> w = some_weights(50, 2);
+  const auto a = draw(w, 1, 50, 1000, true, Key(8), 0);
+  const auto b = draw(w, 1, 50, 300, true, Key(8), 0);
+  CHECK(std::vector<int64_t>(a.begin(), a.begin() + 300) == b);
+  // and sample j reads words 2j, 2j+1: starting 2*300 words later gives samples 300..
+  const auto c = draw(w, 1, 50, 700, true, Key(8), 600);
+  CHECK(std::vector<int64_t>(a.begin() + 300, a.end()) == c);
+}
+
+TEST_CASE("multinomial: zero weights are never drawn with replacement, drawn last (by index) without") {
+  const std::vector<double> w = {0, 5, 0, 0, 1e-300, 0, 2};
+  for (int64_t v : draw(w, 1, 7, 5000, true, Key(4), 0)) CHECK((v == 1 || v == 4 || v == 6));
+  const auto o = draw(w, 1, 7, 7, false, Key(4), 0);
+  CHECK(std::vector<int64_t>(o.begin() + 3, o.end()) == std::vector<int64_t>{0, 2, 3, 5});
+  // without replacement each row is a permutation's prefix: no repeats
+  const std::vector<double> u = some_weights(64 * 20, 5);
+  const auto p = draw(u, 20, 64, 64, false, Key(6), 3);
+  for (int r = 0; r < 20; ++r) {
+    std::vector<int> seen(64, 0);
+    for (int j = 0; j < 64; ++j) ++seen[p[r * 64 + j]];
+    for (int i = 0; i < 64; ++i) CHECK(seen[i] == 1);
+  }
+}
+
+TEST_CASE("multinomial: the race order is exact (integer cross products)") {
+  using namespace categorical;
+  // keys equal as rationals: E w' = E' w exactly, with different doubles
+  const Exact e1 = exact_of(3.0), w1 = exact_of(1.5), e2 = exact_of(0.75), w2 = exact_of(0.375);
+  CHECK(compare_products(e1, w2, e2, w1) == 0);  // 3 * 0.375 == 0.75 * 1.5
+  // differences in the last bit of a 106-bit product are seen
+  const double a = 1.0 + 0x1p-52, b = 1.0 - 0x1p-53;
+  CHECK(compare_products(exact_of(a), exact_of(b), exact_of(1.0), exact_of(1.0)) == 1);  // a b = 1 + 2^-53 - 2^-105 > 1
+  CHECK(compare_products(exact_of(1.0), exact_of(1.0), exact_of(a), exact_of(b)) == -1);
+  // subnormal and huge magnitudes
+  CHECK(compare_products(exact_of(0x1p-1074), exact_of(0x1p1023), exact_of(0x1p-52), exact_of(0x1p2)) == -1);
+  CHECK(compare_products(exact_of(0x1p-1074), exact_of(0x1p1023), exact_of(0x1p-52), exact_of(0x1p1)) == 0);  // 2^-51 both
+  CHECK(compare_products(exact_of(0x1.fffffffffffffp1023), exact_of(36.0), exact_of(0x1p-1074), exact_of(1.0)) == 1);
+  // the order of the race: ties by index, zeros last
+  const RaceEntry x{exact_of(1.0), exact_of(2.0), 5}, y{exact_of(0.5), exact_of(1.0), 3}, z{exact_of(0.1), exact_of(0.0), 0};
+  CHECK(before(y, x));
+  CHECK(!before(x, y));
+  CHECK(before(x, z));
+  CHECK(!before(z, x));
+}
+
+TEST_CASE("multinomial: errors, one line, before anything is written") {
+  std::vector<int64_t> out(8, -7);
+  auto bad = [&](std::vector<double> w, uint64_t rows, uint64_t k, uint64_t ns, bool repl, const char* what,
+                 uint64_t offset = 0) {
+    try {
+      multinomial(w.data(), rows, k, ns, repl, Key(1), offset, out.data());
+      FAIL("no error for " << what);
+    } catch (const Error& e) {
+      CHECK_MESSAGE(std::string(e.what()).find(what) != std::string::npos, e.what());
+    }
+    for (int64_t v : out) CHECK(v == -7);
+  };
+  const double inf = 1.0 / 0.0;
+  bad({1, -1}, 1, 2, 1, true, "element < 0");
+  bad({1, 0.0 / 0.0}, 1, 2, 1, true, "nan");
+  bad({1, inf}, 1, 2, 1, true, "inf");
+  bad({1, 1, 0, 0}, 2, 2, 1, true, "row 1: invalid multinomial distribution (sum of probabilities <= 0)");
+  bad({0x1p1023, 0x1p1023}, 1, 2, 1, true, "overflows");
+  bad({1, 2}, 1, 2, 3, false, "cannot sample num_samples = 3 > 2 categories without replacement");
+  bad({1, 2}, 1, 2, 0, true, "num_samples <= 0");
+  bad({}, 1, 0, 1, true, "no categories");
+  bad({1, 2}, 1, 2, 2, true, "counter overflow", ~uint64_t{0} - 2);
+  // rows = 0: nothing to draw, nothing consumed beyond the checks
+  CHECK_NOTHROW(multinomial(nullptr, 0, 3, 2, true, Key(1), 0, nullptr));
+  CHECK(multinomial_words(3, 10, 4, true) == 24);
+  CHECK(multinomial_words(3, 10, 4, false) == 60);
+}
+
+TEST_CASE("multinomial: a Generator advances by the draw's words, and not on a refused draw") {
+  Generator g(5);
+  std::vector<double> w = {1, 2, 3};
+  std::vector<int64_t> out(4);
+  g.multinomial(w.data(), 1, 3, 4, true, out.data());
+  CHECK(g.offset() == 8);
+  CHECK(out == draw(w, 1, 3, 4, true, Key(5), 0));
+  std::vector<double> bad = {1, -2, 3};
+  CHECK_THROWS_AS(g.multinomial(bad.data(), 1, 3, 4, true, out.data()), Error);
+  CHECK(g.offset() == 8);
+  g.multinomial(w.data(), 1, 3, 2, false, out.data());
+  CHECK(g.offset() == 14);
+}
+
+TEST_CASE("multinomial: the CUDA kernel's per-row insertion (race_row_insertion) == the host's partial sort") {
+  // The CUDA backend runs categorical::race_row_insertion per row; here on the
+  // host, against xrng::multinomial (std::partial_sort), for many shapes.
+  uint64_t seed = 0;
+  for (uint64_t k : {1u, 2u, 3u, 17u, 64u, 500u}) {
+    for (uint64_t ns : {uint64_t{1}, k / 2 + 1, k}) {
+      if (ns == 0 || ns > k) continue;
+      const uint64_t rows = 5;
+      const std::vector<double> w = some_weights(rows * k, 40 + seed);
+      std::vector<double> ww = w;
+      for (uint64_t r = 0; r < rows; ++r) ww[r * k + (r % k)] += 0.5;  // no all-zero row
+      const auto host = draw(ww, rows, k, ns, false, Key(++seed, 2), 7);
+      std::vector<categorical::RaceEntry> list(ns);
+      std::vector<int64_t> out(rows * ns);
+      for (uint64_t r = 0; r < rows; ++r)
+        categorical::race_row_insertion(ww.data() + r * k, k, ns, Key(seed, 2).stream(), 7 + 2 * r * k, list.data(),
+                                        out.data() + r * ns);
+      CHECK_MESSAGE(out == host, "k ", k, " ns ", ns);
+    }
+  }
+}
