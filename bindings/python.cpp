@@ -366,8 +366,23 @@ PyObject* fast_draw(PyObject*, PyObject* const* a, Py_ssize_t n) {
   }
   c10::Device device(c10::kCPU);
   if (a[11] != Py_None) {
-    if (!THPDevice_Check(a[11])) Py_RETURN_NOTIMPLEMENTED;
-    device = reinterpret_cast<THPDevice*>(a[11])->device;
+    if (THPDevice_Check(a[11])) {
+      device = reinterpret_cast<THPDevice*>(a[11])->device;
+    } else if (PyUnicode_CheckExact(a[11])) {  // "cpu", "cuda", "cuda:1"
+      Py_ssize_t len = 0;
+      const char* str = PyUnicode_AsUTF8AndSize(a[11], &len);
+      if (str == nullptr) {
+        PyErr_Clear();
+        Py_RETURN_NOTIMPLEMENTED;
+      }
+      try {
+        device = c10::Device(std::string(str, static_cast<size_t>(len)));
+      } catch (const c10::Error&) {  // the general path reports it
+        Py_RETURN_NOTIMPLEMENTED;
+      }
+    } else {
+      Py_RETURN_NOTIMPLEMENTED;
+    }
   }
   if (!(device.is_cpu() || device.is_cuda())) Py_RETURN_NOTIMPLEMENTED;
   if (numel * c10::elementSize(dtype) >= (uint64_t{1} << 30)) Py_RETURN_NOTIMPLEMENTED;

@@ -82,6 +82,13 @@ def test_traced_calls_take_the_operators():
     assert "xrng.draw" in gm.code and "xrng.take_" in gm.code
 
 
+def test_device_forms():
+    for dev in ("cpu", torch.device("cpu"), None):
+        assert torch.equal(xrng.randn(5, seed=3, device=dev), general(xrng.randn, 5, seed=3, device="cpu"))
+    with pytest.raises(RuntimeError):
+        xrng.randn(5, device="nonsense")
+
+
 def test_default_device_mode_is_honoured():
     """torch.set_default_device is a torch function mode: the general path, which allocates on that device."""
     with torch.device("meta"):
