@@ -417,16 +417,6 @@ at::Tensor perm_shard(int64_t n, const at::Tensor& position, int64_t rank, int64
 }
 }  // namespace ops
 
-bool plain_eager(const at::Tensor& out) {
-  if (c10::impl::TorchDispatchModeTLS::stack_len() != 0) return false;  // a Python mode (FakeTensorMode, make_fx, ...)
-  if (!c10::impl::tls_local_dispatch_key_set().included_.empty()) return false;  // vmap, functionalization, ...
-  if (!(out.is_cpu() || out.is_cuda())) return false;  // meta and other backends: their kernels
-  const c10::DispatchKeySet ks = out.key_set();
-  return !ks.has(c10::DispatchKey::Python) && !ks.has(c10::DispatchKey::PythonTLSSnapshot) &&
-         !ks.has(c10::DispatchKey::Functionalize) && !ks.has(c10::DispatchKey::FuncTorchBatched) &&
-         !ks.has(c10::DispatchKey::FuncTorchGradWrapper);
-}
-
 void split_params(Dist d, const DrawParams& q, std::vector<double>& reals, std::vector<int64_t>& ints) {
   reals.clear();
   ints.clear();

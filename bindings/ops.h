@@ -21,13 +21,6 @@ struct DrawPosition {
 
 // A new CPU position tensor [seed, subseq, offset, stream].
 at::Tensor position_tensor(const Key& key, uint64_t offset, int stream = kStreamVersion);
-// Whether a draw into `out` is plain eager work: no Python dispatch mode, no
-// TLS-included key (vmap, functionalization), a CPU or CUDA tensor that is
-// no tensor subclass. The dispatcher would then pick the CPU or CUDA kernel
-// and nothing else (the draw ops have no derivative), so the eager entries
-// (xrng_torch.cpp's draw_, _C's draws) call the kernel without it, a
-// microsecond less per small draw; everything else goes through it.
-bool plain_eager(const at::Tensor& out);
 // The real / integer parameters of `dist` from DrawParams, in the registry's
 // order (the operators' `reals` and `ints` arguments).
 void split_params(Dist dist, const DrawParams& q, std::vector<double>& reals, std::vector<int64_t>& ints);

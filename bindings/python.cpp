@@ -4,10 +4,14 @@
 // python/xrng/__init__.py.
 #include <torch/csrc/autograd/python_variable.h>
 #include <torch/csrc/utils/pybind.h>
+#include <ATen/PythonTorchFunctionTLS.h>
 #include <c10/core/impl/TorchDispatchModeTLS.h>
+#include <torch/csrc/Device.h>
+#include <torch/csrc/Dtype.h>
 
 #include <pybind11/stl.h>
 
+#include <optional>
 #include <string>
 #include <tuple>
 #include <variant>
@@ -246,11 +250,6 @@ at::Tensor draw_into(at::Tensor t, const Source& source, const std::string& dist
                         std::to_string(own) + " (a generator's stream is fixed: xrng.Generator(..., stream=" +
                         std::to_string(stream) + "))");
     xrng::torch_api::detail::check_strided(t, dist.c_str());
-    if (c10::impl::TorchDispatchModeTLS::stack_len() == 0 && plain_eager(t)) {
-      // plain eager work (ops.h, plain_eager): the position and the kernel without a dispatch
-      const DrawPosition p = take_position(state, d, q, t.scalar_type(), t.numel());
-      return draw_direct(t, d, q, p.key, p.offset, run, stream);
-    }
     std::vector<double> reals;
     std::vector<int64_t> ints;
     split_params(d, q, reals, ints);
@@ -259,7 +258,7 @@ at::Tensor draw_into(at::Tensor t, const Source& source, const std::string& dist
     const at::Tensor pos = c10::impl::TorchDispatchModeTLS::stack_len() == 0
                                ? take_direct(state, d, q, t.scalar_type(), t.numel())
                                : ops::take_(state, dist, reals, ints, t.scalar_type(), t.numel());
-    if (run.path == Path::automatic && run.threads == 0 && !plain_eager(t)) return ops::draw_(t, dist, reals, ints, pos);
+    if (run.path == Path::automatic && run.threads == 0) return ops::draw_(t, dist, reals, ints, pos);
     const int64_t* v = pos.data_ptr<int64_t>();
     return draw_(t, d, q, xrng::Key(static_cast<uint64_t>(v[0]), static_cast<uint64_t>(v[1])),
                  static_cast<uint64_t>(v[2]), run, stream);
@@ -267,6 +266,182 @@ at::Tensor draw_into(at::Tensor t, const Source& source, const std::string& dist
   const auto& [seed, subseq, offset] = std::get<Position>(source);
   return draw_(t, d, q, xrng::Key(seed, subseq), offset, run, stream);
 }
+
+// ---- the factories' eager fast path (rand, randn) ------------------------------------------------
+// One call from Python for the common eager draw of a new tensor: arguments
+// parsed with the CPython API (no pybind11 overload machinery), the
+// generator's state advanced and the draw made through the operator
+// xrng::draw_ (the dispatcher, a cached handle). Anything unusual (a traced
+// or compiled call, a Python mode, a device-side generator state, out=,
+// requires_grad, a non-default path or threads, stream=, an argument of an
+// unusual type or range, a tensor of 1 GiB or more) returns NotImplemented,
+// and python/xrng/__init__.py takes its general path, which checks and
+// reports. So the values and errors are those of the general path.
+// The draw, through the dispatcher (xrng::draw_, a cached operator handle: ops.cpp): a position tensor
+// (the thread's reused scratch, position_tensor) and the operator call cost about 0.15 us more than
+// calling the kernel directly, within the per-call target (bench/gpu/bench_small.py).
+void fast_fill(at::Tensor& t, xrng::Dist d, const xrng::DrawParams& q, const xrng::Key& key, uint64_t offset,
+               int stream) {
+  thread_local std::vector<double> reals;
+  thread_local std::vector<int64_t> ints;
+  split_params(d, q, reals, ints);
+  ops::draw_(t, xrng::dist_name(d), reals, ints, position_tensor(key, offset, stream));
+}
+PyObject* g_state_name = nullptr;  // "_state", interned
+PyObject* g_generator_type = nullptr;  // xrng.Generator (set by _fast_init)
+
+bool exact_u64(PyObject* o, uint64_t& v) {
+  if (!PyLong_CheckExact(o)) return false;
+  const unsigned long long x = PyLong_AsUnsignedLongLong(o);
+  if (x == static_cast<unsigned long long>(-1) && PyErr_Occurred()) {
+    PyErr_Clear();
+    return false;
+  }
+  v = x;
+  return true;
+}
+// An exact int equal to 0 (no exception left set for a huge one).
+bool int_zero(PyObject* o) {
+  int overflow = 0;
+  return PyLong_CheckExact(o) && PyLong_AsLongAndOverflow(o, &overflow) == 0 && overflow == 0;
+}
+bool exact_real(PyObject* o, double& v) {
+  if (PyFloat_CheckExact(o)) {
+    v = PyFloat_AS_DOUBLE(o);
+    return true;
+  }
+  if (!PyLong_CheckExact(o)) return false;
+  v = PyLong_AsDouble(o);
+  if (v == -1.0 && PyErr_Occurred()) {
+    PyErr_Clear();
+    return false;
+  }
+  return true;
+}
+
+// _fast_draw(kind, p0, p1, size, seed, subseq, offset, generator, default_generator, out, dtype, device,
+//            requires_grad, path, threads, stream): kind 0 uniform(low=p0, high=p1), 1 normal(mean=p0, std=p1)
+PyObject* fast_draw(PyObject*, PyObject* const* a, Py_ssize_t n) {
+  if (n != 16) {
+    PyErr_SetString(PyExc_TypeError, "_fast_draw takes 16 arguments");
+    return nullptr;
+  }
+  if (c10::impl::TorchDispatchModeTLS::stack_len() != 0 || at::impl::PythonTorchFunctionTLS::stack_len() != 0 ||
+      !(c10::impl::tls_local_dispatch_key_set().included_ - c10::default_included_set).empty())
+    Py_RETURN_NOTIMPLEMENTED;
+  // out, requires_grad, path, threads, stream: their defaults only
+  if (a[9] != Py_None || a[12] != Py_False || a[15] != Py_None || !int_zero(a[14]) || !PyUnicode_CheckExact(a[13]) || PyUnicode_CompareWithASCIIString(a[13], "auto") != 0)
+    Py_RETURN_NOTIMPLEMENTED;
+  double p0, p1;
+  if (!exact_real(a[1], p0) || !exact_real(a[2], p1)) Py_RETURN_NOTIMPLEMENTED;
+  const long kind = PyLong_AsLong(a[0]);
+  const xrng::Dist d = kind == 0 ? xrng::Dist::uniform : xrng::Dist::normal;
+  const xrng::DrawParams q = kind == 0 ? xrng::DrawParams::range(p0, p1) : xrng::DrawParams::moments(p0, p1);
+  // size: ints, or one tuple / list of ints
+  PyObject* size = a[3];
+  if (!PyTuple_CheckExact(size)) Py_RETURN_NOTIMPLEMENTED;
+  if (PyTuple_GET_SIZE(size) == 1 && (PyTuple_CheckExact(PyTuple_GET_ITEM(size, 0)) ||
+                                      PyList_CheckExact(PyTuple_GET_ITEM(size, 0))))
+    size = PyTuple_GET_ITEM(size, 0);
+  const Py_ssize_t dims = PySequence_Fast_GET_SIZE(size);
+  if (dims > 64) Py_RETURN_NOTIMPLEMENTED;
+  int64_t shape[64];
+  uint64_t numel = 1;
+  for (Py_ssize_t i = 0; i < dims; ++i) {
+    PyObject* s = PySequence_Fast_GET_ITEM(size, i);
+    if (!PyLong_CheckExact(s)) Py_RETURN_NOTIMPLEMENTED;
+    const long long v = PyLong_AsLongLong(s);
+    if (v < 0 || v > (int64_t{1} << 40)) {  // negative, huge or an error: the general path reports
+      PyErr_Clear();
+      Py_RETURN_NOTIMPLEMENTED;
+    }
+    shape[i] = v;
+    numel *= static_cast<uint64_t>(v);
+    if (numel > (uint64_t{1} << 40)) Py_RETURN_NOTIMPLEMENTED;
+  }
+  at::ScalarType dtype = at::kFloat;
+  if (a[10] != Py_None) {
+    if (!THPDtype_Check(a[10])) Py_RETURN_NOTIMPLEMENTED;
+    dtype = reinterpret_cast<THPDtype*>(a[10])->scalar_type;
+  }
+  c10::Device device(c10::kCPU);
+  if (a[11] != Py_None) {
+    if (THPDevice_Check(a[11])) {
+      device = reinterpret_cast<THPDevice*>(a[11])->device;
+    } else if (PyUnicode_CheckExact(a[11])) {  // "cpu", "cuda", "cuda:1"
+      Py_ssize_t len = 0;
+      const char* str = PyUnicode_AsUTF8AndSize(a[11], &len);
+      if (str == nullptr) {
+        PyErr_Clear();
+        Py_RETURN_NOTIMPLEMENTED;
+      }
+      try {
+        device = c10::Device(std::string(str, static_cast<size_t>(len)));
+      } catch (const c10::Error&) {  // the general path reports it
+        Py_RETURN_NOTIMPLEMENTED;
+      }
+    } else {
+      Py_RETURN_NOTIMPLEMENTED;
+    }
+  }
+  if (!(device.is_cpu() || device.is_cuda())) Py_RETURN_NOTIMPLEMENTED;
+  if (numel * c10::elementSize(dtype) >= (uint64_t{1} << 30)) Py_RETURN_NOTIMPLEMENTED;
+  // the source: seed= (a stateless position) or a generator's CPU state tensor
+  uint64_t seed = 0, subseq = 0, offset = 0;
+  int stream = xrng::kStreamVersion;
+  at::Tensor state;
+  if (a[4] != Py_None) {
+    if (a[7] != Py_None || !exact_u64(a[4], seed) || !exact_u64(a[5], subseq) || !exact_u64(a[6], offset))
+      Py_RETURN_NOTIMPLEMENTED;
+  } else {
+    if (!int_zero(a[5]) || !int_zero(a[6])) Py_RETURN_NOTIMPLEMENTED;
+    PyObject* gen = a[7] != Py_None ? a[7] : a[8];
+    if (g_generator_type == nullptr || Py_TYPE(gen) != reinterpret_cast<PyTypeObject*>(g_generator_type))
+      Py_RETURN_NOTIMPLEMENTED;
+    PyObject* st = PyObject_GetAttr(gen, g_state_name);
+    if (st == nullptr) {
+      PyErr_Clear();
+      Py_RETURN_NOTIMPLEMENTED;
+    }
+    const bool ok = THPVariable_Check(st);
+    if (ok) state = THPVariable_Unpack(st);
+    Py_DECREF(st);
+    if (!ok || !state.is_cpu() || !state.is_contiguous() || state.scalar_type() != at::kLong || state.numel() != 4)
+      Py_RETURN_NOTIMPLEMENTED;
+  }
+  try {
+    at::Tensor t;
+    try {
+      t = at::empty(c10::IntArrayRef(shape, static_cast<size_t>(dims)), at::TensorOptions().dtype(dtype).device(device));
+    } catch (const c10::Error&) {  // a refused allocation: the general path's one-line MemoryError
+      Py_RETURN_NOTIMPLEMENTED;
+    }
+    {
+      // a small draw keeps the GIL (releasing it costs more than the draw)
+      std::optional<py::gil_scoped_release> nogil;
+      if (numel >= 4096) nogil.emplace();
+      if (state.defined()) {
+        xrng::torch_api::detail::check_not_capturing(t, state.device());
+        const DrawPosition p = take_position(state, d, q, dtype, static_cast<int64_t>(numel));
+        seed = p.key.seed;
+        subseq = p.key.subseq;
+        offset = p.offset;
+        stream = p.stream;
+      }
+      fast_fill(t, d, q, xrng::Key(seed, subseq), offset, stream);
+    }
+    return THPVariable_Wrap(std::move(t));
+  } catch (const c10::Error& e) {
+    PyErr_SetString(PyExc_RuntimeError, e.what_without_backtrace());
+  } catch (const std::invalid_argument& e) {
+    PyErr_SetString(PyExc_ValueError, e.what());
+  } catch (const std::exception& e) {
+    PyErr_SetString(PyExc_RuntimeError, e.what());
+  }
+  return nullptr;
+}
+PyMethodDef g_fast_draw_def = {"_fast_draw", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(&fast_draw)),
+                               METH_FASTCALL, "The factories' eager fast path (python.cpp): a new tensor, else NotImplemented."};
 
 }  // namespace
 
@@ -451,6 +626,11 @@ Setting ``offset``, ``reserve``, ``set_state``, ``split``, ``fold_in``,
       py::arg("path"), py::arg("threads"), py::arg("stream") = xrng::kStreamVersion,
       "draw_ into a new contiguous tensor of `size`, `dtype` on `device` (a torch.device): the factories' path, "
       "allocating in C++ (a torch.empty call from Python costs more than a small draw).");
+  g_state_name = PyUnicode_InternFromString("_state");
+  m.attr("_fast_draw") = py::reinterpret_steal<py::object>(PyCFunction_New(&g_fast_draw_def, nullptr));
+  m.def(
+      "_fast_init", [](const py::object& generator_type) { g_generator_type = generator_type.inc_ref().ptr(); },
+      "Registers xrng.Generator for _fast_draw.");
   m.def(
       "dropout_out",
       [](at::Tensor out, const at::Tensor& in, double p, const py::object& src, const std::string& path, int threads) {

@@ -126,7 +126,7 @@ at::Tensor& draw_direct(at::Tensor& out, Dist dist, const DrawParams& params, co
 // Through the operator xrng::draw_ (ops.cpp) unless run options are set.
 at::Tensor& draw_(at::Tensor& out, Dist dist, const DrawParams& params, const Key& key, uint64_t offset,
                   const RunOptions& run, int stream) {
-  if (!default_run(run) || plain_eager(out)) return draw_direct(out, dist, params, key, offset, run, stream);
+  if (!default_run(run)) return draw_direct(out, dist, params, key, offset, run, stream);
   detail::check_strided(out, dist_name(dist));
   std::vector<double> reals;
   std::vector<int64_t> ints;

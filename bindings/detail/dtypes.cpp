@@ -1,7 +1,9 @@
 // torch scalar types <-> xrng dtypes (see dtypes.h). No arithmetic on values.
 #include "dtypes.h"
 
+#include <array>
 #include <cctype>
+#include <iterator>
 #include <string>
 
 #include "../xrng_torch.h"
@@ -91,11 +93,34 @@ void check_fits(const Plan& plan, at::ScalarType out) {
 
 }  // namespace detail
 
-DType draw_dtype(Dist dist, at::ScalarType t) {
+namespace {
+// The row dtype a tensor of type t takes for dist, if any (draw_dtype without its error).
+std::optional<DType> row_dtype(Dist dist, at::ScalarType t) {
   const std::optional<DType> exact = detail::stored_dtype(t);
   if (exact && dtype_supported(dist, *exact)) return *exact;
   if (detail::narrow_integer(t) && detail::bounded_by_integer_params(dist) && dtype_supported(dist, DType::i32))
     return DType::i32;
+  return std::nullopt;
+}
+constexpr size_t kScalarTypes = static_cast<size_t>(at::ScalarType::NumOptions);
+constexpr size_t kDistCount = std::size(kDists);
+}  // namespace
+
+DType draw_dtype(Dist dist, at::ScalarType t) {
+  // row_dtype of every (dist, type), computed once: a draw asks several times, and
+  // each answer is a scan of the registry's rows (a measurable part of a small draw)
+  static const auto memo = [] {
+    std::array<std::array<int16_t, kScalarTypes>, kDistCount> m{};
+    for (size_t d = 0; d < kDistCount; ++d)
+      for (size_t i = 0; i < kScalarTypes; ++i) {
+        const std::optional<DType> r = row_dtype(static_cast<Dist>(d), static_cast<at::ScalarType>(i));
+        m[d][i] = r ? static_cast<int16_t>(*r) : int16_t{-1};
+      }
+    return m;
+  }();
+  const size_t d = static_cast<size_t>(dist), i = static_cast<size_t>(t);
+  if (d < kDistCount && i < kScalarTypes && memo[d][i] >= 0) return static_cast<DType>(memo[d][i]);
+  if (const std::optional<DType> r = row_dtype(dist, t)) return *r;
   std::string all;
   for (DType d : dist_dtypes(dist)) all += (all.empty() ? "" : ", ") + detail::torch_name(scalar_type_of(d));
   if (dtype_supported(dist, DType::u8)) all += ", torch.bool";

@@ -628,6 +628,8 @@ def _finish(t: torch.Tensor, requires_grad: bool) -> torch.Tensor:
 
 
 default_generator = Generator(0)
+_C._fast_init(Generator)
+_fast_draw = _C._fast_draw
 
 
 # ---- factories ---------------------------------------------------------------------------------
@@ -642,6 +644,11 @@ def rand(*size: _Size, seed: Optional[int] = None, subseq: int = 0, offset: int 
     float64, float16 or bfloat16. ``threads``: host threads (0:
     ``torch.get_num_threads()``); values never depend on it.
     """
+    if not _is_compiling():  # the eager fast path (python.cpp, fast_draw): NotImplemented if unusual
+        t = _fast_draw(0, low, high, size, seed, subseq, offset, generator, default_generator, out, dtype, device,
+                       requires_grad, path, threads, stream)
+        if t is not NotImplemented:
+            return t
     src = _source(seed, subseq, offset, generator)
     t = _new("rand", _size(size), dtype, torch.float32, device, out, src, "uniform",
              {"low": float(low), "high": float(high)}, path, threads, _stream(stream, src))
@@ -662,6 +669,11 @@ def randn(*size: _Size, seed: Optional[int] = None, subseq: int = 0, offset: int
     or bfloat16. ``stream=1`` gives the stream-1 values (binary64 transform)
     of the releases before stream 2; float64 is the same in both.
     """
+    if not _is_compiling():  # the eager fast path (python.cpp, fast_draw): NotImplemented if unusual
+        t = _fast_draw(1, mean, std, size, seed, subseq, offset, generator, default_generator, out, dtype, device,
+                       requires_grad, path, threads, stream)
+        if t is not NotImplemented:
+            return t
     src = _source(seed, subseq, offset, generator)
     t = _new("randn", _size(size), dtype, torch.float32, device, out, src, "normal",
              {"mean": float(mean), "std": float(std)}, path, threads, _stream(stream, src))
