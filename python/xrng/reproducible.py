@@ -1709,7 +1709,10 @@ class reproducible:
         """Runs the call in torch, for its checks alone: on copies of its
         tensors (nothing the program holds is written) and, where it names a
         torch.Generator, with a throwaway one (the program's generators do not
-        move); draws from torch's default generators are absorbed (_pass).
+        move); torch's default CPU generator is put back as it was (a check
+        that drew from it must not hide a re-seed made before it: a DataLoader
+        worker's torch.manual_seed(base + id) followed by its first torch.rand),
+        the CUDA ones' draws are absorbed by the watch.
         Raises where torch raises; returns torch's (discarded) result."""
         cargs = tuple(_copy(v) for v in args)
         ckw = {k: _copy(v) for k, v in kwargs.items()}
@@ -1719,7 +1722,19 @@ class reproducible:
                 ckw["generator"] = torch.Generator(device=g.device)
             except RuntimeError:  # a device without standalone generators: no check rather than move g
                 return None
-        return self._pass(orig, name, cargs, ckw)
+        tg = torch.default_generator
+        st0 = tg.get_state()
+        prev, self.passing = self.passing, name
+        try:
+            return orig(*cargs, **ckw)
+        finally:
+            self.passing = prev
+            self._internal = True
+            try:
+                tg.set_state(st0)
+            finally:
+                self._internal = False
+            self._rebase_watch()
 
     def _pass(self, func: Callable, name: str, args: tuple, kwargs: dict):
         """Runs a reported call with torch's RNG. Its draws from the default
