@@ -168,6 +168,16 @@ _lock = threading.RLock()
 _offset_bump: dict = {}  # device type -> whether its generators take set_offset (no kernel launch)
 
 
+def _copied_position(tg: torch.Generator, st: torch.Tensor) -> Optional[tuple]:
+    """The xrng position recorded with state st by another generator of tg's
+    device (its newest record of that state), or None."""
+    key = _state_key(st)
+    for other, rec in list(_streams.items()):
+        if other is not tg and other.device == tg.device and (pos := rec.history.get(key)) is not None:
+            return pos
+    return None
+
+
 def _key(seed: int, tag: Optional[int], stream: int = _newest_stream) -> Generator:
     g = Generator(seed % 2**64, stream=stream)
     return g if tag is None else g.fold_in(tag)  # fold_in keeps the stream version
@@ -1793,6 +1803,12 @@ class reproducible:
                 rec.gen = _key(tg.initial_seed(), tag, self.stream)
             elif rec is not None and (pos := rec.history.get(_state_key(st))) is not None:
                 rec.gen = Generator(*pos)  # a state recorded after an earlier draw: back to that position
+            elif (pos := _copied_position(tg, st)) is not None:
+                # another generator's state copied in (g2.set_state(g.get_state())): torch
+                # continues where that generator was, and so does the xrng stream
+                if rec is None:
+                    rec = _streams[tg] = _Stream(Generator())
+                rec.gen = Generator(*pos)
             elif rec is None:  # first seen after torch drew from it (outside the mode): offset 0 all the same
                 rec = _streams[tg] = _Stream(_key(tg.initial_seed(), tag, self.stream))
             elif tag == GLOBAL_TAG or rec.entry is self._token():

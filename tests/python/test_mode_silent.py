@@ -1,0 +1,63 @@
+"""Issue 20's silent cases of the reproducible mode that are fixed: generator
+state copies keep torch's meaning, and a re-seed made before the first call of
+a kind (a forked DataLoader worker's torch.manual_seed) is seen."""
+import os
+
+import pytest
+import torch
+
+import xrng
+
+G = xrng.reproducible.global_generator
+
+
+def test_generator_state_copy_continues_like_torch():
+    """g2.set_state(g.get_state()): torch continues where g was; so does the
+    mode (it used to restart g's stream, drawing g's first values again)."""
+    def run(mode):
+        g = torch.Generator().manual_seed(1)
+        with mode:
+            a = torch.randn(3, generator=g)
+            g2 = torch.Generator()
+            g2.set_state(g.get_state())
+            b = torch.randn(3, generator=g2)
+            c = torch.randn(3, generator=g)
+        return a, b, c
+
+    a, b, c = run(xrng.reproducible(seed=0, strict=True))
+    assert torch.equal(b, c) and not torch.equal(a, b)
+    # the values are the xrng stream of seed 1: b continues after a's 3 values
+    gg = xrng.reproducible.generator_for(1)
+    assert torch.equal(a, xrng.randn(3, generator=gg)) and torch.equal(b, xrng.randn(3, generator=gg))
+    ta, tb, tc = run(torch.random.fork_rng())  # torch's own meaning, without the mode
+    assert torch.equal(tb, tc) and not torch.equal(ta, tb)
+
+
+def test_reseed_before_the_first_call_of_a_kind_restarts_the_stream():
+    """torch's argument check of a kind's first call drew from torch's default
+    generator and hid a manual_seed made just before it."""
+    with xrng.reproducible(seed=5, strict=True):
+        torch.manual_seed(123)
+        x = torch.rand(2)
+    assert torch.equal(x, xrng.rand(2, generator=G(123)))
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="needs os.fork")
+def test_forked_child_reseeded_before_drawing():
+    """A DataLoader worker's torch.manual_seed(base + id) in a forked child,
+    before its first draw, restarts the global stream there."""
+    r, w = os.pipe()
+    with xrng.reproducible(seed=5, strict=True):
+        pid = os.fork()
+        if pid == 0:
+            try:
+                torch.manual_seed(77)
+                os.write(w, torch.rand(4).numpy().tobytes())
+            finally:
+                os._exit(0)
+        os.close(w)
+        data = b""
+        while chunk := os.read(r, 64):
+            data += chunk
+        os.waitpid(pid, 0)
+    assert data == xrng.rand(4, generator=G(77)).numpy().tobytes()
