@@ -1392,12 +1392,33 @@ def _scan_aliases() -> None:
                 _ENTRIES.append(a)
 
 
+def _dataloader_iterator(self):
+    """DataLoader._get_iterator while a mode may be active: workers started by
+    spawn or forkserver are fresh processes that do not inherit the mode (their
+    draws come from torch's generators), so the mode reports them (issue 20)."""
+    m = getattr(_tls, "top", None)
+    if m is not None and m._entries and self.num_workers > 0:
+        import multiprocessing
+        ctx = self.multiprocessing_context
+        method = ctx.get_start_method() if ctx is not None else multiprocessing.get_start_method()
+        if method != "fork":
+            m._report("a DataLoader's workers", f"are started with {method!r}: they do not inherit the mode and "
+                                                f"draw from torch's generators (use the 'fork' start method)")
+    return _DATALOADER_ITER(self)
+
+
+_DATALOADER_ITER = None  # DataLoader._get_iterator while the wrapper is installed
+
+
 def _install() -> None:
-    global _installed
+    global _installed, _DATALOADER_ITER
     with _lock:
         if not _ENTRIES:
             _build_tables()
         if _installed == 0:
+            from torch.utils.data import DataLoader
+            _DATALOADER_ITER = DataLoader.__dict__["_get_iterator"]
+            DataLoader._get_iterator = _dataloader_iterator
             from .distributed import _mode_entries  # torch.distributed.tensor.rand/randn, once loaded (issue 17)
             for owner, attr, name, h in _mode_entries():
                 _target(owner, attr, name, h)
@@ -1412,6 +1433,8 @@ def _uninstall() -> None:
     with _lock:
         _installed -= 1
         if _installed == 0:
+            from torch.utils.data import DataLoader
+            DataLoader._get_iterator = _DATALOADER_ITER
             for e in _ENTRIES:
                 if e.own:
                     setattr(e.owner, e.attr, e.original)

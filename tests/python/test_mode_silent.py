@@ -61,3 +61,30 @@ def test_forked_child_reseeded_before_drawing():
             data += chunk
         os.waitpid(pid, 0)
     assert data == xrng.rand(4, generator=G(77)).numpy().tobytes()
+
+
+class _Noisy(torch.utils.data.Dataset):
+    def __len__(self):
+        return 4
+
+    def __getitem__(self, i):
+        return torch.rand(2)
+
+
+@pytest.mark.parametrize("method", ["spawn", "forkserver"])
+def test_dataloader_workers_not_forked_are_reported(method):
+    """Workers started by spawn or forkserver do not inherit the mode: reported,
+    and refused under strict=True before any worker starts (they used to draw
+    torch's values silently)."""
+    loader = torch.utils.data.DataLoader(_Noisy(), batch_size=2, num_workers=2, multiprocessing_context=method)
+    with xrng.reproducible(seed=0, strict=True):
+        with pytest.raises(xrng.NotReproducibleError, match=f"started with '{method}'"):
+            iter(loader)
+    assert torch.utils.data.DataLoader._get_iterator.__name__ == "_get_iterator"  # restored at the mode's end
+
+
+def test_dataloader_forked_workers_and_no_workers_are_not_reported():
+    with xrng.reproducible(seed=0, strict=True):
+        a = list(torch.utils.data.DataLoader(_Noisy(), batch_size=2, num_workers=0))
+        b = list(torch.utils.data.DataLoader(_Noisy(), batch_size=2, num_workers=1, multiprocessing_context="fork"))
+    assert len(a) == len(b) == 2
