@@ -1311,10 +1311,16 @@ if hasattr(__import__("os"), "register_at_fork"):
     __import__("os").register_at_fork(after_in_child=_after_fork_in_child)
 
 
+_foreign_draws: list = []  # random calls made by threads without a mode while one is active
+
+
 def _elsewhere(name: str) -> None:
     """A random entry point called on a thread without a mode while another
     thread has one: torch draws it, and says so (it is not reproducible)."""
     if _owner is not None and _owner != threading.get_ident():
+        with _lock:  # seen by the mode's next draw of the global stream (_resolve)
+            _foreign_draws.append(f"{name} on {threading.current_thread().name}")
+            del _foreign_draws[:-8]
         warnings.warn(f"xrng.reproducible: {name} was called on {threading.current_thread().name}, which has no "
                       f"mode, while a mode is active on {_thread_name(_owner)}: drawn by torch's generator, not "
                       f"by the mode; its values may differ between devices", ReproducibilityWarning, stacklevel=3)
@@ -1818,12 +1824,22 @@ class reproducible:
         with _lock:
             st = tg.get_state()
             rec = _streams.get(tg)
+            foreign = None
+            if tag == GLOBAL_TAG and _foreign_draws:
+                foreign = ", ".join(_foreign_draws)
+                _foreign_draws.clear()
             if rec is not None and rec.state is not None and torch.equal(st, rec.state):
                 pass
             elif torch.equal(st, _fresh_state(tg)):  # (re-)seeded: offset 0 of the seed's key
                 if rec is None:
                     rec = _streams[tg] = _Stream(Generator())
                 rec.gen = _key(tg.initial_seed(), tag, self.stream)
+            elif foreign is not None and rec is not None:
+                # Another thread drew from torch's generator (through the entry points, which
+                # know): its state may now match one recorded earlier, which is no restore
+                # (issue 20). Reported; the xrng stream continues where it was.
+                self._report("torch's default generator", f"was drawn from by a thread without the mode "
+                                                          f"({foreign}), between {self._last_op} and {op}")
             elif rec is not None and (pos := rec.history.get(_state_key(st))) is not None:
                 rec.gen = Generator(*pos)  # a state recorded after an earlier draw: back to that position
             elif (pos := _copied_position(tg, st)) is not None:

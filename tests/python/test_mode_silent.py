@@ -88,3 +88,36 @@ def test_dataloader_forked_workers_and_no_workers_are_not_reported():
         a = list(torch.utils.data.DataLoader(_Noisy(), batch_size=2, num_workers=0))
         b = list(torch.utils.data.DataLoader(_Noisy(), batch_size=2, num_workers=1, multiprocessing_context="fork"))
     assert len(a) == len(b) == 2
+
+
+def _thread_draws_then_randn(strict):
+    """The issue's example: a thread without the mode draws single floats, which
+    moves torch's generator along the path the mode recorded in an earlier run."""
+    import threading
+    torch.manual_seed(42)
+    with xrng.reproducible(seed=0):
+        first = [torch.randn(2) for _ in range(5)]
+    torch.manual_seed(42)
+    with xrng.reproducible(seed=0, strict=strict) as m:
+        t = threading.Thread(target=lambda: [torch.rand(1) for _ in range(3)])
+        t.start()
+        t.join()
+        return first, torch.randn(2), m
+
+
+def test_foreign_thread_draws_are_not_taken_for_a_restore():
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", xrng.ReproducibilityWarning)
+        first, x, m = _thread_draws_then_randn(strict=False)
+    assert not any(torch.equal(x, f) for f in first[1:])  # no jump back into the first run's stream
+    assert torch.equal(x, first[0])  # the stream continues at its start (re-seeded to 42: offset 0)
+    assert "torch's default generator" in m.reported
+
+
+def test_foreign_thread_draws_raise_under_strict():
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", xrng.ReproducibilityWarning)
+        with pytest.raises(xrng.NotReproducibleError, match="drawn from by a thread without the mode"):
+            _thread_draws_then_randn(strict=True)
