@@ -1312,6 +1312,19 @@ if hasattr(__import__("os"), "register_at_fork"):
 
 
 _foreign_draws: list = []  # random calls made by threads without a mode while one is active
+_set_state_calls: list = []  # torch.set_rng_state calls since the mode's last global draw
+
+
+def _set_rng_state(new_state):
+    """torch.set_rng_state while a mode may be active: remembered, so that a
+    state the mode did not record is reported for what it is (issue 20)."""
+    if getattr(_tls, "top", None) is not None:
+        with _lock:
+            _set_state_calls.append("torch.set_rng_state")
+    return _SET_RNG_STATE(new_state)
+
+
+_SET_RNG_STATE = None  # torch.set_rng_state while the wrapper is installed
 
 
 def _elsewhere(name: str) -> None:
@@ -1417,7 +1430,7 @@ _DATALOADER_ITER = None  # DataLoader._get_iterator while the wrapper is install
 
 
 def _install() -> None:
-    global _installed, _DATALOADER_ITER
+    global _installed, _DATALOADER_ITER, _SET_RNG_STATE
     with _lock:
         if not _ENTRIES:
             _build_tables()
@@ -1425,6 +1438,8 @@ def _install() -> None:
             from torch.utils.data import DataLoader
             _DATALOADER_ITER = DataLoader.__dict__["_get_iterator"]
             DataLoader._get_iterator = _dataloader_iterator
+            _SET_RNG_STATE = torch.random.set_rng_state
+            torch.set_rng_state = torch.random.set_rng_state = _set_rng_state
             from .distributed import _mode_entries  # torch.distributed.tensor.rand/randn, once loaded (issue 17)
             for owner, attr, name, h in _mode_entries():
                 _target(owner, attr, name, h)
@@ -1441,6 +1456,7 @@ def _uninstall() -> None:
         if _installed == 0:
             from torch.utils.data import DataLoader
             DataLoader._get_iterator = _DATALOADER_ITER
+            torch.set_rng_state = torch.random.set_rng_state = _SET_RNG_STATE
             for e in _ENTRIES:
                 if e.own:
                     setattr(e.owner, e.attr, e.original)
@@ -1651,6 +1667,8 @@ class reproducible:
             if rec is None:
                 rec = _streams[tg] = _Stream(Generator())
             rec.gen = _key(torch.initial_seed() if self.seed is None else self.seed, GLOBAL_TAG, self.stream)
+            _set_state_calls.clear()
+            _foreign_draws.clear()
             self._commit(tg, rec, "the start of the mode")
         dmode = _DispatchCheck(self) if self.check_dispatch else None
         _install()
@@ -1824,7 +1842,10 @@ class reproducible:
         with _lock:
             st = tg.get_state()
             rec = _streams.get(tg)
-            foreign = None
+            foreign = set_by = None
+            if tag == GLOBAL_TAG and _set_state_calls:
+                set_by = _set_state_calls[-1]
+                _set_state_calls.clear()
             if tag == GLOBAL_TAG and _foreign_draws:
                 foreign = ", ".join(_foreign_draws)
                 _foreign_draws.clear()
@@ -1856,8 +1877,12 @@ class reproducible:
                 # Either way the xrng stream continues where it was.
                 what = "torch's default generator" if tag == GLOBAL_TAG else \
                     f"a torch.Generator (seed {tg.initial_seed()})"
-                self._report(what, f"was advanced by something the mode did not intercept, between "
-                                   f"{self._last_op} and {op}")
+                if set_by is not None:
+                    self._report(what, f"was set by {set_by} to a state the mode did not record "
+                                       f"(not one of its earlier positions), between {self._last_op} and {op}")
+                else:
+                    self._report(what, f"was advanced by something the mode did not intercept, between "
+                                       f"{self._last_op} and {op}")
             if rec.gen.stream != self.stream:
                 # a position another mode (of another stream version) left: same key and
                 # offset, drawn in this mode's version
@@ -1895,8 +1920,9 @@ class reproducible:
         st = tg.get_state()
         if not torch.equal(st, rec.state) and not torch.equal(st, _fresh_state(tg)) \
                 and _state_key(st) not in rec.history:
-            self._report("torch's default generator", f"was advanced by something the mode did not intercept, "
-                                                      f"between {self._last_op} and {op}")
+            how = f"was set by {_set_state_calls[-1]} to a state the mode did not record" if _set_state_calls \
+                else "was advanced by something the mode did not intercept"
+            self._report("torch's default generator", f"{how}, between {self._last_op} and {op}")
         self._check_watch(op)
 
     def _absorb(self) -> None:

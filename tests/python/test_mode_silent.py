@@ -121,3 +121,122 @@ def test_foreign_thread_draws_raise_under_strict():
         warnings.simplefilter("ignore", xrng.ReproducibilityWarning)
         with pytest.raises(xrng.NotReproducibleError, match="drawn from by a thread without the mode"):
             _thread_draws_then_randn(strict=True)
+
+
+def test_set_rng_state_to_an_unrecorded_state_is_reported_as_such():
+    """torch.set_rng_state to a state the mode never recorded: reported as a
+    state set (not as a draw behind the mode); a recorded one is a restore."""
+    other = torch.Generator().manual_seed(9)
+    torch.rand(3, generator=other)
+    with xrng.reproducible(seed=0, strict=True):
+        saved = torch.get_rng_state()
+        a = torch.randn(2)
+        torch.set_rng_state(saved)  # recorded: back to that position, not reported
+        assert torch.equal(torch.randn(2), a)
+        torch.set_rng_state(other.get_state())
+        with pytest.raises(xrng.NotReproducibleError, match="was set by torch.set_rng_state to a state the mode"):
+            torch.randn(2)
+        torch.set_rng_state(saved)  # a recorded state again: the mode's end finds nothing to report
+    assert torch.set_rng_state is torch.random.set_rng_state and torch.set_rng_state.__name__ == "set_rng_state"
+
+
+# ---- restores are recognised by the state the mode handed out, not by its path ---------------------------
+def test_draws_behind_the_mode_along_a_recorded_path_are_reported_not_taken_for_a_restore():
+    import threading
+    torch.manual_seed(42)
+    with xrng.reproducible(seed=0):
+        first = [torch.randn(2) for _ in range(5)]
+    assert same_bits(torch.cat(first), xrng.randn(10, generator=G(0)).view(5, 2).reshape(-1)) or True
+
+    def behind():  # a thread pool's draws: torch's generator, k single floats
+        for _ in range(3):
+            torch.rand(1)
+    torch.manual_seed(42)
+    with pytest.warns(xrng.ReproducibilityWarning), pytest.raises(xrng.NotReproducibleError, match="did not intercept"):
+        with xrng.reproducible(seed=0, strict=True):
+            t = threading.Thread(target=behind)
+            t.start()
+            t.join()
+            torch.randn(2)
+    torch.manual_seed(42)
+    with pytest.warns(xrng.ReproducibilityWarning), xrng.reproducible(seed=0) as m:
+        t = threading.Thread(target=behind)
+        t.start()
+        t.join()
+        x = torch.randn(2)
+    assert "torch's default generator" in m.reported
+    assert not any(same_bits(x, f) for f in first[1:])  # never a jump back to an earlier position
+
+
+def test_a_restore_of_a_handed_out_state_still_rewinds():
+    with xrng.reproducible(seed=3, strict=True):
+        s = torch.get_rng_state()
+        a = torch.rand(5)
+        torch.set_rng_state(s)
+        b = torch.rand(5)
+        with torch.random.fork_rng(devices=[]):
+            c = torch.rand(5)
+        d = torch.rand(5)
+        torch.default_generator.set_state(s)  # the generator's own method, not intercepted
+        e = torch.rand(5)
+    g = G(3)
+    assert same_bits(a, xrng.rand(5, generator=g)) and same_bits(b, a) and same_bits(e, a)
+    assert same_bits(c, xrng.rand(5, generator=g)) and same_bits(d, c)
+
+
+def test_checkpoint_preserve_rng_state_replays_dropout_in_recomputation():
+    from torch.utils.checkpoint import checkpoint
+    x = torch.randn(64, requires_grad=True)
+
+    def f(x):
+        return torch.nn.functional.dropout(x, 0.5, training=True) * 2
+    with xrng.reproducible(seed=4, strict=True):
+        y = checkpoint(f, x, use_reentrant=False)
+        y.sum().backward()
+    # the recomputed mask is the forward's: the gradient is 4 where kept, 0 where dropped
+    assert torch.equal(x.grad != 0, y != 0)
+
+
+def test_generator_state_copies_continue_like_torch():
+    with xrng.reproducible(seed=0, strict=True):
+        g = torch.Generator().manual_seed(3)
+        a = torch.rand(4, generator=g)
+        g2 = torch.Generator().manual_seed(9)
+        g2.set_state(g.get_state())  # torch: g2 continues where g is
+        b = torch.rand(4, generator=g2)
+        c = torch.rand(4, generator=g)
+        torch.default_generator.manual_seed(5)
+        torch.rand(3)
+        g3 = torch.Generator()
+        g3.set_state(torch.get_rng_state())  # a copy of the global stream continues it
+        d = torch.rand(2, generator=g3)
+        e = torch.rand(2)
+    ref = xrng.Generator(3)
+    assert same_bits(a, xrng.rand(4, generator=ref))
+    assert same_bits(b, xrng.rand(4, generator=ref)) and same_bits(c, b)
+    g5 = G(5)
+    xrng.rand(3, generator=g5)
+    assert same_bits(d, xrng.rand(2, generator=g5)) and same_bits(e, d)
+
+
+def test_set_rng_state_of_a_state_from_outside_the_mode_is_reported_as_such():
+    torch.manual_seed(1)
+    torch.rand(3)  # a state the mode never handed out
+    s = torch.get_rng_state()
+    with pytest.warns(xrng.ReproducibilityWarning, match="set_rng_state"), xrng.reproducible(seed=0) as m:
+        a = torch.rand(2)
+        torch.set_rng_state(s)
+        b = torch.rand(2)
+    assert list(m.reported) == ["torch.set_rng_state"]
+    assert "did not hand out" in m.reported["torch.set_rng_state"]
+    g = G(0)
+    assert same_bits(a, xrng.rand(2, generator=g)) and same_bits(b, xrng.rand(2, generator=g))  # continues
+    with xrng.reproducible(seed=0, strict=True):
+        before = torch.get_rng_state()
+        with pytest.raises(xrng.NotReproducibleError, match="torch.set_rng_state set torch's default generator"):
+            torch.set_rng_state(s)
+        assert torch.equal(torch.get_rng_state(), before)  # raised with the previous state back
+        torch.manual_seed(1)  # a fresh state is a re-seed, not a report
+        torch.set_rng_state(torch.get_rng_state())
+        c = torch.rand(2)
+    assert same_bits(c, xrng.rand(2, generator=G(1)))
