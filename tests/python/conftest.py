@@ -110,7 +110,15 @@ def xdev():
 
 
 def _xdev_device_module():
-    """The torch.xdev module torch consults for a device's index and state."""
+    """The torch.xdev module torch consults for a device's index and state.
+
+    It has what torch's generic code asks of an out-of-tree backend's module
+    (torch_npu's has the same): `fork_rng` and `torch.utils.checkpoint` save and
+    restore the accelerator's generator state, and checkpoint builds an autocast
+    context for it. The test backend runs every op through torch's CPU fallback
+    and has no generator of its own, so its state is empty and setting it is a
+    no-op; its autocast dtypes are the usual two.
+    """
     import types
 
     m = types.ModuleType("torch.xdev")
@@ -121,6 +129,9 @@ def _xdev_device_module():
     m._is_in_bad_fork = lambda: False
     m.manual_seed_all = lambda seed: None
     m.synchronize = lambda device=None: None
+    m.get_rng_state = lambda device="xdev": torch.empty(0, dtype=torch.uint8)
+    m.set_rng_state = lambda new_state, device="xdev": None
+    m.get_amp_supported_dtype = lambda: [torch.float16, torch.bfloat16]
     return m
 
 
