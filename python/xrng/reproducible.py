@@ -89,6 +89,7 @@ import warnings
 import weakref
 from typing import Callable, Optional
 
+import numpy as np
 import torch
 from torch.utils._python_dispatch import TorchDispatchMode
 
@@ -137,9 +138,9 @@ class _Unsupported(Exception):
 # A torch generator (torch.default_generator for the global stream, or one a
 # program passes as generator=) maps to an xrng Generator: a key and a word
 # offset. The torch generator's own state serves as the handle on that position:
-# after every xrng draw the torch generator is advanced once (a throwaway draw,
-# outside the mode) and its new state is recorded with the xrng position. At the
-# next draw, its state tells what happened in between:
+# after every xrng draw the torch generator is marked (_mark: a change of its
+# state that no draw of torch's can make) and its new state is recorded with the
+# xrng position. At the next draw, its state tells what happened in between:
 #   unchanged                      -> continue;
 #   the state of a fresh generator -> re-seeded (manual_seed): restart at offset 0
 #     seeded with initial_seed()      of the key of initial_seed();
@@ -147,8 +148,12 @@ class _Unsupported(Exception):
 #                                     set_rng_state): back to that position;
 #   anything else                  -> something drew from it behind the mode:
 #                                     reported; the xrng stream continues.
-# Without the throwaway draw, re-seeding with the seed already in use would
-# leave the state unchanged and go unnoticed.
+# The mark makes every recorded state one that torch's own draws cannot reach:
+# a program that re-seeds torch and then draws from it outside the mode's entry
+# points (a TorchScript function, a C++ extension) moves the generator along
+# torch's path from the seed, never onto a recorded state, so it is reported,
+# not taken for a restore (issue 20). Without a mark, re-seeding with the seed
+# already in use would also leave the state unchanged and go unnoticed.
 _HISTORY = 1024  # recorded states per generator (restores reach back this many draws)
 
 
@@ -199,12 +204,35 @@ def _fresh_state(tg: torch.Generator) -> torch.Tensor:
     return st
 
 
-def _advance(tg: torch.Generator) -> None:
-    """Moves a torch generator on by one draw of its own (outside any mode)."""
+_marks = 0  # marks made so far in this process (each mark is a new value)
+
+
+def _mark(tg: torch.Generator) -> None:
+    """Marks a torch generator's state (outside any mode) so that its new state
+    is one torch's own draws cannot reach (see the comment above _Stream).
+
+    CPU (mt19937): the low 31 bits of word 0 of the state are dead: torch's
+    generator outputs word 0 only right after a twist, in the same call, and a
+    twist reads only its top bit; so setting them changes the state and none of
+    torch's future values (verified by tests/python/test_mode_silent.py). The
+    mark is a counter, distinct for 2**31 - 1 draws; it lasts until torch's
+    next twist, which is itself a draw the mode reports.
+    Philox generators (CUDA): the offset jumps by 2**34 words, a distance no
+    sequence of torch's own draws between two calls of the mode covers.
+    Other devices: one draw of torch's own (their generators are not marked)."""
+    global _marks
     dev = tg.device.type
+    if dev == "cpu":
+        st = tg.get_state()
+        if st.numel() == _CPU_STATE_BYTES:
+            _marks = _marks % 0x7FFFFFFF + 1
+            w = st.numpy()[24:28].view(np.uint32)  # word 0 of the mt19937 state, little-endian
+            w[0] = (int(w[0]) & 0x80000000) | _marks
+            tg.set_state(st)
+            return
     if _offset_bump.get(dev, True):
         try:  # Philox generators (CUDA): move the offset, no kernel launch
-            tg.set_offset(tg.get_offset() + 4)
+            tg.set_offset((tg.get_offset() + 2**34) % 2**64)
             _offset_bump[dev] = True
             return
         except (RuntimeError, AttributeError):
@@ -212,6 +240,9 @@ def _advance(tg: torch.Generator) -> None:
     # TensorBase's own uniform_: torch.Tensor.uniform_ may be the mode's entry point
     with torch._C.DisableTorchFunction():
         torch._C.TensorBase.uniform_(torch.empty((), dtype=torch.float32, device=tg.device), generator=tg)
+
+
+_CPU_STATE_BYTES = 5056  # torch's CPU generator state: the legacy mt19937 layout (word 0 at byte 24)
 
 
 def _state_key(st: torch.Tensor) -> bytes:
@@ -1645,8 +1676,8 @@ class reproducible:
         self.enable()
         return self
 
-    def __exit__(self, *exc) -> None:
-        self.disable()
+    def __exit__(self, exc_type, exc, tb) -> None:
+        self._disable(check=exc_type is None)  # an exception on its way out is the one to see
 
     def enable(self) -> "reproducible":
         """Starts the mode on this thread (scripts: everything from here on).
@@ -1680,6 +1711,9 @@ class reproducible:
 
     def disable(self) -> None:
         """Ends the innermost entry of this object (on the thread that entered it)."""
+        self._disable(check=True)
+
+    def _disable(self, check: bool) -> None:
         if not self._entries:
             raise RuntimeError("xrng.reproducible.disable(): the mode is not enabled")
         if getattr(_tls, "top", None) is not self:
@@ -1687,7 +1721,8 @@ class reproducible:
                                "still active, or this thread did not enter this one")
         dmode, saved, previous = self._entries.pop()
         try:
-            self._check_foreign(torch.default_generator, "the end of the mode")
+            if check:
+                self._check_foreign(torch.default_generator, "the end of the mode")
         finally:
             _tls.top = previous
             if dmode is not None:
@@ -1849,40 +1884,45 @@ class reproducible:
             if tag == GLOBAL_TAG and _foreign_draws:
                 foreign = ", ".join(_foreign_draws)
                 _foreign_draws.clear()
-            if rec is not None and rec.state is not None and torch.equal(st, rec.state):
-                pass
-            elif torch.equal(st, _fresh_state(tg)):  # (re-)seeded: offset 0 of the seed's key
-                if rec is None:
-                    rec = _streams[tg] = _Stream(Generator())
-                rec.gen = _key(tg.initial_seed(), tag, self.stream)
-            elif foreign is not None and rec is not None:
-                # Another thread drew from torch's generator (through the entry points, which
-                # know): its state may now match one recorded earlier, which is no restore
-                # (issue 20). Reported; the xrng stream continues where it was.
-                self._report("torch's default generator", f"was drawn from by a thread without the mode "
-                                                          f"({foreign}), between {self._last_op} and {op}")
-            elif rec is not None and (pos := rec.history.get(_state_key(st))) is not None:
-                rec.gen = Generator(*pos)  # a state recorded after an earlier draw: back to that position
-            elif (pos := _copied_position(tg, st)) is not None:
-                # another generator's state copied in (g2.set_state(g.get_state())): torch
-                # continues where that generator was, and so does the xrng stream
-                if rec is None:
-                    rec = _streams[tg] = _Stream(Generator())
-                rec.gen = Generator(*pos)
-            elif rec is None:  # first seen after torch drew from it (outside the mode): offset 0 all the same
-                rec = _streams[tg] = _Stream(_key(tg.initial_seed(), tag, self.stream))
-            elif tag == GLOBAL_TAG or rec.entry is self._token():
-                # Something drew from it while this entry of the mode was active (a program's
-                # own generator may also be used between entries: that is not reported).
-                # Either way the xrng stream continues where it was.
-                what = "torch's default generator" if tag == GLOBAL_TAG else \
-                    f"a torch.Generator (seed {tg.initial_seed()})"
-                if set_by is not None:
-                    self._report(what, f"was set by {set_by} to a state the mode did not record "
-                                       f"(not one of its earlier positions), between {self._last_op} and {op}")
-                else:
-                    self._report(what, f"was advanced by something the mode did not intercept, between "
-                                       f"{self._last_op} and {op}")
+            try:
+                if rec is not None and rec.state is not None and torch.equal(st, rec.state):
+                    pass
+                elif torch.equal(st, _fresh_state(tg)):  # (re-)seeded: offset 0 of the seed's key
+                    if rec is None:
+                        rec = _streams[tg] = _Stream(Generator())
+                    rec.gen = _key(tg.initial_seed(), tag, self.stream)
+                elif foreign is not None and rec is not None:
+                    # Another thread drew from torch's generator (through the entry points, which
+                    # know): its state may now match one recorded earlier, which is no restore
+                    # (issue 20). Reported; the xrng stream continues where it was.
+                    self._report("torch's default generator", f"was drawn from by a thread without the mode "
+                                                              f"({foreign}), between {self._last_op} and {op}")
+                elif rec is not None and (pos := rec.history.get(_state_key(st))) is not None:
+                    rec.gen = Generator(*pos)  # a state recorded after an earlier draw: back to that position
+                elif (pos := _copied_position(tg, st)) is not None:
+                    # another generator's state copied in (g2.set_state(g.get_state())): torch
+                    # continues where that generator was, and so does the xrng stream
+                    if rec is None:
+                        rec = _streams[tg] = _Stream(Generator())
+                    rec.gen = Generator(*pos)
+                elif rec is None:  # first seen after torch drew from it (outside the mode): offset 0 all the same
+                    rec = _streams[tg] = _Stream(_key(tg.initial_seed(), tag, self.stream))
+                elif tag == GLOBAL_TAG or rec.entry is self._token():
+                    # Something drew from it while this entry of the mode was active (a program's
+                    # own generator may also be used between entries: that is not reported).
+                    # Either way the xrng stream continues where it was.
+                    what = "torch's default generator" if tag == GLOBAL_TAG else \
+                        f"a torch.Generator (seed {tg.initial_seed()})"
+                    if set_by is not None:
+                        self._report(what, f"was set by {set_by} to a state the mode did not record "
+                                           f"(not one of its earlier positions), between {self._last_op} and {op}")
+                    else:
+                        self._report(what, f"was advanced by something the mode did not intercept, between "
+                                           f"{self._last_op} and {op}")
+            except NotReproducibleError:
+                if rec is not None:  # reported once: the state is taken as it is (not again at the end)
+                    rec.state = st
+                raise
             if rec.gen.stream != self.stream:
                 # a position another mode (of another stream version) left: same key and
                 # offset, drawn in this mode's version
@@ -1898,7 +1938,7 @@ class reproducible:
     def _commit(self, tg: torch.Generator, rec: _Stream, op: str) -> None:
         self._internal = True
         try:
-            _advance(tg)
+            _mark(tg)
         finally:
             self._internal = False
         st = tg.get_state()

@@ -139,3 +139,60 @@ def test_set_rng_state_to_an_unrecorded_state_is_reported_as_such():
         torch.set_rng_state(saved)  # a recorded state again: the mode's end finds nothing to report
     assert torch.set_rng_state is torch.random.set_rng_state and torch.set_rng_state.__name__ == "set_rng_state"
 
+
+
+@torch.jit.script
+def _scripted_draws(k: int) -> torch.Tensor:
+    out = torch.empty(0)
+    for _ in range(k):
+        out = torch.cat([out, torch.rand(1)])  # TorchScript: no Python entry point sees these draws
+    return out
+
+
+@pytest.mark.parametrize("k", [1, 3])
+def test_torchscript_draws_after_a_reseed_are_not_taken_for_a_restore(k):
+    """Issue 20, case 1 with TorchScript instead of a thread: k single floats
+    drawn from torch's generator after set_seed(42) followed the mode's own path
+    from the same seed (one float per draw), so the mode found a recorded state
+    and jumped back silently. The mode's marks are off torch's path: reported."""
+    import warnings
+    torch.manual_seed(42)
+    with xrng.reproducible(seed=0):
+        first = [torch.randn(2) for _ in range(5)]
+    torch.manual_seed(42)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", xrng.ReproducibilityWarning)
+        with xrng.reproducible(seed=0) as m:
+            _scripted_draws(k)
+            x = torch.randn(2)
+    assert not any(torch.equal(x, f) for f in first[1:])
+    assert torch.equal(x, first[0])  # re-seeded to 42 before: the stream continues at offset 0
+    assert "torch's default generator" in m.reported
+    torch.manual_seed(42)
+    with xrng.reproducible(seed=0, strict=True, check_dispatch=False):  # the draw's own check, not the dispatcher's
+        _scripted_draws(k)
+        with pytest.raises(xrng.NotReproducibleError, match="advanced by something the mode did not intercept"):
+            torch.randn(2)
+    torch.manual_seed(42)
+    with xrng.reproducible(seed=0, strict=True):  # the dispatcher-level check sees the scripted draw itself
+        with pytest.raises(RuntimeError, match="TorchScript interpreter"):  # its message is lost on the way
+            _scripted_draws(k)
+
+
+def test_the_mode_leaves_torchs_own_values_unchanged():
+    """The mode's mark changes torch's generator state and none of its values:
+    torch's draws after a mode (and the mode's draws themselves) are those of
+    the same program without the mode, for any number of draws in the mode."""
+    for n in (0, 1, 5, 700):  # 700 > 624: across a twist of torch's mt19937
+        torch.manual_seed(3)
+        ref = torch.rand(n) if n else torch.empty(0)  # torch's values consumed before, as in the mode run
+        after_ref = (torch.rand(1000), torch.randn(7), torch.randint(0, 100, (5,)))
+        torch.manual_seed(3)
+        if n:
+            torch.rand(n)
+        with xrng.reproducible(seed=0, strict=True):
+            for _ in range(3):
+                torch.randn(4)
+        after = (torch.rand(1000), torch.randn(7), torch.randint(0, 100, (5,)))
+        assert all(torch.equal(a, b) for a, b in zip(after, after_ref)), n
+        del ref
