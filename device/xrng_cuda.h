@@ -77,4 +77,14 @@ void transform_block(const Plan& plan, const Key& key, uint64_t offset, const Te
 void multinomial(const double* dev_weights, uint64_t rows, uint64_t k, uint64_t num_samples, bool replacement,
                  const Key& key, uint64_t offset, int64_t* dev_out, cudaStream_t stream = 0);
 
+// The gamma family (SPEC.md section 11; host: xrng::gamma and xrng::dirichlet
+// in host/xrng.h): dev_out[n] (dt: f64, f32, f16 or bf16) from dev_alpha[n]
+// (binary64, device memory), the host's values bit for bit. The alphas are
+// checked on the device before anything is written (one synchronisation of
+// `stream`); the draw itself is asynchronous.
+void gamma(const double* dev_alpha, uint64_t n, const Key& key, uint64_t offset, DType dt, void* dev_out,
+           cudaStream_t stream = 0);
+void dirichlet(const double* dev_alpha, uint64_t rows, uint64_t k, const Key& key, uint64_t offset, DType dt,
+               void* dev_out, cudaStream_t stream = 0);
+
 }  // namespace xrng::cuda

@@ -16,6 +16,7 @@
 
 #include "../rng/block.h"
 #include "../rng/keys.h"
+#include "../rng/gamma.h"
 #include "../rng/multinomial.h"
 #include "../rng/plan.h"
 #include "../rng/detail/rows.h"
@@ -151,6 +152,22 @@ void multinomial(const double* weights, uint64_t rows, uint64_t k, uint64_t num_
 // and check_multinomial_shape (the checks without the weights) are in
 // rng/multinomial.h.
 
+// ---- the gamma family (issue 20; SPEC.md section 11) -------------------------------------
+// gamma(alpha[n]) -> out[n]: standard gamma variates (scale 1), torch._standard_gamma's
+// draw; element i reads the 64 words offset + 64 i (Marsaglia and Tsang's
+// method, 15 attempts of 4 words, words 60-61 for the boost of alpha < 1),
+// computed in binary64 and rounded to `dt` (f64, f32, f16 or bf16), at
+// least the dtype's smallest normal. dirichlet(alpha[rows, k]) -> out[rows, k]:
+// each row's gamma variates (the same words) over their left-to-right
+// binary64 sum, torch._sample_dirichlet's draw (and Beta's). `alpha` is
+// binary64 (every f32, f16 and bf16 value converts exactly). Throws
+// xrng::Error before writing anything: an alpha that is not finite and > 0,
+// another dtype, counters beyond 2^64 (gamma_words(n) = 64 n, rng/gamma.h).
+void gamma(const double* alpha, uint64_t n, const Key& key, uint64_t offset, DType dt, void* out,
+           const FillOptions& opt = {});
+void dirichlet(const double* alpha, uint64_t rows, uint64_t k, const Key& key, uint64_t offset, DType dt, void* out,
+               const FillOptions& opt = {});
+
 // ---- a stateful generator ------------------------------------------------------------
 // Remembers (key, offset) and the stream version it draws, nothing else; each
 // draw starts at the current offset and advances it by the words the draw
@@ -260,6 +277,8 @@ class Generator {
   // multinomial_words(...); a refused draw leaves the generator unchanged.
   void multinomial(const double* weights, uint64_t rows, uint64_t k, uint64_t num_samples, bool replacement,
                    int64_t* out, const FillOptions& opt = {});
+  // gamma (above) at this generator's offset, advancing it by gamma_words(n).
+  void gamma(const double* alpha, uint64_t n, DType dt, void* out, const FillOptions& opt = {});
   void normal(float* out, size_t n, double mean = 0.0, double std = 1.0, const FillOptions& opt = {});
   void uniform(float* out, size_t n, double low = 0.0, double high = 1.0, const FillOptions& opt = {});
 

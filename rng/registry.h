@@ -263,17 +263,21 @@ constexpr bool dtype_supported(Dist d, DType t, int version = kStreamVersion) {
 }
 
 // ---- draws with a tensor parameter (issue 20; SPEC.md section 10) -------------------------
-// Draws whose parameter is a tensor (a row of weights per output row), not a
-// few scalars: they are not (distribution, dtype) rows of XRNG_ROWS, which
+// Draws whose parameter is a tensor (a row of weights per output row, a shape
+// per element), not a few scalars: they are not (distribution, dtype) rows of XRNG_ROWS, which
 // every element backend, the golden files v1/v2 and the CLI iterate.
 // X(name, unit, words per unit, summary): each *unit* of the draw reads its
 // own `words` consecutive stream words (a unit's words are a function of its
-// index only). Output: int64 [rows, num_samples]. Stream-version independent
-// (defined once, in binary64 and integers). Their known answers are
-// tests/data/golden_v2_multinomial.txt (tools/make_golden_multinomial.cpp).
+// index only). multinomial: int64 [rows, num_samples] (SPEC 10); gamma and
+// dirichlet: the parameter's shape and dtype (SPEC 11). Stream-version
+// independent (defined once, in binary64 and integers). Known answers:
+// tests/data/golden_v2_multinomial.txt and tests/data/golden_v2_gamma.txt
+// (tools/make_golden_multinomial.cpp, tools/make_golden_gamma.cpp).
 #define XRNG_TENSOR_DRAWS(X)                                                                             \
   X(multinomial_replacement, sample, 2, "categorical samples with replacement (cumulative-sum search)") \
-  X(multinomial, category, 2, "categorical samples without replacement (exponential race, exact keys)")
+  X(multinomial, category, 2, "categorical samples without replacement (exponential race, exact keys)")    \
+  X(gamma, element, 64, "standard gamma variates (Marsaglia-Tsang, 15 attempts of 4 words, boost below 1)") \
+  X(dirichlet, element, 64, "Dirichlet rows: gamma variates of the same words over their binary64 sum")
 
 enum class TensorDraw : uint8_t {
 #define XRNG_X(name, unit, words, doc) name,
