@@ -16,6 +16,7 @@
 #include <cinttypes>
 #include <cstdint>
 #include <cstdio>
+#include <algorithm>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -32,6 +33,18 @@ struct GammaCase {
   std::vector<double> alpha;
 };
 
+// x rounded to a value of dtype t (to nearest even; clamped to its smallest
+// positive and largest finite values), as a binary64.
+inline double value_of(DType t, double x) {
+  const float f = std::max(static_cast<float>(x), 0x1p-149f);
+  switch (t) {
+    case DType::f32: return f;
+    case DType::f16: return std::max(math::f16_bits_to_f32(math::f32_to_f16_bits(std::min(f, 65504.0f))), 0x1p-24f);
+    case DType::bf16: return std::max(math::bf16_bits_to_f32(math::f32_to_bf16_bits(f)), 0x1p-133f);
+    default: return x;
+  }
+}
+
 // Alphas across every branch: below 1 (the boost; tiny ones whose variates
 // reach the clamp), 1, between, large; f32 / f16 / bf16 outputs (their clamps);
 // offsets crossing Philox blocks; Dirichlet rows with a dominant concentration.
@@ -46,6 +59,7 @@ inline std::vector<GammaCase> gamma_cases() {
     c.rows = rows;
     c.k = k;
     c.dtype = dt;
+    for (double& x : a) x = value_of(dt, x);  // every alpha a value of the case's dtype
     c.alpha = std::move(a);
     v.push_back(std::move(c));
   };

@@ -26,6 +26,7 @@
 #pragma once
 
 #include <cstdint>
+#include <cstdio>
 #include <string>
 
 #include "config.h"
@@ -180,8 +181,9 @@ inline uint64_t first_bad_alpha(const double* alpha, uint64_t n) {
 }
 
 inline std::string gamma_alpha_error(const char* what, uint64_t i, double a) {
-  return std::string(what) + ": alpha must be finite and > 0, got " + std::to_string(a) + " at element " +
-         std::to_string(i);
+  char b[40];
+  std::snprintf(b, sizeof b, "%.17g", a);
+  return std::string(what) + ": alpha must be finite and > 0, got " + b + " at element " + std::to_string(i);
 }
 
 }  // namespace xrng

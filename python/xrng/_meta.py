@@ -43,3 +43,16 @@ def _multinomial(weights, num_samples, replacement, position):
         raise ValueError(f"multinomial: weights must be 1 or 2 dim (got {weights.dim()})")
     shape = (num_samples,) if weights.dim() == 1 else (weights.shape[0], num_samples)
     return torch.empty(shape, dtype=torch.int64, device=weights.device)
+
+
+# ---- the gamma family (bindings/gamma_ops.cpp; issue 20) ----
+@torch.library.register_fake("xrng::gamma")
+def _gamma(alpha, position):
+    return torch.empty(alpha.shape, dtype=alpha.dtype, device=alpha.device)
+
+
+@torch.library.register_fake("xrng::dirichlet")
+def _dirichlet(alpha, position):
+    if alpha.dim() == 0:
+        raise ValueError("dirichlet: alpha must have at least one dimension (the categories are its last)")
+    return torch.empty(alpha.shape, dtype=alpha.dtype, device=alpha.device)

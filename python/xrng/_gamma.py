@@ -1,0 +1,136 @@
+"""The gamma family (issue 20; SPEC.md section 11): :func:`xrng.gamma` and
+:func:`xrng.dirichlet`, the Python side of the operators ``torch.ops.xrng.gamma``
+and ``torch.ops.xrng.dirichlet`` (bindings/gamma_ops.cpp). Argument handling and
+torch's reparameterised gradients only: every value comes from the operators.
+
+Through ``torch.distributions`` these give Gamma, Chi2 and StudentT
+(``torch._standard_gamma``) and Dirichlet and Beta (``torch._sample_dirichlet``)
+under the reproducible mode (``_mode_sampling.py``).
+"""
+from __future__ import annotations
+
+from typing import Optional
+
+import torch
+
+from . import _C, _bits64, _position, _source, _traced, _u
+
+_FLOATS = (torch.float32, torch.float64, torch.float16, torch.bfloat16)
+#: stream words per element (the registry's XRNG_TENSOR_DRAWS rows gamma and dirichlet)
+WORDS_PER_ELEMENT = _C.registry()["tensor_draws"]["gamma"]["words"]
+
+
+class _GammaFn(torch.autograd.Function):
+    """The draw with torch's gradient of _standard_gamma: d sample / d alpha =
+    _standard_gamma_grad(alpha, sample) (implicit reparameterisation)."""
+
+    @staticmethod
+    def forward(ctx, alpha, pos):
+        out = torch.ops.xrng.gamma(alpha, pos)
+        ctx.save_for_backward(alpha, out)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        alpha, out = ctx.saved_tensors
+        return grad * torch._standard_gamma_grad(alpha, out), None
+
+
+class _DirichletFn(torch.autograd.Function):
+    """The draw with torch's gradient of the Dirichlet sample (as
+    torch.distributions.dirichlet._Dirichlet)."""
+
+    @staticmethod
+    def forward(ctx, alpha, pos):
+        x = torch.ops.xrng.dirichlet(alpha, pos)
+        ctx.save_for_backward(x, alpha)
+        return x
+
+    @staticmethod
+    def backward(ctx, grad):
+        x, alpha = ctx.saved_tensors
+        total = alpha.sum(-1, True).expand_as(alpha)
+        g = torch._dirichlet_grad(x, alpha, total)
+        return g * (grad - (x * grad).sum(-1, True)), None
+
+
+def _draw(what: str, alpha, seed, subseq, offset, generator, out):
+    if not isinstance(alpha, torch.Tensor):
+        raise TypeError(f"{what}: alpha must be a Tensor, got {type(alpha).__name__}")
+    if alpha.dtype not in _FLOATS:
+        raise ValueError(f"{what}: alpha must be float16, bfloat16, float32 or float64, got {alpha.dtype}")
+    if what == "dirichlet" and alpha.dim() == 0:
+        raise ValueError("dirichlet: alpha must have at least one dimension (the categories are its last)")
+    if out is not None and (out.dtype != alpha.dtype or out.device != alpha.device):
+        raise ValueError(f"{what}: out must have alpha's dtype and device ({alpha.dtype}, {alpha.device}), "
+                         f"got {out.dtype}, {out.device}")
+    words = WORDS_PER_ELEMENT * alpha.numel()
+    if words >= 2**63:
+        raise ValueError(f"{what}: the draw needs {words} stream words (at most 2**63 - 1 per draw)")
+    src = _source(seed, subseq, offset, generator)
+    pos = _position(src, "bits", [], [], torch.uint32, words, 0)
+    fn = _GammaFn if what == "gamma" else _DirichletFn
+    try:
+        res = fn.apply(alpha, pos) if alpha.requires_grad and torch.is_grad_enabled() else \
+            getattr(torch.ops.xrng, what)(alpha, pos)
+    except (ValueError, RuntimeError):
+        # a refused draw leaves the generator where it was (unless something drew since)
+        if isinstance(src, torch.Tensor) and not _traced() and src.device.type == "cpu":
+            before = _u(int(pos[2]))
+            if _u(int(src[2])) == (before + words) % 2**64:
+                src[2] = _bits64(before)
+        raise
+    if out is not None:
+        if out.shape != res.shape:
+            out.resize_(res.shape)
+        return out.copy_(res)
+    return res
+
+
+def gamma(alpha: torch.Tensor, *, seed: Optional[int] = None, subseq: int = 0, offset: int = 0, generator=None,
+          out: Optional[torch.Tensor] = None) -> torch.Tensor:
+    """Standard gamma variates (shape ``alpha``, scale 1), like
+    ``torch._standard_gamma(alpha)`` (the draw of
+    ``torch.distributions.Gamma(alpha, rate).rsample()``, times ``1 / rate``),
+    the same values on every device and thread count.
+
+    ``alpha`` is a tensor of float16, bfloat16, float32 or float64 values,
+    each finite and > 0, on any device; the result has its shape, dtype and
+    device. SPEC.md section 11 defines every value: element ``e`` (row-major)
+    reads the 64 stream words ``offset + 64 e``: Marsaglia and Tsang's method
+    in binary64, up to 15 attempts of 4 words (a normal from two words by
+    Box-Muller, the acceptance uniform from one), words 60-61 for the boost
+    ``u ** (1 / alpha)`` of ``alpha < 1``; the result rounded to the dtype,
+    at least its smallest normal number (as torch's). If all 15 attempts are
+    rejected (probability below 2.3e-20) the value is ``alpha - 1/3``: a
+    bias bounded by that probability.
+
+    The draw consumes ``64 alpha.numel()`` words; a generator advances by
+    that many (not at all when the draw is refused). ``seed`` / ``subseq`` /
+    ``offset`` or ``generator`` (an :class:`xrng.Generator`) say where it
+    starts, as for every xrng draw; neither: :data:`xrng.default_generator`.
+    Differentiable in ``alpha`` (torch's ``_standard_gamma_grad``).
+
+    Raises ``ValueError`` (one line, before anything is written) for an
+    alpha that is not finite and > 0 or of another dtype, ``TypeError`` for a
+    non-tensor.
+    """
+    return _draw("gamma", alpha, seed, subseq, offset, generator, out)
+
+
+def dirichlet(alpha: torch.Tensor, *, seed: Optional[int] = None, subseq: int = 0, offset: int = 0, generator=None,
+              out: Optional[torch.Tensor] = None) -> torch.Tensor:
+    """Dirichlet samples, like ``torch._sample_dirichlet(alpha)`` (the draw of
+    ``torch.distributions.Dirichlet(alpha).sample()`` and, for ``[a, b]``
+    rows, of ``Beta(a, b)``), the same values on every device.
+
+    ``alpha`` is ``[..., k]`` (at least one dimension; float16, bfloat16,
+    float32 or float64; every value finite and > 0); the result has its
+    shape, dtype and device. Each row (the last dimension) is the
+    :func:`gamma` variates of the same words divided by their left-to-right
+    binary64 sum (SPEC.md section 11.4), rounded to the dtype and clamped to
+    [smallest normal, largest value below 1] as torch's. Words, positions,
+    errors: as :func:`gamma`. Differentiable in ``alpha`` (torch's
+    ``_dirichlet_grad``, as ``torch.distributions.Dirichlet.rsample``).
+    """
+    return _draw("dirichlet", alpha, seed, subseq, offset, generator, out)
