@@ -188,3 +188,21 @@ TEST_CASE("gamma: accuracy against the exact function of the words") {
   CHECK(worst < 0x1p-48L);
   CHECK(flips * 100000 <= n);
 }
+
+TEST_CASE("gamma: an attempt is rejected with probability below 0.0491 (the fallback's bound, SPEC 11.2)") {
+  // a' = 1 is the worst case (Marsaglia and Tsang's efficiency 0.951); fixed words, so a fixed count
+  const Stream st{9, 0};
+  for (double alpha : {1.0, 0.5, 3.0}) {
+    const gammad::Shape s = gammad::shape(alpha);
+    uint64_t rej = 0;
+    const uint64_t n = 400000;
+    for (uint64_t i = 0; i < n; ++i) {
+      const u32x4 b = stream_block(st, i);
+      double y;
+      if (!gammad::attempt(s, b.v[0], b.v[1], b.v[2], b.v[3], &y)) ++rej;
+    }
+    MESSAGE("alpha " << alpha << ": rejected " << rej << " of " << n);
+    CHECK(static_cast<double>(rej) < 0.0491 * n);
+    if (alpha == 1.0) CHECK(static_cast<double>(rej) > 0.045 * n);
+  }
+}
