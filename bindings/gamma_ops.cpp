@@ -10,6 +10,11 @@
 //       torch._sample_dirichlet's draw: alpha [..., k]; each row (the last
 //       dimension) is its gamma variates (the same words) over their
 //       left-to-right binary64 sum.
+//   poisson_counts(Tensor rate, Tensor position) -> Tensor
+//       torch.poisson's draw (SPEC.md section 12): one count per element of
+//       rate (in [0, 2^32]), as a value of rate's dtype, 64 words per element.
+//       Named so that the mode's dispatcher watch, which knows random aten ops
+//       by their bare names, does not take it for aten.poisson.
 //
 // `position` is [seed, subseq, offset, stream] (ops.cpp); nothing is advanced
 // here: a caller with a generator first takes the draw's 64 alpha.numel()
@@ -47,13 +52,17 @@ DType out_dtype(const at::Tensor& a, const char* what) {
     case at::kHalf: return DType::f16;
     case at::kBFloat16: return DType::bf16;
     default:
-      throw Error(std::string(what) + ": alpha must be float16, bfloat16, float32 or float64, got " +
+      throw Error(std::string(what) + (std::string(what) == "poisson" ? ": rate" : ": alpha") +
+                  " must be float16, bfloat16, float32 or float64, got " +
                   c10::toString(a.scalar_type()));
   }
 }
 
-at::Tensor draw(const at::Tensor& alpha, const at::Tensor& position, bool dir) {
-  const char* what = dir ? "dirichlet" : "gamma";
+enum class Op { gamma, dirichlet, poisson };
+
+at::Tensor draw(const at::Tensor& alpha, const at::Tensor& position, Op op) {
+  const bool dir = op == Op::dirichlet;
+  const char* what = dir ? "dirichlet" : op == Op::poisson ? "poisson" : "gamma";
   try {
     const DType dt = out_dtype(alpha, what);
     if (dir && alpha.dim() == 0) throw Error("dirichlet: alpha must have at least one dimension");
@@ -73,6 +82,8 @@ at::Tensor draw(const at::Tensor& alpha, const at::Tensor& position, bool dir) {
       const at::Tensor ad = a.to(at::kDouble).contiguous();  // exact widening
       if (dir)
         xrng::cuda::dirichlet(ad.data_ptr<double>(), rows, k, p.key, p.offset, dt, out.data_ptr(), st);
+      else if (op == Op::poisson)
+        xrng::cuda::poisson(ad.data_ptr<double>(), n, p.key, p.offset, dt, out.data_ptr(), st);
       else
         xrng::cuda::gamma(ad.data_ptr<double>(), n, p.key, p.offset, dt, out.data_ptr(), st);
       return out;
@@ -85,6 +96,8 @@ at::Tensor draw(const at::Tensor& alpha, const at::Tensor& position, bool dir) {
     fo.threads = (n < (1u << 12) || at::in_parallel_region()) ? 1 : std::max(1, at::get_num_threads());
     if (dir)
       xrng::dirichlet(ah.data_ptr<double>(), rows, k, p.key, p.offset, dt, oh.data_ptr(), fo);
+    else if (op == Op::poisson)
+      xrng::poisson(ah.data_ptr<double>(), n, p.key, p.offset, dt, oh.data_ptr(), fo);
     else
       xrng::gamma(ah.data_ptr<double>(), n, p.key, p.offset, dt, oh.data_ptr(), fo);
     return a.device().is_cpu() ? oh : out.copy_(oh);
@@ -93,15 +106,23 @@ at::Tensor draw(const at::Tensor& alpha, const at::Tensor& position, bool dir) {
   }
 }
 
-at::Tensor gamma_kernel(const at::Tensor& alpha, const at::Tensor& position) { return draw(alpha, position, false); }
-at::Tensor dirichlet_kernel(const at::Tensor& alpha, const at::Tensor& position) { return draw(alpha, position, true); }
+at::Tensor gamma_kernel(const at::Tensor& alpha, const at::Tensor& position) {
+  return draw(alpha, position, Op::gamma);
+}
+at::Tensor dirichlet_kernel(const at::Tensor& alpha, const at::Tensor& position) {
+  return draw(alpha, position, Op::dirichlet);
+}
+at::Tensor poisson_kernel(const at::Tensor& rate, const at::Tensor& position) {
+  return draw(rate, position, Op::poisson);
+}
 
 // No derivative here: step below autograd and call on (unboxed).
-template <bool Dir>
+template <Op O>
 at::Tensor below_autograd(const at::Tensor& alpha, const at::Tensor& position) {
   at::AutoDispatchBelowADInplaceOrView guard;
   static auto op = c10::Dispatcher::singleton()
-                       .findSchemaOrThrow(Dir ? "xrng::dirichlet" : "xrng::gamma", "")
+                       .findSchemaOrThrow(O == Op::dirichlet ? "xrng::dirichlet"
+                                          : O == Op::poisson ? "xrng::poisson_counts" : "xrng::gamma", "")
                        .typed<at::Tensor(const at::Tensor&, const at::Tensor&)>();
   return op.call(alpha, position);
 }
@@ -113,20 +134,25 @@ TORCH_LIBRARY_FRAGMENT(xrng, m) {
   m.set_python_module("xrng._meta");
   m.def("gamma(Tensor alpha, Tensor position) -> Tensor", {at::Tag::nondeterministic_seeded});
   m.def("dirichlet(Tensor alpha, Tensor position) -> Tensor", {at::Tag::nondeterministic_seeded});
+  m.def("poisson_counts(Tensor rate, Tensor position) -> Tensor", {at::Tag::nondeterministic_seeded});
 }
 TORCH_LIBRARY_IMPL(xrng, CPU, m) {
   m.impl("gamma", TORCH_FN(xrng::torch_api::gamma_kernel));
   m.impl("dirichlet", TORCH_FN(xrng::torch_api::dirichlet_kernel));
+  m.impl("poisson_counts", TORCH_FN(xrng::torch_api::poisson_kernel));
 }
 TORCH_LIBRARY_IMPL(xrng, CUDA, m) {
   m.impl("gamma", TORCH_FN(xrng::torch_api::gamma_kernel));
   m.impl("dirichlet", TORCH_FN(xrng::torch_api::dirichlet_kernel));
+  m.impl("poisson_counts", TORCH_FN(xrng::torch_api::poisson_kernel));
 }
 TORCH_LIBRARY_IMPL(xrng, CompositeExplicitAutograd, m) {
   m.impl("gamma", TORCH_FN(xrng::torch_api::gamma_kernel));
   m.impl("dirichlet", TORCH_FN(xrng::torch_api::dirichlet_kernel));
+  m.impl("poisson_counts", TORCH_FN(xrng::torch_api::poisson_kernel));
 }
 TORCH_LIBRARY_IMPL(xrng, Autograd, m) {
-  m.impl("gamma", TORCH_FN(xrng::torch_api::below_autograd<false>));
-  m.impl("dirichlet", TORCH_FN(xrng::torch_api::below_autograd<true>));
+  m.impl("gamma", TORCH_FN(xrng::torch_api::below_autograd<xrng::torch_api::Op::gamma>));
+  m.impl("dirichlet", TORCH_FN(xrng::torch_api::below_autograd<xrng::torch_api::Op::dirichlet>));
+  m.impl("poisson_counts", TORCH_FN(xrng::torch_api::below_autograd<xrng::torch_api::Op::poisson>));
 }

@@ -7,11 +7,14 @@
 #include <string>
 
 #include "../rng/gamma.h"
+#include "../rng/poisson.h"
 #include "detail.cuh"
 #include "xrng_cuda.h"
 
 namespace xrng::cuda {
 namespace {
+
+static_assert(poissond::kWords == gammad::kWords, "check() counts 64 words per element for both");
 
 constexpr unsigned kThreads = 256;
 
@@ -58,9 +61,26 @@ __global__ void dirichlet_kernel(const double* alpha, uint64_t rows, uint64_t k,
   }
 }
 
+__global__ void first_bad_rate_kernel(const double* rate, uint64_t n, unsigned long long* bad) {
+  for (uint64_t i = blockIdx.x * uint64_t(blockDim.x) + threadIdx.x; i < n; i += uint64_t(gridDim.x) * blockDim.x)
+    if (!poissond::rate_ok(rate[i])) atomicMin(bad, static_cast<unsigned long long>(i));
+}
+
+__global__ void poisson_kernel(const double* rate, uint64_t n, Stream s, uint64_t offset, DType dt, void* out) {
+  for (uint64_t i = blockIdx.x * uint64_t(blockDim.x) + threadIdx.x; i < n; i += uint64_t(gridDim.x) * blockDim.x) {
+    const double k = poissond::count_at(rate[i], s, offset + poissond::kWords * i);
+    switch (dt) {
+      case DType::f64: static_cast<double*>(out)[i] = k; break;
+      case DType::f32: static_cast<float*>(out)[i] = math::to_f32(k); break;
+      case DType::f16: static_cast<uint16_t*>(out)[i] = math::f32_to_f16_bits(math::to_f32(k)); break;
+      default: static_cast<uint16_t*>(out)[i] = math::f32_to_bf16_bits(math::to_f32(k)); break;
+    }
+  }
+}
+
 // Checks dtype, counters and (one synchronisation) the alphas on the device.
 void check(const char* what, const double* dev_alpha, uint64_t n, uint64_t offset, DType dt, const void* dev_out,
-           cudaStream_t stream) {
+           cudaStream_t stream, bool rates = false) {
   if (dt != DType::f64 && dt != DType::f32 && dt != DType::f16 && dt != DType::bf16)
     throw Error(std::string(what) + ": the output dtype must be float64, float32, float16 or bfloat16");
   check_gamma_count(n, offset);
@@ -72,18 +92,29 @@ void check(const char* what, const double* dev_alpha, uint64_t n, uint64_t offse
   auto* b = static_cast<unsigned long long*>(bad.get());
   unsigned long long none = ~0ull, host_bad = 0;
   detail::check(cudaMemcpyAsync(b, &none, sizeof none, cudaMemcpyHostToDevice, stream), "cudaMemcpyAsync");
-  first_bad<<<blocks_for(n), kThreads, 0, stream>>>(dev_alpha, n, b);
+  if (rates)
+    first_bad_rate_kernel<<<blocks_for(n), kThreads, 0, stream>>>(dev_alpha, n, b);
+  else
+    first_bad<<<blocks_for(n), kThreads, 0, stream>>>(dev_alpha, n, b);
   detail::check(cudaGetLastError(), "gamma check launch");
   detail::check(cudaMemcpyAsync(&host_bad, b, sizeof host_bad, cudaMemcpyDeviceToHost, stream), "cudaMemcpyAsync");
   detail::check(cudaStreamSynchronize(stream), "cudaStreamSynchronize");
   if (host_bad != none) {
     double a = 0.0;
     detail::check(cudaMemcpy(&a, dev_alpha + host_bad, sizeof a, cudaMemcpyDeviceToHost), "cudaMemcpy");
-    throw Error(gamma_alpha_error(what, host_bad, a));
+    throw Error(rates ? poisson_rate_error(host_bad, a) : gamma_alpha_error(what, host_bad, a));
   }
 }
 
 }  // namespace
+
+void poisson(const double* dev_rate, uint64_t n, const Key& key, uint64_t offset, DType dt, void* dev_out,
+             cudaStream_t stream) {
+  check("poisson", dev_rate, n, offset, dt, dev_out, stream, true);  // 64 words per element, as gamma's
+  if (n == 0) return;
+  poisson_kernel<<<blocks_for(n), kThreads, 0, stream>>>(dev_rate, n, key.stream(), offset, dt, dev_out);
+  detail::check(cudaGetLastError(), "poisson launch");
+}
 
 void gamma(const double* dev_alpha, uint64_t n, const Key& key, uint64_t offset, DType dt, void* dev_out,
            cudaStream_t stream) {

@@ -1,15 +1,15 @@
-// Known answers of the gamma family (SPEC.md section 11):
+// Known answers of the gamma family and Poisson (SPEC.md sections 11, 12):
 // tests/data/golden_v2_gamma.txt, written by tools/make_golden_gamma.cpp
 // (cmake --build build --target golden_gamma) and checked by
 // tests/test_gamma.cpp (this text equals the file) and
 // tests/python/test_gamma.py (every line through xrng.gamma / xrng.dirichlet).
 //
 // One case per line, whitespace-separated tokens in this order:
-//   op=<gamma|dirichlet> seed=<hex> subseq=<hex> offset=<hex> rows=<dec> k=<dec>
+//   op=<gamma|dirichlet|poisson> seed=<hex> subseq=<hex> offset=<hex> rows=<dec> k=<dec>
 //   dtype=<f64|f32|f16|bf16>
-//   alpha=<%a>,<%a>,...     the rows * k binary64 alphas, row-major, exact
+//   alpha=<%a>,<%a>,...     the rows * k binary64 alphas (poisson: rates), row-major, exact
 //   out=<hex>,<hex>,...     the rows * k results' bit patterns (of the dtype)
-// gamma's cases are rows = 1. '#' starts a comment line. The definition does
+// gamma's and poisson's cases are rows = 1. '#' starts a comment line. The definition does
 // not depend on the stream version.
 #pragma once
 
@@ -27,6 +27,7 @@ namespace xrng::golden {
 
 struct GammaCase {
   bool dirichlet = false;
+  bool poisson = false;
   uint64_t seed = 0, subseq = 0, offset = 0;
   uint64_t rows = 1, k = 1;
   DType dtype = DType::f64;
@@ -34,8 +35,9 @@ struct GammaCase {
 };
 
 // x rounded to a value of dtype t (to nearest even; clamped to its smallest
-// positive and largest finite values), as a binary64.
+// positive and largest finite values; 0 stays 0), as a binary64.
 inline double value_of(DType t, double x) {
+  if (x == 0.0) return 0.0;
   const float f = std::max(static_cast<float>(x), 0x1p-149f);
   switch (t) {
     case DType::f32: return f;
@@ -70,6 +72,11 @@ inline std::vector<GammaCase> gamma_cases() {
     add(true, 42, 3, 3, 4, dt, {1.0, 1.0, 1.0, 1.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.5, 100.0, 1e-4});
     add(true, 7, 1, 2, 2, dt, {2.0, 3.0, 0.5, 0.5});  // Beta(2, 3), Beta(1/2, 1/2)
   }
+  const std::vector<double> rates = {0.0, 1e-3, 0.5, 1.0, 3.3, 9.99, 10.0, 10.5, 17.0, 100.0, 12345.0, 0x1p32};
+  for (DType dt : {DType::f64, DType::f32, DType::f16, DType::bf16}) {
+    add(false, 11, 2, 1, rates.size(), dt, rates);
+    v.back().poisson = true;
+  }
   std::vector<double> many(40);
   for (int i = 0; i < 40; ++i) many[i] = 0.05 + 0.25 * i;
   add(false, 2026, 11, 1, 40, DType::f32, many);
@@ -91,7 +98,9 @@ inline std::vector<uint64_t> gamma_case_bits(const GammaCase& c) {
   const uint64_t n = c.rows * c.k;
   std::vector<unsigned char> buf(n * 8);
   const Key key(c.seed, c.subseq);
-  if (c.dirichlet)
+  if (c.poisson)
+    poisson(c.alpha.data(), n, key, c.offset, c.dtype, buf.data());
+  else if (c.dirichlet)
     dirichlet(c.alpha.data(), c.rows, c.k, key, c.offset, c.dtype, buf.data());
   else
     gamma(c.alpha.data(), n, key, c.offset, c.dtype, buf.data());
@@ -105,7 +114,7 @@ inline std::string gamma_case_line(const GammaCase& c, const std::vector<uint64_
   char b[160];
   std::snprintf(b, sizeof b,
                 "op=%s seed=%" PRIx64 " subseq=%" PRIx64 " offset=%" PRIx64 " rows=%" PRIu64 " k=%" PRIu64 " dtype=%s",
-                c.dirichlet ? "dirichlet" : "gamma", c.seed, c.subseq, c.offset, c.rows, c.k,
+                c.poisson ? "poisson" : c.dirichlet ? "dirichlet" : "gamma", c.seed, c.subseq, c.offset, c.rows, c.k,
                 gamma_dtype_name(c.dtype));
   std::string s = b;
   s += " alpha=";
@@ -123,7 +132,7 @@ inline std::string gamma_case_line(const GammaCase& c, const std::vector<uint64_
 
 inline std::string gamma_golden_text() {
   std::string t =
-      "# xrng gamma family (gamma, dirichlet) known answers, SPEC.md section 11.\n"
+      "# xrng gamma family and Poisson (gamma, dirichlet, poisson) known answers, SPEC.md sections 11 and 12.\n"
       "# Written by tools/make_golden_gamma.cpp (cmake --build build --target golden_gamma);\n"
       "# format: golden/gamma.h. Do not edit.\n";
   for (const GammaCase& c : gamma_cases()) t += gamma_case_line(c, gamma_case_bits(c));

@@ -1,10 +1,12 @@
-// The gamma family on the host (SPEC.md section 11): loops over the element
-// functions of rng/gamma.h, elements (dirichlet: rows) split across threads.
-// Values never depend on the split.
+// The gamma family and Poisson on the host (SPEC.md sections 11 and 12):
+// loops over the element functions of rng/gamma.h and rng/poisson.h,
+// elements (dirichlet: rows) split across threads. Values never depend on
+// the split.
 #include <string>
 #include <vector>
 
 #include "../rng/gamma.h"
+#include "../rng/poisson.h"
 #include "parallel.h"
 #include "xrng.h"
 
@@ -66,6 +68,31 @@ void dirichlet(const double* alpha, uint64_t rows, uint64_t k, const Key& key, u
         sum = sum + g[i];
       }
       for (uint64_t i = 0; i < k; ++i) store(dt, out, r * k + i, g[i] / sum, true);
+    }
+  });
+}
+
+void poisson(const double* rate, uint64_t n, const Key& key, uint64_t offset, DType dt, void* out,
+             const FillOptions& opt) {
+  check_threads(opt.threads);
+  if (dt != DType::f64 && dt != DType::f32 && dt != DType::f16 && dt != DType::bf16)
+    throw Error("poisson: the output dtype must be float64, float32, float16 or bfloat16");
+  if (poisson_words(n) > ~offset)
+    throw Error("counter overflow: the draw needs stream words beyond 2^64 (offset " + std::to_string(offset) + ")");
+  if (n == 0) return;
+  if (rate == nullptr || out == nullptr) throw Error("poisson: null buffer");
+  const uint64_t bad = first_bad_rate(rate, n);
+  if (bad != n) throw Error(poisson_rate_error(bad, rate[bad]));
+  const Stream s = key.stream();
+  detail::parallel_ranges(n, opt.threads, 1, [&](uint64_t b, uint64_t e) {
+    for (uint64_t i = b; i < e; ++i) {
+      const double k = poissond::count_at(rate[i], s, offset + poissond::kWords * i);
+      switch (dt) {
+        case DType::f64: static_cast<double*>(out)[i] = k; break;
+        case DType::f32: static_cast<float*>(out)[i] = math::to_f32(k); break;
+        case DType::f16: static_cast<uint16_t*>(out)[i] = math::f32_to_f16_bits(math::to_f32(k)); break;
+        default: static_cast<uint16_t*>(out)[i] = math::f32_to_bf16_bits(math::to_f32(k)); break;
+      }
     }
   });
 }

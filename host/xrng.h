@@ -17,6 +17,7 @@
 #include "../rng/block.h"
 #include "../rng/keys.h"
 #include "../rng/gamma.h"
+#include "../rng/poisson.h"
 #include "../rng/multinomial.h"
 #include "../rng/plan.h"
 #include "../rng/detail/rows.h"
@@ -167,6 +168,13 @@ void gamma(const double* alpha, uint64_t n, const Key& key, uint64_t offset, DTy
            const FillOptions& opt = {});
 void dirichlet(const double* alpha, uint64_t rows, uint64_t k, const Key& key, uint64_t offset, DType dt, void* out,
                const FillOptions& opt = {});
+// poisson(rate[n]) -> out[n]: Poisson counts as values of `dt` (f64, f32,
+// f16 or bf16), torch.poisson's draw (SPEC.md section 12): element i reads
+// the 64 words offset + 64 i (inversion below rate 10, PTRS above). `rate`
+// is binary64; every rate must be in [0, 2^32] (xrng::Error before writing
+// anything, as for another dtype or counters beyond 2^64).
+void poisson(const double* rate, uint64_t n, const Key& key, uint64_t offset, DType dt, void* out,
+             const FillOptions& opt = {});
 
 // ---- a stateful generator ------------------------------------------------------------
 // Remembers (key, offset) and the stream version it draws, nothing else; each

@@ -206,3 +206,71 @@ TEST_CASE("gamma: an attempt is rejected with probability below 0.0491 (the fall
     if (alpha == 1.0) CHECK(static_cast<double>(rej) > 0.045 * n);
   }
 }
+
+// ---- Poisson (SPEC.md section 12) -------------------------------------------------------------
+namespace {
+std::vector<double> pdraw(const std::vector<double>& r, const Key& key, uint64_t offset, int threads = 1) {
+  std::vector<double> out(r.size(), -1.0);
+  FillOptions o;
+  o.threads = threads;
+  poisson(r.data(), r.size(), key, offset, DType::f64, out.data(), o);
+  return out;
+}
+}  // namespace
+
+TEST_CASE("poisson: integer counts, the same for any thread count and per element") {
+  std::vector<double> r(3000);
+  for (size_t i = 0; i < r.size(); ++i) r[i] = static_cast<double>((i * 7919) % 3000) / 7.0;
+  const auto ref = pdraw(r, Key(3, 1), 17);
+  for (int t : {2, 3, 0}) CHECK(pdraw(r, Key(3, 1), 17, t) == ref);
+  const std::vector<double> part(r.begin() + 101, r.begin() + 777);
+  CHECK(std::vector<double>(ref.begin() + 101, ref.begin() + 777) == pdraw(part, Key(3, 1), 17 + 64 * 101));
+  for (size_t i = 0; i < r.size(); ++i) {
+    CHECK(ref[i] == std::floor(ref[i]));
+    CHECK(ref[i] >= 0.0);
+    if (r[i] == 0.0) CHECK(ref[i] == 0.0);
+  }
+}
+
+TEST_CASE("poisson: errors before anything is written") {
+  std::vector<double> out(3, 7.0);
+  for (double bad : {-1.0, static_cast<double>(NAN), static_cast<double>(INFINITY), 0x1p32 * 1.5}) {
+    const std::vector<double> r = {1.0, bad, 3.0};
+    CHECK_THROWS_WITH_AS(poisson(r.data(), 3, Key(1), 0, DType::f64, out.data()),
+                         doctest::Contains("rate must be >= 0 and <= 2^32"), Error);
+    CHECK(out == std::vector<double>(3, 7.0));
+  }
+}
+
+TEST_CASE("poisson: log k! against long double lgamma, and the log of 5.1 above 1") {
+  double worst = 0;
+  for (double k = 2; k < 1e7; k = std::floor(k * 1.37) + 1) {
+    const long double e = std::lgamma(static_cast<long double>(k) + 1.0L);
+    worst = std::max(worst, static_cast<double>(std::fabs((poissond::log_factorial(k) - e) / e)));
+  }
+  MESSAGE("log k! worst relative error " << worst);
+  CHECK(worst < 4e-15);
+  double wl = 0;
+  for (double x = 1.0000001; x < 1e19; x *= 1.0137) {
+    const long double e = std::log(static_cast<long double>(x));
+    wl = std::max(wl, static_cast<double>(std::fabs((poissond::log_(x) - e) / e)));
+  }
+  MESSAGE("log of 5.1 on (1, 1e19): worst relative error " << wl);
+  CHECK(wl < 1e-15);
+}
+
+TEST_CASE("poisson: a PTRS attempt is rejected with probability below 0.25 (the fallback's bound, SPEC 12.2)") {
+  const Stream st{9, 0};
+  for (double lam : {10.0, 10.3, 20.0, 1e4, 4e9}) {
+    const poissond::Ptrs p = poissond::ptrs(lam);
+    uint64_t rej = 0;
+    const uint64_t n = 400000;
+    for (uint64_t i = 0; i < n; ++i) {
+      const u32x4 b = stream_block(st, i);
+      double k;
+      if (!poissond::ptrs_attempt(p, b.v[0], b.v[1], &k)) ++rej;
+    }
+    MESSAGE("rate " << lam << ": rejected " << rej << " of " << n);
+    CHECK(static_cast<double>(rej) < 0.25 * n);
+  }
+}

@@ -1,6 +1,7 @@
-"""The gamma family (issue 20; SPEC.md section 11): :func:`xrng.gamma` and
-:func:`xrng.dirichlet`, the Python side of the operators ``torch.ops.xrng.gamma``
-and ``torch.ops.xrng.dirichlet`` (bindings/gamma_ops.cpp). Argument handling and
+"""The gamma family and Poisson (issue 20; SPEC.md sections 11 and 12):
+:func:`xrng.gamma`, :func:`xrng.dirichlet` and :func:`xrng.poisson`, the Python
+side of the operators ``torch.ops.xrng.gamma``, ``torch.ops.xrng.dirichlet``
+and ``torch.ops.xrng.poisson_counts`` (bindings/gamma_ops.cpp). Argument handling and
 torch's reparameterised gradients only: every value comes from the operators.
 
 Through ``torch.distributions`` these give Gamma, Chi2 and StudentT
@@ -54,25 +55,43 @@ class _DirichletFn(torch.autograd.Function):
         return g * (grad - (x * grad).sum(-1, True)), None
 
 
+class _PoissonFn(torch.autograd.Function):
+    """The draw with torch's gradient of poisson: zero (derivatives.yaml), so
+    a rate that requires grad gets a graph, as torch.poisson's output has."""
+
+    @staticmethod
+    def forward(ctx, rate, pos):
+        return torch.ops.xrng.poisson_counts(rate, pos)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return torch.zeros_like(grad), None
+
+
 def _draw(what: str, alpha, seed, subseq, offset, generator, out):
+    name = "rate" if what == "poisson" else "alpha"
     if not isinstance(alpha, torch.Tensor):
-        raise TypeError(f"{what}: alpha must be a Tensor, got {type(alpha).__name__}")
+        raise TypeError(f"{what}: {name} must be a Tensor, got {type(alpha).__name__}")
     if alpha.dtype not in _FLOATS:
-        raise ValueError(f"{what}: alpha must be float16, bfloat16, float32 or float64, got {alpha.dtype}")
+        raise ValueError(f"{what}: {name} must be float16, bfloat16, float32 or float64, got {alpha.dtype}")
     if what == "dirichlet" and alpha.dim() == 0:
         raise ValueError("dirichlet: alpha must have at least one dimension (the categories are its last)")
     if out is not None and (out.dtype != alpha.dtype or out.device != alpha.device):
-        raise ValueError(f"{what}: out must have alpha's dtype and device ({alpha.dtype}, {alpha.device}), "
+        raise ValueError(f"{what}: out must have {name}'s dtype and device ({alpha.dtype}, {alpha.device}), "
                          f"got {out.dtype}, {out.device}")
     words = WORDS_PER_ELEMENT * alpha.numel()
     if words >= 2**63:
         raise ValueError(f"{what}: the draw needs {words} stream words (at most 2**63 - 1 per draw)")
     src = _source(seed, subseq, offset, generator)
     pos = _position(src, "bits", [], [], torch.uint32, words, 0)
-    fn = _GammaFn if what == "gamma" else _DirichletFn
     try:
-        res = fn.apply(alpha, pos) if alpha.requires_grad and torch.is_grad_enabled() else \
-            getattr(torch.ops.xrng, what)(alpha, pos)
+        if what == "poisson":
+            res = _PoissonFn.apply(alpha, pos) if alpha.requires_grad and torch.is_grad_enabled() else \
+                torch.ops.xrng.poisson_counts(alpha, pos)
+        elif alpha.requires_grad and torch.is_grad_enabled():
+            res = (_GammaFn if what == "gamma" else _DirichletFn).apply(alpha, pos)
+        else:
+            res = getattr(torch.ops.xrng, what)(alpha, pos)
     except (ValueError, RuntimeError):
         # a refused draw leaves the generator where it was (unless something drew since)
         if isinstance(src, torch.Tensor) and not _traced() and src.device.type == "cpu":
@@ -134,3 +153,26 @@ def dirichlet(alpha: torch.Tensor, *, seed: Optional[int] = None, subseq: int = 
     ``_dirichlet_grad``, as ``torch.distributions.Dirichlet.rsample``).
     """
     return _draw("dirichlet", alpha, seed, subseq, offset, generator, out)
+
+
+def poisson(rate: torch.Tensor, *, seed: Optional[int] = None, subseq: int = 0, offset: int = 0, generator=None,
+            out: Optional[torch.Tensor] = None) -> torch.Tensor:
+    """Poisson counts, like :func:`torch.poisson` (the draw of
+    ``torch.distributions.Poisson(rate).sample()``), the same values on every
+    device and thread count.
+
+    ``rate`` is a tensor of float16, bfloat16, float32 or float64 values, each
+    in ``[0, 2**32]``, on any device; the result has its shape, dtype and
+    device (the counts as values of the dtype). SPEC.md section 12 defines
+    every value: element ``e`` (row-major) reads the 64 stream words
+    ``offset + 64 e``: below rate 10, inversion by sequential search in
+    binary64 with one 52-bit uniform; from 10, Hormann's transformed rejection
+    (PTRS) with up to 31 attempts of 2 words; if all are rejected
+    (probability below 2.2e-19) the count is ``floor(rate)``.
+
+    Words, positions and generators as :func:`gamma`. The gradient with
+    respect to ``rate`` is zero, as torch's. Raises ``ValueError`` (one line, before anything is written)
+    for a rate that is negative, NaN or above ``2**32`` (where the
+    rejection test would lose its accuracy) or of another dtype.
+    """
+    return _draw("poisson", rate, seed, subseq, offset, generator, out)

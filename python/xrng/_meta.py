@@ -56,3 +56,8 @@ def _dirichlet(alpha, position):
     if alpha.dim() == 0:
         raise ValueError("dirichlet: alpha must have at least one dimension (the categories are its last)")
     return torch.empty(alpha.shape, dtype=alpha.dtype, device=alpha.device)
+
+
+@torch.library.register_fake("xrng::poisson_counts")
+def _poisson_counts(rate, position):
+    return torch.empty(rate.shape, dtype=rate.dtype, device=rate.device)

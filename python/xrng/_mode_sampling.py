@@ -17,13 +17,14 @@ The gamma family: ``torch._standard_gamma`` (so ``torch.distributions``'
 Gamma, Chi2 and StudentT, and torchvision's transforms that sample them) and
 ``torch._sample_dirichlet`` (Dirichlet, and Beta: transforms v2 ``MixUp`` and
 ``CutMix``) draw :func:`xrng.gamma` / :func:`xrng.dirichlet` (SPEC.md section
-11), 64 words per element, with torch's gradients.
+11), 64 words per element, with torch's gradients; ``torch.poisson`` (so
+``torch.distributions.Poisson``) draws :func:`xrng.poisson` (section 12).
 """
 from __future__ import annotations
 
 import torch
 
-from ._gamma import _FLOATS as _GAMMA_FLOATS, dirichlet as _x_dirichlet, gamma as _x_gamma
+from ._gamma import _FLOATS as _GAMMA_FLOATS, dirichlet as _x_dirichlet, gamma as _x_gamma, poisson as _x_poisson
 from ._sampling import _FLOAT_WEIGHTS, multinomial as _x_multinomial
 
 
@@ -69,4 +70,5 @@ def mode_entries():
             (torch.Tensor, "multinomial", "Tensor.multinomial", _h_multinomial),
             (torch, "_standard_gamma", "torch._standard_gamma", _h_gamma_family("_standard_gamma", _x_gamma)),
             (torch, "_sample_dirichlet", "torch._sample_dirichlet",
-             _h_gamma_family("_sample_dirichlet", _x_dirichlet)))
+             _h_gamma_family("_sample_dirichlet", _x_dirichlet)),
+            (torch, "poisson", "torch.poisson", _h_gamma_family("poisson", _x_poisson)))

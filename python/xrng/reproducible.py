@@ -51,7 +51,7 @@ Generator it uses is of that version, and the object records it
 Every intercepted call consumes a fixed number of stream words that depends
 only on its arguments (SPEC.md lists them), so a program consumes the same
 offsets on every device. Random calls the mode cannot make identical
-(``poisson``, ``binomial``, LSTM dropout, fused kernels with their own RNG,
+(``binomial``, LSTM dropout, fused kernels with their own RNG,
 anything that draws from torch's generators behind the mode's back) are
 reported: a one-time :class:`ReproducibilityWarning` naming the op, or
 :class:`NotReproducibleError` with ``strict=True``.

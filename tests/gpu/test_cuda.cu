@@ -948,12 +948,13 @@ TEST_SUITE("multinomial") {
   }
 }  // TEST_SUITE("multinomial")
 
-// The gamma family (xrng::cuda::gamma / dirichlet; SPEC.md section 11): every
+// The gamma family and Poisson (xrng::cuda::gamma / dirichlet / poisson; SPEC.md sections 11, 12): every
 // case of tests/data/golden_v2_gamma.txt, and larger draws against the core's
 // element functions (rng/gamma.h) evaluated on the host.
 namespace {
 struct GmCase {
   bool dir = false;
+  bool poisson = false;
   uint64_t seed = 0, subseq = 0, offset = 0, rows = 1, k = 1;
   DType dt = DType::f64;
   std::vector<double> alpha;
@@ -974,7 +975,10 @@ std::vector<GmCase> gamma_golden() {
       if (!eq) continue;
       *eq = 0;
       const std::string key = tok, val = eq + 1;
-      if (key == "op") c.dir = val == "dirichlet";
+      if (key == "op") {
+        c.dir = val == "dirichlet";
+        c.poisson = val == "poisson";
+      }
       else if (key == "seed") c.seed = std::stoull(val, nullptr, 16);
       else if (key == "subseq") c.subseq = std::stoull(val, nullptr, 16);
       else if (key == "offset") c.offset = std::stoull(val, nullptr, 16);
@@ -1007,7 +1011,9 @@ std::vector<uint64_t> gamma_gpu(const GmCase& c) {
   cu(cudaMalloc(&da, n * sizeof(double) + 8), "cudaMalloc");
   cu(cudaMalloc(&dout, n * sz + 8), "cudaMalloc");
   cu(cudaMemcpy(da, c.alpha.data(), n * sizeof(double), cudaMemcpyHostToDevice), "cudaMemcpy");
-  if (c.dir)
+  if (c.poisson)
+    xrng::cuda::poisson(da, n, Key(c.seed, c.subseq), c.offset, c.dt, dout);
+  else if (c.dir)
     xrng::cuda::dirichlet(da, c.rows, c.k, Key(c.seed, c.subseq), c.offset, c.dt, dout);
   else
     xrng::cuda::gamma(da, n, Key(c.seed, c.subseq), c.offset, c.dt, dout);

@@ -1,10 +1,11 @@
-"""The gamma family (issue 20; SPEC.md section 11): xrng.gamma and
-xrng.dirichlet (torch.ops.xrng.gamma / dirichlet) against the committed known
-answers; their distributions (Kolmogorov-Smirnov against scipy's exact CDFs);
+"""The gamma family and Poisson (issue 20; SPEC.md sections 11, 12): xrng.gamma,
+xrng.dirichlet and xrng.poisson (torch.ops.xrng.gamma / dirichlet /
+poisson_counts) against the committed known answers; their distributions
+(Kolmogorov-Smirnov against scipy's exact CDFs, chi-square for Poisson);
 gradients (torch's reparameterisation); the word layout, generators, errors,
 dtypes, threads, FakeTensor, torch.compile, the xdev test device; and the
 reproducible mode with the real clients (torch.distributions Gamma, Beta,
-Dirichlet, Chi2, StudentT; torchvision transforms v2 MixUp and CutMix) at 1
+Dirichlet, Chi2, StudentT, Poisson; torchvision transforms v2 MixUp and CutMix) at 1
 and 2 threads, following the mode's seed, not torch's."""
 import contextlib
 import pathlib
@@ -54,11 +55,11 @@ CASES = golden_cases()
 
 def _alpha(c, device="cpu"):
     a = torch.tensor(c["alpha"], dtype=torch.float64)
-    return (a if c["op"] == "gamma" else a.reshape(c["rows"], c["k"])).to(c["dtype"]).to(device)
+    return (a if c["op"] != "dirichlet" else a.reshape(c["rows"], c["k"])).to(c["dtype"]).to(device)
 
 
 def test_golden_file_covers_both_ops_and_every_dtype():
-    assert {c["op"] for c in CASES} == {"gamma", "dirichlet"}
+    assert {c["op"] for c in CASES} == {"gamma", "dirichlet", "poisson"}
     assert {c["dtype"] for c in CASES} == set(DT.values())
 
 
@@ -67,7 +68,7 @@ def test_golden_cases(i):
     c = CASES[i]
     a = _alpha(c)
     assert a.to(torch.float64).reshape(-1).tolist() == c["alpha"]  # every alpha is a value of the dtype
-    draw = xrng.gamma if c["op"] == "gamma" else xrng.dirichlet
+    draw = {"gamma": xrng.gamma, "dirichlet": xrng.dirichlet, "poisson": xrng.poisson}[c["op"]]
     got = draw(a, seed=c["seed"], subseq=c["subseq"], offset=c["offset"])
     assert got.dtype == c["dtype"] and got.shape == a.shape
     assert bits_of(got) == c["out"]
@@ -98,6 +99,44 @@ def test_float32_is_the_float64_variate_rounded():
     g64 = xrng.gamma(a, seed=3)
     g32 = xrng.gamma(a.float(), seed=3)
     assert torch.equal(g32, g64.float().clamp_min(torch.finfo(torch.float32).tiny))
+
+
+@pytest.mark.parametrize("rate", [0.3, 4.0, 9.99, 10.0, 25.0, 1000.0, 2.0**31])
+def test_poisson_chi_square(rate):
+    scipy_stats = pytest.importorskip("scipy.stats")
+    import numpy as np
+    n = 40000
+    x = xrng.poisson(torch.full((n,), rate, dtype=torch.float64), seed=13).numpy()
+    assert (x == np.floor(x)).all() and (x >= 0).all()
+    dist = scipy_stats.poisson(rate)
+    # bins of about equal probability (at least 5 expected counts each), in quantiles of the distribution
+    edges = np.unique(dist.ppf(np.linspace(0, 1, 41)[1:-1]))
+    bins = np.searchsorted(edges, x, side="right")  # bin i: edges[i-1] <= x < edges[i]
+    observed = np.bincount(bins, minlength=len(edges) + 1)
+    cdf = np.concatenate([[0.0], dist.cdf(edges - 1), [1.0]])  # P(x < edge) = cdf(edge - 1)
+    expected = n * np.diff(cdf)
+    keep = expected > 5
+    assert keep.sum() >= 2
+    chi2 = ((observed[keep] - expected[keep]) ** 2 / expected[keep]).sum()
+    p = scipy_stats.chi2(int(keep.sum()) - 1).sf(chi2)
+    assert p > 1e-4, (rate, p)
+
+
+def test_poisson_words_errors_and_zero_gradient():
+    r = torch.linspace(0.0, 60.0, 50, dtype=torch.float64)
+    assert same_bits(xrng.poisson(r, seed=5, offset=3)[17:31], xrng.poisson(r[17:31], seed=5, offset=3 + 64 * 17))
+    assert torch.equal(xrng.poisson(torch.zeros(4), seed=1), torch.zeros(4))
+    with pytest.raises(ValueError, match=r"^poisson: rate must be >= 0 and <= 2\^32, got -1 at element 1$"):
+        xrng.poisson(torch.tensor([1.0, -1.0]), seed=0)
+    g = xrng.Generator(2)
+    with pytest.raises(ValueError):
+        xrng.poisson(torch.tensor([float("nan")]), generator=g)
+    assert g.offset == 0
+    rate = torch.tensor([3.0, 30.0], requires_grad=True)
+    y = xrng.poisson(rate, seed=1)
+    assert y.grad_fn is not None
+    y.sum().backward()
+    assert torch.equal(rate.grad, torch.zeros(2))
 
 
 # ---- words, generators, errors ----------------------------------------------------------------------------
@@ -198,7 +237,7 @@ def test_xdev_equals_cpu(xdev):
 def test_cuda_golden_cases(i):
     c = CASES[i]
     a = _alpha(c)
-    draw = xrng.gamma if c["op"] == "gamma" else xrng.dirichlet
+    draw = {"gamma": xrng.gamma, "dirichlet": xrng.dirichlet, "poisson": xrng.poisson}[c["op"]]
     got = draw(a.cuda(), seed=c["seed"], subseq=c["subseq"], offset=c["offset"])
     assert got.device.type == "cuda" and bits_of(got.cpu()) == c["out"]
 
@@ -210,6 +249,8 @@ def test_cuda_equals_cpu_every_dtype():
         a = (torch.rand(37, 300, generator=gen) * 5 + 1e-3).to(dt)
         assert same_bits(xrng.gamma(a.cuda(), seed=6).cpu(), xrng.gamma(a, seed=6))
         assert same_bits(xrng.dirichlet(a.cuda(), seed=6).cpu(), xrng.dirichlet(a, seed=6))
+        r = (torch.rand(1000, generator=gen) * 40).to(dt)
+        assert same_bits(xrng.poisson(r.cuda(), seed=6).cpu(), xrng.poisson(r, seed=6))
 
 
 # ---- the reproducible mode ------------------------------------------------------------------------------------
@@ -222,7 +263,9 @@ def _distributions(outer_seed, n_threads):
                    Beta(torch.tensor(0.4), torch.tensor(0.4)).sample((4,)),
                    Dirichlet(torch.ones(5, dtype=torch.float64)).sample(),
                    Chi2(torch.tensor(3.0)).sample((2,)),
-                   StudentT(torch.tensor(4.0)).sample((3,))]
+                   StudentT(torch.tensor(4.0)).sample((3,)),
+                   torch.distributions.Poisson(torch.tensor([0.5, 40.0])).sample((3,)),
+                   torch.poisson(torch.tensor([2.0, 200.0], dtype=torch.float64))]
             c = torch.tensor([1.5, 2.5], requires_grad=True)
             torch.distributions.Gamma(c, torch.ones(2)).rsample().sum().backward()
             b = torch.tensor([0.7], requires_grad=True)
@@ -246,7 +289,10 @@ def test_mode_torch_generator_argument():
     g = torch.Generator().manual_seed(77)
     with xrng.reproducible(seed=0, strict=True):
         x = torch._sample_dirichlet(torch.tensor([[1.0, 2.0, 3.0]]), generator=g)
-    assert same_bits(x, xrng.dirichlet(torch.tensor([[1.0, 2.0, 3.0]]), generator=xrng.reproducible.generator_for(77)))
+        y = torch.poisson(torch.tensor([5.0, 50.0]), generator=g)
+    gg = xrng.reproducible.generator_for(77)
+    assert same_bits(x, xrng.dirichlet(torch.tensor([[1.0, 2.0, 3.0]]), generator=gg))
+    assert same_bits(y, xrng.poisson(torch.tensor([5.0, 50.0]), generator=gg))
 
 
 def test_mode_invalid_alpha_is_torchs_business():
