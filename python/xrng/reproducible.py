@@ -95,6 +95,7 @@ from torch.utils._python_dispatch import TorchDispatchMode
 
 from . import Generator
 from . import _check_stream
+from . import _op_params
 from . import stream_version as _newest_stream
 from . import bernoulli_ as _x_bernoulli_
 from . import bits_ as _x_bits_
@@ -628,7 +629,8 @@ def _dtype_max(dtype: torch.dtype) -> int:
     return torch.iinfo(dtype).max
 
 
-def _h_random_(m, args, kwargs):
+def _random_args(args, kwargs) -> tuple:
+    """random_'s forms: random_(), random_(to), random_(from, to) -> (binding, from, to or None)."""
     kw = dict(kwargs)
     gen = kw.pop("generator", None)
     if "from" in kw or "to" in kw or len(args) == 3:
@@ -642,6 +644,13 @@ def _h_random_(m, args, kwargs):
         low, to = 0, None
     else:
         raise _Unsupported("random_ arguments")
+    b["generator"] = gen
+    return b, low, to
+
+
+def _h_random_(m, args, kwargs):
+    b, low, to = _random_args(args, kwargs)
+    gen = b["generator"]
     t = _inplace_target(b)
     if t.dtype not in _FLOATS + _XRNG_INTS + (torch.bool,):
         raise _Unsupported(f"random_ into dtype {t.dtype}")
@@ -1042,6 +1051,144 @@ def _c_bernoulli_(m, args, kwargs):
     return t.copy_(torch.ops.xrng.draw(list(t.shape), "bernoulli", [p], [], pos, dtype, t.device))
 
 
+# ---- the eager handlers' other draws, compiled --------------------------------------------------------
+# Each compiled handler draws the words its eager handler draws, from the same
+# position: the same distribution, parameters, dtype and element count (so the
+# same xrng::take_ plan), in the same order; where the eager handler would not
+# draw from xrng (unsupported arguments, parameters xrng refuses), the compiled
+# one raises _Unsupported and the call is reported, as eagerly.
+_PROBED: dict = {}
+
+
+@torch._dynamo.assume_constant_result
+def _probe(dist: str, params: tuple, dtype: torch.dtype, stream: int) -> str:
+    """Whether xrng draws ``dist`` with ``params`` ((name, value) pairs) into
+    ``dtype``: "" if it does, else its error, found by drawing one element on
+    the host outside any tracing (the checks of the eager draw, not a copy of
+    them). A constant for Dynamo."""
+    key = (dist, params, dtype, stream)
+    r = _PROBED.get(key)
+    if r is None:
+        from torch.utils._python_dispatch import _disable_current_modes
+        from . import _C
+        try:
+            with _disable_current_modes():
+                _C.draw_(torch.empty(1, dtype=dtype), (0, 0, 0), dist, dict(params), "auto", 0, stream)
+            r = ""
+        except (ValueError, RuntimeError, TypeError, OverflowError) as e:
+            r = (str(e).splitlines() or [type(e).__name__])[0] or type(e).__name__
+        _PROBED[key] = r
+    return r
+
+
+def _numel(shape) -> int:
+    n = 1
+    for d in shape:
+        n = n * d
+    return n
+
+
+def _c_draw(m, op: str, dist: str, params: dict, shape, dtype: torch.dtype, device, located: bool = False):
+    """A new tensor holding what the eager draw of ``dist`` into a tensor of
+    this shape and dtype writes (``_C.draw_``: element i in row-major order is
+    draw element i). located: _fill_located's rule for f16/bf16 (a parameter
+    not finite in the dtype: drawn in float32 and rounded)."""
+    items = tuple(params.items())
+    err = _probe(dist, items, dtype, m.stream)
+    if err:
+        if located and dtype in (torch.float16, torch.bfloat16) and "is not finite in" in err \
+                and not _probe(dist, items, torch.float32, m.stream):
+            return _c_draw(m, op, dist, params, shape, torch.float32, device).to(dtype)
+        raise _Unsupported(err)
+    reals, ints = _op_params(dist, params)
+    pos = torch.ops.xrng.mode_take(op, dist, reals, ints, dtype, _numel(shape))
+    return torch.ops.xrng.draw(list(shape), dist, reals, ints, pos, dtype, device)
+
+
+def _c_target(b: dict) -> torch.Tensor:
+    """The tensor of an in-place draw in a compiled region (tracing subclasses allowed)."""
+    t = b["self"]
+    if not isinstance(t, torch.Tensor) or t.layout != torch.strided:
+        raise _Unsupported("a strided tensor")
+    if b.get("generator") is not None:
+        raise _Unsupported("generator=")
+    if torch.is_grad_enabled() and t.requires_grad:
+        raise _Unsupported("an in-place draw into a tensor that requires grad")
+    return t
+
+
+def _c_uniform_(m, args, kwargs):
+    b = _bind("uniform_", args, kwargs, ("self", "from", "to"), {"from": 0.0, "to": 1.0}, ("generator",))
+    t = _c_target(b)
+    _check_float(t, "uniform_")
+    lo, hi = float(b["from"]), float(b["to"])
+    if not lo <= hi:
+        raise _Unsupported(f"from={lo} > to={hi}")
+    if t.numel() == 0:
+        return t
+    if lo == hi:  # _fill_uniform: no draw
+        return t.fill_(lo)
+    return t.copy_(_c_draw(m, "Tensor.uniform_", "uniform", {"low": lo, "high": hi}, t.shape, t.dtype, t.device))
+
+
+def _c_normal_(m, args, kwargs):
+    b = _bind("normal_", args, kwargs, ("self", "mean", "std"), {"mean": 0.0, "std": 1.0}, ("generator",))
+    t = _c_target(b)
+    _check_float(t, "normal_")
+    mean, std = float(b["mean"]), float(b["std"])
+    if not std >= 0.0:
+        raise _Unsupported(f"std {std}")
+    if t.numel() == 0:
+        return t
+    return t.copy_(_c_draw(m, "Tensor.normal_", "normal", {"mean": mean, "std": std}, t.shape, t.dtype, t.device,
+                           located=True))
+
+
+def _c_dist(name: str, dist: str, params: tuple, xparams: tuple, defaults: dict, dtypes: tuple = _FLOATS):
+    """Tensor.exponential_ / geometric_ / log_normal_ / cauchy_ (_dist_handler's
+    draws): torch's parameters ``params`` are xrng's ``xparams``."""
+    def h(m, args, kwargs):
+        b = _bind(name, args, kwargs, ("self",) + params, defaults, ("generator",))
+        t = _c_target(b)
+        if t.dtype not in dtypes:
+            raise _Unsupported(f"{name} into dtype {t.dtype}")
+        vals = {x: float(b[k]) for k, x in zip(params, xparams)}
+        if t.numel() == 0:
+            return t
+        return t.copy_(_c_draw(m, "Tensor." + name, dist, vals, t.shape, t.dtype, t.device, located=True))
+    return h
+
+
+def _c_randint(m, op: str, shape, dtype: torch.dtype, device, low: int, high: int) -> torch.Tensor:
+    """_fill_randint's draw into a new tensor (the same words, the same values)."""
+    if low >= high:
+        raise _Unsupported(f"low={low} >= high={high}")
+    if _numel(shape) == 0:
+        return torch.empty(shape, dtype=dtype, device=device)
+    wide = dtype in (torch.int64, torch.float64)
+    if not wide and dtype not in _XRNG_INTS + (torch.bool,) + _FLOATS:
+        raise _Unsupported(f"integer draw into dtype {dtype}")
+    if dtype == torch.int64 and high - low == 2**64:  # raw 64-bit words
+        return _c_draw(m, op, "bits", {}, shape, torch.uint64, device).view(torch.int64)
+    shift = 0
+    if high == 2**63:
+        low, high, shift = low - 1, high - 1, 1
+    params = {"ilow": low, "ihigh": high}
+    if dtype in _XRNG_INTS and shift == 0:
+        return _c_draw(m, op, "randint", params, shape, dtype, device)
+    tmp = _c_draw(m, op, "randint", params, shape, torch.int64 if wide else torch.int32, device)
+    return (tmp + 1 if shift else tmp).to(dtype)
+
+
+def _c_random_(m, args, kwargs):
+    b, low, to = _random_args(args, kwargs)
+    t = _c_target(b)
+    if t.dtype not in _FLOATS + _XRNG_INTS + (torch.bool,):
+        raise _Unsupported(f"random_ into dtype {t.dtype}")
+    high = _dtype_max(t.dtype) + 1 if to is None else int(to)
+    return t.copy_(_c_randint(m, "Tensor.random_", t.shape, t.dtype, t.device, int(low), high))
+
+
 #: The entry points covered inside compiled regions, by their reporting name.
 _COMPILED: dict = {
     "torch.dropout": _c_dropout(False),
@@ -1051,6 +1198,15 @@ _COMPILED: dict = {
     "torch.rand_like": _c_like("uniform", {"low": 0.0, "high": 1.0}),
     "torch.randn_like": _c_like("normal", {"mean": 0.0, "std": 1.0}),
     "Tensor.bernoulli_": _c_bernoulli_,
+    "Tensor.uniform_": _c_uniform_,
+    "Tensor.normal_": _c_normal_,
+    "Tensor.exponential_": _c_dist("exponential_", "exponential", ("lambd",), ("rate",), {"lambd": 1.0}),
+    "Tensor.geometric_": _c_dist("geometric_", "geometric", ("p",), ("p",), {}, _FLOATS + (torch.int32, torch.int64)),
+    "Tensor.log_normal_": _c_dist("log_normal_", "log_normal", ("mean", "std"), ("mean", "std"),
+                                  {"mean": 1.0, "std": 2.0}),
+    "Tensor.cauchy_": _c_dist("cauchy_", "cauchy", ("median", "sigma"), ("median", "sigma"),
+                              {"median": 0.0, "sigma": 1.0}),
+    "Tensor.random_": _c_random_,
     "torch.nn.functional.scaled_dot_product_attention": lambda m, a, k: _h_sdpa(m, a, k, traced=True),
 }
 

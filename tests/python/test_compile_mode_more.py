@@ -1,0 +1,133 @@
+"""The reproducible mode inside torch.compile'd regions, the entry points
+beyond rand/randn/dropout (issue 16, item 3): in-place fills (weight init),
+randint/randperm, the dropout variants and bernoulli with tensor
+probabilities. Each test runs a small function eagerly twice under the mode,
+then compiled twice in a fresh entry with the same seed: the random tensors
+are bitwise eager's on both calls (consecutive calls advance the stream as
+eagerly), the stream ends at the same position, and nothing is reported
+(strict=True raises on a report).
+
+strict=True alone turns on the dispatcher-level check, a TorchDispatchMode,
+and Dynamo compiles nothing while a dispatch mode is active (the function
+runs eagerly): so these tests pass check_dispatch=False, and count the
+frames the backend compiled. Inductor on the CPU, tiny shapes."""
+import math
+import warnings
+
+import pytest
+import torch
+import torch._dynamo
+import torch._dynamo.testing
+
+import xrng
+
+
+@pytest.fixture(autouse=True)
+def _fresh_dynamo():
+    torch._dynamo.reset()
+    yield
+    torch._dynamo.reset()
+
+
+def _mode():
+    return xrng.reproducible(seed=0, strict=True, check_dispatch=False)
+
+
+def _flat(x):
+    if isinstance(x, torch.Tensor):
+        return [x]
+    return [t for v in x for t in _flat(v)]
+
+
+def _same(fn, *inputs, backend="inductor", calls=2):
+    """fn's tensors eagerly and compiled under the mode: bitwise equal, call after call."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", xrng.ReproducibilityWarning)
+        with _mode() as r:
+            eager = [_flat(fn(*inputs)) for _ in range(calls)]
+            pos_e = r.global_position()
+        cnt = torch._dynamo.testing.CompileCounterWithBackend(backend)
+        with _mode() as r:
+            f = torch.compile(fn, backend=cnt)
+            comp = [_flat(f(*inputs)) for _ in range(calls)]
+            pos_c = r.global_position()
+    assert cnt.frame_count >= 1  # compiled, not run eagerly
+    for e, c in zip(eager, comp):
+        assert len(e) == len(c)
+        for a, b in zip(e, c):
+            assert a.dtype == b.dtype and a.shape == b.shape, (a, b)
+            assert torch.equal(a, b), (a, b)
+    assert pos_e == pos_c
+    # the second call drew new values
+    assert any(not torch.equal(a, b) for a, b in zip(eager[0], eager[1]) if a.numel() > 1)
+    return eager
+
+
+def _no_break(fn, *inputs):
+    with _mode():
+        ex = torch._dynamo.explain(fn)(*inputs)
+    assert ex.graph_count >= 1 and ex.graph_break_count == 0, ex.break_reasons
+
+
+# ---- 1. in-place fills (weight init) ----------------------------------------------------------------
+def _fills(x):
+    a = torch.empty(3, 5).uniform_(-2.0, 3.0)
+    b = torch.empty(4, 2, dtype=torch.float64).normal_(1.0, 0.5)
+    c = torch.empty(7, dtype=torch.float16).uniform_()
+    d = torch.empty(2, 3).normal_()
+    return x + a[0, 0], a, b, c, d
+
+
+def test_uniform_normal_fills():
+    _same(_fills, torch.ones(1))
+    _no_break(_fills, torch.ones(1))
+
+
+def test_normal_f16_parameter_beyond_the_dtype():
+    def fn(x):  # eagerly drawn in float32 and rounded (torch's infinities)
+        return x + torch.empty(6, dtype=torch.float16).normal_(0.0, 70000.0)
+    _same(fn, torch.zeros(6, dtype=torch.float16))  # std beyond f16: some values finite
+
+
+def test_nn_init_in_compiled_code():
+    def fn(x):
+        w = torch.empty(4, 6)
+        torch.nn.init.kaiming_uniform_(w, a=math.sqrt(5))
+        v = torch.empty(4, 6)
+        torch.nn.init.kaiming_normal_(v)
+        u = torch.empty(3, 3)
+        torch.nn.init.xavier_uniform_(u)
+        z = torch.empty(3, 3)
+        torch.nn.init.xavier_normal_(z)
+        n = torch.empty(5)
+        torch.nn.init.normal_(n, 2.0, 0.1)
+        q = torch.empty(5)
+        torch.nn.init.uniform_(q, -1, 1)
+        return x + w[0, 0], w, v, u, z, n, q
+    _same(fn, torch.ones(1))
+
+
+def test_distribution_fills():
+    def fn(x):
+        e = torch.empty(6).exponential_(2.0)
+        g = torch.empty(6, dtype=torch.float64).geometric_(0.3)
+        gi = torch.empty(5, dtype=torch.int32).geometric_(0.5)
+        ln = torch.empty(2, 3).log_normal_(0.5, 0.25)
+        c = torch.empty(3, 2, dtype=torch.bfloat16).cauchy_(1.0, 2.0)
+        return x + e, g, gi, ln, c
+    _same(fn, torch.ones(6))
+    _no_break(fn, torch.ones(6))
+
+
+def test_random_fills():
+    def fn(x):
+        a = torch.empty(8, dtype=torch.int64).random_(-5, 7)
+        b = torch.empty(8, dtype=torch.int32).random_(100)
+        c = torch.empty(6, dtype=torch.uint8).random_()
+        d = torch.empty(5).random_(0, 10)
+        e = torch.empty(5, dtype=torch.float64).random_()
+        f = torch.empty(4, dtype=torch.int64).random_()  # [0, 2**63): the top-of-range form
+        h = torch.empty(4, dtype=torch.int64).random_(-2**63, None)  # the full int64 range: raw words
+        k = torch.empty(7, dtype=torch.bool).random_()
+        return x + a, b, c, d, e, f, h, k
+    _same(fn, torch.zeros(8, dtype=torch.int64))
