@@ -487,7 +487,8 @@ def _h_randn(m, args, kwargs):
 _FACTORY_KW = ("generator", "out", "dtype", "layout", "device", "requires_grad", "pin_memory")
 
 
-def _h_randint(m, args, kwargs):
+def _randint_args(args, kwargs) -> tuple:
+    """randint's forms: (high, size), (low, high, size), keywords -> (binding, size)."""
     kw = dict(kwargs)
     size = kw.pop("size", None)
     pos = list(args)
@@ -502,7 +503,11 @@ def _h_randint(m, args, kwargs):
         raise _Unsupported("randint arguments")
     if size is None or "high" not in kw:
         raise _Unsupported("randint without high or size")
-    b = _bind("randint", (), kw, ("low", "high"), {"low": 0}, _FACTORY_KW)
+    return _bind("randint", (), kw, ("low", "high"), {"low": 0}, _FACTORY_KW), size
+
+
+def _h_randint(m, args, kwargs):
+    b, size = _randint_args(args, kwargs)
     t = _new(_size("randint", (size,), {}), b, torch.int64)
     with m._draw(b.get("generator"), "torch.randint") as g:
         _fill_randint(t, int(b["low"]), int(b["high"]), g)
@@ -1063,9 +1068,9 @@ _PROBED: dict = {}
 @torch._dynamo.assume_constant_result
 def _probe(dist: str, params: tuple, dtype: torch.dtype, stream: int) -> str:
     """Whether xrng draws ``dist`` with ``params`` ((name, value) pairs) into
-    ``dtype``: "" if it does, else its error, found by drawing one element on
-    the host outside any tracing (the checks of the eager draw, not a copy of
-    them). A constant for Dynamo."""
+    ``dtype``: "" if it does, else its error, found by drawing on the host
+    outside any tracing (the checks of the eager draw, not a copy of them): one
+    element, or the n of a permutation. A constant for Dynamo."""
     key = (dist, params, dtype, stream)
     r = _PROBED.get(key)
     if r is None:
@@ -1073,7 +1078,8 @@ def _probe(dist: str, params: tuple, dtype: torch.dtype, stream: int) -> str:
         from . import _C
         try:
             with _disable_current_modes():
-                _C.draw_(torch.empty(1, dtype=dtype), (0, 0, 0), dist, dict(params), "auto", 0, stream)
+                n = dict(params)["n"] if dist == "perm" else 1
+                _C.draw_(torch.empty(n, dtype=dtype), (0, 0, 0), dist, dict(params), "auto", 0, stream)
             r = ""
         except (ValueError, RuntimeError, TypeError, OverflowError) as e:
             r = (str(e).splitlines() or [type(e).__name__])[0] or type(e).__name__
@@ -1180,6 +1186,63 @@ def _c_randint(m, op: str, shape, dtype: torch.dtype, device, low: int, high: in
     return (tmp + 1 if shift else tmp).to(dtype)
 
 
+def _c_new(b: dict, default_dtype: torch.dtype) -> tuple:
+    """(dtype, device) of a factory call in a compiled region (_new's, without out=)."""
+    if b.get("generator") is not None or b.get("out") is not None:
+        raise _Unsupported("generator= or out=")
+    if b.get("layout") not in (None, torch.strided):
+        raise _Unsupported(f"layout {b['layout']}")
+    device = b.get("device")
+    device = torch.empty(0).device if device is None else torch.device(device)  # torch's default, as _new
+    return b.get("dtype") or default_dtype, device
+
+
+def _c_int(v, what: str) -> int:
+    if isinstance(v, (bool, float, torch.Tensor)):  # torch's own errors or conversions
+        raise _Unsupported(f"{what} of type {type(v).__name__}")
+    return int(v)
+
+
+def _c_randint_factory(m, args, kwargs):
+    b, size = _randint_args(args, kwargs)
+    dtype, device = _c_new(b, torch.int64)
+    t = _c_randint(m, "torch.randint", _size("randint", (size,), {}), dtype, device, _c_int(b["low"], "low"),
+                   _c_int(b["high"], "high"))
+    return t.requires_grad_() if b.get("requires_grad") else t
+
+
+def _c_randint_like(m, args, kwargs):
+    b = _bind("randint_like", args, kwargs, ("input", "low", "high"), {"low": None, "high": None}, _LIKE_KW)
+    if b["high"] is None:  # randint_like(x, high)
+        b["low"], b["high"] = 0, b["low"]
+    if b.get("high") is None:
+        raise _Unsupported("randint_like without high")
+    x = b["input"]
+    if not isinstance(x, torch.Tensor) or x.layout != torch.strided or \
+            b.get("layout") not in (None, torch.strided) or b.get("generator") is not None:
+        raise _Unsupported("arguments")
+    dtype = b.get("dtype") or x.dtype
+    device = x.device if b.get("device") is None else torch.device(b["device"])
+    t = _c_randint(m, "torch.randint_like", tuple(x.shape), dtype, device, _c_int(b.get("low") or 0, "low"),
+                   _c_int(b["high"], "high"))
+    return t.requires_grad_() if b.get("requires_grad") else t
+
+
+def _c_randperm(m, args, kwargs):
+    b = _bind("randperm", args, kwargs, ("n",), {}, _FACTORY_KW)
+    n = _c_int(b["n"], "n")
+    if n < 0:
+        raise _Unsupported(f"n = {n}")
+    dtype, device = _c_new(b, torch.int64)
+    if n == 0:  # no draw
+        t = torch.empty(0, dtype=dtype, device=device)
+    elif dtype in (torch.int64, torch.int32):
+        t = _c_draw(m, "torch.randperm", "perm", {"n": n}, (n,), dtype, device)
+    else:
+        t = _c_draw(m, "torch.randperm", "perm", {"n": n}, (n,), torch.int64, device).to(dtype)
+    return t.requires_grad_() if b.get("requires_grad") else t
+
+
 def _c_random_(m, args, kwargs):
     b, low, to = _random_args(args, kwargs)
     t = _c_target(b)
@@ -1187,6 +1250,34 @@ def _c_random_(m, args, kwargs):
         raise _Unsupported(f"random_ into dtype {t.dtype}")
     high = _dtype_max(t.dtype) + 1 if to is None else int(to)
     return t.copy_(_c_randint(m, "Tensor.random_", t.shape, t.dtype, t.device, int(low), high))
+
+
+# erfinv (nn.init.trunc_normal_'s uniform_ -> erfinv_): the eager handler's
+# host computation as an operator, opaque to the compiler, so that the
+# compiled code computes the same bits (not a draw: no position).
+@torch.library.custom_op("xrng::mode_erfinv", mutates_args=())
+def _mode_erfinv(x: torch.Tensor) -> torch.Tensor:
+    return _erfinv_host(x).to(x.device)
+
+
+@_mode_erfinv.register_fake
+def _mode_erfinv_fake(x):
+    return torch.empty(x.shape, dtype=x.dtype, device=x.device)
+
+
+def _c_erfinv(inplace: bool, name: str):
+    def h(m, args, kwargs):
+        b = _bind(name, args, kwargs, ("input",), {}, ("out",))
+        x = b["input"]
+        if not isinstance(x, torch.Tensor) or x.layout != torch.strided:
+            raise _Unsupported("a strided tensor")
+        if x.dtype not in _FLOATS or torch.is_grad_enabled() and x.requires_grad:
+            raise _PassThrough  # torch's erfinv, as eagerly
+        if b.get("out") is not None:
+            raise _Unsupported("out=")
+        r = torch.ops.xrng.mode_erfinv(x)
+        return x.copy_(r) if inplace else r
+    return h
 
 
 #: The entry points covered inside compiled regions, by their reporting name.
@@ -1207,6 +1298,13 @@ _COMPILED: dict = {
     "Tensor.cauchy_": _c_dist("cauchy_", "cauchy", ("median", "sigma"), ("median", "sigma"),
                               {"median": 0.0, "sigma": 1.0}),
     "Tensor.random_": _c_random_,
+    "torch.randint": _c_randint_factory,
+    "torch.randint_like": _c_randint_like,
+    "torch.randperm": _c_randperm,
+    "torch.erfinv": _c_erfinv(False, "erfinv"),
+    "Tensor.erfinv": _c_erfinv(False, "Tensor.erfinv"),
+    "Tensor.erfinv_": _c_erfinv(True, "Tensor.erfinv_"),
+    "torch.special.erfinv": _c_erfinv(False, "torch.special.erfinv"),
     "torch.nn.functional.scaled_dot_product_attention": lambda m, a, k: _h_sdpa(m, a, k, traced=True),
 }
 
@@ -1909,6 +2007,8 @@ class reproducible:
     # ---- calls of the entry points ----
     def _call(self, orig: Callable, handler: Callable, name: str, args: tuple, kwargs: dict):
         if torch.compiler.is_compiling():
+            if not torch.compiler.is_dynamo_compiling() and _from_compiler():
+                return orig(*args, **kwargs)  # the compiler's own tracing (Inductor's patterns), not the program
             compiled = _COMPILED.get(name)
             if compiled is not None:
                 try:
@@ -1918,8 +2018,6 @@ class reproducible:
                 except _Unsupported as e:
                     self._report(name, f"is inside a torch.compile'd region and not covered there ({e})")
                     return orig(*args, **kwargs)
-            if not torch.compiler.is_dynamo_compiling() and _from_compiler():
-                return orig(*args, **kwargs)  # the compiler's own tracing (Inductor's patterns), not the program
             self._report(name, "is inside a torch.compile'd region, where the mode cannot intercept it")
             return orig(*args, **kwargs)
         # DTensor arguments: their shards' blocks (issue 17). Before torch's check:

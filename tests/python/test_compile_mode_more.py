@@ -5,7 +5,9 @@ probabilities. Each test runs a small function eagerly twice under the mode,
 then compiled twice in a fresh entry with the same seed: the random tensors
 are bitwise eager's on both calls (consecutive calls advance the stream as
 eagerly), the stream ends at the same position, and nothing is reported
-(strict=True raises on a report).
+(strict=True raises on a report), compiled with fullgraph=True: Dynamo
+falls back to eager code at a graph break, also where a handler raised
+during tracing (a strict report), which would hide an uncovered call.
 
 strict=True alone turns on the dispatcher-level check, a TorchDispatchMode,
 and Dynamo compiles nothing while a dispatch mode is active (the function
@@ -39,7 +41,7 @@ def _flat(x):
     return [t for v in x for t in _flat(v)]
 
 
-def _same(fn, *inputs, backend="inductor", calls=2):
+def _same(fn, *inputs, backend="inductor", calls=2, fullgraph=True):
     """fn's tensors eagerly and compiled under the mode: bitwise equal, call after call."""
     with warnings.catch_warnings():
         warnings.simplefilter("error", xrng.ReproducibilityWarning)
@@ -48,7 +50,7 @@ def _same(fn, *inputs, backend="inductor", calls=2):
             pos_e = r.global_position()
         cnt = torch._dynamo.testing.CompileCounterWithBackend(backend)
         with _mode() as r:
-            f = torch.compile(fn, backend=cnt)
+            f = torch.compile(fn, backend=cnt, fullgraph=fullgraph)  # a graph break (or a report swallowed by one) fails
             comp = [_flat(f(*inputs)) for _ in range(calls)]
             pos_c = r.global_position()
     assert cnt.frame_count >= 1  # compiled, not run eagerly
@@ -119,8 +121,8 @@ def test_distribution_fills():
     _no_break(fn, torch.ones(6))
 
 
-def test_random_fills():
-    def fn(x):
+class _Random(torch.nn.Module):
+    def forward(self, x):
         a = torch.empty(8, dtype=torch.int64).random_(-5, 7)
         b = torch.empty(8, dtype=torch.int32).random_(100)
         c = torch.empty(6, dtype=torch.uint8).random_()
@@ -130,4 +132,75 @@ def test_random_fills():
         h = torch.empty(4, dtype=torch.int64).random_(-2**63, None)  # the full int64 range: raw words
         k = torch.empty(7, dtype=torch.bool).random_()
         return x + a, b, c, d, e, f, h, k
-    _same(fn, torch.zeros(8, dtype=torch.int64))
+
+
+def test_random_fills():
+    # Dynamo never traces Tensor.random_ (a graph break of its own, whatever
+    # the mode): the call runs eagerly between the graphs, drawn by the mode's
+    # eager handler at its place in the stream
+    x = torch.zeros(8, dtype=torch.int64)
+    _same(_Random(), x, fullgraph=False)
+    # non-strict torch.export traces it as Python: the compiled handler
+    with _mode():
+        eager = [_flat(_Random()(x)) for _ in range(2)]
+    with _mode():
+        ep = torch.export.export(_Random(), (x,), strict=False)
+    assert "xrng.mode_take" in ep.graph_module.code and "aten.random_" not in ep.graph_module.code
+    with _mode():
+        exported = [_flat(ep.module()(x)) for _ in range(2)]
+    for e, c in zip(eager, exported):
+        assert all(torch.equal(a, b) for a, b in zip(e, c))
+
+
+# ---- 2. randint, randint_like, randperm -----------------------------------------------------------------
+def _ints(x):
+    a = torch.randint(10, (3, 4))
+    b = torch.randint(-3, 3, (5,), dtype=torch.int8)
+    c = torch.randint(0, 100, size=(4,), dtype=torch.float32)
+    d = torch.randint_like(x, 7)
+    e = torch.randint_like(x, 2, 9, dtype=torch.int32)
+    p = torch.randperm(9)
+    q = torch.randperm(6, dtype=torch.int32)
+    r = torch.randperm(5, dtype=torch.float64)
+    return x + a[0], b, c, d, e, p, q, r
+
+
+def test_randint_randperm():
+    _same(_ints, torch.zeros(4, dtype=torch.int64))
+    _no_break(_ints, torch.zeros(4, dtype=torch.int64))
+
+
+def _timm_trunc_normal_(t, mean=0.0, std=1.0, a=-2.0, b=2.0):
+    # timm.layers.trunc_normal_ (torch's before 2.10): uniform_, erfinv_ (the
+    # mode's own erfinv, the same bits on every device), torch arithmetic
+    def norm_cdf(x):
+        return (1.0 + math.erf(x / math.sqrt(2.0))) / 2.0
+    lo, hi = norm_cdf((a - mean) / std), norm_cdf((b - mean) / std)
+    with torch.no_grad():
+        t.uniform_(2 * lo - 1, 2 * hi - 1)
+        t.erfinv_()
+        t.mul_(std * math.sqrt(2.0))
+        t.add_(mean)
+        t.clamp_(min=a, max=b)
+    return t
+
+
+def test_erfinv_trunc_normal():
+    def fn(x):
+        w = _timm_trunc_normal_(torch.empty(4, 5), std=0.02)
+        v = _timm_trunc_normal_(torch.empty(6, dtype=torch.float64), mean=1.0, std=2.0, a=-1.0, b=4.0)
+        u = torch.rand(5)
+        return x + w[0], v, torch.erfinv(u * 2 - 1), torch.special.erfinv(u), u.erfinv()
+    _same(fn, torch.zeros(5))
+
+
+def test_torch_trunc_normal_with_graph_breaks():
+    # torch's trunc_normal_ (2.10 on) samples by rejection: data-dependent
+    # loops, graph breaks; its draws still come out as eagerly
+    def fn(x):
+        w = torch.empty(4, 5)
+        torch.nn.init.trunc_normal_(w, std=0.02)  # normal_, redrawn where outside [a, b]
+        v = torch.empty(30)
+        torch.nn.init.trunc_normal_(v, mean=0.0, std=1.0, a=0.5, b=1.0)  # uniform_ candidates, accept/reject
+        return x + w[0], v
+    _same(fn, torch.zeros(5), fullgraph=False)
