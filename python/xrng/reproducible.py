@@ -1043,11 +1043,13 @@ def _c_like(dist: str, params: dict):
 
 
 def _c_bernoulli_(m, args, kwargs):
-    """Tensor.bernoulli_(p) with a float p (timm's DropPath, stochastic depth)."""
+    """Tensor.bernoulli_(p) with a float p (timm's DropPath, stochastic depth) or a tensor p."""
     b = _bind("bernoulli_", args, kwargs, ("self", "p"), {"p": 0.5}, ("generator",))
     t, p = b["self"], b["p"]
-    if b.get("generator") is not None or isinstance(p, torch.Tensor):
-        raise _Unsupported("generator= or a tensor p")
+    if b.get("generator") is not None:
+        raise _Unsupported("generator=")
+    if isinstance(p, torch.Tensor):
+        return t.copy_(_c_bernoulli_mask(m, "Tensor.bernoulli_", t.shape, p.expand(t.shape)))
     p = float(p)
     if not 0.0 <= p <= 1.0:
         raise RuntimeError(f"bernoulli_ expects p to be in [0, 1], but got p={p}")
@@ -1252,6 +1254,128 @@ def _c_random_(m, args, kwargs):
     return t.copy_(_c_randint(m, "Tensor.random_", t.shape, t.dtype, t.device, int(low), high))
 
 
+def _c_bernoulli_mask(m, op: str, shape, p) -> torch.Tensor:
+    """_bernoulli_mask in a compiled region: one word per element, the same rule."""
+    if not isinstance(p, torch.Tensor) or p.layout != torch.strided:
+        raise _Unsupported("probabilities that are not a strided tensor")
+    if p.dtype not in _FLOATS:
+        raise _Unsupported(f"probabilities of dtype {p.dtype}")
+    p64 = p.detach().to(torch.float64)
+    # eagerly the call raises (torch's error) before drawing: here, when the compiled code runs
+    torch._assert_async(torch.logical_not(((p64 < 0) | (p64 > 1) | torch.isnan(p64)).any()),
+                        "bernoulli: the probabilities must be in [0, 1]")
+    if _numel(shape) == 0:
+        return torch.zeros(shape, dtype=torch.bool, device=p.device)
+    w = _c_draw(m, op, "bits", {}, shape, torch.uint32, p.device)
+    words = w.view(torch.int32).to(torch.int64).bitwise_and(0xFFFFFFFF).to(torch.float64)
+    return words < torch.round(p64 * 4294967296.0)
+
+
+def _c_bernoulli(name: str):
+    """torch.bernoulli / Tensor.bernoulli: p = input (a tensor of probabilities) or a float p."""
+    def h(m, args, kwargs):
+        b = _bind("bernoulli", args, kwargs, ("input", "p"), {"p": None}, ("generator", "out"))
+        x, p = b["input"], b["p"]
+        if not isinstance(x, torch.Tensor) or x.layout != torch.strided:
+            raise _Unsupported("a strided tensor")
+        if b.get("generator") is not None or b.get("out") is not None:
+            raise _Unsupported("generator= or out=")
+        if p is None:
+            _check_float(x, "bernoulli")
+            return _c_bernoulli_mask(m, name, x.shape, x).to(x.dtype)
+        if isinstance(p, torch.Tensor):
+            raise _Unsupported("a tensor p with an input")
+        p = float(p)
+        if not 0.0 <= p <= 1.0:
+            raise _Unsupported(f"p = {p}")
+        if x.numel() == 0:
+            return torch.empty(x.shape, dtype=x.dtype, device=x.device)
+        dtype = x.dtype if x.dtype in (torch.bool, torch.uint8) else torch.uint8  # _fill_bernoulli_p
+        return _c_draw(m, name, "bernoulli", {"p": p}, x.shape, dtype, x.device).to(x.dtype)
+    return h
+
+
+def _c_feature_dropout(inplace: bool, alpha: bool):
+    """feature_dropout / feature_alpha_dropout (dropout1d/2d/3d, F.feature_alpha_dropout): one
+    word per (sample, channel), as _h_feature_dropout."""
+    name = "torch." + ("feature_" if not alpha else "feature_alpha_") + "dropout" + ("_" if inplace else "")
+
+    def h(m, args, kwargs):
+        x, p, train = _dropout_args(name, args, kwargs, traced=True)
+        rule = _dropout_rule(name, p, train)
+        if rule == 0 or x.numel() == 0:
+            return x
+        if rule == 1:
+            return x.mul_(_zero(x)) if inplace else x * _zero(x)
+        _check_float(x, name)
+        if x.dim() < 2:
+            raise _Unsupported("fewer than 2 dimensions")  # torch's error
+        fshape = _feature_shape(x, name)
+        n = fshape[0] * fshape[1]
+        wide = _wide(x.dtype)
+        if alpha:
+            keep = _c_keep_mask(m, name, n, p, x.device).view(fshape)
+            r = torch.ops.xrng.mode_alpha_apply(x, p, keep)
+        else:  # _keep_scale: the dropout draw applied to ones
+            pos = torch.ops.xrng.mode_take(name, "dropout", [p], [], wide, n)
+            scale = torch.ops.xrng.dropout(torch.ones(n, dtype=wide, device=x.device), p, pos).view(fshape)
+            r = torch.where(scale != 0, x.to(wide) * scale, 0.0).to(x.dtype)
+        return x.copy_(r) if inplace else r
+    return h
+
+
+def _c_keep_mask(m, op: str, n: int, p: float, device) -> torch.Tensor:
+    """_keep_mask: the complement of n Bernoulli(p) draws (bool, one word each)."""
+    return torch.logical_not(_c_draw(m, op, "bernoulli", {"p": p}, (n,), torch.bool, device))
+
+
+def _c_alpha_dropout(inplace: bool):
+    name = "torch.alpha_dropout" + ("_" if inplace else "")
+
+    def h(m, args, kwargs):
+        x, p, train = _dropout_args(name, args, kwargs, traced=True)
+        rule = _dropout_rule(name, p, train)
+        if rule == 0 or x.numel() == 0:
+            return x
+        if rule == 1:
+            return x.mul_(_zero(x)) if inplace else x * _zero(x)
+        _check_float(x, name)
+        keep = _c_keep_mask(m, name, x.numel(), p, x.device).view(x.shape)
+        r = torch.ops.xrng.mode_alpha_apply(x, p, keep)
+        return x.copy_(r) if inplace else r
+    return h
+
+
+# alpha dropout's affine step x * a + c, as the eager handler computes it
+# (_alpha_apply), as an operator opaque to the compiler: a compiler may fuse
+# the multiply and the add into one rounding (Triton does on CUDA), which the
+# eager handler never does. Its gradient is torch's for _alpha_apply.
+@torch.library.custom_op("xrng::mode_alpha_apply", mutates_args=())
+def _mode_alpha_apply(x: torch.Tensor, p: float, keep: torch.Tensor) -> torch.Tensor:
+    return _alpha_apply(x, p, keep, _wide(x.dtype)).contiguous()
+
+
+@_mode_alpha_apply.register_fake
+def _mode_alpha_apply_fake(x, p, keep):
+    return torch.empty(x.shape, dtype=x.dtype, device=x.device)
+
+
+def _mode_alpha_setup(ctx, inputs, output):
+    x, p, keep = inputs
+    ctx.p, ctx.dtype = p, x.dtype
+    ctx.save_for_backward(keep)
+
+
+def _mode_alpha_backward(ctx, grad):
+    (keep,) = ctx.saved_tensors
+    p, wide = ctx.p, _wide(ctx.dtype)
+    a = 1.0 / math.sqrt((_SELU_ALPHA * _SELU_ALPHA * p + 1) * (1 - p))
+    return (torch.where(keep, grad.to(wide), 0.0) * a).to(ctx.dtype), None, None
+
+
+_mode_alpha_apply.register_autograd(_mode_alpha_backward, setup_context=_mode_alpha_setup)
+
+
 # erfinv (nn.init.trunc_normal_'s uniform_ -> erfinv_): the eager handler's
 # host computation as an operator, opaque to the compiler, so that the
 # compiled code computes the same bits (not a draw: no position).
@@ -1284,6 +1408,12 @@ def _c_erfinv(inplace: bool, name: str):
 _COMPILED: dict = {
     "torch.dropout": _c_dropout(False),
     "torch.dropout_": _c_dropout(True),
+    "torch.feature_dropout": _c_feature_dropout(False, False),
+    "torch.feature_dropout_": _c_feature_dropout(True, False),
+    "torch.feature_alpha_dropout": _c_feature_dropout(False, True),
+    "torch.feature_alpha_dropout_": _c_feature_dropout(True, True),
+    "torch.alpha_dropout": _c_alpha_dropout(False),
+    "torch.alpha_dropout_": _c_alpha_dropout(True),
     "torch.rand": _c_factory("uniform", {"low": 0.0, "high": 1.0}),
     "torch.randn": _c_factory("normal", {"mean": 0.0, "std": 1.0}),
     "torch.rand_like": _c_like("uniform", {"low": 0.0, "high": 1.0}),
@@ -1301,6 +1431,8 @@ _COMPILED: dict = {
     "torch.randint": _c_randint_factory,
     "torch.randint_like": _c_randint_like,
     "torch.randperm": _c_randperm,
+    "torch.bernoulli": _c_bernoulli("torch.bernoulli"),
+    "Tensor.bernoulli": _c_bernoulli("Tensor.bernoulli"),
     "torch.erfinv": _c_erfinv(False, "erfinv"),
     "Tensor.erfinv": _c_erfinv(False, "Tensor.erfinv"),
     "Tensor.erfinv_": _c_erfinv(True, "Tensor.erfinv_"),

@@ -204,3 +204,66 @@ def test_torch_trunc_normal_with_graph_breaks():
         torch.nn.init.trunc_normal_(v, mean=0.0, std=1.0, a=0.5, b=1.0)  # uniform_ candidates, accept/reject
         return x + w[0], v
     _same(fn, torch.zeros(5), fullgraph=False)
+
+
+# ---- 3. dropout variants, bernoulli with tensor probabilities ---------------------------------------------
+F = torch.nn.functional
+
+
+def _dropouts(x, y):
+    a = F.dropout2d(x, 0.5, training=True)
+    b = F.dropout3d(x.unsqueeze(-1), 0.3, training=True)
+    c = F.dropout1d(x[0], 0.4, training=True)
+    d = F.alpha_dropout(y, 0.2, training=True)
+    e = F.feature_alpha_dropout(x, 0.5, training=True)
+    f = torch.feature_dropout(x.to(torch.float16), 0.5, True)
+    g = F.alpha_dropout(x.to(torch.float64), 0.5, training=True)
+    h = F.dropout2d(x.clone(), 0.5, training=True, inplace=True)
+    k = F.alpha_dropout(y.clone(), 0.3, training=True, inplace=True)
+    return a, b, c, d, e, f, g, h, k
+
+
+def test_dropout_variants():
+    x = torch.arange(2 * 6 * 3 * 2, dtype=torch.float32).reshape(2, 6, 3, 2) - 30
+    y = torch.linspace(-2, 2, 40).reshape(5, 8)
+    _same(_dropouts, x, y)
+    _no_break(_dropouts, x, y)
+
+
+def test_dropout_variants_backward():
+    def fn(x, y):
+        a = F.dropout2d(x, 0.5, training=True)
+        d = F.alpha_dropout(y, 0.25, training=True)
+        e = F.feature_alpha_dropout(x, 0.5, training=True)
+        return a, d, e
+
+    def run(compiled):
+        with _mode():
+            f = torch.compile(fn, backend="inductor", fullgraph=True) if compiled else fn
+            res = []
+            for _ in range(2):
+                x = torch.linspace(-1, 1, 48).reshape(2, 6, 2, 2).requires_grad_()
+                y = torch.linspace(-2, 2, 40).reshape(5, 8).requires_grad_()
+                a, d, e = f(x, y)
+                (a.sum() + (d * d).sum() + e.sum()).backward()
+                res.append((a.detach(), d.detach(), e.detach(), x.grad, y.grad))
+        return res
+
+    for e, c in zip(run(False), run(True)):
+        assert all(torch.equal(u, v) for u, v in zip(e, c))
+
+
+def _bern(x, p):
+    a = torch.bernoulli(p)
+    b = torch.empty(4, 5).bernoulli_(p)
+    c = torch.empty(3, 4, 5, dtype=torch.bool).bernoulli_(p)  # p broadcast
+    d = p.bernoulli()
+    e = torch.bernoulli(x, 0.3)
+    f = torch.zeros(6, dtype=torch.float64).bernoulli_(torch.full((6,), 0.5, dtype=torch.float64))
+    return a, b, c, d, e, f
+
+
+def test_bernoulli_tensor_p():
+    p = torch.linspace(0, 1, 20).reshape(4, 5)
+    _same(_bern, torch.zeros(4, 5), p)
+    _no_break(_bern, torch.zeros(4, 5), p)
