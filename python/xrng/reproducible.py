@@ -56,11 +56,23 @@ anything that draws from torch's generators behind the mode's back) are
 reported: a one-time :class:`ReproducibilityWarning` naming the op, or
 :class:`NotReproducibleError` with ``strict=True``.
 
-Inside ``torch.compile``'d regions the global stream's dropout (all of
-``F.dropout``'s forms, SDPA's), ``rand``/``randn``/``rand_like``/``randn_like``
-and ``Tensor.bernoulli_(p)`` are drawn as eagerly (see ``_COMPILED``: each
-compiles to ``xrng::mode_take``, which resolves the position when the compiled
-code runs, and the xrng operator); the other random calls there are reported.
+Inside ``torch.compile``'d regions these draws of the global stream are drawn
+as eagerly, bit for bit, call after call (see ``_COMPILED``: each compiles to
+``xrng::mode_take``, which resolves the position when the compiled code runs,
+and the xrng operator drawing there): ``rand``, ``randn``, ``rand_like``,
+``randn_like``, ``randint``, ``randint_like``, ``randperm``; the in-place fills
+``Tensor.uniform_``, ``normal_``, ``exponential_``, ``geometric_``,
+``log_normal_``, ``cauchy_``, ``random_`` (so ``nn.init``'s uniform, normal,
+xavier and kaiming fills); ``torch.bernoulli``, ``Tensor.bernoulli`` and
+``Tensor.bernoulli_`` (float or tensor p); every dropout (``F.dropout``'s
+forms, ``dropout1d/2d/3d``, ``alpha_dropout``, ``feature_alpha_dropout``, in
+place too, and SDPA's); and the mode's ``erfinv`` (timm's ``trunc_normal_``).
+Dynamo itself breaks the graph at ``Tensor.random_``, which then runs eagerly,
+drawn as usual. The other random calls there (``generator=`` draws,
+``torch.normal``, ``native_dropout``, ``rrelu``, ``multinomial``, ...) are
+reported. Dynamo compiles nothing while a dispatch mode is active, so under
+``check_dispatch=True`` (the default with ``strict=True``) a
+``torch.compile``'d function runs eagerly.
 
 The mode belongs to the thread that enters it (like every torch mode), and
 one thread at a time may be inside a mode: its streams are those of torch's
