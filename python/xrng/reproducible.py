@@ -1114,7 +1114,7 @@ def _c_draw(m, op: str, dist: str, params: dict, shape, dtype: torch.dtype, devi
     draw element i). located: _fill_located's rule for f16/bf16 (a parameter
     not finite in the dtype: drawn in float32 and rounded)."""
     items = tuple(params.items())
-    err = _probe(dist, items, dtype, m.stream)
+    err = "" if dist == "perm" else _probe(dist, items, dtype, m.stream)  # perm: checked by _c_randperm
     if err:
         if located and dtype in (torch.float16, torch.bfloat16) and "is not finite in" in err \
                 and not _probe(dist, items, torch.float32, m.stream):
@@ -1248,6 +1248,10 @@ def _c_randperm(m, args, kwargs):
     if n < 0:
         raise _Unsupported(f"n = {n}")
     dtype, device = _c_new(b, torch.int64)
+    # xrng's checks of a permutation (rng/plan.h, DistDef<perm>), here rather
+    # than probed: n may be a size of dynamic shapes, known when the code runs
+    if n > 2**63 or dtype == torch.int32 and n - 1 > 2**31 - 1:
+        raise _Unsupported(f"a permutation of {n} elements in {dtype}")
     if n == 0:  # no draw
         t = torch.empty(0, dtype=dtype, device=device)
     elif dtype in (torch.int64, torch.int32):

@@ -267,3 +267,31 @@ def test_bernoulli_tensor_p():
     p = torch.linspace(0, 1, 20).reshape(4, 5)
     _same(_bern, torch.zeros(4, 5), p)
     _no_break(_bern, torch.zeros(4, 5), p)
+
+
+def test_dynamic_shapes():
+    # sizes as symbols: the element counts (and randperm's n) are resolved when the code runs
+    def fn(x, p):
+        a = torch.empty_like(x).uniform_(-1, 1)
+        b = torch.randint_like(x, 5)
+        c = torch.bernoulli(p)
+        d = F.dropout2d(x, 0.5, True)
+        e = F.alpha_dropout(x, 0.3, True)
+        f = torch.empty(x.shape[0], 3).normal_()
+        g = torch.randint(0, 9, (x.shape[0],))
+        h = torch.randperm(x.shape[1])
+        return a, b, c, d, e, f, g, h
+
+    def run(compiled):
+        outs = []
+        with _mode():
+            cnt = torch._dynamo.testing.CompileCounterWithBackend("inductor")
+            f = torch.compile(fn, backend=cnt, dynamic=True, fullgraph=True) if compiled else fn
+            for n in (6, 7, 9):
+                outs.append(_flat(f(torch.linspace(-1, 1, n * 24).reshape(n, 4, 3, 2),
+                                    torch.linspace(0, 1, n * 5).reshape(n, 5))))
+        assert not compiled or cnt.frame_count == 1  # one graph for the three shapes
+        return outs
+
+    for e, c in zip(run(False), run(True)):
+        assert all(torch.equal(u, v) for u, v in zip(e, c))
