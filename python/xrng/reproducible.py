@@ -1079,7 +1079,6 @@ def _c_bernoulli_(m, args, kwargs):
 _PROBED: dict = {}
 
 
-@torch._dynamo.assume_constant_result
 def _probe(dist: str, params: tuple, dtype: torch.dtype, stream: int) -> str:
     """Whether xrng draws ``dist`` with ``params`` ((name, value) pairs) into
     ``dtype``: "" if it does, else its error, found by drawing on the host
@@ -1099,6 +1098,10 @@ def _probe(dist: str, params: tuple, dtype: torch.dtype, stream: int) -> str:
             r = (str(e).splitlines() or [type(e).__name__])[0] or type(e).__name__
         _PROBED[key] = r
     return r
+
+
+# torch._dynamo.assume_constant_result(_probe), without importing torch._dynamo (a second) with xrng
+_probe._dynamo_marked_constant = True
 
 
 def _numel(shape) -> int:
