@@ -994,11 +994,19 @@ def _from_compiler() -> bool:
     return f is not None and f.f_globals.get("__name__", "").startswith("torch._inductor")
 
 
+def _c_real(device) -> None:
+    """A draw on the meta device: eagerly torch's meta kernel runs and nothing is
+    drawn (_Meta); so here (no position is taken)."""
+    if torch.device(device).type == "meta":
+        raise _PassThrough
+
+
 def _c_dropout(inplace: bool):
     name = "torch.dropout_" if inplace else "torch.dropout"
 
     def h(m, args, kwargs):
         x, p, train = _dropout_args(name, args, kwargs, traced=True)
+        _c_real(x.device)
         rule = _dropout_rule(name, p, train)
         if rule == 0 or x.numel() == 0:
             return x
@@ -1026,6 +1034,7 @@ def _c_factory(dist: str, params: dict):
             raise _Unsupported(f"dtype {dtype}")
         device = b.get("device")
         device = torch.empty(0).device if device is None else torch.device(device)
+        _c_real(device)
         numel = 1
         for d in size:
             numel = numel * d
@@ -1045,6 +1054,7 @@ def _c_like(dist: str, params: dict):
         x = args[0]
         dtype = kwargs.get("dtype") or x.dtype
         device = kwargs.get("device") or x.device
+        _c_real(device)
         if dtype not in _FLOATS:
             raise _Unsupported(f"dtype {dtype}")
         reals = [params[k] for k in params]
@@ -1060,6 +1070,7 @@ def _c_bernoulli_(m, args, kwargs):
     t, p = b["self"], b["p"]
     if b.get("generator") is not None:
         raise _Unsupported("generator=")
+    _c_real(t.device)
     if isinstance(p, torch.Tensor):
         return t.copy_(_c_bernoulli_mask(m, "Tensor.bernoulli_", t.shape, p.expand(t.shape)))
     p = float(p)
@@ -1116,6 +1127,7 @@ def _c_draw(m, op: str, dist: str, params: dict, shape, dtype: torch.dtype, devi
     this shape and dtype writes (``_C.draw_``: element i in row-major order is
     draw element i). located: _fill_located's rule for f16/bf16 (a parameter
     not finite in the dtype: drawn in float32 and rounded)."""
+    _c_real(device)
     items = tuple(params.items())
     err = "" if dist == "perm" else _probe(dist, items, dtype, m.stream)  # perm: checked by _c_randperm
     if err:
@@ -1135,6 +1147,7 @@ def _c_target(b: dict) -> torch.Tensor:
         raise _Unsupported("a strided tensor")
     if b.get("generator") is not None:
         raise _Unsupported("generator=")
+    _c_real(t.device)
     if torch.is_grad_enabled() and t.requires_grad:
         raise _Unsupported("an in-place draw into a tensor that requires grad")
     return t
@@ -1211,6 +1224,7 @@ def _c_new(b: dict, default_dtype: torch.dtype) -> tuple:
         raise _Unsupported(f"layout {b['layout']}")
     device = b.get("device")
     device = torch.empty(0).device if device is None else torch.device(device)  # torch's default, as _new
+    _c_real(device)
     return b.get("dtype") or default_dtype, device
 
 
@@ -1240,6 +1254,7 @@ def _c_randint_like(m, args, kwargs):
         raise _Unsupported("arguments")
     dtype = b.get("dtype") or x.dtype
     device = x.device if b.get("device") is None else torch.device(b["device"])
+    _c_real(device)
     t = _c_randint(m, "torch.randint_like", tuple(x.shape), dtype, device, _c_int(b.get("low") or 0, "low"),
                    _c_int(b["high"], "high"))
     return t.requires_grad_() if b.get("requires_grad") else t
@@ -1279,6 +1294,7 @@ def _c_bernoulli_mask(m, op: str, shape, p) -> torch.Tensor:
         raise _Unsupported("probabilities that are not a strided tensor")
     if p.dtype not in _FLOATS:
         raise _Unsupported(f"probabilities of dtype {p.dtype}")
+    _c_real(p.device)
     p64 = p.detach().to(torch.float64)
     # eagerly the call raises (torch's error) before drawing: here, when the compiled code runs
     torch._assert_async(torch.logical_not(((p64 < 0) | (p64 > 1) | torch.isnan(p64)).any()),
@@ -1299,6 +1315,7 @@ def _c_bernoulli(name: str):
             raise _Unsupported("a strided tensor")
         if b.get("generator") is not None or b.get("out") is not None:
             raise _Unsupported("generator= or out=")
+        _c_real(x.device)
         if p is None:
             _check_float(x, "bernoulli")
             return _c_bernoulli_mask(m, name, x.shape, x).to(x.dtype)
@@ -1321,6 +1338,7 @@ def _c_feature_dropout(inplace: bool, alpha: bool):
 
     def h(m, args, kwargs):
         x, p, train = _dropout_args(name, args, kwargs, traced=True)
+        _c_real(x.device)
         rule = _dropout_rule(name, p, train)
         if rule == 0 or x.numel() == 0:
             return x
@@ -1353,6 +1371,7 @@ def _c_alpha_dropout(inplace: bool):
 
     def h(m, args, kwargs):
         x, p, train = _dropout_args(name, args, kwargs, traced=True)
+        _c_real(x.device)
         rule = _dropout_rule(name, p, train)
         if rule == 0 or x.numel() == 0:
             return x

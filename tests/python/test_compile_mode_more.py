@@ -295,3 +295,19 @@ def test_dynamic_shapes():
 
     for e, c in zip(run(False), run(True)):
         assert all(torch.equal(u, v) for u, v in zip(e, c))
+
+
+def test_strided_targets_and_meta_draw_nothing():
+    # a fill of a strided view: element i in row-major order is draw element i, as eagerly;
+    # a draw on the meta device is torch's meta kernel and takes no position, as eagerly
+    def fn(x):
+        w = torch.empty(5, 3).t()
+        w.uniform_(-1, 1)
+        v = torch.empty(4, 6)[:, ::2]
+        v.normal_()
+        torch.rand(3, device="meta")
+        torch.empty(4, device="meta").uniform_()
+        torch.randint(0, 5, (3,), device="meta")
+        F.dropout2d(torch.empty(2, 3, 4, 1, device="meta"), 0.5, True)
+        return x + w, v, torch.rand(2)
+    _same(fn, torch.zeros(3, 5))
