@@ -1414,6 +1414,124 @@ def _mode_alpha_backward(ctx, grad):
 _mode_alpha_apply.register_autograd(_mode_alpha_backward, setup_context=_mode_alpha_setup)
 
 
+def _c_rrelu(inplace: bool):
+    """F.rrelu in training (_h_rrelu): one uniform per element, negative or not."""
+    name = "torch.rrelu" + ("_" if inplace else "")
+
+    def h(m, args, kwargs):
+        b = _bind(name, args, kwargs, ("input", "lower", "upper", "training"),
+                  {"lower": 1.0 / 8, "upper": 1.0 / 3, "training": False}, ("generator",))
+        if not b["training"]:
+            raise _PassThrough
+        x = b["input"]
+        if not isinstance(x, torch.Tensor) or x.layout != torch.strided or b.get("generator") is not None:
+            raise _Unsupported("arguments")
+        _c_real(x.device)
+        _check_float(x, name)
+        if x.dtype == torch.float16 and x.device.type == "cpu":
+            raise _Unsupported("float16 on the CPU")  # torch's CPU kernel has none: eagerly torch's error
+        lo, hi = float(b["lower"]), float(b["upper"])
+        if not lo <= hi:
+            raise _Unsupported(f"lower bound {lo} > upper bound {hi}")
+        if x.numel() == 0 or lo == hi:  # _fill_uniform: no draw
+            r = torch.full(x.shape, lo, dtype=x.dtype, device=x.device)
+        else:
+            r = _c_draw(m, name, "uniform", {"low": lo, "high": hi}, x.shape, x.dtype, x.device)
+        slope = torch.where(x <= 0, r, 1.0)
+        return x.mul_(slope) if inplace else x * slope
+    return h
+
+
+def _c_native_dropout(m, args, kwargs):
+    """torch.native_dropout (_h_native_dropout): the mask is the Bernoulli draw
+    of dropout's own words (the same position)."""
+    b = _bind("native_dropout", args, kwargs, ("input", "p", "train"), {"train": None})
+    x, p, train = b["input"], float(b["p"]), b["train"]
+    if not isinstance(x, torch.Tensor) or x.layout != torch.strided:
+        raise _Unsupported("a strided tensor")
+    _c_real(x.device)
+    rule = _dropout_rule("native_dropout", p, False if train is False else True)
+    if rule == 0 or x.numel() == 0:
+        return x.clone(), torch.ones_like(x, dtype=torch.bool)
+    if rule == 1:
+        return x * _zero(x), torch.zeros_like(x, dtype=torch.bool)
+    _check_float(x, "native_dropout")
+    pos = torch.ops.xrng.mode_take("torch.native_dropout", "dropout", [p], [], x.dtype, x.numel())
+    dropped = torch.ops.xrng.draw(list(x.shape), "bernoulli", [p], [], pos, torch.bool, x.device)
+    return torch.ops.xrng.dropout(x, p, pos), torch.logical_not(dropped)
+
+
+def _c_normal(m, args, kwargs):
+    """torch.normal (_h_normal): (float, float, size) a fill; the tensor forms
+    z * std + mean of a standard normal z, as the opaque xrng::mode_normal_affine."""
+    b = _bind("normal", args, kwargs, ("mean", "std", "size"), {"std": 1.0, "size": None}, _FACTORY_KW)
+    mean, std = b["mean"], b.get("std", 1.0)
+    tm, ts = isinstance(mean, torch.Tensor), isinstance(std, torch.Tensor)
+    if b.get("generator") is not None or b.get("out") is not None:
+        raise _Unsupported("generator= or out=")
+    if not ts and not float(std) >= 0:
+        raise _Unsupported(f"std {std}")
+    if not tm and not ts:
+        if b["size"] is None:
+            raise _Unsupported("normal(float, float) without size")
+        dtype, device = _c_new(b, torch.get_default_dtype())
+        if dtype not in _FLOATS:
+            raise _Unsupported(f"dtype {dtype}")
+        shape = _size("normal", (b["size"],), {})
+        if _numel(shape) == 0:
+            t = torch.empty(shape, dtype=dtype, device=device)
+        else:
+            t = _c_draw(m, "torch.normal", "normal", {"mean": float(mean), "std": float(std)}, shape, dtype, device,
+                        located=True)
+        return t.requires_grad_() if b.get("requires_grad") else t
+    if b["size"] is not None:
+        raise _Unsupported("size with a tensor mean or std")  # torch's error
+    for v in (mean, std):
+        if isinstance(v, torch.Tensor) and v.layout != torch.strided:
+            raise _Unsupported(f"layout {v.layout}")
+    ref = mean if tm else std
+    _c_real(ref.device)
+    if ts:  # eagerly torch's error before the draw; here when the code runs
+        torch._assert_async(torch.all(std >= 0), "normal expects all elements of std >= 0.0")
+    shape = torch.broadcast_shapes(mean.shape if tm else (), std.shape if ts else ())
+    if ref.dtype not in _FLOATS:
+        raise _Unsupported(f"normal of dtype {ref.dtype}")
+    if _numel(shape) == 0:
+        z = torch.empty(shape, dtype=ref.dtype, device=ref.device)
+    else:
+        z = _c_draw(m, "torch.normal", "normal", {"mean": 0.0, "std": 1.0}, shape, ref.dtype, ref.device)
+    return torch.ops.xrng.mode_normal_affine(z, mean if tm else None, 0.0 if tm else float(mean),
+                                             std if ts else None, 1.0 if ts else float(std))
+
+
+# torch.normal's z * std + mean as the eager handler computes it (two
+# correctly rounded operations), opaque to the compiler (which may fuse them);
+# its gradients with respect to mean and std are zero, as torch's (_ZeroGrad).
+@torch.library.custom_op("xrng::mode_normal_affine", mutates_args=())
+def _mode_normal_affine(z: torch.Tensor, mean: Optional[torch.Tensor], mean_f: float, std: Optional[torch.Tensor],
+                        std_f: float) -> torch.Tensor:
+    with torch.no_grad():
+        return z.clone().mul_(std_f if std is None else std).add_(mean_f if mean is None else mean)
+
+
+@_mode_normal_affine.register_fake
+def _mode_normal_affine_fake(z, mean, mean_f, std, std_f):
+    return torch.empty(z.shape, dtype=z.dtype, device=z.device)
+
+
+def _mode_normal_setup(ctx, inputs, output):
+    _, mean, _, std, _ = inputs
+    ctx.like = [None if v is None else (v.shape, v.dtype, v.device) for v in (mean, std)]
+
+
+def _mode_normal_backward(ctx, grad):
+    zm, zs = (None if v is None else torch.zeros(v[0], dtype=v[1], device=v[2]) for v in ctx.like)
+    return None, zm, None, zs, None
+
+
+_mode_normal_affine.register_autograd(_mode_normal_backward, setup_context=_mode_normal_setup)
+
+
 # erfinv (nn.init.trunc_normal_'s uniform_ -> erfinv_): the eager handler's
 # host computation as an operator, opaque to the compiler, so that the
 # compiled code computes the same bits (not a draw: no position).
@@ -1470,6 +1588,10 @@ _COMPILED: dict = {
     "torch.randint_like": _c_randint_like,
     "torch.randperm": _c_randperm,
     "torch.bernoulli": _c_bernoulli("torch.bernoulli"),
+    "torch.normal": _c_normal,
+    "torch.native_dropout": _c_native_dropout,
+    "torch.rrelu": _c_rrelu(False),
+    "torch.rrelu_": _c_rrelu(True),
     "Tensor.bernoulli": _c_bernoulli("Tensor.bernoulli"),
     "torch.erfinv": _c_erfinv(False, "erfinv"),
     "Tensor.erfinv": _c_erfinv(False, "Tensor.erfinv"),

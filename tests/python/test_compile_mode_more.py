@@ -311,3 +311,42 @@ def test_strided_targets_and_meta_draw_nothing():
         F.dropout2d(torch.empty(2, 3, 4, 1, device="meta"), 0.5, True)
         return x + w, v, torch.rand(2)
     _same(fn, torch.zeros(3, 5))
+
+
+# ---- beyond the list: torch.normal, native_dropout, rrelu ----------------------------------------------
+def _others(x, mean, std):
+    a = torch.normal(2.0, 0.5, (3, 4))
+    b = torch.normal(mean, std)
+    c = torch.normal(mean, 2.0)
+    d = torch.normal(1.0, std)
+    e = torch.normal(mean[:1], std)  # broadcast
+    f = torch.normal(-1.0, 3.0, size=(5,), dtype=torch.float64)
+    y, keep = torch.native_dropout(x, 0.4, True)
+    r = F.rrelu(x, 0.1, 0.3, training=True)
+    s = F.rrelu(x.clone(), training=True, inplace=True)
+    return a, b, c, d, e, f, y, keep, r, s
+
+
+def test_normal_native_dropout_rrelu():
+    x = torch.linspace(-2, 2, 24).reshape(4, 6)
+    mean, std = torch.linspace(-1, 1, 12).reshape(2, 6), torch.linspace(0.1, 2, 6)
+    _same(_others, x, mean, std)
+    _no_break(_others, x, mean, std)
+
+
+def test_normal_gradients_are_torchs():
+    # torch.normal's gradients with respect to mean and std are zero, compiled too
+    def fn(mean, std):
+        return torch.normal(mean, std) * 2
+
+    def run(compiled):
+        with _mode():
+            f = torch.compile(fn, fullgraph=True) if compiled else fn
+            mean, std = torch.zeros(5, requires_grad=True), torch.ones(5, requires_grad=True)
+            out = f(mean, std)
+            out.sum().backward()
+            return out.detach(), mean.grad, std.grad
+
+    e, c = run(False), run(True)
+    assert all(torch.equal(u, v) for u, v in zip(e, c))
+    assert not e[1].any() and not e[2].any()
