@@ -64,13 +64,13 @@ and the xrng operator drawing there): ``rand``, ``randn``, ``rand_like``,
 ``Tensor.uniform_``, ``normal_``, ``exponential_``, ``geometric_``,
 ``log_normal_``, ``cauchy_``, ``random_`` (so ``nn.init``'s uniform, normal,
 xavier and kaiming fills); ``torch.bernoulli``, ``Tensor.bernoulli`` and
-``Tensor.bernoulli_`` (float or tensor p); every dropout (``F.dropout``'s
-forms, ``dropout1d/2d/3d``, ``alpha_dropout``, ``feature_alpha_dropout``, in
-place too, and SDPA's); and the mode's ``erfinv`` (timm's ``trunc_normal_``).
-Dynamo itself breaks the graph at ``Tensor.random_``, which then runs eagerly,
-drawn as usual. The other random calls there (``generator=`` draws,
-``torch.normal``, ``native_dropout``, ``rrelu``, ``multinomial``, ...) are
-reported. Dynamo compiles nothing while a dispatch mode is active, so under
+``Tensor.bernoulli_`` (float or tensor p); ``torch.normal`` (all four
+forms); every dropout (``F.dropout``'s forms, ``dropout1d/2d/3d``,
+``alpha_dropout``, ``feature_alpha_dropout``, in place too, ``native_dropout``
+and SDPA's); ``F.rrelu`` in training; and the mode's ``erfinv`` (timm's
+``trunc_normal_``). Dynamo itself breaks the graph at ``Tensor.random_``,
+which then runs eagerly, drawn as usual. The other random calls there
+(``generator=`` or ``out=`` draws, ``multinomial``, ...) are reported. Dynamo compiles nothing while a dispatch mode is active, so under
 ``check_dispatch=True`` (the default with ``strict=True``) a
 ``torch.compile``'d function runs eagerly.
 
