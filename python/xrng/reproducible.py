@@ -56,11 +56,23 @@ anything that draws from torch's generators behind the mode's back) are
 reported: a one-time :class:`ReproducibilityWarning` naming the op, or
 :class:`NotReproducibleError` with ``strict=True``.
 
-Inside ``torch.compile``'d regions the global stream's dropout (all of
-``F.dropout``'s forms, SDPA's), ``rand``/``randn``/``rand_like``/``randn_like``
-and ``Tensor.bernoulli_(p)`` are drawn as eagerly (see ``_COMPILED``: each
-compiles to ``xrng::mode_take``, which resolves the position when the compiled
-code runs, and the xrng operator); the other random calls there are reported.
+Inside ``torch.compile``'d regions these draws of the global stream are drawn
+as eagerly, bit for bit, call after call (see ``_COMPILED``: each compiles to
+``xrng::mode_take``, which resolves the position when the compiled code runs,
+and the xrng operator drawing there): ``rand``, ``randn``, ``rand_like``,
+``randn_like``, ``randint``, ``randint_like``, ``randperm``; the in-place fills
+``Tensor.uniform_``, ``normal_``, ``exponential_``, ``geometric_``,
+``log_normal_``, ``cauchy_``, ``random_`` (so ``nn.init``'s uniform, normal,
+xavier and kaiming fills); ``torch.bernoulli``, ``Tensor.bernoulli`` and
+``Tensor.bernoulli_`` (float or tensor p); ``torch.normal`` (all four
+forms); every dropout (``F.dropout``'s forms, ``dropout1d/2d/3d``,
+``alpha_dropout``, ``feature_alpha_dropout``, in place too, ``native_dropout``
+and SDPA's); ``F.rrelu`` in training; and the mode's ``erfinv`` (timm's
+``trunc_normal_``). Dynamo itself breaks the graph at ``Tensor.random_``,
+which then runs eagerly, drawn as usual. The other random calls there
+(``generator=`` or ``out=`` draws, ``multinomial``, ...) are reported. Dynamo compiles nothing while a dispatch mode is active, so under
+``check_dispatch=True`` (the default with ``strict=True``) a
+``torch.compile``'d function runs eagerly.
 
 The mode belongs to the thread that enters it (like every torch mode), and
 one thread at a time may be inside a mode: its streams are those of torch's
@@ -95,6 +107,7 @@ from torch.utils._python_dispatch import TorchDispatchMode
 
 from . import Generator
 from . import _check_stream
+from . import _op_params
 from . import stream_version as _newest_stream
 from . import bernoulli_ as _x_bernoulli_
 from . import bits_ as _x_bits_
@@ -486,7 +499,8 @@ def _h_randn(m, args, kwargs):
 _FACTORY_KW = ("generator", "out", "dtype", "layout", "device", "requires_grad", "pin_memory")
 
 
-def _h_randint(m, args, kwargs):
+def _randint_args(args, kwargs) -> tuple:
+    """randint's forms: (high, size), (low, high, size), keywords -> (binding, size)."""
     kw = dict(kwargs)
     size = kw.pop("size", None)
     pos = list(args)
@@ -501,7 +515,11 @@ def _h_randint(m, args, kwargs):
         raise _Unsupported("randint arguments")
     if size is None or "high" not in kw:
         raise _Unsupported("randint without high or size")
-    b = _bind("randint", (), kw, ("low", "high"), {"low": 0}, _FACTORY_KW)
+    return _bind("randint", (), kw, ("low", "high"), {"low": 0}, _FACTORY_KW), size
+
+
+def _h_randint(m, args, kwargs):
+    b, size = _randint_args(args, kwargs)
     t = _new(_size("randint", (size,), {}), b, torch.int64)
     with m._draw(b.get("generator"), "torch.randint") as g:
         _fill_randint(t, int(b["low"]), int(b["high"]), g)
@@ -628,7 +646,8 @@ def _dtype_max(dtype: torch.dtype) -> int:
     return torch.iinfo(dtype).max
 
 
-def _h_random_(m, args, kwargs):
+def _random_args(args, kwargs) -> tuple:
+    """random_'s forms: random_(), random_(to), random_(from, to) -> (binding, from, to or None)."""
     kw = dict(kwargs)
     gen = kw.pop("generator", None)
     if "from" in kw or "to" in kw or len(args) == 3:
@@ -642,6 +661,13 @@ def _h_random_(m, args, kwargs):
         low, to = 0, None
     else:
         raise _Unsupported("random_ arguments")
+    b["generator"] = gen
+    return b, low, to
+
+
+def _h_random_(m, args, kwargs):
+    b, low, to = _random_args(args, kwargs)
+    gen = b["generator"]
     t = _inplace_target(b)
     if t.dtype not in _FLOATS + _XRNG_INTS + (torch.bool,):
         raise _Unsupported(f"random_ into dtype {t.dtype}")
@@ -968,11 +994,19 @@ def _from_compiler() -> bool:
     return f is not None and f.f_globals.get("__name__", "").startswith("torch._inductor")
 
 
+def _c_real(device) -> None:
+    """A draw on the meta device: eagerly torch's meta kernel runs and nothing is
+    drawn (_Meta); so here (no position is taken)."""
+    if torch.device(device).type == "meta":
+        raise _PassThrough
+
+
 def _c_dropout(inplace: bool):
     name = "torch.dropout_" if inplace else "torch.dropout"
 
     def h(m, args, kwargs):
         x, p, train = _dropout_args(name, args, kwargs, traced=True)
+        _c_real(x.device)
         rule = _dropout_rule(name, p, train)
         if rule == 0 or x.numel() == 0:
             return x
@@ -1000,6 +1034,7 @@ def _c_factory(dist: str, params: dict):
             raise _Unsupported(f"dtype {dtype}")
         device = b.get("device")
         device = torch.empty(0).device if device is None else torch.device(device)
+        _c_real(device)
         numel = 1
         for d in size:
             numel = numel * d
@@ -1019,6 +1054,7 @@ def _c_like(dist: str, params: dict):
         x = args[0]
         dtype = kwargs.get("dtype") or x.dtype
         device = kwargs.get("device") or x.device
+        _c_real(device)
         if dtype not in _FLOATS:
             raise _Unsupported(f"dtype {dtype}")
         reals = [params[k] for k in params]
@@ -1029,11 +1065,14 @@ def _c_like(dist: str, params: dict):
 
 
 def _c_bernoulli_(m, args, kwargs):
-    """Tensor.bernoulli_(p) with a float p (timm's DropPath, stochastic depth)."""
+    """Tensor.bernoulli_(p) with a float p (timm's DropPath, stochastic depth) or a tensor p."""
     b = _bind("bernoulli_", args, kwargs, ("self", "p"), {"p": 0.5}, ("generator",))
     t, p = b["self"], b["p"]
-    if b.get("generator") is not None or isinstance(p, torch.Tensor):
-        raise _Unsupported("generator= or a tensor p")
+    if b.get("generator") is not None:
+        raise _Unsupported("generator=")
+    _c_real(t.device)
+    if isinstance(p, torch.Tensor):
+        return t.copy_(_c_bernoulli_mask(m, "Tensor.bernoulli_", t.shape, p.expand(t.shape)))
     p = float(p)
     if not 0.0 <= p <= 1.0:
         raise RuntimeError(f"bernoulli_ expects p to be in [0, 1], but got p={p}")
@@ -1042,15 +1081,522 @@ def _c_bernoulli_(m, args, kwargs):
     return t.copy_(torch.ops.xrng.draw(list(t.shape), "bernoulli", [p], [], pos, dtype, t.device))
 
 
+# ---- the eager handlers' other draws, compiled --------------------------------------------------------
+# Each compiled handler draws the words its eager handler draws, from the same
+# position: the same distribution, parameters, dtype and element count (so the
+# same xrng::take_ plan), in the same order; where the eager handler would not
+# draw from xrng (unsupported arguments, parameters xrng refuses), the compiled
+# one raises _Unsupported and the call is reported, as eagerly.
+_PROBED: dict = {}
+
+
+def _probe(dist: str, params: tuple, dtype: torch.dtype, stream: int) -> str:
+    """Whether xrng draws ``dist`` with ``params`` ((name, value) pairs) into
+    ``dtype``: "" if it does, else its error, found by drawing on the host
+    outside any tracing (the checks of the eager draw, not a copy of them): one
+    element, or the n of a permutation. A constant for Dynamo."""
+    key = (dist, params, dtype, stream)
+    r = _PROBED.get(key)
+    if r is None:
+        from torch.utils._python_dispatch import _disable_current_modes
+        from . import _C
+        try:
+            with _disable_current_modes():
+                n = dict(params)["n"] if dist == "perm" else 1
+                _C.draw_(torch.empty(n, dtype=dtype), (0, 0, 0), dist, dict(params), "auto", 0, stream)
+            r = ""
+        except (ValueError, RuntimeError, TypeError, OverflowError) as e:
+            r = (str(e).splitlines() or [type(e).__name__])[0] or type(e).__name__
+        _PROBED[key] = r
+    return r
+
+
+# torch._dynamo.assume_constant_result(_probe), without importing torch._dynamo (a second) with xrng
+_probe._dynamo_marked_constant = True
+
+
+def _numel(shape) -> int:
+    n = 1
+    for d in shape:
+        n = n * d
+    return n
+
+
+def _c_draw(m, op: str, dist: str, params: dict, shape, dtype: torch.dtype, device, located: bool = False):
+    """A new tensor holding what the eager draw of ``dist`` into a tensor of
+    this shape and dtype writes (``_C.draw_``: element i in row-major order is
+    draw element i). located: _fill_located's rule for f16/bf16 (a parameter
+    not finite in the dtype: drawn in float32 and rounded)."""
+    _c_real(device)
+    items = tuple(params.items())
+    err = "" if dist == "perm" else _probe(dist, items, dtype, m.stream)  # perm: checked by _c_randperm
+    if err:
+        if located and dtype in (torch.float16, torch.bfloat16) and "is not finite in" in err \
+                and not _probe(dist, items, torch.float32, m.stream):
+            return _c_draw(m, op, dist, params, shape, torch.float32, device).to(dtype)
+        raise _Unsupported(err)
+    reals, ints = _op_params(dist, params)
+    pos = torch.ops.xrng.mode_take(op, dist, reals, ints, dtype, _numel(shape))
+    return torch.ops.xrng.draw(list(shape), dist, reals, ints, pos, dtype, device)
+
+
+def _c_target(b: dict) -> torch.Tensor:
+    """The tensor of an in-place draw in a compiled region (tracing subclasses allowed)."""
+    t = b["self"]
+    if not isinstance(t, torch.Tensor) or t.layout != torch.strided:
+        raise _Unsupported("a strided tensor")
+    if b.get("generator") is not None:
+        raise _Unsupported("generator=")
+    _c_real(t.device)
+    if torch.is_grad_enabled() and t.requires_grad:
+        raise _Unsupported("an in-place draw into a tensor that requires grad")
+    return t
+
+
+def _c_uniform_(m, args, kwargs):
+    b = _bind("uniform_", args, kwargs, ("self", "from", "to"), {"from": 0.0, "to": 1.0}, ("generator",))
+    t = _c_target(b)
+    _check_float(t, "uniform_")
+    lo, hi = float(b["from"]), float(b["to"])
+    if not lo <= hi:
+        raise _Unsupported(f"from={lo} > to={hi}")
+    if t.numel() == 0:
+        return t
+    if lo == hi:  # _fill_uniform: no draw
+        return t.fill_(lo)
+    return t.copy_(_c_draw(m, "Tensor.uniform_", "uniform", {"low": lo, "high": hi}, t.shape, t.dtype, t.device))
+
+
+def _c_normal_(m, args, kwargs):
+    b = _bind("normal_", args, kwargs, ("self", "mean", "std"), {"mean": 0.0, "std": 1.0}, ("generator",))
+    t = _c_target(b)
+    _check_float(t, "normal_")
+    mean, std = float(b["mean"]), float(b["std"])
+    if not std >= 0.0:
+        raise _Unsupported(f"std {std}")
+    if t.numel() == 0:
+        return t
+    return t.copy_(_c_draw(m, "Tensor.normal_", "normal", {"mean": mean, "std": std}, t.shape, t.dtype, t.device,
+                           located=True))
+
+
+def _c_dist(name: str, dist: str, params: tuple, xparams: tuple, defaults: dict, dtypes: tuple = _FLOATS):
+    """Tensor.exponential_ / geometric_ / log_normal_ / cauchy_ (_dist_handler's
+    draws): torch's parameters ``params`` are xrng's ``xparams``."""
+    def h(m, args, kwargs):
+        b = _bind(name, args, kwargs, ("self",) + params, defaults, ("generator",))
+        t = _c_target(b)
+        if t.dtype not in dtypes:
+            raise _Unsupported(f"{name} into dtype {t.dtype}")
+        vals = {x: float(b[k]) for k, x in zip(params, xparams)}
+        if t.numel() == 0:
+            return t
+        return t.copy_(_c_draw(m, "Tensor." + name, dist, vals, t.shape, t.dtype, t.device, located=True))
+    return h
+
+
+def _c_randint(m, op: str, shape, dtype: torch.dtype, device, low: int, high: int) -> torch.Tensor:
+    """_fill_randint's draw into a new tensor (the same words, the same values)."""
+    if low >= high:
+        raise _Unsupported(f"low={low} >= high={high}")
+    if _numel(shape) == 0:
+        return torch.empty(shape, dtype=dtype, device=device)
+    wide = dtype in (torch.int64, torch.float64)
+    if not wide and dtype not in _XRNG_INTS + (torch.bool,) + _FLOATS:
+        raise _Unsupported(f"integer draw into dtype {dtype}")
+    if dtype == torch.int64 and high - low == 2**64:  # raw 64-bit words
+        return _c_draw(m, op, "bits", {}, shape, torch.uint64, device).view(torch.int64)
+    shift = 0
+    if high == 2**63:
+        low, high, shift = low - 1, high - 1, 1
+    params = {"ilow": low, "ihigh": high}
+    if dtype in _XRNG_INTS and shift == 0:
+        return _c_draw(m, op, "randint", params, shape, dtype, device)
+    tmp = _c_draw(m, op, "randint", params, shape, torch.int64 if wide else torch.int32, device)
+    return (tmp + 1 if shift else tmp).to(dtype)
+
+
+def _c_new(b: dict, default_dtype: torch.dtype) -> tuple:
+    """(dtype, device) of a factory call in a compiled region (_new's, without out=)."""
+    if b.get("generator") is not None or b.get("out") is not None:
+        raise _Unsupported("generator= or out=")
+    if b.get("layout") not in (None, torch.strided):
+        raise _Unsupported(f"layout {b['layout']}")
+    device = b.get("device")
+    device = torch.empty(0).device if device is None else torch.device(device)  # torch's default, as _new
+    _c_real(device)
+    return b.get("dtype") or default_dtype, device
+
+
+def _c_int(v, what: str) -> int:
+    if isinstance(v, (bool, float, torch.Tensor)):  # torch's own errors or conversions
+        raise _Unsupported(f"{what} of type {type(v).__name__}")
+    return int(v)
+
+
+def _c_randint_factory(m, args, kwargs):
+    b, size = _randint_args(args, kwargs)
+    dtype, device = _c_new(b, torch.int64)
+    t = _c_randint(m, "torch.randint", _size("randint", (size,), {}), dtype, device, _c_int(b["low"], "low"),
+                   _c_int(b["high"], "high"))
+    return t.requires_grad_() if b.get("requires_grad") else t
+
+
+def _c_randint_like(m, args, kwargs):
+    b = _bind("randint_like", args, kwargs, ("input", "low", "high"), {"low": None, "high": None}, _LIKE_KW)
+    if b["high"] is None:  # randint_like(x, high)
+        b["low"], b["high"] = 0, b["low"]
+    if b.get("high") is None:
+        raise _Unsupported("randint_like without high")
+    x = b["input"]
+    if not isinstance(x, torch.Tensor) or x.layout != torch.strided or \
+            b.get("layout") not in (None, torch.strided) or b.get("generator") is not None:
+        raise _Unsupported("arguments")
+    dtype = b.get("dtype") or x.dtype
+    device = x.device if b.get("device") is None else torch.device(b["device"])
+    _c_real(device)
+    t = _c_randint(m, "torch.randint_like", tuple(x.shape), dtype, device, _c_int(b.get("low") or 0, "low"),
+                   _c_int(b["high"], "high"))
+    return t.requires_grad_() if b.get("requires_grad") else t
+
+
+def _c_randperm(m, args, kwargs):
+    b = _bind("randperm", args, kwargs, ("n",), {}, _FACTORY_KW)
+    n = _c_int(b["n"], "n")
+    if n < 0:
+        raise _Unsupported(f"n = {n}")
+    dtype, device = _c_new(b, torch.int64)
+    # xrng's checks of a permutation (rng/plan.h, DistDef<perm>), here rather
+    # than probed: n may be a size of dynamic shapes, known when the code runs
+    if n > 2**63 or dtype == torch.int32 and n - 1 > 2**31 - 1:
+        raise _Unsupported(f"a permutation of {n} elements in {dtype}")
+    if n == 0:  # no draw
+        t = torch.empty(0, dtype=dtype, device=device)
+    elif dtype in (torch.int64, torch.int32):
+        t = _c_draw(m, "torch.randperm", "perm", {"n": n}, (n,), dtype, device)
+    else:
+        t = _c_draw(m, "torch.randperm", "perm", {"n": n}, (n,), torch.int64, device).to(dtype)
+    return t.requires_grad_() if b.get("requires_grad") else t
+
+
+def _c_random_(m, args, kwargs):
+    b, low, to = _random_args(args, kwargs)
+    t = _c_target(b)
+    if t.dtype not in _FLOATS + _XRNG_INTS + (torch.bool,):
+        raise _Unsupported(f"random_ into dtype {t.dtype}")
+    high = _dtype_max(t.dtype) + 1 if to is None else int(to)
+    return t.copy_(_c_randint(m, "Tensor.random_", t.shape, t.dtype, t.device, int(low), high))
+
+
+def _c_bernoulli_mask(m, op: str, shape, p) -> torch.Tensor:
+    """_bernoulli_mask in a compiled region: one word per element, the same rule."""
+    if not isinstance(p, torch.Tensor) or p.layout != torch.strided:
+        raise _Unsupported("probabilities that are not a strided tensor")
+    if p.dtype not in _FLOATS:
+        raise _Unsupported(f"probabilities of dtype {p.dtype}")
+    _c_real(p.device)
+    p64 = p.detach().to(torch.float64)
+    # eagerly the call raises (torch's error) before drawing: here, when the compiled code runs
+    torch._assert_async(torch.logical_not(((p64 < 0) | (p64 > 1) | torch.isnan(p64)).any()),
+                        "bernoulli: the probabilities must be in [0, 1]")
+    if _numel(shape) == 0:
+        return torch.zeros(shape, dtype=torch.bool, device=p.device)
+    w = _c_draw(m, op, "bits", {}, shape, torch.uint32, p.device)
+    words = w.view(torch.int32).to(torch.int64).bitwise_and(0xFFFFFFFF).to(torch.float64)
+    return words < torch.round(p64 * 4294967296.0)
+
+
+def _c_bernoulli(name: str):
+    """torch.bernoulli / Tensor.bernoulli: p = input (a tensor of probabilities) or a float p."""
+    def h(m, args, kwargs):
+        b = _bind("bernoulli", args, kwargs, ("input", "p"), {"p": None}, ("generator", "out"))
+        x, p = b["input"], b["p"]
+        if not isinstance(x, torch.Tensor) or x.layout != torch.strided:
+            raise _Unsupported("a strided tensor")
+        if b.get("generator") is not None or b.get("out") is not None:
+            raise _Unsupported("generator= or out=")
+        _c_real(x.device)
+        if p is None:
+            _check_float(x, "bernoulli")
+            return _c_bernoulli_mask(m, name, x.shape, x).to(x.dtype)
+        if isinstance(p, torch.Tensor):
+            raise _Unsupported("a tensor p with an input")
+        p = float(p)
+        if not 0.0 <= p <= 1.0:
+            raise _Unsupported(f"p = {p}")
+        if x.numel() == 0:
+            return torch.empty(x.shape, dtype=x.dtype, device=x.device)
+        dtype = x.dtype if x.dtype in (torch.bool, torch.uint8) else torch.uint8  # _fill_bernoulli_p
+        return _c_draw(m, name, "bernoulli", {"p": p}, x.shape, dtype, x.device).to(x.dtype)
+    return h
+
+
+def _c_feature_dropout(inplace: bool, alpha: bool):
+    """feature_dropout / feature_alpha_dropout (dropout1d/2d/3d, F.feature_alpha_dropout): one
+    word per (sample, channel), as _h_feature_dropout."""
+    name = "torch." + ("feature_" if not alpha else "feature_alpha_") + "dropout" + ("_" if inplace else "")
+
+    def h(m, args, kwargs):
+        x, p, train = _dropout_args(name, args, kwargs, traced=True)
+        _c_real(x.device)
+        rule = _dropout_rule(name, p, train)
+        if rule == 0 or x.numel() == 0:
+            return x
+        if rule == 1:
+            return x.mul_(_zero(x)) if inplace else x * _zero(x)
+        _check_float(x, name)
+        if x.dim() < 2:
+            raise _Unsupported("fewer than 2 dimensions")  # torch's error
+        fshape = _feature_shape(x, name)
+        n = fshape[0] * fshape[1]
+        wide = _wide(x.dtype)
+        if alpha:
+            keep = _c_keep_mask(m, name, n, p, x.device).view(fshape)
+            r = torch.ops.xrng.mode_alpha_apply(x, p, keep)
+        else:  # _keep_scale: the dropout draw applied to ones
+            pos = torch.ops.xrng.mode_take(name, "dropout", [p], [], wide, n)
+            scale = torch.ops.xrng.dropout(torch.ones(n, dtype=wide, device=x.device), p, pos).view(fshape)
+            r = torch.where(scale != 0, x.to(wide) * scale, 0.0).to(x.dtype)
+        return x.copy_(r) if inplace else r
+    return h
+
+
+def _c_keep_mask(m, op: str, n: int, p: float, device) -> torch.Tensor:
+    """_keep_mask: the complement of n Bernoulli(p) draws (bool, one word each)."""
+    return torch.logical_not(_c_draw(m, op, "bernoulli", {"p": p}, (n,), torch.bool, device))
+
+
+def _c_alpha_dropout(inplace: bool):
+    name = "torch.alpha_dropout" + ("_" if inplace else "")
+
+    def h(m, args, kwargs):
+        x, p, train = _dropout_args(name, args, kwargs, traced=True)
+        _c_real(x.device)
+        rule = _dropout_rule(name, p, train)
+        if rule == 0 or x.numel() == 0:
+            return x
+        if rule == 1:
+            return x.mul_(_zero(x)) if inplace else x * _zero(x)
+        _check_float(x, name)
+        keep = _c_keep_mask(m, name, x.numel(), p, x.device).view(x.shape)
+        r = torch.ops.xrng.mode_alpha_apply(x, p, keep)
+        return x.copy_(r) if inplace else r
+    return h
+
+
+# alpha dropout's affine step x * a + c, as the eager handler computes it
+# (_alpha_apply), as an operator opaque to the compiler: a compiler may fuse
+# the multiply and the add into one rounding (Triton does on CUDA), which the
+# eager handler never does. Its gradient is torch's for _alpha_apply.
+@torch.library.custom_op("xrng::mode_alpha_apply", mutates_args=())
+def _mode_alpha_apply(x: torch.Tensor, p: float, keep: torch.Tensor) -> torch.Tensor:
+    return _alpha_apply(x, p, keep, _wide(x.dtype)).contiguous()
+
+
+@_mode_alpha_apply.register_fake
+def _mode_alpha_apply_fake(x, p, keep):
+    return torch.empty(x.shape, dtype=x.dtype, device=x.device)
+
+
+def _mode_alpha_setup(ctx, inputs, output):
+    x, p, keep = inputs
+    ctx.p, ctx.dtype = p, x.dtype
+    ctx.save_for_backward(keep)
+
+
+def _mode_alpha_backward(ctx, grad):
+    (keep,) = ctx.saved_tensors
+    p, wide = ctx.p, _wide(ctx.dtype)
+    a = 1.0 / math.sqrt((_SELU_ALPHA * _SELU_ALPHA * p + 1) * (1 - p))
+    return (torch.where(keep, grad.to(wide), 0.0) * a).to(ctx.dtype), None, None
+
+
+_mode_alpha_apply.register_autograd(_mode_alpha_backward, setup_context=_mode_alpha_setup)
+
+
+def _c_rrelu(inplace: bool):
+    """F.rrelu in training (_h_rrelu): one uniform per element, negative or not."""
+    name = "torch.rrelu" + ("_" if inplace else "")
+
+    def h(m, args, kwargs):
+        b = _bind(name, args, kwargs, ("input", "lower", "upper", "training"),
+                  {"lower": 1.0 / 8, "upper": 1.0 / 3, "training": False}, ("generator",))
+        if not b["training"]:
+            raise _PassThrough
+        x = b["input"]
+        if not isinstance(x, torch.Tensor) or x.layout != torch.strided or b.get("generator") is not None:
+            raise _Unsupported("arguments")
+        _c_real(x.device)
+        _check_float(x, name)
+        if x.dtype == torch.float16 and x.device.type == "cpu":
+            raise _Unsupported("float16 on the CPU")  # torch's CPU kernel has none: eagerly torch's error
+        lo, hi = float(b["lower"]), float(b["upper"])
+        if not lo <= hi:
+            raise _Unsupported(f"lower bound {lo} > upper bound {hi}")
+        if x.numel() == 0 or lo == hi:  # _fill_uniform: no draw
+            r = torch.full(x.shape, lo, dtype=x.dtype, device=x.device)
+        else:
+            r = _c_draw(m, name, "uniform", {"low": lo, "high": hi}, x.shape, x.dtype, x.device)
+        slope = torch.where(x <= 0, r, 1.0)
+        return x.mul_(slope) if inplace else x * slope
+    return h
+
+
+def _c_native_dropout(m, args, kwargs):
+    """torch.native_dropout (_h_native_dropout): the mask is the Bernoulli draw
+    of dropout's own words (the same position)."""
+    b = _bind("native_dropout", args, kwargs, ("input", "p", "train"), {"train": None})
+    x, p, train = b["input"], float(b["p"]), b["train"]
+    if not isinstance(x, torch.Tensor) or x.layout != torch.strided:
+        raise _Unsupported("a strided tensor")
+    _c_real(x.device)
+    rule = _dropout_rule("native_dropout", p, False if train is False else True)
+    if rule == 0 or x.numel() == 0:
+        return x.clone(), torch.ones_like(x, dtype=torch.bool)
+    if rule == 1:
+        return x * _zero(x), torch.zeros_like(x, dtype=torch.bool)
+    _check_float(x, "native_dropout")
+    pos = torch.ops.xrng.mode_take("torch.native_dropout", "dropout", [p], [], x.dtype, x.numel())
+    dropped = torch.ops.xrng.draw(list(x.shape), "bernoulli", [p], [], pos, torch.bool, x.device)
+    return torch.ops.xrng.dropout(x, p, pos), torch.logical_not(dropped)
+
+
+def _c_normal(m, args, kwargs):
+    """torch.normal (_h_normal): (float, float, size) a fill; the tensor forms
+    z * std + mean of a standard normal z, as the opaque xrng::mode_normal_affine."""
+    b = _bind("normal", args, kwargs, ("mean", "std", "size"), {"std": 1.0, "size": None}, _FACTORY_KW)
+    mean, std = b["mean"], b.get("std", 1.0)
+    tm, ts = isinstance(mean, torch.Tensor), isinstance(std, torch.Tensor)
+    if b.get("generator") is not None or b.get("out") is not None:
+        raise _Unsupported("generator= or out=")
+    if not ts and not float(std) >= 0:
+        raise _Unsupported(f"std {std}")
+    if not tm and not ts:
+        if b["size"] is None:
+            raise _Unsupported("normal(float, float) without size")
+        dtype, device = _c_new(b, torch.get_default_dtype())
+        if dtype not in _FLOATS:
+            raise _Unsupported(f"dtype {dtype}")
+        shape = _size("normal", (b["size"],), {})
+        if _numel(shape) == 0:
+            t = torch.empty(shape, dtype=dtype, device=device)
+        else:
+            t = _c_draw(m, "torch.normal", "normal", {"mean": float(mean), "std": float(std)}, shape, dtype, device,
+                        located=True)
+        return t.requires_grad_() if b.get("requires_grad") else t
+    if b["size"] is not None:
+        raise _Unsupported("size with a tensor mean or std")  # torch's error
+    for v in (mean, std):
+        if isinstance(v, torch.Tensor) and v.layout != torch.strided:
+            raise _Unsupported(f"layout {v.layout}")
+    ref = mean if tm else std
+    _c_real(ref.device)
+    if ts:  # eagerly torch's error before the draw; here when the code runs
+        torch._assert_async(torch.all(std >= 0), "normal expects all elements of std >= 0.0")
+    shape = torch.broadcast_shapes(mean.shape if tm else (), std.shape if ts else ())
+    if ref.dtype not in _FLOATS:
+        raise _Unsupported(f"normal of dtype {ref.dtype}")
+    if _numel(shape) == 0:
+        z = torch.empty(shape, dtype=ref.dtype, device=ref.device)
+    else:
+        z = _c_draw(m, "torch.normal", "normal", {"mean": 0.0, "std": 1.0}, shape, ref.dtype, ref.device)
+    return torch.ops.xrng.mode_normal_affine(z, mean if tm else None, 0.0 if tm else float(mean),
+                                             std if ts else None, 1.0 if ts else float(std))
+
+
+# torch.normal's z * std + mean as the eager handler computes it (two
+# correctly rounded operations), opaque to the compiler (which may fuse them);
+# its gradients with respect to mean and std are zero, as torch's (_ZeroGrad).
+@torch.library.custom_op("xrng::mode_normal_affine", mutates_args=())
+def _mode_normal_affine(z: torch.Tensor, mean: Optional[torch.Tensor], mean_f: float, std: Optional[torch.Tensor],
+                        std_f: float) -> torch.Tensor:
+    with torch.no_grad():
+        return z.clone().mul_(std_f if std is None else std).add_(mean_f if mean is None else mean)
+
+
+@_mode_normal_affine.register_fake
+def _mode_normal_affine_fake(z, mean, mean_f, std, std_f):
+    return torch.empty(z.shape, dtype=z.dtype, device=z.device)
+
+
+def _mode_normal_setup(ctx, inputs, output):
+    _, mean, _, std, _ = inputs
+    ctx.like = [None if v is None else (v.shape, v.dtype, v.device) for v in (mean, std)]
+
+
+def _mode_normal_backward(ctx, grad):
+    zm, zs = (None if v is None else torch.zeros(v[0], dtype=v[1], device=v[2]) for v in ctx.like)
+    return None, zm, None, zs, None
+
+
+_mode_normal_affine.register_autograd(_mode_normal_backward, setup_context=_mode_normal_setup)
+
+
+# erfinv (nn.init.trunc_normal_'s uniform_ -> erfinv_): the eager handler's
+# host computation as an operator, opaque to the compiler, so that the
+# compiled code computes the same bits (not a draw: no position).
+@torch.library.custom_op("xrng::mode_erfinv", mutates_args=())
+def _mode_erfinv(x: torch.Tensor) -> torch.Tensor:
+    return _erfinv_host(x).to(x.device)
+
+
+@_mode_erfinv.register_fake
+def _mode_erfinv_fake(x):
+    return torch.empty(x.shape, dtype=x.dtype, device=x.device)
+
+
+def _c_erfinv(inplace: bool, name: str):
+    def h(m, args, kwargs):
+        b = _bind(name, args, kwargs, ("input",), {}, ("out",))
+        x = b["input"]
+        if not isinstance(x, torch.Tensor) or x.layout != torch.strided:
+            raise _Unsupported("a strided tensor")
+        if x.dtype not in _FLOATS or torch.is_grad_enabled() and x.requires_grad:
+            raise _PassThrough  # torch's erfinv, as eagerly
+        if b.get("out") is not None:
+            raise _Unsupported("out=")
+        r = torch.ops.xrng.mode_erfinv(x)
+        return x.copy_(r) if inplace else r
+    return h
+
+
 #: The entry points covered inside compiled regions, by their reporting name.
 _COMPILED: dict = {
     "torch.dropout": _c_dropout(False),
     "torch.dropout_": _c_dropout(True),
+    "torch.feature_dropout": _c_feature_dropout(False, False),
+    "torch.feature_dropout_": _c_feature_dropout(True, False),
+    "torch.feature_alpha_dropout": _c_feature_dropout(False, True),
+    "torch.feature_alpha_dropout_": _c_feature_dropout(True, True),
+    "torch.alpha_dropout": _c_alpha_dropout(False),
+    "torch.alpha_dropout_": _c_alpha_dropout(True),
     "torch.rand": _c_factory("uniform", {"low": 0.0, "high": 1.0}),
     "torch.randn": _c_factory("normal", {"mean": 0.0, "std": 1.0}),
     "torch.rand_like": _c_like("uniform", {"low": 0.0, "high": 1.0}),
     "torch.randn_like": _c_like("normal", {"mean": 0.0, "std": 1.0}),
     "Tensor.bernoulli_": _c_bernoulli_,
+    "Tensor.uniform_": _c_uniform_,
+    "Tensor.normal_": _c_normal_,
+    "Tensor.exponential_": _c_dist("exponential_", "exponential", ("lambd",), ("rate",), {"lambd": 1.0}),
+    "Tensor.geometric_": _c_dist("geometric_", "geometric", ("p",), ("p",), {}, _FLOATS + (torch.int32, torch.int64)),
+    "Tensor.log_normal_": _c_dist("log_normal_", "log_normal", ("mean", "std"), ("mean", "std"),
+                                  {"mean": 1.0, "std": 2.0}),
+    "Tensor.cauchy_": _c_dist("cauchy_", "cauchy", ("median", "sigma"), ("median", "sigma"),
+                              {"median": 0.0, "sigma": 1.0}),
+    "Tensor.random_": _c_random_,
+    "torch.randint": _c_randint_factory,
+    "torch.randint_like": _c_randint_like,
+    "torch.randperm": _c_randperm,
+    "torch.bernoulli": _c_bernoulli("torch.bernoulli"),
+    "torch.normal": _c_normal,
+    "torch.native_dropout": _c_native_dropout,
+    "torch.rrelu": _c_rrelu(False),
+    "torch.rrelu_": _c_rrelu(True),
+    "Tensor.bernoulli": _c_bernoulli("Tensor.bernoulli"),
+    "torch.erfinv": _c_erfinv(False, "erfinv"),
+    "Tensor.erfinv": _c_erfinv(False, "Tensor.erfinv"),
+    "Tensor.erfinv_": _c_erfinv(True, "Tensor.erfinv_"),
+    "torch.special.erfinv": _c_erfinv(False, "torch.special.erfinv"),
     "torch.nn.functional.scaled_dot_product_attention": lambda m, a, k: _h_sdpa(m, a, k, traced=True),
 }
 
@@ -1753,6 +2299,8 @@ class reproducible:
     # ---- calls of the entry points ----
     def _call(self, orig: Callable, handler: Callable, name: str, args: tuple, kwargs: dict):
         if torch.compiler.is_compiling():
+            if not torch.compiler.is_dynamo_compiling() and _from_compiler():
+                return orig(*args, **kwargs)  # the compiler's own tracing (Inductor's patterns), not the program
             compiled = _COMPILED.get(name)
             if compiled is not None:
                 try:
@@ -1762,8 +2310,6 @@ class reproducible:
                 except _Unsupported as e:
                     self._report(name, f"is inside a torch.compile'd region and not covered there ({e})")
                     return orig(*args, **kwargs)
-            if not torch.compiler.is_dynamo_compiling() and _from_compiler():
-                return orig(*args, **kwargs)  # the compiler's own tracing (Inductor's patterns), not the program
             self._report(name, "is inside a torch.compile'd region, where the mode cannot intercept it")
             return orig(*args, **kwargs)
         # DTensor arguments: their shards' blocks (issue 17). Before torch's check:
