@@ -319,3 +319,21 @@ def test_mode_transforms_v2_mixup_cutmix():
     ref = _mixup_cutmix(1, 1)
     for outer, n in ((1, 2), (2, 1)):
         assert all(same_bits(x, y) for x, y in zip(ref, _mixup_cutmix(outer, n)))
+
+
+# ---- the clients on the xdev test device ---------------------------------------------------------------------
+def test_mode_clients_on_xdev_equal_cpu(xdev):
+    from torch.distributions import Beta, Gamma, Poisson
+
+    def clients(device):
+        with xrng.reproducible(seed=3, strict=True):
+            return [Gamma(torch.tensor([0.5, 4.0], device=device), torch.ones(2, device=device),
+                          validate_args=False).sample((2,)),  # (xdev lacks the check ops)
+                    Beta(torch.tensor([0.4], device=device), torch.tensor([0.7], device=device),
+                         validate_args=False).sample((3,)),
+                    Poisson(torch.tensor([2.0, 30.0], device=device), validate_args=False).sample()]
+
+    before = xdev.copies_in()
+    on_xdev = clients("xdev")
+    assert all(t.device.type == "xdev" for t in on_xdev) and xdev.copies_in() > before
+    assert all(same_bits(a.cpu(), b) for a, b in zip(on_xdev, clients("cpu")))
