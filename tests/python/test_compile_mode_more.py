@@ -109,6 +109,29 @@ def test_nn_init_in_compiled_code():
     _same(fn, torch.ones(1))
 
 
+def test_module_reset_parameters_compiled():
+    # the fills write a module's parameters (graph inputs, mutated in place)
+    lin = torch.nn.Linear(4, 3)
+
+    def fn(x):
+        lin.reset_parameters()  # kaiming_uniform_ and uniform_ under no_grad
+        return lin(x)
+
+    def run(compiled):
+        with _mode() as r:
+            f = torch.compile(fn, fullgraph=True) if compiled else fn
+            out = []
+            for _ in range(2):
+                f(torch.ones(2, 4))
+                out.append((lin.weight.detach().clone(), lin.bias.detach().clone()))
+            return out, r.global_position()
+
+    (e, pe), (c, pc) = run(False), run(True)
+    assert pe == pc
+    assert all(torch.equal(a, b) for u, v in zip(e, c) for a, b in zip(u, v))
+    assert not torch.equal(e[0][0], e[1][0])
+
+
 def test_distribution_fills():
     def fn(x):
         e = torch.empty(6).exponential_(2.0)
