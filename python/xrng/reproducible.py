@@ -69,8 +69,12 @@ forms); every dropout (``F.dropout``'s forms, ``dropout1d/2d/3d``,
 ``alpha_dropout``, ``feature_alpha_dropout``, in place too, ``native_dropout``
 and SDPA's); ``F.rrelu`` in training; and the mode's ``erfinv`` (timm's
 ``trunc_normal_``). Dynamo itself breaks the graph at ``Tensor.random_``,
-which then runs eagerly, drawn as usual. The other random calls there
-(``generator=`` or ``out=`` draws, ``multinomial``, ...) are reported. Dynamo compiles nothing while a dispatch mode is active, so under
+which then runs eagerly, drawn as usual. A torch function called with
+``generator=g`` draws from g's own stream at eager's position (``mode_take``
+carries the generator's number: ``_gen_id``); a Tensor method with
+``generator=`` is a graph break in Dynamo and runs eagerly. The other random
+calls there (``out=`` draws, ``multinomial``, the gamma family, ...) are
+reported. Dynamo compiles nothing while a dispatch mode is active, so under
 ``check_dispatch=True`` (the default with ``strict=True``) a
 ``torch.compile``'d function runs eagerly.
 
@@ -934,7 +938,7 @@ def _h_sdpa(m, args, kwargs, traced: bool = False):
     # fully masked rows give 0, not NaN, as in torch's math path
     attn = torch._safe_softmax(attn, -1) if hasattr(torch, "_safe_softmax") else torch.softmax(attn, -1)
     if traced:  # a compiled region: the position from the mode at run time (see _mode_take)
-        pos = torch.ops.xrng.mode_take("scaled_dot_product_attention", "dropout", [p], [], attn.dtype,
+        pos = _take("scaled_dot_product_attention", "dropout", [p], [], attn.dtype,
                                        attn.numel())
         return (attn * 0 if p == 1.0 else torch.ops.xrng.dropout(attn, p, pos)) @ v
     with m._draw(None, "scaled_dot_product_attention") as g:
@@ -959,14 +963,51 @@ def _h_sdpa(m, args, kwargs, traced: bool = False):
 # tensor, never a constant of the graph. So a compiled program draws, call
 # after call, the values the eager program draws under the mode.
 _lib = torch.library.Library("xrng", "FRAGMENT")
-_lib.define("mode_take(str op, str dist, float[] reals, int[] ints, ScalarType dtype, SymInt numel) -> Tensor")
+_lib.define("mode_take(str op, str dist, float[] reals, int[] ints, ScalarType dtype, SymInt numel, "
+            "int generator=0) -> Tensor")
+
+# Explicit torch.Generator arguments (generator=g) in compiled regions: the
+# generator is known to the compiled code by a number (_gen_id: registered at
+# trace time; Dynamo guards the graph on the generator object's identity, so a
+# graph traced for g never runs for another generator), and mode_take looks it
+# up when the compiled code runs, taking the position from that generator's
+# stream exactly as the eager call's m._draw(g, ...) does. 0: the global stream.
+_GEN_BY_ID: dict = {}  # id -> weakref of the torch.Generator
+_ID_BY_GEN: "weakref.WeakKeyDictionary[torch.Generator, int]" = weakref.WeakKeyDictionary()
+_C_GEN = [0]  # trace time: the generator id of the compiled handler being traced (kwargs' generator=)
 
 
-def _mode_take(op, dist, reals, ints, dtype, numel):
+def _gen_id(g: torch.Generator) -> int:
+    with _lock:
+        i = _ID_BY_GEN.get(g)
+        if i is None:
+            i = _ID_BY_GEN[g] = len(_GEN_BY_ID) + 1
+            _GEN_BY_ID[i] = weakref.ref(g)
+        return i
+
+
+# torch.compiler.assume_constant_result(_gen_id), without importing torch._dynamo
+# at import (as _probe): Dynamo calls it at trace time and bakes in the number
+_gen_id._dynamo_marked_constant = True
+
+
+def _take(op, dist, reals, ints, dtype, numel):
+    """xrng::mode_take for the compiled handler being traced (its generator, if any)."""
+    return torch.ops.xrng.mode_take(op, dist, reals, ints, dtype, numel, _C_GEN[0])
+
+
+def _mode_take(op, dist, reals, ints, dtype, numel, generator=0):
     m = getattr(_tls, "top", None)
     if m is None:
         raise NotReproducibleError(f"xrng.reproducible: {op} was compiled under the mode and runs outside it")
-    with m._draw(None, op) as g:
+    tg = None
+    if generator:
+        ref = _GEN_BY_ID.get(generator)
+        tg = ref() if ref is not None else None
+        if tg is None:
+            raise NotReproducibleError(f"xrng.reproducible: {op} was compiled with a torch.Generator that no "
+                                       f"longer exists")
+    with m._draw(tg, op) as g:
         return torch.ops.xrng.take_(g.state_tensor, dist, list(reals), list(ints), dtype, numel)
 
 
@@ -974,7 +1015,7 @@ _lib.impl("mode_take", _mode_take, "CompositeExplicitAutograd")
 
 
 @torch.library.register_fake("xrng::mode_take", lib=_lib)
-def _mode_take_fake(op, dist, reals, ints, dtype, numel):
+def _mode_take_fake(op, dist, reals, ints, dtype, numel, generator=0):
     return torch.empty(4, dtype=torch.int64)
 
 
@@ -1013,7 +1054,7 @@ def _c_dropout(inplace: bool):
         if rule == 1:
             return x.mul_(0) if inplace else x * 0
         _check_float(x, name)
-        pos = torch.ops.xrng.mode_take(name, "dropout", [p], [], x.dtype, x.numel())
+        pos = _take(name, "dropout", [p], [], x.dtype, x.numel())
         y = torch.ops.xrng.dropout(x, p, pos)
         return x.copy_(y) if inplace else y
     return h
@@ -1039,7 +1080,7 @@ def _c_factory(dist: str, params: dict):
         for d in size:
             numel = numel * d
         reals = [params[k] for k in params]
-        pos = torch.ops.xrng.mode_take(name, dist, reals, [], dtype, numel)
+        pos = _take(name, dist, reals, [], dtype, numel)
         t = torch.ops.xrng.draw(size, dist, reals, [], pos, dtype, device)
         return t.requires_grad_() if b.get("requires_grad") else t
     return h
@@ -1058,7 +1099,7 @@ def _c_like(dist: str, params: dict):
         if dtype not in _FLOATS:
             raise _Unsupported(f"dtype {dtype}")
         reals = [params[k] for k in params]
-        pos = torch.ops.xrng.mode_take(name, dist, reals, [], dtype, x.numel())
+        pos = _take(name, dist, reals, [], dtype, x.numel())
         t = torch.ops.xrng.draw(list(x.shape), dist, reals, [], pos, dtype, torch.device(device))
         return t.requires_grad_() if kwargs.get("requires_grad") else t
     return h
@@ -1077,7 +1118,7 @@ def _c_bernoulli_(m, args, kwargs):
     if not 0.0 <= p <= 1.0:
         raise RuntimeError(f"bernoulli_ expects p to be in [0, 1], but got p={p}")
     dtype = t.dtype if t.dtype in (torch.bool, torch.uint8) else torch.uint8
-    pos = torch.ops.xrng.mode_take("Tensor.bernoulli_", "bernoulli", [p], [], dtype, t.numel())
+    pos = _take("Tensor.bernoulli_", "bernoulli", [p], [], dtype, t.numel())
     return t.copy_(torch.ops.xrng.draw(list(t.shape), "bernoulli", [p], [], pos, dtype, t.device))
 
 
@@ -1136,7 +1177,7 @@ def _c_draw(m, op: str, dist: str, params: dict, shape, dtype: torch.dtype, devi
             return _c_draw(m, op, dist, params, shape, torch.float32, device).to(dtype)
         raise _Unsupported(err)
     reals, ints = _op_params(dist, params)
-    pos = torch.ops.xrng.mode_take(op, dist, reals, ints, dtype, _numel(shape))
+    pos = _take(op, dist, reals, ints, dtype, _numel(shape))
     return torch.ops.xrng.draw(list(shape), dist, reals, ints, pos, dtype, device)
 
 
@@ -1354,7 +1395,7 @@ def _c_feature_dropout(inplace: bool, alpha: bool):
             keep = _c_keep_mask(m, name, n, p, x.device).view(fshape)
             r = torch.ops.xrng.mode_alpha_apply(x, p, keep)
         else:  # _keep_scale: the dropout draw applied to ones
-            pos = torch.ops.xrng.mode_take(name, "dropout", [p], [], wide, n)
+            pos = _take(name, "dropout", [p], [], wide, n)
             scale = torch.ops.xrng.dropout(torch.ones(n, dtype=wide, device=x.device), p, pos).view(fshape)
             r = torch.where(scale != 0, x.to(wide) * scale, 0.0).to(x.dtype)
         return x.copy_(r) if inplace else r
@@ -1456,7 +1497,7 @@ def _c_native_dropout(m, args, kwargs):
     if rule == 1:
         return x * _zero(x), torch.zeros_like(x, dtype=torch.bool)
     _check_float(x, "native_dropout")
-    pos = torch.ops.xrng.mode_take("torch.native_dropout", "dropout", [p], [], x.dtype, x.numel())
+    pos = _take("torch.native_dropout", "dropout", [p], [], x.dtype, x.numel())
     dropped = torch.ops.xrng.draw(list(x.shape), "bernoulli", [p], [], pos, torch.bool, x.device)
     return torch.ops.xrng.dropout(x, p, pos), torch.logical_not(dropped)
 
@@ -1559,6 +1600,14 @@ def _c_erfinv(inplace: bool, name: str):
         return x.copy_(r) if inplace else r
     return h
 
+
+#: The entry points of _COMPILED that take a keyword generator= (a torch.Generator:
+#: its own stream, as eagerly; see _gen_id).
+_C_GEN_NAMES = frozenset((
+    "torch.rand", "torch.randn", "torch.rand_like", "torch.randn_like", "Tensor.bernoulli_", "Tensor.uniform_",
+    "Tensor.normal_", "Tensor.exponential_", "Tensor.geometric_", "Tensor.log_normal_", "Tensor.cauchy_",
+    "Tensor.random_", "torch.randint", "torch.randint_like", "torch.randperm", "torch.bernoulli", "torch.normal",
+    "torch.rrelu", "torch.rrelu_", "Tensor.bernoulli"))
 
 #: The entry points covered inside compiled regions, by their reporting name.
 _COMPILED: dict = {
@@ -2303,13 +2352,21 @@ class reproducible:
                 return orig(*args, **kwargs)  # the compiler's own tracing (Inductor's patterns), not the program
             compiled = _COMPILED.get(name)
             if compiled is not None:
+                gen = kwargs.get("generator") if name in _C_GEN_NAMES else None
+                if gen is not None:  # its stream, by number (see _gen_id); the handler sees none
+                    if not isinstance(gen, torch.Generator):
+                        raise TypeError(f"{name}: generator must be a torch.Generator, got {type(gen).__name__}")
+                    _C_GEN[0] = _gen_id(gen)
                 try:
-                    return compiled(self, args, kwargs)
+                    return compiled(self, args, {k: v for k, v in kwargs.items() if k != "generator"}
+                                    if gen is not None else kwargs)
                 except _PassThrough:
                     return orig(*args, **kwargs)
                 except _Unsupported as e:
                     self._report(name, f"is inside a torch.compile'd region and not covered there ({e})")
                     return orig(*args, **kwargs)
+                finally:
+                    _C_GEN[0] = 0
             self._report(name, "is inside a torch.compile'd region, where the mode cannot intercept it")
             return orig(*args, **kwargs)
         # DTensor arguments: their shards' blocks (issue 17). Before torch's check:
