@@ -374,3 +374,20 @@ def test_normal_gradients_are_torchs():
     e, c = run(False), run(True)
     assert all(torch.equal(u, v) for u, v in zip(e, c))
     assert not e[1].any() and not e[2].any()
+
+
+def test_strict_with_the_dispatch_check():
+    # strict=True alone (check_dispatch on): Dynamo compiles nothing under a
+    # dispatch mode (torch 2.15), the function runs eagerly under the mode:
+    # still eager's values; whatever a later torch does, the values are eager's
+    def fn(x):
+        w = torch.empty(3, 4).uniform_(-1, 1)
+        return F.dropout2d(x, 0.5, True), w, torch.randint(0, 9, (5,))
+    x = torch.linspace(-1, 1, 24).reshape(2, 3, 4, 1)
+    with xrng.reproducible(seed=0, strict=True):
+        eager = [_flat(fn(x)) for _ in range(2)]
+    cnt = torch._dynamo.testing.CompileCounter()
+    with xrng.reproducible(seed=0, strict=True):
+        f = torch.compile(fn, backend=cnt)
+        comp = [_flat(f(x)) for _ in range(2)]
+    assert all(torch.equal(a, b) for e, c in zip(eager, comp) for a, b in zip(e, c))
