@@ -15,6 +15,10 @@
 //       rate (in [0, 2^32]), as a value of rate's dtype, 64 words per element.
 //       Named so that the mode's dispatcher watch, which knows random aten ops
 //       by their bare names, does not take it for aten.poisson.
+//   binomial_counts(Tensor count, Tensor prob, Tensor position) -> Tensor
+//       torch.binomial's draw (SPEC.md section 13): count and prob of one
+//       shape (count an integer in [0, 2^32], prob in [0, 1]), the counts as
+//       values of count's dtype, 64 words per element.
 //
 // `position` is [seed, subseq, offset, stream] (ops.cpp); nothing is advanced
 // here: a caller with a generator first takes the draw's 64 alpha.numel()
@@ -52,7 +56,7 @@ DType out_dtype(const at::Tensor& a, const char* what) {
     case at::kHalf: return DType::f16;
     case at::kBFloat16: return DType::bf16;
     default:
-      throw Error(std::string(what) + (std::string(what) == "poisson" ? ": rate" : ": alpha") +
+      throw Error(std::string(what) + (std::string(what) == "poisson" ? ": rate" : std::string(what) == "binomial" ? ": count and prob" : ": alpha") +
                   " must be float16, bfloat16, float32 or float64, got " +
                   c10::toString(a.scalar_type()));
   }
@@ -106,6 +110,48 @@ at::Tensor draw(const at::Tensor& alpha, const at::Tensor& position, Op op) {
   }
 }
 
+at::Tensor binomial_kernel(const at::Tensor& count, const at::Tensor& prob, const at::Tensor& position) {
+  try {
+    const DType dt = out_dtype(count, "binomial");
+    out_dtype(prob, "binomial");
+    if (count.sizes() != prob.sizes())
+      throw Error("binomial: count and prob must have the same shape (xrng.binomial broadcasts them)");
+    if (count.device() != prob.device()) throw Error("binomial: count and prob must be on the same device");
+    if (count.is_meta()) return at::empty_like(count, at::MemoryFormat::Contiguous);
+    const DrawPosition p = read_position(position, "binomial");
+    const uint64_t n = static_cast<uint64_t>(count.numel());
+    check_gamma_count(n, p.offset);  // 64 words per element
+    at::Tensor out = at::empty(count.sizes(), count.options().memory_format(at::MemoryFormat::Contiguous));
+    if (n == 0) return out;
+#if defined(XRNG_TORCH_CUDA)
+    if (count.device().is_cuda()) {
+      const c10::cuda::CUDAGuard guard(count.device());
+      const cudaStream_t st = c10::cuda::getCurrentCUDAStream(count.device().index()).stream();
+      const at::Tensor cd = count.detach().to(at::kDouble).contiguous(), pd = prob.detach().to(at::kDouble).contiguous();
+      xrng::cuda::binomial(cd.data_ptr<double>(), pd.data_ptr<double>(), n, p.key, p.offset, dt, out.data_ptr(), st);
+      return out;
+    }
+#endif
+    const at::Tensor ch = count.detach().to(at::kCPU).to(at::kDouble).contiguous();  // exact widening
+    const at::Tensor ph = prob.detach().to(at::kCPU).to(at::kDouble).contiguous();
+    at::Tensor oh = count.device().is_cpu() ? out : at::empty(count.sizes(), count.options().device(at::kCPU));
+    FillOptions fo;
+    fo.threads = (n < (1u << 12) || at::in_parallel_region()) ? 1 : std::max(1, at::get_num_threads());
+    xrng::binomial(ch.data_ptr<double>(), ph.data_ptr<double>(), n, p.key, p.offset, dt, oh.data_ptr(), fo);
+    return count.device().is_cpu() ? oh : out.copy_(oh);
+  } catch (const Error& e) {
+    TORCH_CHECK_VALUE(false, e.what());
+  }
+}
+
+at::Tensor binomial_autograd(const at::Tensor& count, const at::Tensor& prob, const at::Tensor& position) {
+  at::AutoDispatchBelowADInplaceOrView guard;
+  static auto op = c10::Dispatcher::singleton()
+                       .findSchemaOrThrow("xrng::binomial_counts", "")
+                       .typed<at::Tensor(const at::Tensor&, const at::Tensor&, const at::Tensor&)>();
+  return op.call(count, prob, position);
+}
+
 at::Tensor gamma_kernel(const at::Tensor& alpha, const at::Tensor& position) {
   return draw(alpha, position, Op::gamma);
 }
@@ -135,24 +181,29 @@ TORCH_LIBRARY_FRAGMENT(xrng, m) {
   m.def("gamma(Tensor alpha, Tensor position) -> Tensor", {at::Tag::nondeterministic_seeded});
   m.def("dirichlet(Tensor alpha, Tensor position) -> Tensor", {at::Tag::nondeterministic_seeded});
   m.def("poisson_counts(Tensor rate, Tensor position) -> Tensor", {at::Tag::nondeterministic_seeded});
+  m.def("binomial_counts(Tensor count, Tensor prob, Tensor position) -> Tensor", {at::Tag::nondeterministic_seeded});
 }
 TORCH_LIBRARY_IMPL(xrng, CPU, m) {
   m.impl("gamma", TORCH_FN(xrng::torch_api::gamma_kernel));
   m.impl("dirichlet", TORCH_FN(xrng::torch_api::dirichlet_kernel));
   m.impl("poisson_counts", TORCH_FN(xrng::torch_api::poisson_kernel));
+  m.impl("binomial_counts", TORCH_FN(xrng::torch_api::binomial_kernel));
 }
 TORCH_LIBRARY_IMPL(xrng, CUDA, m) {
   m.impl("gamma", TORCH_FN(xrng::torch_api::gamma_kernel));
   m.impl("dirichlet", TORCH_FN(xrng::torch_api::dirichlet_kernel));
   m.impl("poisson_counts", TORCH_FN(xrng::torch_api::poisson_kernel));
+  m.impl("binomial_counts", TORCH_FN(xrng::torch_api::binomial_kernel));
 }
 TORCH_LIBRARY_IMPL(xrng, CompositeExplicitAutograd, m) {
   m.impl("gamma", TORCH_FN(xrng::torch_api::gamma_kernel));
   m.impl("dirichlet", TORCH_FN(xrng::torch_api::dirichlet_kernel));
   m.impl("poisson_counts", TORCH_FN(xrng::torch_api::poisson_kernel));
+  m.impl("binomial_counts", TORCH_FN(xrng::torch_api::binomial_kernel));
 }
 TORCH_LIBRARY_IMPL(xrng, Autograd, m) {
   m.impl("gamma", TORCH_FN(xrng::torch_api::below_autograd<xrng::torch_api::Op::gamma>));
   m.impl("dirichlet", TORCH_FN(xrng::torch_api::below_autograd<xrng::torch_api::Op::dirichlet>));
   m.impl("poisson_counts", TORCH_FN(xrng::torch_api::below_autograd<xrng::torch_api::Op::poisson>));
+  m.impl("binomial_counts", TORCH_FN(xrng::torch_api::binomial_autograd));
 }

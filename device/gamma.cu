@@ -6,6 +6,7 @@
 // bit; the sum of a row is the same left-to-right binary64 sum.
 #include <string>
 
+#include "../rng/binomial.h"
 #include "../rng/gamma.h"
 #include "../rng/poisson.h"
 #include "detail.cuh"
@@ -14,7 +15,8 @@
 namespace xrng::cuda {
 namespace {
 
-static_assert(poissond::kWords == gammad::kWords, "check() counts 64 words per element for both");
+static_assert(poissond::kWords == gammad::kWords && binomiald::kWords == gammad::kWords,
+              "check() counts 64 words per element for all");
 
 constexpr unsigned kThreads = 256;
 
@@ -78,6 +80,24 @@ __global__ void poisson_kernel(const double* rate, uint64_t n, Stream s, uint64_
   }
 }
 
+__global__ void first_bad_binomial(const double* count, const double* prob, uint64_t n, unsigned long long* bad) {
+  for (uint64_t i = blockIdx.x * uint64_t(blockDim.x) + threadIdx.x; i < n; i += uint64_t(gridDim.x) * blockDim.x)
+    if (!binomiald::params_ok(count[i], prob[i])) atomicMin(bad, static_cast<unsigned long long>(i));
+}
+
+__global__ void binomial_kernel(const double* count, const double* prob, uint64_t n, Stream s, uint64_t offset,
+                                DType dt, void* out) {
+  for (uint64_t i = blockIdx.x * uint64_t(blockDim.x) + threadIdx.x; i < n; i += uint64_t(gridDim.x) * blockDim.x) {
+    const double k = binomiald::count_at(count[i], prob[i], s, offset + binomiald::kWords * i);
+    switch (dt) {
+      case DType::f64: static_cast<double*>(out)[i] = k; break;
+      case DType::f32: static_cast<float*>(out)[i] = math::to_f32(k); break;
+      case DType::f16: static_cast<uint16_t*>(out)[i] = math::f32_to_f16_bits(math::to_f32(k)); break;
+      default: static_cast<uint16_t*>(out)[i] = math::f32_to_bf16_bits(math::to_f32(k)); break;
+    }
+  }
+}
+
 // Checks dtype, counters and (one synchronisation) the alphas on the device.
 void check(const char* what, const double* dev_alpha, uint64_t n, uint64_t offset, DType dt, const void* dev_out,
            cudaStream_t stream, bool rates = false) {
@@ -107,6 +127,34 @@ void check(const char* what, const double* dev_alpha, uint64_t n, uint64_t offse
 }
 
 }  // namespace
+
+void binomial(const double* dev_count, const double* dev_prob, uint64_t n, const Key& key, uint64_t offset, DType dt,
+              void* dev_out, cudaStream_t stream) {
+  if (dt != DType::f64 && dt != DType::f32 && dt != DType::f16 && dt != DType::bf16)
+    throw Error("binomial: the output dtype must be float64, float32, float16 or bfloat16");
+  check_gamma_count(n, offset);  // 64 words per element, as gamma's
+  if (n == 0) return;
+  if (dev_count == nullptr || dev_prob == nullptr || dev_out == nullptr) throw Error("cuda binomial: null buffer");
+  detail::require_device_memory(dev_count, "binomial count");
+  detail::require_device_memory(dev_prob, "binomial prob");
+  detail::require_device_memory(dev_out, "binomial output");
+  detail::DeviceBuffer bad(sizeof(unsigned long long));
+  auto* b = static_cast<unsigned long long*>(bad.get());
+  unsigned long long none = ~0ull, host_bad = 0;
+  detail::check(cudaMemcpyAsync(b, &none, sizeof none, cudaMemcpyHostToDevice, stream), "cudaMemcpyAsync");
+  first_bad_binomial<<<blocks_for(n), kThreads, 0, stream>>>(dev_count, dev_prob, n, b);
+  detail::check(cudaGetLastError(), "binomial check launch");
+  detail::check(cudaMemcpyAsync(&host_bad, b, sizeof host_bad, cudaMemcpyDeviceToHost, stream), "cudaMemcpyAsync");
+  detail::check(cudaStreamSynchronize(stream), "cudaStreamSynchronize");
+  if (host_bad != none) {
+    double c = 0.0, p = 0.0;
+    detail::check(cudaMemcpy(&c, dev_count + host_bad, sizeof c, cudaMemcpyDeviceToHost), "cudaMemcpy");
+    detail::check(cudaMemcpy(&p, dev_prob + host_bad, sizeof p, cudaMemcpyDeviceToHost), "cudaMemcpy");
+    throw Error(binomial_param_error(host_bad, c, p));
+  }
+  binomial_kernel<<<blocks_for(n), kThreads, 0, stream>>>(dev_count, dev_prob, n, key.stream(), offset, dt, dev_out);
+  detail::check(cudaGetLastError(), "binomial launch");
+}
 
 void poisson(const double* dev_rate, uint64_t n, const Key& key, uint64_t offset, DType dt, void* dev_out,
              cudaStream_t stream) {

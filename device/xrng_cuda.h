@@ -86,6 +86,9 @@ void gamma(const double* dev_alpha, uint64_t n, const Key& key, uint64_t offset,
            cudaStream_t stream = 0);
 void dirichlet(const double* dev_alpha, uint64_t rows, uint64_t k, const Key& key, uint64_t offset, DType dt,
                void* dev_out, cudaStream_t stream = 0);
+// Binomial counts (SPEC.md section 13; host: xrng::binomial), likewise.
+void binomial(const double* dev_count, const double* dev_prob, uint64_t n, const Key& key, uint64_t offset, DType dt,
+              void* dev_out, cudaStream_t stream = 0);
 // Poisson counts (SPEC.md section 12; host: xrng::poisson), likewise.
 void poisson(const double* dev_rate, uint64_t n, const Key& key, uint64_t offset, DType dt, void* dev_out,
              cudaStream_t stream = 0);

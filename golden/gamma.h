@@ -1,15 +1,16 @@
-// Known answers of the gamma family and Poisson (SPEC.md sections 11, 12):
+// Known answers of the gamma family, Poisson and binomial (SPEC.md sections 11-13):
 // tests/data/golden_v2_gamma.txt, written by tools/make_golden_gamma.cpp
 // (cmake --build build --target golden_gamma) and checked by
 // tests/test_gamma.cpp (this text equals the file) and
 // tests/python/test_gamma.py (every line through xrng.gamma / xrng.dirichlet).
 //
 // One case per line, whitespace-separated tokens in this order:
-//   op=<gamma|dirichlet|poisson> seed=<hex> subseq=<hex> offset=<hex> rows=<dec> k=<dec>
+//   op=<gamma|dirichlet|poisson|binomial> seed=<hex> subseq=<hex> offset=<hex> rows=<dec> k=<dec>
 //   dtype=<f64|f32|f16|bf16>
-//   alpha=<%a>,<%a>,...     the rows * k binary64 alphas (poisson: rates), row-major, exact
+//   alpha=<%a>,<%a>,...     the rows * k binary64 alphas (poisson: rates; binomial: counts), row-major, exact
+//   prob=<%a>,...           binomial only: the probabilities
 //   out=<hex>,<hex>,...     the rows * k results' bit patterns (of the dtype)
-// gamma's and poisson's cases are rows = 1. '#' starts a comment line. The definition does
+// gamma's, poisson's and binomial's cases are rows = 1. '#' starts a comment line. The definition does
 // not depend on the stream version.
 #pragma once
 
@@ -28,6 +29,8 @@ namespace xrng::golden {
 struct GammaCase {
   bool dirichlet = false;
   bool poisson = false;
+  bool binomial = false;
+  std::vector<double> prob;  // binomial
   uint64_t seed = 0, subseq = 0, offset = 0;
   uint64_t rows = 1, k = 1;
   DType dtype = DType::f64;
@@ -77,6 +80,14 @@ inline std::vector<GammaCase> gamma_cases() {
     add(false, 11, 2, 1, rates.size(), dt, rates);
     v.back().poisson = true;
   }
+  const std::vector<double> counts = {0, 1, 5, 20, 20, 21, 100, 100, 1000, 1000, 65504, 0x1p32, 7, 50};
+  const std::vector<double> probs = {0.5, 0.3, 0.5, 0.5, 0.49, 0.75, 0.1, 0.99, 0.01, 0.5, 0.001, 0.25, 1.0, 0.0};
+  for (DType dt : {DType::f64, DType::f32, DType::f16, DType::bf16}) {
+    add(false, 21, 6, 1, counts.size(), dt, counts);
+    v.back().binomial = true;
+    v.back().prob = probs;
+    for (double& p : v.back().prob) p = value_of(DType::f32, p) == 0.0 ? 0.0 : value_of(dt, p);
+  }
   std::vector<double> many(40);
   for (int i = 0; i < 40; ++i) many[i] = 0.05 + 0.25 * i;
   add(false, 2026, 11, 1, 40, DType::f32, many);
@@ -98,7 +109,9 @@ inline std::vector<uint64_t> gamma_case_bits(const GammaCase& c) {
   const uint64_t n = c.rows * c.k;
   std::vector<unsigned char> buf(n * 8);
   const Key key(c.seed, c.subseq);
-  if (c.poisson)
+  if (c.binomial)
+    binomial(c.alpha.data(), c.prob.data(), n, key, c.offset, c.dtype, buf.data());
+  else if (c.poisson)
     poisson(c.alpha.data(), n, key, c.offset, c.dtype, buf.data());
   else if (c.dirichlet)
     dirichlet(c.alpha.data(), c.rows, c.k, key, c.offset, c.dtype, buf.data());
@@ -114,13 +127,20 @@ inline std::string gamma_case_line(const GammaCase& c, const std::vector<uint64_
   char b[160];
   std::snprintf(b, sizeof b,
                 "op=%s seed=%" PRIx64 " subseq=%" PRIx64 " offset=%" PRIx64 " rows=%" PRIu64 " k=%" PRIu64 " dtype=%s",
-                c.poisson ? "poisson" : c.dirichlet ? "dirichlet" : "gamma", c.seed, c.subseq, c.offset, c.rows, c.k,
+                c.binomial ? "binomial" : c.poisson ? "poisson" : c.dirichlet ? "dirichlet" : "gamma", c.seed, c.subseq, c.offset, c.rows, c.k,
                 gamma_dtype_name(c.dtype));
   std::string s = b;
   s += " alpha=";
   for (size_t i = 0; i < c.alpha.size(); ++i) {
     std::snprintf(b, sizeof b, "%s%a", i ? "," : "", c.alpha[i]);
     s += b;
+  }
+  if (c.binomial) {
+    s += " prob=";
+    for (size_t i = 0; i < c.prob.size(); ++i) {
+      std::snprintf(b, sizeof b, "%s%a", i ? "," : "", c.prob[i]);
+      s += b;
+    }
   }
   s += " out=";
   for (size_t i = 0; i < bits.size(); ++i) {
@@ -132,7 +152,7 @@ inline std::string gamma_case_line(const GammaCase& c, const std::vector<uint64_
 
 inline std::string gamma_golden_text() {
   std::string t =
-      "# xrng gamma family and Poisson (gamma, dirichlet, poisson) known answers, SPEC.md sections 11 and 12.\n"
+      "# xrng gamma family, Poisson and binomial (gamma, dirichlet, poisson, binomial) known answers, SPEC.md sections 11-13.\n"
       "# Written by tools/make_golden_gamma.cpp (cmake --build build --target golden_gamma);\n"
       "# format: golden/gamma.h. Do not edit.\n";
   for (const GammaCase& c : gamma_cases()) t += gamma_case_line(c, gamma_case_bits(c));

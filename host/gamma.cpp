@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "../rng/binomial.h"
 #include "../rng/gamma.h"
 #include "../rng/poisson.h"
 #include "parallel.h"
@@ -87,6 +88,31 @@ void poisson(const double* rate, uint64_t n, const Key& key, uint64_t offset, DT
   detail::parallel_ranges(n, opt.threads, 1, [&](uint64_t b, uint64_t e) {
     for (uint64_t i = b; i < e; ++i) {
       const double k = poissond::count_at(rate[i], s, offset + poissond::kWords * i);
+      switch (dt) {
+        case DType::f64: static_cast<double*>(out)[i] = k; break;
+        case DType::f32: static_cast<float*>(out)[i] = math::to_f32(k); break;
+        case DType::f16: static_cast<uint16_t*>(out)[i] = math::f32_to_f16_bits(math::to_f32(k)); break;
+        default: static_cast<uint16_t*>(out)[i] = math::f32_to_bf16_bits(math::to_f32(k)); break;
+      }
+    }
+  });
+}
+
+void binomial(const double* count, const double* prob, uint64_t n, const Key& key, uint64_t offset, DType dt,
+              void* out, const FillOptions& opt) {
+  check_threads(opt.threads);
+  if (dt != DType::f64 && dt != DType::f32 && dt != DType::f16 && dt != DType::bf16)
+    throw Error("binomial: the output dtype must be float64, float32, float16 or bfloat16");
+  if (poisson_words(n) > ~offset)  // 64 words per element, as poisson's
+    throw Error("counter overflow: the draw needs stream words beyond 2^64 (offset " + std::to_string(offset) + ")");
+  if (n == 0) return;
+  if (count == nullptr || prob == nullptr || out == nullptr) throw Error("binomial: null buffer");
+  for (uint64_t i = 0; i < n; ++i)
+    if (!binomiald::params_ok(count[i], prob[i])) throw Error(binomial_param_error(i, count[i], prob[i]));
+  const Stream s = key.stream();
+  detail::parallel_ranges(n, opt.threads, 1, [&](uint64_t b, uint64_t e) {
+    for (uint64_t i = b; i < e; ++i) {
+      const double k = binomiald::count_at(count[i], prob[i], s, offset + binomiald::kWords * i);
       switch (dt) {
         case DType::f64: static_cast<double*>(out)[i] = k; break;
         case DType::f32: static_cast<float*>(out)[i] = math::to_f32(k); break;

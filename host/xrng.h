@@ -16,6 +16,7 @@
 
 #include "../rng/block.h"
 #include "../rng/keys.h"
+#include "../rng/binomial.h"
 #include "../rng/gamma.h"
 #include "../rng/poisson.h"
 #include "../rng/multinomial.h"
@@ -175,6 +176,13 @@ void dirichlet(const double* alpha, uint64_t rows, uint64_t k, const Key& key, u
 // anything, as for another dtype or counters beyond 2^64).
 void poisson(const double* rate, uint64_t n, const Key& key, uint64_t offset, DType dt, void* out,
              const FillOptions& opt = {});
+// binomial(count[n], prob[n]) -> out[n]: binomial counts as values of `dt`,
+// torch.binomial's draw (SPEC.md section 13): element i reads the 64 words
+// offset + 64 i (inversion below n min(p, 1 - p) = 10, BTRS above). Every
+// count must be an integer in [0, 2^32] and every prob in [0, 1]
+// (xrng::Error before writing anything).
+void binomial(const double* count, const double* prob, uint64_t n, const Key& key, uint64_t offset, DType dt,
+              void* out, const FillOptions& opt = {});
 
 // ---- a stateful generator ------------------------------------------------------------
 // Remembers (key, offset) and the stream version it draws, nothing else; each

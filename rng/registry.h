@@ -269,7 +269,7 @@ constexpr bool dtype_supported(Dist d, DType t, int version = kStreamVersion) {
 // X(name, unit, words per unit, summary): each *unit* of the draw reads its
 // own `words` consecutive stream words (a unit's words are a function of its
 // index only). multinomial: int64 [rows, num_samples] (SPEC 10); gamma and
-// dirichlet: the parameter's shape and dtype (SPEC 11); poisson: likewise (SPEC 12). Stream-version
+// dirichlet: the parameter's shape and dtype (SPEC 11); poisson, binomial: likewise (SPEC 12, 13). Stream-version
 // independent (defined once, in binary64 and integers). Known answers:
 // tests/data/golden_v2_multinomial.txt and tests/data/golden_v2_gamma.txt
 // (tools/make_golden_multinomial.cpp, tools/make_golden_gamma.cpp).
@@ -278,7 +278,8 @@ constexpr bool dtype_supported(Dist d, DType t, int version = kStreamVersion) {
   X(multinomial, category, 2, "categorical samples without replacement (exponential race, exact keys)")    \
   X(gamma, element, 64, "standard gamma variates (Marsaglia-Tsang, 15 attempts of 4 words, boost below 1)") \
   X(dirichlet, element, 64, "Dirichlet rows: gamma variates of the same words over their binary64 sum")     \
-  X(poisson, element, 64, "Poisson counts (inversion below rate 10, PTRS transformed rejection above)")
+  X(poisson, element, 64, "Poisson counts (inversion below rate 10, PTRS transformed rejection above)")   \
+  X(binomial, element, 64, "binomial counts (inversion below n min(p, 1-p) = 10, BTRS rejection above)")
 
 enum class TensorDraw : uint8_t {
 #define XRNG_X(name, unit, words, doc) name,

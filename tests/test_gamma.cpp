@@ -274,3 +274,75 @@ TEST_CASE("poisson: a PTRS attempt is rejected with probability below 0.25 (the 
     CHECK(static_cast<double>(rej) < 0.25 * n);
   }
 }
+
+// ---- binomial (SPEC.md section 13) ---------------------------------------------------------------
+TEST_CASE("binomial: integer counts in [0, n], the same for any thread count and per element; p and 1 - p mirror") {
+  const uint64_t N = 3000;
+  std::vector<double> n(N), p(N), out(N), out2(N), q(N), outq(N);
+  for (uint64_t i = 0; i < N; ++i) {
+    n[i] = static_cast<double>((i * 7919) % 500);
+    p[i] = static_cast<double>((i * 104729) % 1001) / 1000.0;
+    q[i] = 1.0 - p[i];
+  }
+  binomial(n.data(), p.data(), N, Key(3, 1), 17, DType::f64, out.data());
+  FillOptions o;
+  o.threads = 3;
+  binomial(n.data(), p.data(), N, Key(3, 1), 17, DType::f64, out2.data(), o);
+  CHECK(out == out2);
+  std::vector<double> part(200);
+  binomial(n.data() + 101, p.data() + 101, 200, Key(3, 1), 17 + 64 * 101, DType::f64, part.data());
+  CHECK(std::vector<double>(out.begin() + 101, out.begin() + 301) == part);
+  binomial(n.data(), q.data(), N, Key(3, 1), 17, DType::f64, outq.data());
+  for (uint64_t i = 0; i < N; ++i) {
+    CHECK(out[i] == std::floor(out[i]));
+    CHECK((out[i] >= 0.0 && out[i] <= n[i]));
+    if (p[i] != 0.5 && 1.0 - q[i] == p[i]) CHECK(outq[i] == n[i] - out[i]);  // the draw of 1 - p is n minus p's
+  }
+}
+
+TEST_CASE("binomial: errors before anything is written") {
+  std::vector<double> out(2, 7.0);
+  const double bad[][2] = {{-1.0, 0.5}, {2.5, 0.5}, {0x1p33, 0.5}, {3.0, -0.1}, {3.0, 1.5},
+                           {3.0, static_cast<double>(NAN)}, {static_cast<double>(NAN), 0.5}};
+  for (const auto& b : bad) {
+    const std::vector<double> n = {1.0, b[0]}, p = {0.5, b[1]};
+    CHECK_THROWS_WITH_AS(binomial(n.data(), p.data(), 2, Key(1), 0, DType::f64, out.data()),
+                         doctest::Contains("count must be an integer in [0, 2^32] and prob in [0, 1]"), Error);
+    CHECK(out == std::vector<double>(2, 7.0));
+  }
+}
+
+TEST_CASE("binomial: a BTRS attempt is rejected with probability below 0.3 (the fallback's bound, SPEC 13.2)") {
+  const Stream st{9, 0};
+  const double cases[][2] = {{20, 0.5}, {21, 0.49}, {100, 0.1}, {1000, 0.01}, {4e9, 0.5}};
+  for (const auto& c : cases) {
+    const binomiald::Btrs s = binomiald::btrs(c[0], c[1]);
+    uint64_t rej = 0;
+    const uint64_t N = 400000;
+    for (uint64_t i = 0; i < N; ++i) {
+      const u32x4 b = stream_block(st, i);
+      double k;
+      if (!binomiald::btrs_attempt(s, b.v[0], b.v[1], &k)) ++rej;
+    }
+    MESSAGE("n " << c[0] << " p " << c[1] << ": rejected " << rej << " of " << N);
+    CHECK(static_cast<double>(rej) < 0.3 * N);
+  }
+}
+
+TEST_CASE("binomial: log1p and the Stirling tail against long double") {
+  double w1 = 0, w2 = 0;
+  for (double x = -0.5; x < -1e-300; x *= 0.731) {
+    const long double e = std::log1p(static_cast<long double>(x));
+    w1 = std::max(w1, static_cast<double>(std::fabs((binomiald::log1p_(x) - e) / e)));
+  }
+  for (double k = 0; k < 1e9; k = k < 20 ? k + 1 : std::floor(k * 1.7)) {
+    const long double kl = k;
+    const long double e = std::lgamma(kl + 1) - ((kl + 0.5L) * std::log(kl + 1) - (kl + 1) +
+                                                0.91893853320467274178032973640562L);
+    if (k > 1e3) break;  // beyond, long double's own cancellation exceeds the tail
+    w2 = std::max(w2, static_cast<double>(std::fabs((binomiald::stirling_tail(k) - e) / e)));
+  }
+  MESSAGE("log1p worst relative error " << w1 << "; Stirling tail " << w2);
+  CHECK(w1 < 4e-16);
+  CHECK(w2 < 1e-8);  // the series truncated after 1/1260: 4e-9 relative at k = 10
+}

@@ -939,8 +939,8 @@ def perm_position(n: int, value: int, *, seed: int = 0, subseq: int = 0, offset:
 from ._sampling import multinomial  # noqa: E402
 __all__ += ["multinomial"]
 # The gamma family (issue 20; _gamma.py): torch._standard_gamma's and torch._sample_dirichlet's draws.
-from ._gamma import dirichlet, gamma, poisson  # noqa: E402
-__all__ += ["gamma", "dirichlet", "poisson"]
+from ._gamma import binomial, dirichlet, gamma, poisson  # noqa: E402
+__all__ += ["gamma", "dirichlet", "poisson", "binomial"]
 
 # Reproducible mode for unmodified PyTorch programs (reproducible.py); it imports the functions above.
 from .reproducible import GLOBAL_TAG, NotReproducibleError, ReproducibilityWarning, reproducible  # noqa: E402

@@ -1,7 +1,7 @@
-"""The gamma family and Poisson (issue 20; SPEC.md sections 11 and 12):
-:func:`xrng.gamma`, :func:`xrng.dirichlet` and :func:`xrng.poisson`, the Python
-side of the operators ``torch.ops.xrng.gamma``, ``torch.ops.xrng.dirichlet``
-and ``torch.ops.xrng.poisson_counts`` (bindings/gamma_ops.cpp). Argument handling and
+"""The gamma family, Poisson and binomial (issue 20; SPEC.md sections 11 to
+13): :func:`xrng.gamma`, :func:`xrng.dirichlet`, :func:`xrng.poisson` and
+:func:`xrng.binomial`, the Python side of the operators ``torch.ops.xrng.gamma``,
+``dirichlet``, ``poisson_counts`` and ``binomial_counts`` (bindings/gamma_ops.cpp). Argument handling and
 torch's reparameterised gradients only: every value comes from the operators.
 
 Through ``torch.distributions`` these give Gamma, Chi2 and StudentT
@@ -176,3 +176,78 @@ def poisson(rate: torch.Tensor, *, seed: Optional[int] = None, subseq: int = 0, 
     rejection test would lose its accuracy) or of another dtype.
     """
     return _draw("poisson", rate, seed, subseq, offset, generator, out)
+
+
+class _BinomialFn(torch.autograd.Function):
+    """The draw with torch's gradient of binomial: zero for count and prob."""
+
+    @staticmethod
+    def forward(ctx, count, prob, pos):
+        return torch.ops.xrng.binomial_counts(count, prob, pos)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return torch.zeros_like(grad), torch.zeros_like(grad), None
+
+
+def binomial(count: torch.Tensor, prob: torch.Tensor, *, seed: Optional[int] = None, subseq: int = 0,
+             offset: int = 0, generator=None, out: Optional[torch.Tensor] = None) -> torch.Tensor:
+    """Binomial counts, like :func:`torch.binomial` (the draw of
+    ``torch.distributions.Binomial(count, probs).sample()``), the same values on
+    every device and thread count.
+
+    ``count`` and ``prob`` are tensors of float16, bfloat16, float32 or
+    float64 values (broadcast together; every count an integer in
+    ``[0, 2**32]``, every prob in ``[0, 1]``), on one device; the result has
+    their broadcast shape, ``count``'s dtype and device. SPEC.md section 13
+    defines every value: element ``e`` (row-major) reads the 64 stream words
+    ``offset + 64 e``; with ``q = min(p, 1 - p)``, below ``n q = 10``
+    inversion by sequential search in binary64 with one 52-bit uniform, from
+    10 Hormann's BTRS rejection with up to 31 attempts of 2 words (if all are
+    rejected, probability below 6.2e-17, the count is the mode
+    ``floor((n + 1) q)``); the draw for ``p > 1/2`` is ``n`` minus that for
+    ``1 - p``.
+
+    Words, positions and generators as :func:`gamma`. The gradients are
+    zero, as torch's. Raises ``ValueError`` (one line, before anything is
+    written) for a count that is not an integer in ``[0, 2**32]``, a prob
+    outside ``[0, 1]`` or NaN, another dtype, shapes that do not broadcast,
+    and ``TypeError`` for a non-tensor.
+    """
+    for name, t in (("count", count), ("prob", prob)):
+        if not isinstance(t, torch.Tensor):
+            raise TypeError(f"binomial: {name} must be a Tensor, got {type(t).__name__}")
+        if t.dtype not in _FLOATS:
+            raise ValueError(f"binomial: {name} must be float16, bfloat16, float32 or float64, got {t.dtype}")
+    if count.device != prob.device:
+        raise ValueError(f"binomial: count and prob must be on one device, got {count.device} and {prob.device}")
+    if out is not None and (out.dtype != count.dtype or out.device != count.device):
+        raise ValueError(f"binomial: out must have count's dtype and device ({count.dtype}, {count.device}), "
+                         f"got {out.dtype}, {out.device}")
+    try:
+        c, p = torch.broadcast_tensors(count, prob)
+    except RuntimeError as e:
+        raise ValueError(f"binomial: count {tuple(count.shape)} and prob {tuple(prob.shape)} do not broadcast") \
+            from None
+    c, p = c.contiguous(), p.contiguous()
+    words = WORDS_PER_ELEMENT * c.numel()
+    if words >= 2**63:
+        raise ValueError(f"binomial: the draw needs {words} stream words (at most 2**63 - 1 per draw)")
+    src = _source(seed, subseq, offset, generator)
+    pos = _position(src, "bits", [], [], torch.uint32, words, 0)
+    try:
+        if (c.requires_grad or p.requires_grad) and torch.is_grad_enabled():
+            res = _BinomialFn.apply(c, p, pos)
+        else:
+            res = torch.ops.xrng.binomial_counts(c, p, pos)
+    except (ValueError, RuntimeError):
+        if isinstance(src, torch.Tensor) and not _traced() and src.device.type == "cpu":
+            before = _u(int(pos[2]))
+            if _u(int(src[2])) == (before + words) % 2**64:
+                src[2] = _bits64(before)
+        raise
+    if out is not None:
+        if out.shape != res.shape:
+            out.resize_(res.shape)
+        return out.copy_(res)
+    return res

@@ -61,3 +61,10 @@ def _dirichlet(alpha, position):
 @torch.library.register_fake("xrng::poisson_counts")
 def _poisson_counts(rate, position):
     return torch.empty(rate.shape, dtype=rate.dtype, device=rate.device)
+
+
+@torch.library.register_fake("xrng::binomial_counts")
+def _binomial_counts(count, prob, position):
+    if count.shape != prob.shape:
+        raise ValueError("binomial: count and prob must have the same shape (xrng.binomial broadcasts them)")
+    return torch.empty(count.shape, dtype=count.dtype, device=count.device)

@@ -73,8 +73,8 @@ which then runs eagerly, drawn as usual. A torch function called with
 ``generator=g`` draws from g's own stream at eager's position (``mode_take``
 carries the generator's number: ``_gen_id``); a Tensor method with
 ``generator=`` is a graph break in Dynamo and runs eagerly. The other random
-calls there (``out=`` draws, ``multinomial``, the gamma family, ...) are
-reported. Dynamo compiles nothing while a dispatch mode is active, so under
+calls there (``out=`` draws, ...) are reported; multinomial, the gamma
+family and poisson are covered (``_mode_sampling.compiled_entries``). Dynamo compiles nothing while a dispatch mode is active, so under
 ``check_dispatch=True`` (the default with ``strict=True``) a
 ``torch.compile``'d function runs eagerly.
 
@@ -1607,7 +1607,8 @@ _C_GEN_NAMES = frozenset((
     "torch.rand", "torch.randn", "torch.rand_like", "torch.randn_like", "Tensor.bernoulli_", "Tensor.uniform_",
     "Tensor.normal_", "Tensor.exponential_", "Tensor.geometric_", "Tensor.log_normal_", "Tensor.cauchy_",
     "Tensor.random_", "torch.randint", "torch.randint_like", "torch.randperm", "torch.bernoulli", "torch.normal",
-    "torch.rrelu", "torch.rrelu_", "Tensor.bernoulli"))
+    "torch.rrelu", "torch.rrelu_", "Tensor.bernoulli", "torch.multinomial", "Tensor.multinomial",
+    "torch._standard_gamma", "torch._sample_dirichlet", "torch.poisson", "torch.binomial"))
 
 #: The entry points covered inside compiled regions, by their reporting name.
 _COMPILED: dict = {
@@ -1648,6 +1649,9 @@ _COMPILED: dict = {
     "torch.special.erfinv": _c_erfinv(False, "torch.special.erfinv"),
     "torch.nn.functional.scaled_dot_product_attention": lambda m, a, k: _h_sdpa(m, a, k, traced=True),
 }
+
+from ._mode_sampling import compiled_entries as _sampling_compiled  # noqa: E402  (multinomial, gamma family)
+_COMPILED.update(_sampling_compiled())
 
 
 class _PassThrough(Exception):
@@ -1981,6 +1985,9 @@ def _make_wrapper(e: _Entry) -> Callable:
             if m is None or not special(args, kwargs):
                 if m is None and special(args, kwargs):
                     _elsewhere(name)
+                return orig(*args, **kwargs)
+            if torch.compiler.is_compiling():  # traced: no generator bookkeeping on fake tensors
+                m._report(name, f"is inside a torch.compile'd region and {e.why}")
                 return orig(*args, **kwargs)
             m._report(name, e.why)
             return m._pass(orig, name, args, kwargs)

@@ -48,11 +48,13 @@ def test_torch_functions_with_a_generator_compile_to_eagers_values():
         return out
 
     eager = run(_draws)
+    graphs = torch._dynamo.utils.counters["stats"]["unique_graphs"]
     t0 = time.perf_counter()
     compiled = run(torch.compile(_draws, fullgraph=True, backend="aot_eager"))
     secs = time.perf_counter() - t0
     assert all(torch.equal(a, b) for a, b in zip(eager, compiled))
-    assert torch._dynamo.utils.counters["stats"]["unique_graphs"] == 2  # g and g2; g's graph runs again
+    # g and g2; g's graph runs again
+    assert torch._dynamo.utils.counters["stats"]["unique_graphs"] - graphs == 2
     # the values are the generators' own streams: the first draw is xrng's randn of seed 7's stream
     assert torch.equal(eager[0], xrng.randn(3, generator=xrng.reproducible.generator_for(7)))
     print(f"generator draws compiled: {secs:.1f} s")

@@ -1,11 +1,12 @@
-"""The gamma family and Poisson (issue 20; SPEC.md sections 11, 12): xrng.gamma,
-xrng.dirichlet and xrng.poisson (torch.ops.xrng.gamma / dirichlet /
-poisson_counts) against the committed known answers; their distributions
-(Kolmogorov-Smirnov against scipy's exact CDFs, chi-square for Poisson);
+"""The gamma family, Poisson and binomial (issue 20; SPEC.md sections 11-13):
+xrng.gamma, xrng.dirichlet, xrng.poisson and xrng.binomial (torch.ops.xrng.gamma
+/ dirichlet / poisson_counts / binomial_counts) against the committed known
+answers; their distributions (Kolmogorov-Smirnov against scipy's exact CDFs,
+chi-square for Poisson and binomial);
 gradients (torch's reparameterisation); the word layout, generators, errors,
 dtypes, threads, FakeTensor, torch.compile, the xdev test device; and the
 reproducible mode with the real clients (torch.distributions Gamma, Beta,
-Dirichlet, Chi2, StudentT, Poisson; torchvision transforms v2 MixUp and CutMix) at 1
+Dirichlet, Chi2, StudentT, Poisson, Binomial; torchvision transforms v2 MixUp and CutMix) at 1
 and 2 threads, following the mode's seed, not torch's."""
 import contextlib
 import pathlib
@@ -46,6 +47,7 @@ def golden_cases():
         cases.append(dict(op=tok["op"], seed=int(tok["seed"], 16), subseq=int(tok["subseq"], 16),
                           offset=int(tok["offset"], 16), rows=int(tok["rows"]), k=int(tok["k"]), dtype=DT[tok["dtype"]],
                           alpha=[float.fromhex(x) for x in tok["alpha"].split(",")],
+                          prob=[float.fromhex(x) for x in tok["prob"].split(",")] if "prob" in tok else None,
                           out=[int(x, 16) for x in tok["out"].split(",")]))
     return cases
 
@@ -58,8 +60,14 @@ def _alpha(c, device="cpu"):
     return (a if c["op"] != "dirichlet" else a.reshape(c["rows"], c["k"])).to(c["dtype"]).to(device)
 
 
-def test_golden_file_covers_both_ops_and_every_dtype():
-    assert {c["op"] for c in CASES} == {"gamma", "dirichlet", "poisson"}
+def _golden_draw(c, a, **kw):
+    if c["op"] == "binomial":
+        return xrng.binomial(a, torch.tensor(c["prob"], dtype=torch.float64).to(c["dtype"]).to(a.device), **kw)
+    return {"gamma": xrng.gamma, "dirichlet": xrng.dirichlet, "poisson": xrng.poisson}[c["op"]](a, **kw)
+
+
+def test_golden_file_covers_every_op_and_every_dtype():
+    assert {c["op"] for c in CASES} == {"gamma", "dirichlet", "poisson", "binomial"}
     assert {c["dtype"] for c in CASES} == set(DT.values())
 
 
@@ -68,8 +76,7 @@ def test_golden_cases(i):
     c = CASES[i]
     a = _alpha(c)
     assert a.to(torch.float64).reshape(-1).tolist() == c["alpha"]  # every alpha is a value of the dtype
-    draw = {"gamma": xrng.gamma, "dirichlet": xrng.dirichlet, "poisson": xrng.poisson}[c["op"]]
-    got = draw(a, seed=c["seed"], subseq=c["subseq"], offset=c["offset"])
+    got = _golden_draw(c, a, seed=c["seed"], subseq=c["subseq"], offset=c["offset"])
     assert got.dtype == c["dtype"] and got.shape == a.shape
     assert bits_of(got) == c["out"]
 
@@ -137,6 +144,42 @@ def test_poisson_words_errors_and_zero_gradient():
     assert y.grad_fn is not None
     y.sum().backward()
     assert torch.equal(rate.grad, torch.zeros(2))
+
+
+@pytest.mark.parametrize("n,p", [(5, 0.3), (19, 0.5), (20, 0.5), (40, 0.9), (1000, 0.01), (2**31, 0.3), (10**6, 0.999)])
+def test_binomial_chi_square(n, p):
+    scipy_stats = pytest.importorskip("scipy.stats")
+    import numpy as np
+    N = 40000
+    x = xrng.binomial(torch.full((N,), float(n), dtype=torch.float64), torch.full((N,), p, dtype=torch.float64),
+                      seed=14).numpy()
+    assert (x == np.floor(x)).all() and (x >= 0).all() and (x <= n).all()
+    dist = scipy_stats.binom(n, p)
+    edges = np.unique(dist.ppf(np.linspace(0, 1, 41)[1:-1]))
+    bins = np.searchsorted(edges, x, side="right")
+    observed = np.bincount(bins, minlength=len(edges) + 1)
+    cdf = np.concatenate([[0.0], dist.cdf(edges - 1), [1.0]])
+    expected = N * np.diff(cdf)
+    keep = expected > 5
+    chi2 = ((observed[keep] - expected[keep]) ** 2 / expected[keep]).sum()
+    pv = scipy_stats.chi2(int(keep.sum()) - 1).sf(chi2)
+    assert pv > 1e-4, (n, p, pv)
+
+
+def test_binomial_broadcast_errors_and_zero_gradients():
+    c = torch.tensor([[10.0], [30.0]])
+    pr = torch.tensor([0.2, 0.5, 0.9])
+    y = xrng.binomial(c, pr, seed=3)
+    assert y.shape == (2, 3) and y.dtype == torch.float32
+    assert same_bits(y, xrng.binomial(c.expand(2, 3).contiguous(), pr.expand(2, 3).contiguous(), seed=3))
+    with pytest.raises(ValueError, match="count must be an integer in"):
+        xrng.binomial(torch.tensor([2.5]), torch.tensor([0.5]), seed=0)
+    with pytest.raises(ValueError, match="do not broadcast"):
+        xrng.binomial(torch.ones(2), torch.ones(3) / 2, seed=0)
+    cc = torch.tensor([10.0, 40.0], requires_grad=True)
+    pp = torch.tensor([0.3, 0.6], requires_grad=True)
+    xrng.binomial(cc, pp, seed=1).sum().backward()
+    assert torch.equal(cc.grad, torch.zeros(2)) and torch.equal(pp.grad, torch.zeros(2))
 
 
 # ---- words, generators, errors ----------------------------------------------------------------------------
@@ -237,8 +280,7 @@ def test_xdev_equals_cpu(xdev):
 def test_cuda_golden_cases(i):
     c = CASES[i]
     a = _alpha(c)
-    draw = {"gamma": xrng.gamma, "dirichlet": xrng.dirichlet, "poisson": xrng.poisson}[c["op"]]
-    got = draw(a.cuda(), seed=c["seed"], subseq=c["subseq"], offset=c["offset"])
+    got = _golden_draw(c, a.cuda(), seed=c["seed"], subseq=c["subseq"], offset=c["offset"])
     assert got.device.type == "cuda" and bits_of(got.cpu()) == c["out"]
 
 
@@ -265,7 +307,8 @@ def _distributions(outer_seed, n_threads):
                    Chi2(torch.tensor(3.0)).sample((2,)),
                    StudentT(torch.tensor(4.0)).sample((3,)),
                    torch.distributions.Poisson(torch.tensor([0.5, 40.0])).sample((3,)),
-                   torch.poisson(torch.tensor([2.0, 200.0], dtype=torch.float64))]
+                   torch.poisson(torch.tensor([2.0, 200.0], dtype=torch.float64)),
+                   torch.distributions.Binomial(torch.tensor([10.0, 500.0]), torch.tensor([0.3, 0.6])).sample((2,))]
             c = torch.tensor([1.5, 2.5], requires_grad=True)
             torch.distributions.Gamma(c, torch.ones(2)).rsample().sum().backward()
             b = torch.tensor([0.7], requires_grad=True)
