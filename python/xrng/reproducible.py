@@ -74,9 +74,9 @@ which then runs eagerly, drawn as usual. A torch function called with
 carries the generator's number: ``_gen_id``); a Tensor method with
 ``generator=`` is a graph break in Dynamo and runs eagerly. The other random
 calls there (``out=`` draws, ...) are reported; multinomial, the gamma
-family and poisson are covered (``_mode_sampling.compiled_entries``). Dynamo compiles nothing while a dispatch mode is active, so under
-``check_dispatch=True`` (the default with ``strict=True``) a
-``torch.compile``'d function runs eagerly.
+family, poisson and binomial are covered (``_mode_sampling.compiled_entries``).
+The dispatch check of ``check_dispatch=True`` says ``ignore_compile_internals``,
+so compiled functions compile under ``strict=True`` too.
 
 The mode belongs to the thread that enters it (like every torch mode), and
 one thread at a time may be inside a mode: its streams are those of torch's
@@ -1852,6 +1852,15 @@ class _DispatchCheck(TorchDispatchMode):
     def __init__(self, owner: "reproducible") -> None:
         super().__init__()
         self.owner = owner
+
+    @classmethod
+    def ignore_compile_internals(cls) -> bool:
+        """torch.compile turns this mode off while it compiles and on again while
+        the compiled code runs, so a compiled function compiles under
+        strict=True too (Dynamo compiles nothing under a dispatch mode that
+        does not say this); the compiled region's draws are the mode's own
+        (its compiled handlers, and its reports of what they do not cover)."""
+        return True
 
     def __torch_dispatch__(self, func, types_, args=(), kwargs=None):
         kwargs = kwargs or {}

@@ -948,13 +948,16 @@ TEST_SUITE("multinomial") {
   }
 }  // TEST_SUITE("multinomial")
 
-// The gamma family and Poisson (xrng::cuda::gamma / dirichlet / poisson; SPEC.md sections 11, 12): every
+// The gamma family, Poisson and binomial (xrng::cuda::gamma / dirichlet / poisson / binomial; SPEC.md
+// sections 11-13): every
 // case of tests/data/golden_v2_gamma.txt, and larger draws against the core's
 // element functions (rng/gamma.h) evaluated on the host.
 namespace {
 struct GmCase {
   bool dir = false;
   bool poisson = false;
+  bool binomial = false;
+  std::vector<double> prob;
   uint64_t seed = 0, subseq = 0, offset = 0, rows = 1, k = 1;
   DType dt = DType::f64;
   std::vector<double> alpha;
@@ -978,6 +981,7 @@ std::vector<GmCase> gamma_golden() {
       if (key == "op") {
         c.dir = val == "dirichlet";
         c.poisson = val == "poisson";
+        c.binomial = val == "binomial";
       }
       else if (key == "seed") c.seed = std::stoull(val, nullptr, 16);
       else if (key == "subseq") c.subseq = std::stoull(val, nullptr, 16);
@@ -985,13 +989,14 @@ std::vector<GmCase> gamma_golden() {
       else if (key == "rows") c.rows = std::stoull(val);
       else if (key == "k") c.k = std::stoull(val);
       else if (key == "dtype") c.dt = val == "f64" ? DType::f64 : val == "f32" ? DType::f32 : val == "f16" ? DType::f16 : DType::bf16;
-      else if (key == "alpha" || key == "out") {
+      else if (key == "alpha" || key == "out" || key == "prob") {
         size_t pos = 0;
         while (pos < val.size()) {
           size_t comma = val.find(',', pos);
           if (comma == std::string::npos) comma = val.size();
           const std::string item = val.substr(pos, comma - pos);
           if (key == "alpha") c.alpha.push_back(std::strtod(item.c_str(), nullptr));
+          else if (key == "prob") c.prob.push_back(std::strtod(item.c_str(), nullptr));
           else c.out.push_back(std::stoull(item, nullptr, 16));
           pos = comma + 1;
         }
@@ -1011,7 +1016,12 @@ std::vector<uint64_t> gamma_gpu(const GmCase& c) {
   cu(cudaMalloc(&da, n * sizeof(double) + 8), "cudaMalloc");
   cu(cudaMalloc(&dout, n * sz + 8), "cudaMalloc");
   cu(cudaMemcpy(da, c.alpha.data(), n * sizeof(double), cudaMemcpyHostToDevice), "cudaMemcpy");
-  if (c.poisson)
+  double* dp = nullptr;
+  if (c.binomial) {
+    cu(cudaMalloc(&dp, n * sizeof(double) + 8), "cudaMalloc");
+    cu(cudaMemcpy(dp, c.prob.data(), n * sizeof(double), cudaMemcpyHostToDevice), "cudaMemcpy");
+    xrng::cuda::binomial(da, dp, n, Key(c.seed, c.subseq), c.offset, c.dt, dout);
+  } else if (c.poisson)
     xrng::cuda::poisson(da, n, Key(c.seed, c.subseq), c.offset, c.dt, dout);
   else if (c.dir)
     xrng::cuda::dirichlet(da, c.rows, c.k, Key(c.seed, c.subseq), c.offset, c.dt, dout);
@@ -1021,6 +1031,7 @@ std::vector<uint64_t> gamma_gpu(const GmCase& c) {
   cu(cudaMemcpy(buf.data(), dout, buf.size(), cudaMemcpyDeviceToHost), "cudaMemcpy");
   cudaFree(da);
   cudaFree(dout);
+  if (dp) cudaFree(dp);
   std::vector<uint64_t> bits(n, 0);
   for (uint64_t i = 0; i < n; ++i) std::memcpy(&bits[i], buf.data() + i * sz, sz);
   return bits;

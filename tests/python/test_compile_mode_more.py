@@ -10,8 +10,8 @@ falls back to eager code at a graph break, also where a handler raised
 during tracing (a strict report), which would hide an uncovered call.
 
 strict=True alone turns on the dispatcher-level check, a TorchDispatchMode,
-and Dynamo compiles nothing while a dispatch mode is active (the function
-runs eagerly): so these tests pass check_dispatch=False, and count the
+and (before the dispatch check said ignore_compile_internals) Dynamo compiled
+nothing while it was active: so these tests pass check_dispatch=False, and count the
 frames the backend compiled. Inductor on the CPU, tiny shapes."""
 import math
 import warnings
@@ -377,9 +377,9 @@ def test_normal_gradients_are_torchs():
 
 
 def test_strict_with_the_dispatch_check():
-    # strict=True alone (check_dispatch on): Dynamo compiles nothing under a
-    # dispatch mode (torch 2.15), the function runs eagerly under the mode:
-    # still eager's values; whatever a later torch does, the values are eager's
+    # strict=True alone (check_dispatch on): the dispatch check says
+    # ignore_compile_internals, so torch.compile turns it off while compiling
+    # and the function is compiled (it used to run eagerly), with eager's values
     def fn(x):
         w = torch.empty(3, 4).uniform_(-1, 1)
         return F.dropout2d(x, 0.5, True), w, torch.randint(0, 9, (5,))
@@ -391,3 +391,4 @@ def test_strict_with_the_dispatch_check():
         f = torch.compile(fn, backend=cnt)
         comp = [_flat(f(x)) for _ in range(2)]
     assert all(torch.equal(a, b) for e, c in zip(eager, comp) for a, b in zip(e, c))
+    assert cnt.frame_count >= 1  # it was compiled
