@@ -214,3 +214,27 @@ def worker_generator(seed: int, subseq: int = 0) -> Generator:
     g = Generator(_u64(seed, "seed"), _u64(subseq, "subseq"))
     info = torch.utils.data.get_worker_info()
     return g if info is None else g.fold_in(info.id)
+
+
+# ---- DataLoader workers started by spawn or forkserver under the reproducible mode (issue 20) ----
+class _ModeWorkerInit:
+    """A DataLoader's ``worker_init_fn`` while :class:`xrng.reproducible` is
+    active and the workers are not forked: a spawned or forkserver worker is a
+    fresh interpreter, without the mode, so this starts one there (the parent's
+    stream version, strict and check_dispatch) before the program's own
+    ``worker_init_fn``. torch's worker loop has already called
+    ``torch.manual_seed(base_seed + worker_id)``; the mode starts with
+    ``seed=None``, so its global stream is that seed's, at offset 0: exactly
+    what a forked worker's mode draws after the same re-seed. So the batches
+    are the same under every start method. Picklable (spawn sends it to the
+    worker)."""
+
+    def __init__(self, stream: int, strict: bool, check_dispatch: bool, user_init_fn=None) -> None:
+        self.stream, self.strict, self.check_dispatch = stream, strict, check_dispatch
+        self.user_init_fn = user_init_fn
+
+    def __call__(self, worker_id: int) -> None:
+        from .reproducible import reproducible
+        reproducible(None, stream=self.stream, strict=self.strict, check_dispatch=self.check_dispatch).enable()
+        if self.user_init_fn is not None:
+            self.user_init_fn(worker_id)

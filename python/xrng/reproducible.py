@@ -2055,16 +2055,23 @@ def _scan_aliases() -> None:
 
 def _dataloader_iterator(self):
     """DataLoader._get_iterator while a mode may be active: workers started by
-    spawn or forkserver are fresh processes that do not inherit the mode (their
-    draws come from torch's generators), so the mode reports them (issue 20)."""
+    spawn or forkserver are fresh processes that do not inherit the mode, so
+    the mode travels with their initialisation (xrng.data._ModeWorkerInit, in
+    front of the program's worker_init_fn): they draw what forked workers
+    draw (issue 20)."""
     m = getattr(_tls, "top", None)
     if m is not None and m._entries and self.num_workers > 0:
         import multiprocessing
         ctx = self.multiprocessing_context
         method = ctx.get_start_method() if ctx is not None else multiprocessing.get_start_method()
         if method != "fork":
-            m._report("a DataLoader's workers", f"are started with {method!r}: they do not inherit the mode and "
-                                                f"draw from torch's generators (use the 'fork' start method)")
+            from .data import _ModeWorkerInit
+            user = self.worker_init_fn
+            self.__dict__["worker_init_fn"] = _ModeWorkerInit(m.stream, m.strict, m.check_dispatch, user)
+            try:
+                return _DATALOADER_ITER(self)  # the workers start here, with the wrapped init
+            finally:
+                self.__dict__["worker_init_fn"] = user
     return _DATALOADER_ITER(self)
 
 

@@ -71,15 +71,28 @@ class _Noisy(torch.utils.data.Dataset):
         return torch.rand(2)
 
 
+def _batches(method, init=None):
+    loader = torch.utils.data.DataLoader(_Noisy(), batch_size=2, num_workers=2, multiprocessing_context=method,
+                                         worker_init_fn=init)
+    with xrng.reproducible(seed=0, strict=True) as m:
+        out = list(loader)
+    assert m.reported == {}
+    return out
+
+
+def _init_draw(worker_id):  # a program's worker_init_fn that draws: under the mode in every worker
+    torch.rand(1)
+
+
 @pytest.mark.parametrize("method", ["spawn", "forkserver"])
-def test_dataloader_workers_not_forked_are_reported(method):
-    """Workers started by spawn or forkserver do not inherit the mode: reported,
-    and refused under strict=True before any worker starts (they used to draw
-    torch's values silently)."""
-    loader = torch.utils.data.DataLoader(_Noisy(), batch_size=2, num_workers=2, multiprocessing_context=method)
-    with xrng.reproducible(seed=0, strict=True):
-        with pytest.raises(xrng.NotReproducibleError, match=f"started with '{method}'"):
-            iter(loader)
+def test_dataloader_workers_under_every_start_method_draw_what_forked_workers_draw(method):
+    """Workers started by spawn or forkserver are fresh interpreters without the
+    mode (they used to draw torch's values silently, then were reported): the
+    mode travels with their initialisation (xrng.data._ModeWorkerInit), so they
+    draw what forked workers draw, the program's worker_init_fn included."""
+    forked = _batches("fork", _init_draw)
+    assert all(torch.equal(a, b) for a, b in zip(forked, _batches(method, _init_draw)))  # one start: seconds
+    assert not all(torch.equal(a, b) for a, b in zip(forked, _batches("fork")))  # the init drew, in the mode
     assert torch.utils.data.DataLoader._get_iterator.__name__ == "_get_iterator"  # restored at the mode's end
 
 

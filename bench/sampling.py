@@ -1,0 +1,80 @@
+#!/usr/bin/env python3
+"""The tensor-parameter draws (SPEC.md sections 10-13) side by side on the CPU:
+xrng.gamma / dirichlet / poisson / binomial / multinomial against torch's
+_standard_gamma / _sample_dirichlet / poisson / binomial / multinomial and
+NumPy's Generator, in one run, same sizes, same thread count. Prints a
+markdown table of ns per element (median of --reps calls) and each library's
+time as a multiple of xrng's (> 1: xrng is faster).
+
+    python3 bench/sampling.py [--n 1048576] [--threads 1] [--reps 5]
+
+Parameters per row: a fixed mix (alpha in [0.1, 20], rate in [0.5, 60],
+count 100 with prob in [0.05, 0.95], 1000 categories), the same for every
+library. Timing is never asserted by a test.
+"""
+import argparse
+import time
+
+import numpy as np
+import torch
+
+import xrng
+
+
+def median_ns(fn, n, reps):
+    fn()
+    ts = []
+    for _ in range(reps):
+        t0 = time.perf_counter_ns()
+        fn()
+        ts.append((time.perf_counter_ns() - t0) / n)
+    ts.sort()
+    return ts[len(ts) // 2]
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--n", type=int, default=1 << 20)
+    ap.add_argument("--threads", type=int, default=1)
+    ap.add_argument("--reps", type=int, default=5)
+    a = ap.parse_args()
+    n, reps = a.n, a.reps
+    torch.set_num_threads(a.threads)
+    g = torch.Generator().manual_seed(0)
+    alpha = torch.rand(n, generator=g, dtype=torch.float64) * 19.9 + 0.1
+    rate = torch.rand(n, generator=g, dtype=torch.float64) * 59.5 + 0.5
+    count = torch.full((n,), 100.0, dtype=torch.float64)
+    prob = torch.rand(n, generator=g, dtype=torch.float64) * 0.9 + 0.05
+    dir_alpha = alpha.reshape(-1, 8)
+    weights = torch.rand(max(n // 1000, 1), 1000, generator=g, dtype=torch.float64)
+    rng = np.random.default_rng(0)
+    an, rn, pn, wn = alpha.numpy(), rate.numpy(), prob.numpy(), weights[0].numpy() / weights[0].sum().item()
+    xg = xrng.Generator(1)
+    rows = [
+        ("gamma", n,
+         lambda: xrng.gamma(alpha, generator=xg), lambda: torch._standard_gamma(alpha),
+         lambda: rng.standard_gamma(an)),
+        ("dirichlet (rows of 8)", n,
+         lambda: xrng.dirichlet(dir_alpha, generator=xg), lambda: torch._sample_dirichlet(dir_alpha),
+         lambda: rng.dirichlet(dir_alpha[0].numpy(), size=dir_alpha.shape[0])),
+        ("poisson", n,
+         lambda: xrng.poisson(rate, generator=xg), lambda: torch.poisson(rate), lambda: rng.poisson(rn)),
+        ("binomial (n = 100)", n,
+         lambda: xrng.binomial(count, prob, generator=xg), lambda: torch.binomial(count, prob),
+         lambda: rng.binomial(100, pn)),
+        ("multinomial, with replacement (k = 1000)", weights.shape[0] * 1000,
+         lambda: xrng.multinomial(weights, 1000, True, generator=xg),
+         lambda: torch.multinomial(weights, 1000, True),
+         lambda: rng.choice(1000, size=(weights.shape[0], 1000), p=wn)),
+    ]
+    print(f"n = {n}, torch threads = {a.threads} (NumPy: 1 thread), median of {reps}; ns per element")
+    print()
+    print("| draw | xrng | torch | numpy | torch / xrng | numpy / xrng |")
+    print("|---|---|---|---|---|---|")
+    for name, m, fx, ft, fnp in rows:
+        tx, tt, tn = median_ns(fx, m, reps), median_ns(ft, m, reps), median_ns(fnp, m, reps)
+        print(f"| {name} | {tx:.1f} | {tt:.1f} | {tn:.1f} | {tt / tx:.2f} | {tn / tx:.2f} |")
+
+
+if __name__ == "__main__":
+    main()
