@@ -17,6 +17,7 @@ import torch
 from . import _C, _bits64, _position, _source, _traced, _u
 
 _FLOATS = (torch.float32, torch.float64, torch.float16, torch.bfloat16)
+_HALF = (torch.float16, torch.bfloat16)
 #: stream words per element (the registry's XRNG_TENSOR_DRAWS rows gamma and dirichlet)
 WORDS_PER_ELEMENT = _C.registry()["tensor_draws"]["gamma"]["words"]
 
@@ -34,6 +35,8 @@ class _GammaFn(torch.autograd.Function):
     @staticmethod
     def backward(ctx, grad):
         alpha, out = ctx.saved_tensors
+        if alpha.dtype in _HALF:  # torch's CPU kernel has no float16 / bfloat16 form: computed in float32
+            return grad * torch._standard_gamma_grad(alpha.float(), out.float()).to(alpha.dtype), None
         return grad * torch._standard_gamma_grad(alpha, out), None
 
 
@@ -50,8 +53,12 @@ class _DirichletFn(torch.autograd.Function):
     @staticmethod
     def backward(ctx, grad):
         x, alpha = ctx.saved_tensors
+        dt = alpha.dtype
+        if dt in _HALF:  # as _GammaFn: torch's kernel in float32
+            x, alpha = x.float(), alpha.float()
         total = alpha.sum(-1, True).expand_as(alpha)
-        g = torch._dirichlet_grad(x, alpha, total)
+        g = torch._dirichlet_grad(x, alpha, total).to(dt)
+        x = x.to(dt)
         return g * (grad - (x * grad).sum(-1, True)), None
 
 

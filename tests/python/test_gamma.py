@@ -242,6 +242,21 @@ def test_gradients_are_torchs_reparameterisation():
     assert c.grad is not None and torch.isfinite(c.grad).all()
 
 
+@pytest.mark.parametrize("dt", [torch.float16, torch.bfloat16])
+def test_half_gradients_are_torchs_formula_in_float32(dt):
+    """torch's CPU gradient kernels have no float16 / bfloat16 form: xrng's
+    backward computes them in float32 and rounds (torch's own _standard_gamma
+    has no CPU half kernel at all)."""
+    a = torch.tensor([0.5, 1.5, 4.0]).to(dt).requires_grad_()
+    y = xrng.gamma(a, seed=2)
+    y.sum().backward()
+    assert a.grad.dtype == dt
+    assert torch.equal(a.grad, torch._standard_gamma_grad(a.detach().float(), y.detach().float()).to(dt))
+    c = torch.tensor([[0.5, 2.0, 3.0]]).to(dt).requires_grad_()
+    (xrng.dirichlet(c, seed=2) * torch.arange(3)).sum().backward()
+    assert c.grad.dtype == dt and torch.isfinite(c.grad).all()
+
+
 # ---- tracing, compile, devices ------------------------------------------------------------------------------
 def test_fake_tensors_and_meta():
     from torch._subclasses.fake_tensor import FakeTensorMode
