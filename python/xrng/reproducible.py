@@ -262,6 +262,13 @@ def _mark(tg: torch.Generator) -> None:
 _CPU_STATE_BYTES = 5056  # torch's CPU generator state: the legacy mt19937 layout (word 0 at byte 24)
 
 
+def _pos(g: Generator) -> tuple:
+    """(seed, subseq, offset) of an xrng Generator: one read of its state tensor
+    (three property reads cost three tensor indexings on every draw)."""
+    s = g._state.tolist()
+    return s[0] % 2**64, s[1] % 2**64, s[2] % 2**64
+
+
 def _state_key(st: torch.Tensor) -> bytes:
     return st.numpy().tobytes()
 
@@ -2549,7 +2556,7 @@ class reproducible:
                 if rec is not None:  # reported once: the state is taken as it is (not again at the end)
                     rec.state = st
                 raise
-            if rec.gen.stream != self.stream:
+            if int(rec.gen._state[3]) != self.stream:
                 # a position another mode (of another stream version) left: same key and
                 # offset, drawn in this mode's version
                 rec.gen = Generator(rec.gen.seed, rec.gen.subseq, rec.gen.offset, self.stream)
@@ -2571,7 +2578,7 @@ class reproducible:
         rec.state = st
         rec.entry = self._token()
         key = _state_key(st)
-        rec.history[key] = (rec.gen.seed, rec.gen.subseq, rec.gen.offset)
+        rec.history[key] = _pos(rec.gen)
         rec.history.move_to_end(key)
         if len(rec.history) > _HISTORY:
             rec.history.popitem(last=False)
@@ -2600,7 +2607,7 @@ class reproducible:
                 st = tg.get_state()
                 if not torch.equal(st, rec.state):
                     rec.state = st
-                    rec.history[_state_key(st)] = (rec.gen.seed, rec.gen.subseq, rec.gen.offset)
+                    rec.history[_state_key(st)] = _pos(rec.gen)
         self._rebase_watch()
 
     # CUDA's default generators are not the global stream's handle, but nothing
