@@ -25,18 +25,6 @@ unsigned blocks_for(uint64_t n) {
   return static_cast<unsigned>(b < 65535u * 16u ? b : 65535u * 16u);  // grid-stride beyond
 }
 
-__device__ void store(DType dt, void* out, uint64_t i, double y, bool dirichlet) {
-  switch (dt) {
-    case DType::f64: static_cast<double*>(out)[i] = dirichlet ? gammad::dirichlet_f64(y) : y; return;
-    case DType::f32: static_cast<float*>(out)[i] = dirichlet ? gammad::dirichlet_f32(y) : gammad::gamma_f32(y); return;
-    case DType::f16: static_cast<uint16_t*>(out)[i] = dirichlet ? gammad::dirichlet_f16(y) : gammad::gamma_f16(y); return;
-    case DType::bf16:
-      static_cast<uint16_t*>(out)[i] = dirichlet ? gammad::dirichlet_bf16(y) : gammad::gamma_bf16(y);
-      return;
-    default: return;
-  }
-}
-
 // The first element whose alpha is refused (atomicMin over the indices).
 __global__ void first_bad(const double* alpha, uint64_t n, unsigned long long* bad) {
   for (uint64_t i = blockIdx.x * uint64_t(blockDim.x) + threadIdx.x; i < n; i += uint64_t(gridDim.x) * blockDim.x)
@@ -45,7 +33,7 @@ __global__ void first_bad(const double* alpha, uint64_t n, unsigned long long* b
 
 __global__ void gamma_kernel(const double* alpha, uint64_t n, Stream s, uint64_t offset, DType dt, void* out) {
   for (uint64_t i = blockIdx.x * uint64_t(blockDim.x) + threadIdx.x; i < n; i += uint64_t(gridDim.x) * blockDim.x)
-    store(dt, out, i, gammad::variate_at(alpha[i], s, offset + gammad::kWords * i), false);
+    gammad::store(dt, out, i, gammad::variate_at(alpha[i], s, offset + gammad::kWords * i), false);
 }
 
 __global__ void dirichlet_kernel(const double* alpha, uint64_t rows, uint64_t k, Stream s, uint64_t offset, DType dt,
@@ -58,7 +46,7 @@ __global__ void dirichlet_kernel(const double* alpha, uint64_t rows, uint64_t k,
     }
     for (uint64_t i = 0; i < k; ++i) {
       const uint64_t el = r * k + i;
-      store(dt, out, el, gammad::variate_at(alpha[el], s, offset + gammad::kWords * el) / sum, true);
+      gammad::store(dt, out, el, gammad::variate_at(alpha[el], s, offset + gammad::kWords * el) / sum, true);
     }
   }
 }
@@ -71,12 +59,7 @@ __global__ void first_bad_rate_kernel(const double* rate, uint64_t n, unsigned l
 __global__ void poisson_kernel(const double* rate, uint64_t n, Stream s, uint64_t offset, DType dt, void* out) {
   for (uint64_t i = blockIdx.x * uint64_t(blockDim.x) + threadIdx.x; i < n; i += uint64_t(gridDim.x) * blockDim.x) {
     const double k = poissond::count_at(rate[i], s, offset + poissond::kWords * i);
-    switch (dt) {
-      case DType::f64: static_cast<double*>(out)[i] = k; break;
-      case DType::f32: static_cast<float*>(out)[i] = math::to_f32(k); break;
-      case DType::f16: static_cast<uint16_t*>(out)[i] = math::f32_to_f16_bits(math::to_f32(k)); break;
-      default: static_cast<uint16_t*>(out)[i] = math::f32_to_bf16_bits(math::to_f32(k)); break;
-    }
+    poissond::store_count(dt, out, i, k);
   }
 }
 
@@ -89,12 +72,7 @@ __global__ void binomial_kernel(const double* count, const double* prob, uint64_
                                 DType dt, void* out) {
   for (uint64_t i = blockIdx.x * uint64_t(blockDim.x) + threadIdx.x; i < n; i += uint64_t(gridDim.x) * blockDim.x) {
     const double k = binomiald::count_at(count[i], prob[i], s, offset + binomiald::kWords * i);
-    switch (dt) {
-      case DType::f64: static_cast<double*>(out)[i] = k; break;
-      case DType::f32: static_cast<float*>(out)[i] = math::to_f32(k); break;
-      case DType::f16: static_cast<uint16_t*>(out)[i] = math::f32_to_f16_bits(math::to_f32(k)); break;
-      default: static_cast<uint16_t*>(out)[i] = math::f32_to_bf16_bits(math::to_f32(k)); break;
-    }
+    poissond::store_count(dt, out, i, k);
   }
 }
 

@@ -27,20 +27,6 @@
 namespace xrng {
 
 namespace {
-inline void store(DType dt, void* out, uint64_t i, double y, bool dirichlet) {
-  switch (dt) {
-    case DType::f64: static_cast<double*>(out)[i] = dirichlet ? gammad::dirichlet_f64(y) : y; return;
-    case DType::f32: static_cast<float*>(out)[i] = dirichlet ? gammad::dirichlet_f32(y) : gammad::gamma_f32(y); return;
-    case DType::f16:
-      static_cast<uint16_t*>(out)[i] = dirichlet ? gammad::dirichlet_f16(y) : gammad::gamma_f16(y);
-      return;
-    case DType::bf16:
-      static_cast<uint16_t*>(out)[i] = dirichlet ? gammad::dirichlet_bf16(y) : gammad::gamma_bf16(y);
-      return;
-    default: break;
-  }
-}
-
 void check_common(const char* what, const double* alpha, uint64_t n, uint64_t offset, DType dt, const void* out,
                   int threads) {
   check_threads(threads);
@@ -54,7 +40,8 @@ void check_common(const char* what, const double* alpha, uint64_t n, uint64_t of
 }
 XRNG_FMA_CLONES void gamma_range(const double* alpha, uint64_t b, uint64_t e, const Stream& s, uint64_t offset,
                                  DType dt, void* out) {
-  for (uint64_t i = b; i < e; ++i) store(dt, out, i, gammad::variate_at(alpha[i], s, offset + gammad::kWords * i), false);
+  for (uint64_t i = b; i < e; ++i)
+    gammad::store(dt, out, i, gammad::variate_at(alpha[i], s, offset + gammad::kWords * i), false);
 }
 
 // Rows [b, e) of a Dirichlet draw; g: k doubles of scratch.
@@ -67,28 +54,20 @@ XRNG_FMA_CLONES void dirichlet_rows(const double* alpha, uint64_t b, uint64_t e,
       g[i] = gammad::variate_at(alpha[el], s, offset + gammad::kWords * el);
       sum = sum + g[i];
     }
-    for (uint64_t i = 0; i < k; ++i) store(dt, out, r * k + i, g[i] / sum, true);
-  }
-}
-
-inline void store_count(DType dt, void* out, uint64_t i, double k) {
-  switch (dt) {
-    case DType::f64: static_cast<double*>(out)[i] = k; break;
-    case DType::f32: static_cast<float*>(out)[i] = math::to_f32(k); break;
-    case DType::f16: static_cast<uint16_t*>(out)[i] = math::f32_to_f16_bits(math::to_f32(k)); break;
-    default: static_cast<uint16_t*>(out)[i] = math::f32_to_bf16_bits(math::to_f32(k)); break;
+    for (uint64_t i = 0; i < k; ++i) gammad::store(dt, out, r * k + i, g[i] / sum, true);
   }
 }
 
 XRNG_FMA_CLONES void poisson_range(const double* rate, uint64_t b, uint64_t e, const Stream& s, uint64_t offset,
                                    DType dt, void* out) {
-  for (uint64_t i = b; i < e; ++i) store_count(dt, out, i, poissond::count_at(rate[i], s, offset + poissond::kWords * i));
+  for (uint64_t i = b; i < e; ++i)
+    poissond::store_count(dt, out, i, poissond::count_at(rate[i], s, offset + poissond::kWords * i));
 }
 
 XRNG_FMA_CLONES void binomial_range(const double* count, const double* prob, uint64_t b, uint64_t e, const Stream& s,
                                     uint64_t offset, DType dt, void* out) {
   for (uint64_t i = b; i < e; ++i)
-    store_count(dt, out, i, binomiald::count_at(count[i], prob[i], s, offset + binomiald::kWords * i));
+    poissond::store_count(dt, out, i, binomiald::count_at(count[i], prob[i], s, offset + binomiald::kWords * i));
 }
 }  // namespace
 

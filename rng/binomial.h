@@ -152,16 +152,7 @@ XRNG_HD XRNG_INLINE double count(double n, double p, WordFn&& word) {
 }
 
 XRNG_HD XRNG_INLINE double count_at(double n, double p, const Stream& st, uint64_t w0) {
-  u32x4 blk{};
-  uint64_t have = ~uint64_t(0);
-  return count(n, p, [&](int i) -> uint32_t {
-    const uint64_t w = w0 + static_cast<uint64_t>(i);
-    if ((w >> 2) != have) {
-      have = w >> 2;
-      blk = stream_block(st, have);
-    }
-    return blk.v[w & 3];
-  });
+  return count(n, p, ElementWords(st, w0));
 }
 
 }  // namespace binomiald

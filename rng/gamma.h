@@ -111,16 +111,7 @@ XRNG_HD XRNG_INLINE double variate(double alpha, WordFn&& word) {
 // The variate of element e from the stream itself (one Philox block per
 // attempt used; the reference form of the backends).
 XRNG_HD XRNG_INLINE double variate_at(double alpha, const Stream& st, uint64_t w0) {
-  u32x4 blk{};
-  uint64_t have = ~uint64_t(0);
-  return variate(alpha, [&](int i) -> uint32_t {
-    const uint64_t w = w0 + static_cast<uint64_t>(i);
-    if ((w >> 2) != have) {
-      have = w >> 2;
-      blk = stream_block(st, have);
-    }
-    return blk.v[w & 3];
-  });
+  return variate(alpha, ElementWords(st, w0));
 }
 
 // ---- rounding to the output dtype (SPEC 11.3) -------------------------------------------
@@ -157,6 +148,18 @@ XRNG_HD XRNG_INLINE uint16_t dirichlet_f16(double q) {
 XRNG_HD XRNG_INLINE uint16_t dirichlet_bf16(double q) {
   const uint16_t b = math::f32_to_bf16_bits(math::to_f32(q));
   return b < 0x0080u ? uint16_t(0x0080u) : (b > 0x3f7fu ? uint16_t(0x3f7fu) : b);
+}
+
+// Writes element i of a gamma (dirichlet: the quotient g / S) draw of dtype dt
+// (f64, f32, f16 or bf16; others are refused before any draw).
+XRNG_HD XRNG_INLINE void store(DType dt, void* out, uint64_t i, double y, bool dirichlet) {
+  switch (dt) {
+    case DType::f64: static_cast<double*>(out)[i] = dirichlet ? dirichlet_f64(y) : y; return;
+    case DType::f32: static_cast<float*>(out)[i] = dirichlet ? dirichlet_f32(y) : gamma_f32(y); return;
+    case DType::f16: static_cast<uint16_t*>(out)[i] = dirichlet ? dirichlet_f16(y) : gamma_f16(y); return;
+    case DType::bf16: static_cast<uint16_t*>(out)[i] = dirichlet ? dirichlet_bf16(y) : gamma_bf16(y); return;
+    default: return;
+  }
 }
 
 }  // namespace gammad

@@ -147,16 +147,19 @@ XRNG_HD XRNG_INLINE double count(double lam, WordFn&& word) {
 }
 
 XRNG_HD XRNG_INLINE double count_at(double lam, const Stream& st, uint64_t w0) {
-  u32x4 blk{};
-  uint64_t have = ~uint64_t(0);
-  return count(lam, [&](int i) -> uint32_t {
-    const uint64_t w = w0 + static_cast<uint64_t>(i);
-    if ((w >> 2) != have) {
-      have = w >> 2;
-      blk = stream_block(st, have);
-    }
-    return blk.v[w & 3];
-  });
+  return count(lam, ElementWords(st, w0));
+}
+
+// Writes a count (a binary64 integer; Poisson's and binomial's) as element i
+// of dtype dt: f64 as is, f32 rounded, f16 / bf16 rounded from that f32.
+XRNG_HD XRNG_INLINE void store_count(DType dt, void* out, uint64_t i, double k) {
+  switch (dt) {
+    case DType::f64: static_cast<double*>(out)[i] = k; return;
+    case DType::f32: static_cast<float*>(out)[i] = math::to_f32(k); return;
+    case DType::f16: static_cast<uint16_t*>(out)[i] = math::f32_to_f16_bits(math::to_f32(k)); return;
+    case DType::bf16: static_cast<uint16_t*>(out)[i] = math::f32_to_bf16_bits(math::to_f32(k)); return;
+    default: return;
+  }
 }
 
 }  // namespace poissond

@@ -47,4 +47,23 @@ XRNG_HD XRNG_INLINE void stream_words(const Stream& s, uint64_t w, int count, ui
   }
 }
 
+// Words w0 + i of a stream, read one Philox block at a time (the block of the
+// previous read is kept): the word source of elements that read a fixed
+// budget of words but use only some of them (rng/gamma.h, poisson.h, binomial.h).
+struct ElementWords {
+  Stream s;
+  uint64_t w0;
+  u32x4 blk{};
+  uint64_t have = ~uint64_t(0);
+  XRNG_HD XRNG_INLINE ElementWords(const Stream& st, uint64_t first) : s(st), w0(first) {}
+  XRNG_HD XRNG_INLINE uint32_t operator()(int i) {
+    const uint64_t w = w0 + static_cast<uint64_t>(i);
+    if ((w >> 2) != have) {
+      have = w >> 2;
+      blk = stream_block(s, have);
+    }
+    return blk.v[w & 3];
+  }
+};
+
 }  // namespace xrng

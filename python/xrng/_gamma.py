@@ -14,7 +14,8 @@ from typing import Optional
 
 import torch
 
-from . import _C, _bits64, _position, _source, _traced, _u
+from . import _C, _position, _source
+from ._sampling import _into, _release_refused
 
 _FLOATS = (torch.float32, torch.float64, torch.float16, torch.bfloat16)
 _HALF = (torch.float16, torch.bfloat16)
@@ -100,17 +101,9 @@ def _draw(what: str, alpha, seed, subseq, offset, generator, out):
         else:
             res = getattr(torch.ops.xrng, what)(alpha, pos)
     except (ValueError, RuntimeError):
-        # a refused draw leaves the generator where it was (unless something drew since)
-        if isinstance(src, torch.Tensor) and not _traced() and src.device.type == "cpu":
-            before = _u(int(pos[2]))
-            if _u(int(src[2])) == (before + words) % 2**64:
-                src[2] = _bits64(before)
+        _release_refused(src, pos, words)
         raise
-    if out is not None:
-        if out.shape != res.shape:
-            out.resize_(res.shape)
-        return out.copy_(res)
-    return res
+    return _into(out, res)
 
 
 def gamma(alpha: torch.Tensor, *, seed: Optional[int] = None, subseq: int = 0, offset: int = 0, generator=None,
@@ -248,13 +241,6 @@ def binomial(count: torch.Tensor, prob: torch.Tensor, *, seed: Optional[int] = N
         else:
             res = torch.ops.xrng.binomial_counts(c, p, pos)
     except (ValueError, RuntimeError):
-        if isinstance(src, torch.Tensor) and not _traced() and src.device.type == "cpu":
-            before = _u(int(pos[2]))
-            if _u(int(src[2])) == (before + words) % 2**64:
-                src[2] = _bits64(before)
+        _release_refused(src, pos, words)
         raise
-    if out is not None:
-        if out.shape != res.shape:
-            out.resize_(res.shape)
-        return out.copy_(res)
-    return res
+    return _into(out, res)

@@ -23,6 +23,24 @@ def _words(rows: int, k: int, num_samples: int, replacement: bool) -> int:
     return _UNIT_WORDS["multinomial"] * rows * k
 
 
+def _release_refused(src, pos: torch.Tensor, words: int) -> None:
+    """After the operator refused a draw: a generator's state tensor goes back to
+    where the draw started (unless something drew since), as if nothing was taken."""
+    if isinstance(src, torch.Tensor) and not _traced() and src.device.type == "cpu":
+        before = _u(int(pos[2]))
+        if _u(int(src[2])) == (before + words) % 2**64:
+            src[2] = _bits64(before)
+
+
+def _into(out: Optional[torch.Tensor], res: torch.Tensor) -> torch.Tensor:
+    """``res``, or ``out`` resized to it and holding it (the draws' ``out=``)."""
+    if out is None:
+        return res
+    if out.shape != res.shape:
+        out.resize_(res.shape)
+    return out.copy_(res)
+
+
 def multinomial(input: torch.Tensor, num_samples: int, replacement: bool = False, *,
                 seed: Optional[int] = None, subseq: int = 0, offset: int = 0, generator=None,
                 out: Optional[torch.Tensor] = None) -> torch.Tensor:
@@ -88,16 +106,8 @@ def multinomial(input: torch.Tensor, num_samples: int, replacement: bool = False
     try:
         res = torch.ops.xrng.categorical(input, num_samples, replacement, pos)
     except (ValueError, RuntimeError):
-        # a refused draw leaves the generator where it was (unless something drew since)
-        if isinstance(src, torch.Tensor) and not _traced() and src.device.type == "cpu":
-            before = _u(int(pos[2]))
-            if _u(int(src[2])) == (before + words) % 2**64:
-                src[2] = _bits64(before)
+        _release_refused(src, pos, words)
         raise
-    if out is not None:
-        if out.dtype != torch.int64:
-            raise ValueError(f"multinomial: out must be int64, got {out.dtype}")
-        if out.shape != res.shape:
-            out.resize_(res.shape)
-        return out.copy_(res)
-    return res
+    if out is not None and out.dtype != torch.int64:
+        raise ValueError(f"multinomial: out must be int64, got {out.dtype}")
+    return _into(out, res)
