@@ -9,6 +9,7 @@
 #include <torch/csrc/Device.h>
 #include <torch/csrc/Dtype.h>
 
+#include <pybind11/functional.h>
 #include <pybind11/stl.h>
 
 #include <optional>
@@ -18,6 +19,7 @@
 #include <vector>
 
 #include "detail/paths.h"
+#include "mode.h"
 #include "ops.h"
 #include "xrng_torch.h"
 
@@ -465,6 +467,32 @@ PYBIND11_MODULE(_C, m) {
   m.def("set_simd_isa", &xrng::set_simd_isa, py::arg("name"),
         "Forces the host dispatcher below the detected ISA (e.g. avx2, none); False if unavailable.");
   m.def("has_cuda_kernels", &has_cuda_kernels, "Whether CUDA tensors are filled by the CUDA kernels.");
+  // The reproducible mode's dispatcher engine (mode.h; python/xrng/_dispatch.py).
+  m.def(
+      "_mode_begin",
+      [](uint64_t seed, uint64_t tag, int stream, xrng::torch_api::mode::ReportFn report) {
+        xrng::torch_api::mode::Config c;
+        c.seed = seed;
+        c.tag = tag;
+        c.stream = stream;
+        c.report = std::move(report);
+        xrng::torch_api::mode::begin(c);
+      },
+      py::arg("seed"), py::arg("tag"), py::arg("stream"), py::arg("report"),
+      "Starts an entry of the dispatcher mode (installs its kernels at the first).");
+  m.def("_mode_end", &xrng::torch_api::mode::end, py::arg("check"),
+        "Ends the innermost entry of the dispatcher mode (removes its kernels at the last).");
+  m.def("_mode_active", &xrng::torch_api::mode::active, "Whether the dispatcher mode's kernels are installed.");
+  m.def("_mode_global_position", &xrng::torch_api::mode::global_position,
+        "The global stream's [seed, subseq, offset, stream version].");
+  m.def(
+      "_mode_ops",
+      [] {
+        py::list l;
+        for (const auto& o : xrng::torch_api::mode::mode_ops()) l.append(py::make_tuple(o.name, o.draw, o.words));
+        return l;
+      },
+      "The aten operators the dispatcher mode serves: (name, draw, words).");
   m.def("registry", &registry, R"doc(
 The registry of draws (rng/registry.h) as a dict of five tables:
 ``dtypes`` {name: torch.dtype}, ``params`` {name: {kind, doc}} (kind: real,

@@ -1873,6 +1873,13 @@ class _DispatchCheck(TorchDispatchMode):
         kwargs = kwargs or {}
         name = func._overloadpacket.__name__
         owner = self.owner
+        if owner.engine == "dispatch":
+            global _RANDOM_ATEN
+            if not _RANDOM_ATEN:
+                _RANDOM_ATEN = _random_aten_names()
+            from ._dispatch import report_check
+            report_check(owner, func, args, kwargs)
+            return func(*args, **kwargs)
         if not owner._internal and owner.passing is None and not _on_meta(args, kwargs) and (
                 name in _RANDOM_ATEN or name in _DROPOUT_ARG_OPS and (
                     (d := _dropout_arg(args, kwargs, func._schema)) is not None and d[0] > 0 and d[1])):
@@ -2247,6 +2254,12 @@ class reproducible:
             random ops that escape the entry points (inside C++ composites,
             through references bound before the mode started). Costs a few
             microseconds per aten op. Default: the value of ``strict``.
+        engine: ``"entry"`` (default): the mode wraps torch's random entry
+            points (this module); ``"dispatch"``: xrng's C++ kernels serve
+            torch's random aten operators while the mode is active, so torch
+            keeps its own semantics (autograd, forward AD, vmap, tracing,
+            TorchScript, memory formats, subclasses) and calls cost about
+            what torch's own do (``xrng._dispatch``; SPEC.md section 8.4).
 
     Use it as a context manager (``with xrng.reproducible(seed=0): ...``), as
     a decorator (each call starts the stream afresh), or with
@@ -2260,9 +2273,15 @@ class reproducible:
     """
 
     def __init__(self, seed: Optional[int] = None, *, stream: Optional[int] = None, strict: bool = False,
-                 check_dispatch: Optional[bool] = None) -> None:
+                 check_dispatch: Optional[bool] = None, engine: str = "entry") -> None:
         if seed is not None and (isinstance(seed, bool) or not isinstance(seed, numbers.Integral)):
             raise TypeError(f"seed must be an int or None, got {type(seed).__name__}")
+        if engine not in ("entry", "dispatch"):
+            raise ValueError(f"engine must be 'entry' or 'dispatch', got {engine!r}")
+        #: How draws reach xrng: "entry" (torch's random entry points are
+        #: wrapped) or "dispatch" (xrng's kernels serve torch's random aten
+        #: operators: xrng._dispatch).
+        self.engine = engine
         self.seed = None if seed is None else int(seed) % 2**64
         #: The stream version every draw of the mode is in (1 or 2).
         self.stream = _newest_stream if stream is None else _check_stream(stream)
@@ -2291,6 +2310,11 @@ class reproducible:
 
     def global_position(self) -> Generator:
         """A copy of the global stream's current position (key and offset)."""
+        if self.engine == "dispatch":
+            from . import _dispatch
+            if not self._entries:
+                raise RuntimeError("xrng.reproducible: this mode is not active")
+            return _dispatch.global_position()
         rec = _streams.get(torch.default_generator)
         if rec is None:
             raise RuntimeError("xrng.reproducible: no global stream yet (the mode was never entered)")
@@ -2316,6 +2340,22 @@ class reproducible:
             raise
 
     def _enable(self) -> "reproducible":
+        if self.engine == "dispatch":
+            from . import _dispatch
+            _dispatch.enable(self)
+            try:
+                dmode = _DispatchCheck(self) if self.check_dispatch else None
+                if dmode is not None:
+                    dmode.__enter__()
+            except BaseException:
+                _dispatch.disable(False)
+                raise
+            self._entries.append((dmode, None, getattr(_tls, "top", None)))
+            _tls.top = self
+            return self
+        from . import _C
+        if _C._mode_active():
+            raise RuntimeError("xrng.reproducible: a mode with engine='dispatch' is active; the two engines do not nest")
         tg = torch.default_generator
         with _lock:
             rec = _streams.get(tg)
@@ -2345,6 +2385,18 @@ class reproducible:
             raise RuntimeError("xrng.reproducible.disable(): another mode entered later on this thread is "
                                "still active, or this thread did not enter this one")
         dmode, saved, previous = self._entries.pop()
+        if self.engine == "dispatch":
+            from . import _dispatch
+            try:
+                _tls.top = previous
+                if dmode is not None:
+                    dmode.__exit__(None, None, None)
+            finally:
+                try:
+                    _dispatch.disable(check)
+                finally:
+                    _unclaim()
+            return
         try:
             if check:
                 self._check_foreign(torch.default_generator, "the end of the mode")
@@ -2497,6 +2549,10 @@ class reproducible:
         return reproducible._Draw(self, tg, self._resolve(tg, tag, op), op)
 
     # ---- reporting ----
+    def _report_native(self, op: str, why: str) -> None:
+        """The dispatcher engine's report (called by its kernels, with the GIL)."""
+        self._report(op, why)
+
     def _report(self, op: str, why: str) -> None:
         msg = f"xrng.reproducible: {op} {why}; its values may differ between devices"
         if self.strict:

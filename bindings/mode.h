@@ -1,0 +1,63 @@
+// The reproducible mode's dispatcher engine (issue 25): while it is active,
+// xrng's kernels serve torch's random aten operators (normal_, uniform_,
+// bernoulli_, random_, exponential_, ..., multinomial, the gamma family) for
+// the CPU, CUDA and PrivateUse1 dispatch keys. Torch keeps everything above
+// the kernel: argument parsing, dtype and memory-format rules, autograd
+// (reverse and forward), vmap batching, tracing, subclass dispatch, and every
+// caller (Python, C++, TorchScript, the LSTM) reaches the same kernels.
+//
+// The registrations are torch::Library objects made when the first entry
+// starts and destroyed when the last one ends: destroying them restores
+// torch's own kernels. The table of covered operators is kModeOps in mode.cpp
+// (one row per aten operator: its form, the xrng draw, its parameters);
+// mode_ops() lists it.
+//
+// Streams (SPEC.md section 8): draws without a generator, or with the default
+// CPU generator, use the global stream Key(seed).fold_in(GLOBAL_TAG); a draw
+// with another torch.Generator g uses Key(g.initial_seed()). After every draw
+// the torch generator is marked (mt19937: the dead low 31 bits of state word
+// 0; Philox generators: the offset jumps by 2^34), and its state is recorded
+// with the stream position, so re-seeds, restores (fork_rng, set_rng_state)
+// and copies of states are recognised at the next draw.
+#pragma once
+
+#include <ATen/ATen.h>
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace xrng::torch_api::mode {
+
+// Called when a draw cannot be made identical on every device (op, reason).
+// It may throw (strict mode): the draw then does not happen.
+using ReportFn = std::function<void(const std::string& op, const std::string& why)>;
+
+struct Config {
+  uint64_t seed = 0;     // the global stream's key: Key(seed).fold_in(tag)
+  uint64_t tag = 0;      // GLOBAL_TAG
+  int stream = 2;        // the stream version of every draw
+  ReportFn report;
+};
+
+// Starts an entry: installs the kernels (first entry), restarts the global
+// stream at offset 0 of its key. Entries nest; end() resumes the outer one.
+void begin(const Config& config);
+// Ends the innermost entry (check: report a foreign draw on the global
+// generator since the last draw); the last one removes the kernels.
+void end(bool check);
+// Whether the kernels are installed.
+bool active();
+// The global stream's (seed, subseq, offset, stream version).
+std::vector<uint64_t> global_position();
+
+struct OpInfo {
+  std::string name;      // aten operator, "name.overload"
+  std::string draw;      // the xrng draw it makes
+  std::string words;     // the words it consumes
+};
+// The covered operators (the table kModeOps).
+std::vector<OpInfo> mode_ops();
+
+}  // namespace xrng::torch_api::mode

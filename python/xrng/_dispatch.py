@@ -1,0 +1,119 @@
+"""The reproducible mode's dispatcher engine (``reproducible(engine="dispatch")``, issue 25).
+
+While a mode with this engine is active, xrng's C++ kernels serve torch's
+random **aten operators** (``bindings/mode.cpp``): they are registered for the
+CPU, CUDA and PrivateUse1 dispatch keys when the first entry starts (run-time
+``torch::Library`` objects) and removed when the last one ends, which brings
+torch's own kernels back. Torch keeps everything above the kernel: argument
+parsing and checks, dtype and memory-format rules, autograd (reverse and
+forward mode), ``vmap`` batching rules (``randomness="different"`` /
+``"same"`` / ``"error"``), ``jit.trace`` and TorchScript, tensor subclasses;
+and every caller reaches the same kernels: Python, C++ (the LSTM's dropout),
+TorchScript, ``torch.ops.aten``.
+
+The covered operators are the table of ``bindings/mode.cpp`` (:func:`ops`):
+the in-place fills (``normal_``, ``uniform_``, ``exponential_``,
+``geometric_``, ``log_normal_``, ``cauchy_``, ``bernoulli_``, ``random_``),
+``randperm``, ``multinomial``, the tensor forms of ``normal``, the gamma
+family, ``poisson``, ``binomial`` and ``native_dropout``. The factories
+(``randn``, ``rand``, ``randint``, the ``*_like``), ``dropout`` (a
+``bernoulli_`` of the input's shape on the CPU, ``native_dropout`` on CUDA),
+``nn.init`` and ``torch.distributions`` reach them. Words per call: SPEC.md
+section 8.4.
+
+Streams are those of the entry-point engine (SPEC.md 8.1): the global stream
+``Key(seed).fold_in(GLOBAL_TAG)`` for draws without a generator (or with the
+default CPU generator), ``Key(g.initial_seed())`` for a ``torch.Generator``
+``g``; re-seeds, restores (``fork_rng``, ``set_rng_state``) and copied states
+are recognised by the generator's state, which is marked after every draw.
+
+Differences from the entry-point engine, by design: a draw is defined at the
+aten operator, so ``F.dropout`` on the CPU draws ``bernoulli_(1 - p)`` (keep
+where the word is below the threshold of ``1 - p``) and torch's ``div_`` and
+``mul`` make the output; the kernels are process-wide, so a thread without a
+mode draws from the mode's streams too while one is active. Not yet covered
+(reported): ``rrelu_with_noise`` (``F.rrelu`` in training), fused attention
+kernels with their own dropout, cuDNN RNN dropout; ``torch.compile``'d regions
+and DTensor draws take torch's kernels' place only where the compiled code
+calls the aten operators (``torch._inductor.config.fallback_random``).
+"""
+from __future__ import annotations
+
+import sys
+
+import torch
+
+from . import _C
+
+__all__ = ["ops"]
+
+
+def ops() -> list:
+    """The aten operators the dispatcher engine serves: ``[(name, draw, words)]``."""
+    return [tuple(r) for r in _C._mode_ops()]
+
+
+def _mode_module():
+    # xrng.reproducible the attribute is the class; the module is in sys.modules
+    return sys.modules[__package__ + ".reproducible"]
+
+
+_SERVED: frozenset = frozenset()
+
+
+def _served() -> frozenset:
+    """Overload packets whose calls reach xrng's kernels: the table's operators,
+    and every random operator torch implements as a composite of them."""
+    global _SERVED
+    if not _SERVED:
+        names = {n.split(".")[0] for n, _, _ in ops()}
+        for s in torch._C._jit_get_all_schemas():
+            if not s.name.startswith("aten::") or not any("Generator" in str(a.type) for a in s.arguments):
+                continue
+            full = s.name + ("." + s.overload_name if s.overload_name else "")
+            try:
+                composite = any(torch._C._dispatch_has_kernel_for_dispatch_key(full, k)
+                                for k in ("CompositeExplicitAutograd", "CompositeImplicitAutograd")) and \
+                    not torch._C._dispatch_has_kernel_for_dispatch_key(full, "CPU")
+            except RuntimeError:  # a TorchScript builtin, not a dispatcher operator
+                continue
+            if composite:
+                names.add(s.name[6:])
+        _SERVED = frozenset(names)
+    return _SERVED
+
+
+def enable(mode) -> None:
+    """Starts an entry of `mode` (a reproducible with engine="dispatch")."""
+    r = _mode_module()
+    if r._installed:
+        raise RuntimeError("xrng.reproducible: a mode with engine='entry' is active; the two engines do not nest")
+    seed = torch.initial_seed() if mode.seed is None else mode.seed
+    _C._mode_begin(seed % 2**64, r.GLOBAL_TAG, mode.stream, mode._report_native)
+
+
+def disable(check: bool) -> None:
+    _C._mode_end(check)
+
+
+def global_position():
+    """The global stream's position as an xrng.Generator."""
+    from . import Generator
+    seed, subseq, offset, stream = _C._mode_global_position()
+    return Generator(seed, subseq, offset, stream=stream)
+
+
+def report_check(owner, func, args, kwargs) -> None:
+    """The dispatch check's rule under this engine: a random aten operator that
+    none of xrng's kernels serves (an op with a generator argument outside
+    the served set, or a kernel with a dropout argument of its own)."""
+    r = _mode_module()
+    name = func._overloadpacket.__name__
+    if r._on_meta(args, kwargs):
+        return
+    if name in r._RANDOM_ATEN and name not in _served():
+        owner._report(f"aten.{name}", "is not served by the mode's kernels, and draws from torch's generator")
+    elif name in r._DROPOUT_ARG_OPS and name not in ("native_dropout", "lstm", "gru", "rnn_tanh", "rnn_relu"):
+        d = r._dropout_arg(args, kwargs, func._schema)
+        if d is not None and d[0] > 0 and d[1]:
+            owner._report(f"aten.{name}", "draws its dropout with torch's generator inside the kernel")
