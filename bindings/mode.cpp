@@ -290,6 +290,7 @@ enum class Form {
   normal_tensor,    // normal.Tensor_Tensor / Tensor_float / float_Tensor and their .out
   tensor_param,     // _standard_gamma, _sample_dirichlet, poisson, binomial
   native_dropout,   // native_dropout(input, p, train)
+  rrelu,            // rrelu_with_noise(self, noise, lower, upper, training) and its _ and .out forms
 };
 
 struct OpRow {
@@ -334,6 +335,15 @@ constexpr OpRow kModeOps[] = {
     {"_sample_dirichlet", "", Form::tensor_param, Dist::bits, "xrng::dirichlet", "Dirichlet (SPEC 11)", "64 n"},
     {"poisson", "", Form::tensor_param, Dist::bits, "xrng::poisson_counts", "Poisson (SPEC 12)", "64 n"},
     {"binomial", "", Form::tensor_param, Dist::bits, "xrng::binomial_counts", "binomial (SPEC 13)", "64 n"},
+    {"rrelu_with_noise", "", Form::rrelu, Dist::uniform, nullptr,
+     "slope uniform on [lower, upper) in the op's arithmetic type for every element, used where x <= 0",
+     "as xrng uniform (f32 for f16/bf16)"},
+    {"rrelu_with_noise_", "", Form::rrelu, Dist::uniform, nullptr,
+     "slope uniform on [lower, upper) in the op's arithmetic type for every element, used where x <= 0",
+     "as xrng uniform (f32 for f16/bf16)"},
+    {"rrelu_with_noise", "out", Form::rrelu, Dist::uniform, nullptr,
+     "slope uniform on [lower, upper) in the op's arithmetic type for every element, used where x <= 0",
+     "as xrng uniform (f32 for f16/bf16)"},
     {"native_dropout", "", Form::native_dropout, Dist::bernoulli, nullptr,
      "keep = bernoulli(1 - p); input * (keep * (1 / (1 - p) in the dtype))", "n"},
 };
@@ -353,6 +363,9 @@ struct Reported : std::exception {
   std::string why;
   explicit Reported(std::string w) : why(std::move(w)) {}
 };
+// A call with nothing to draw (dropout in eval mode, rrelu without training):
+// torch's own kernel runs, nothing is reported.
+struct NoDraw : std::exception {};
 
 std::optional<at::Generator> generator_arg(const c10::IValue& v) {
   if (v.isNone()) return std::nullopt;
@@ -474,6 +487,43 @@ void fill_randint(at::Tensor& t, __int128 low, __int128 high, const std::optiona
   t.copy_(shift ? tmp + 1 : tmp);
 }
 
+// torch's adjustment of a random_ range to a floating dtype (DistributionTemplates.h
+// update_from / update_to): `from` up to the next value the dtype holds,
+// `to` down so that to - 1 rounds below it. The integers drawn are then
+// converted (nearest), so no value reaches the exclusive bound.
+template <typename T>
+int64_t update_from(int64_t from) {
+  const auto from_plus_1 = static_cast<int64_t>(static_cast<T>(from + 1));
+  if (from_plus_1 < from) {
+    int64_t f = std::abs(from + 1);
+    int n = 0;
+    while (f >>= 1) ++n;
+    from = from_plus_1 + (int64_t{1} << (n - std::numeric_limits<T>::digits + 1));
+  }
+  return from;
+}
+template <typename T>
+int64_t update_to(int64_t to) {
+  const auto to_minus_1 = static_cast<int64_t>(static_cast<T>(to - 1));
+  if (to_minus_1 >= to) {
+    int64_t t = std::abs(to - 1);
+    int n = 0;
+    while (t >>= 1) ++n;
+    to = to_minus_1 - (int64_t{1} << (n - std::numeric_limits<T>::digits + 1));
+  }
+  return to;
+}
+template <class F>
+void with_float_type(at::ScalarType st, F&& f) {
+  switch (st) {
+    case at::kFloat: f(float{}); break;
+    case at::kDouble: f(double{}); break;
+    case at::kHalf: f(c10::Half{}); break;
+    case at::kBFloat16: f(c10::BFloat16{}); break;
+    default: break;
+  }
+}
+
 __int128 dtype_max(at::ScalarType st) {
   switch (st) {
     case at::kFloat: return static_cast<__int128>(1) << 24;
@@ -523,6 +573,8 @@ class Kernel final : public c10::OperatorKernel {
       std::vector<c10::IValue> out = run(op, ks, args, gen, name);
       torch::jit::drop(*stack, n);
       for (auto& v : out) torch::jit::push(*stack, std::move(v));
+    } catch (const NoDraw&) {
+      torch_kernel(op, ks, stack);
     } catch (const Reported& e) {  // drawn by torch, reported
       report(name, "is not drawn from xrng here (" + e.why + ")");
       torch_kernel(op, ks, stack);
@@ -561,10 +613,15 @@ class Kernel final : public c10::OperatorKernel {
     }
     // a throwaway generator: torch's kernel may draw even for no elements
     // (the MKL bernoulli_ takes a seed), and the program's must not move
+    if (!g_torch[row_][key_].has_value()) return;  // a backend without torch kernels: xrng's checks alone
     const int gi = gi_;
-    const at::Generator scratch = gi >= 0 && !args[gi].isNone()
-                                      ? args[gi].toGenerator().clone()
-                                      : at::globalContext().defaultGenerator(self.device()).clone();
+    at::Generator scratch;
+    try {
+      scratch = gi >= 0 && !args[gi].isNone() ? args[gi].toGenerator().clone()
+                                               : at::globalContext().defaultGenerator(self.device()).clone();
+    } catch (const c10::Error&) {  // a device without generators: its kernel cannot draw either
+      return;
+    }
     Stack s;
     s.push_back(at::empty({0}, self.options()));
     for (size_t i = 1; i < args.size(); ++i) s.push_back(static_cast<int>(i) == gi ? c10::IValue(scratch) : args[i]);
@@ -639,6 +696,17 @@ class Kernel final : public c10::OperatorKernel {
         }
         if (self.is_complex()) throw Reported("random_ into a complex dtype");
         dtype_max(self.scalar_type());  // the dtypes xrng draws
+        if (is_float(self.scalar_type()) && !ov.empty()) {  // torch's checks passed: the range fits int64
+          with_float_type(self.scalar_type(), [&](auto v) {
+            using T = decltype(v);
+            const bool to_given = ov == "to" || !args[2].isNone();
+            int64_t f = static_cast<int64_t>(low), t = static_cast<int64_t>(high - (to_given ? 0 : 1));
+            f = update_from<T>(f);
+            if (to_given) t = update_to<T>(t);
+            low = f;
+            high = static_cast<__int128>(t) + (to_given ? 0 : 1);
+          });
+        }
         fill_randint(self, low, high, gen, name);
         return {self};
       }
@@ -767,7 +835,7 @@ class Kernel final : public c10::OperatorKernel {
         const double p = args[1].toDouble();
         const bool train = args[2].isNone() || args[2].toBool();
         if (!train || p <= 0 || p >= 1 || in.numel() == 0 || !is_float(in.scalar_type()))
-          throw Reported("nothing to draw");  // torch's kernel: no draw of its own here either
+          throw NoDraw();  // torch's kernel: all kept or all dropped, or its own dtype error
         at::Tensor keep = at::empty(in.sizes(), in.options().dtype(at::kBool));
         fill_bernoulli(keep, 1.0 - p, gen, name);
         // the value of a kept element: 1 / (1 - p) in the dtype, as the CPU's
@@ -775,6 +843,46 @@ class Kernel final : public c10::OperatorKernel {
         const double v = at::ones({}, at::TensorOptions().dtype(in.scalar_type())).div_(1.0 - p).item<double>();
         at::Tensor noise = keep.to(in.scalar_type()).mul_(v);
         return {in * noise, keep};
+      }
+      case Form::rrelu: {
+        // torch's CPU kernel: where x <= 0, r = uniform(lower, upper) in the
+        // arithmetic type (float for f16/bf16), output = x * r, noise = r;
+        // elsewhere noise = 1, output = x. xrng draws r for every element
+        // (a fixed number of words) and keeps that arithmetic.
+        const at::Tensor self = args[0].toTensor();
+        at::Tensor noise = args[1].toTensor();
+        const double lower = args[2].toScalar().to<double>(), upper = args[3].toScalar().to<double>();
+        const bool training = args[4].toBool();
+        if (!training || !is_float(self.scalar_type())) throw NoDraw();
+        TORCH_CHECK(self.sizes() == noise.sizes(), "noise tensor shape must match self tensor shape. Got self.shape = ",
+                    self.sizes(), " noise.shape = ", noise.sizes());
+        const std::string ov = r.overload;
+        const bool inplace = std::string(r.name) == "rrelu_with_noise_";
+        at::Tensor out = ov == "out" ? args[args.size() - 1].toTensor() : at::Tensor();
+        const at::ScalarType math = self.scalar_type() == at::kDouble ? at::kDouble : at::kFloat;
+        at::Tensor slope = at::empty(self.sizes(), self.options().dtype(math));
+        if (self.numel()) {
+          if (!(lower <= upper)) throw Error(name + ": lower > upper");
+          DrawParams q;
+          q.low = lower;
+          q.high = upper;
+          if (lower == upper) slope.fill_(lower);
+          else fill_draw(slope, Dist::uniform, q, gen, name);
+        }
+        const at::Tensor neg = self <= 0;
+        const at::Tensor res = at::where(neg, (self.to(math) * slope).to(self.scalar_type()), self);
+        noise.copy_(at::where(neg, slope, at::ones({}, slope.options())));
+        if (inplace) {
+          at::Tensor s = args[0].toTensor();
+          s.copy_(res);
+          return {s};
+        }
+        if (ov == "out") {
+          at::native::resize_output(out, self.sizes());
+          out.copy_(res);
+          return {out};
+        }
+        return {res};
       }
     }
     throw Reported("no form");

@@ -90,10 +90,32 @@ def enable(mode) -> None:
         raise RuntimeError("xrng.reproducible: a mode with engine='entry' is active; the two engines do not nest")
     seed = torch.initial_seed() if mode.seed is None else mode.seed
     _C._mode_begin(seed % 2**64, r.GLOBAL_TAG, mode.stream, mode._report_native)
+    if _saved_fallback:
+        _saved_fallback.append(None)
+        return
+    # Inductor replaces aten's random ops by its own RNG unless fallback_random
+    # is set: then compiled code calls the aten ops, so xrng's kernels draw
+    # them, in the order eager code would (compiled == eager).
+    try:
+        import torch._inductor.config as ic
+        _saved_fallback.append(ic.fallback_random)
+        ic.fallback_random = True
+    except ImportError:  # a torch without Inductor
+        _saved_fallback.append(None)
+
+
+_saved_fallback: list = []  # Inductor's fallback_random before the outermost entry, per active entry
 
 
 def disable(check: bool) -> None:
-    _C._mode_end(check)
+    try:
+        _C._mode_end(check)
+    finally:
+        if _saved_fallback:
+            old = _saved_fallback.pop()
+            if not _saved_fallback and old is not None:
+                import torch._inductor.config as ic
+                ic.fallback_random = old
 
 
 def global_position():

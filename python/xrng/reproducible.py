@@ -2081,7 +2081,7 @@ def _dataloader_iterator(self):
         if method != "fork":
             from .data import _ModeWorkerInit
             user = self.worker_init_fn
-            self.__dict__["worker_init_fn"] = _ModeWorkerInit(m.stream, m.strict, m.check_dispatch, user)
+            self.__dict__["worker_init_fn"] = _ModeWorkerInit(m.stream, m.strict, m.check_dispatch, user, m.engine)
             try:
                 return _DATALOADER_ITER(self)  # the workers start here, with the wrapped init
             finally:
@@ -2090,6 +2090,26 @@ def _dataloader_iterator(self):
 
 
 _DATALOADER_ITER = None  # DataLoader._get_iterator while the wrapper is installed
+_loader_users = 0  # active entries (of either engine) that need the wrapper
+
+
+def _install_loader() -> None:
+    global _DATALOADER_ITER, _loader_users
+    with _lock:
+        if _loader_users == 0:
+            from torch.utils.data import DataLoader
+            _DATALOADER_ITER = DataLoader.__dict__["_get_iterator"]
+            DataLoader._get_iterator = _dataloader_iterator
+        _loader_users += 1
+
+
+def _uninstall_loader() -> None:
+    global _loader_users
+    with _lock:
+        _loader_users -= 1
+        if _loader_users == 0:
+            from torch.utils.data import DataLoader
+            DataLoader._get_iterator = _DATALOADER_ITER
 
 
 def _install() -> None:
@@ -2098,9 +2118,7 @@ def _install() -> None:
         if not _ENTRIES:
             _build_tables()
         if _installed == 0:
-            from torch.utils.data import DataLoader
-            _DATALOADER_ITER = DataLoader.__dict__["_get_iterator"]
-            DataLoader._get_iterator = _dataloader_iterator
+            _install_loader()
             _SET_RNG_STATE = torch.random.set_rng_state
             torch.set_rng_state = torch.random.set_rng_state = _set_rng_state
             from .distributed import _mode_entries  # torch.distributed.tensor.rand/randn, once loaded (issue 17)
@@ -2117,8 +2135,7 @@ def _uninstall() -> None:
     with _lock:
         _installed -= 1
         if _installed == 0:
-            from torch.utils.data import DataLoader
-            DataLoader._get_iterator = _DATALOADER_ITER
+            _uninstall_loader()
             torch.set_rng_state = torch.random.set_rng_state = _SET_RNG_STATE
             for e in _ENTRIES:
                 if e.own:
@@ -2254,7 +2271,8 @@ class reproducible:
             random ops that escape the entry points (inside C++ composites,
             through references bound before the mode started). Costs a few
             microseconds per aten op. Default: the value of ``strict``.
-        engine: ``"entry"`` (default): the mode wraps torch's random entry
+        engine: ``"entry"`` (default; the environment variable
+            ``XRNG_MODE_ENGINE`` changes the default): the mode wraps torch's random entry
             points (this module); ``"dispatch"``: xrng's C++ kernels serve
             torch's random aten operators while the mode is active, so torch
             keeps its own semantics (autograd, forward AD, vmap, tracing,
@@ -2273,9 +2291,11 @@ class reproducible:
     """
 
     def __init__(self, seed: Optional[int] = None, *, stream: Optional[int] = None, strict: bool = False,
-                 check_dispatch: Optional[bool] = None, engine: str = "entry") -> None:
+                 check_dispatch: Optional[bool] = None, engine: Optional[str] = None) -> None:
         if seed is not None and (isinstance(seed, bool) or not isinstance(seed, numbers.Integral)):
             raise TypeError(f"seed must be an int or None, got {type(seed).__name__}")
+        if engine is None:  # the default; XRNG_MODE_ENGINE overrides it (running a test suite on either)
+            engine = __import__("os").environ.get("XRNG_MODE_ENGINE", "entry")
         if engine not in ("entry", "dispatch"):
             raise ValueError(f"engine must be 'entry' or 'dispatch', got {engine!r}")
         #: How draws reach xrng: "entry" (torch's random entry points are
@@ -2347,6 +2367,7 @@ class reproducible:
                 dmode = _DispatchCheck(self) if self.check_dispatch else None
                 if dmode is not None:
                     dmode.__enter__()
+                _install_loader()
             except BaseException:
                 _dispatch.disable(False)
                 raise
@@ -2393,6 +2414,7 @@ class reproducible:
                     dmode.__exit__(None, None, None)
             finally:
                 try:
+                    _uninstall_loader()
                     _dispatch.disable(check)
                 finally:
                     _unclaim()
