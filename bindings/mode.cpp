@@ -579,10 +579,22 @@ class Kernel final : public c10::OperatorKernel {
       report(name, "is not drawn from xrng here (" + e.why + ")");
       torch_kernel(op, ks, stack);
       absorb(gen);
-    } catch (const Error& e) {  // xrng refused the arguments: torch decides
-      torch_kernel(op, ks, stack);  // raises where torch raises
+    } catch (const c10::ValueError& e) {  // an xrng operator refused them (its errors are ValueErrors)
+      torch_kernel(op, ks, stack);
       absorb(gen);
-      report(name, std::string("is not drawn from xrng here (") + e.what() + ")");
+      report(name, std::string("is not drawn from xrng here (") + e.what_without_backtrace() + ")");
+    } catch (const Error& e) {  // xrng refused the arguments: torch decides
+      const std::string why = std::string("is not drawn from xrng here (") + e.what() + ")";
+      const Form f = kModeOps[row_].form;
+      if (f == Form::fill || f == Form::random) {
+        report(name, why);  // torch's checks passed already: reported (strict: raised) before anything is written
+        torch_kernel(op, ks, stack);
+        absorb(gen);
+      } else {
+        torch_kernel(op, ks, stack);  // raises where torch raises
+        absorb(gen);
+        report(name, why);
+      }
     }
   }
 

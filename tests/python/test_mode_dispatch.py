@@ -1,0 +1,327 @@
+"""The reproducible mode's dispatcher engine (engine="dispatch", issue 25):
+xrng's kernels serve torch's random aten operators, so torch keeps its own
+semantics around every draw (vmap, forward AD, jit.trace, TorchScript,
+memory formats, subclasses, argument checks) and every caller draws xrng's
+values."""
+import warnings
+
+import pytest
+import torch
+import torch.autograd.forward_ad as fwAD
+import torch.nn.functional as F
+
+import xrng
+from xrng import _C
+
+G = xrng.reproducible.global_generator
+
+
+def mode(seed=0, **kw):
+    return xrng.reproducible(seed=seed, engine="dispatch", **kw)
+
+
+# ---- the draws: the stream, the key derivation, the kernels come and go --------------------------------
+def _program():
+    torch.manual_seed(3)
+    return [torch.randn(5), torch.rand(1000), torch.randint(10, (8,)), torch.empty(7, dtype=torch.float64).normal_(2, 3),
+            torch.empty(5).exponential_(2), torch.empty(5).uniform_(-1, 1), torch.randperm(10),
+            torch.multinomial(torch.rand(100), 3), torch.empty(9).bernoulli_(0.3),
+            torch.empty(4, dtype=torch.half).random_(100), torch.empty(3, dtype=torch.bfloat16).log_normal_(),
+            torch.empty(3).cauchy_(), torch.empty(3).geometric_(0.3), torch.normal(torch.zeros(3), torch.ones(3)),
+            torch._standard_gamma(torch.full((4,), 2.0)), torch.poisson(torch.full((4,), 3.0)),
+            torch.binomial(torch.full((4,), 10.0), torch.full((4,), 0.3)),
+            torch.bernoulli(torch.full((6,), 0.5)), torch.rand(3, generator=torch.Generator().manual_seed(9))]
+
+
+def test_same_words_as_the_entry_engine_for_every_shared_draw():
+    """Each aten op draws the words the entry-point engine draws for the call
+    that reaches it: the values are the same (dropout is defined at bernoulli_
+    now, see test_dropout_is_bernoulli_of_the_keep_probability)."""
+    with mode(strict=True) as m:
+        new = _program()
+    with xrng.reproducible(seed=0, engine="entry", strict=True):
+        old = _program()
+    assert m.reported == {}
+    for a, b in zip(new, old):
+        assert a.dtype == b.dtype and torch.equal(a, b)
+
+
+def test_global_stream_and_generator_streams():
+    with mode(seed=7, strict=True) as m:
+        a = torch.randn(4)
+        assert m.global_position().offset == 4
+        g = torch.Generator().manual_seed(5)
+        b = torch.rand(3, generator=g)
+        torch.manual_seed(11)
+        c = torch.rand(2)
+    assert torch.equal(a, xrng.randn(4, generator=G(7)))
+    assert torch.equal(b, xrng.rand(3, generator=xrng.reproducible.generator_for(5)))
+    assert torch.equal(c, xrng.rand(2, generator=G(11)))
+
+
+def test_kernels_are_installed_only_inside_and_torch_continues_unchanged():
+    torch.manual_seed(0)
+    ref = torch.randn(700)  # across a twist of mt19937
+    ref2 = torch.randn(5)
+    assert not _C._mode_active()
+    torch.manual_seed(0)
+    first = torch.randn(700)
+    with mode():
+        assert _C._mode_active()
+        inside = torch.randn(5)
+    assert not _C._mode_active()
+    assert torch.equal(first, ref) and torch.equal(torch.randn(5), ref2)  # the mark changes no torch value
+    assert not torch.equal(inside, ref2)
+
+
+def test_restores_and_nesting():
+    with mode(seed=1, strict=True) as m:
+        with torch.random.fork_rng():
+            a = torch.rand(4)
+        b = torch.rand(4)  # fork_rng restored the state: the same position
+        st = torch.get_rng_state()
+        c = torch.rand(3)
+        torch.set_rng_state(st)
+        d = torch.rand(3)
+        with mode(seed=2):
+            inner = torch.rand(2)
+        e = torch.rand(2)  # the outer entry resumes
+    assert torch.equal(a, b) and torch.equal(c, d)
+    assert torch.equal(inner, xrng.rand(2, generator=G(2)))
+    gg = G(1)
+    xrng.rand(4, generator=gg)
+    xrng.rand(3, generator=gg)
+    assert torch.equal(e, xrng.rand(2, generator=gg))
+    assert m.reported == {}
+
+
+def test_thread_entering_while_another_is_inside_raises():
+    import threading
+    err = []
+    with mode():
+        t = threading.Thread(target=lambda: err.append(_enter()))
+        t.start()
+        t.join()
+    assert err and isinstance(err[0], RuntimeError)
+
+
+def _enter():
+    try:
+        with mode():
+            pass
+    except RuntimeError as e:
+        return e
+    return None
+
+
+# ---- torch's semantics around the draw --------------------------------------------------------------
+def test_vmap_randomness_different_same_error():
+    from torch.func import vmap
+    x = torch.ones(3, 64)
+    with mode(strict=True):
+        diff = vmap(lambda t: F.dropout(t, 0.5), randomness="different")(x)
+    with mode(strict=True):
+        plain = F.dropout(x, 0.5)  # "different" draws the batch as one tensor
+    assert torch.equal(diff, plain)
+    assert not torch.equal(diff[0], diff[1])
+    with mode(strict=True):
+        same = vmap(lambda t: torch.rand(5) + t, randomness="same")(torch.zeros(3, 5))
+        assert torch.equal(same[0], same[1]) and torch.equal(same[1], same[2])
+        with pytest.raises(RuntimeError, match="randomness"):
+            vmap(lambda t: F.dropout(t, 0.5), randomness="error")(x)
+
+
+@pytest.mark.parametrize("op", ["uniform_", "exponential_", "cauchy_", "geometric_", "log_normal_", "normal_"])
+def test_forward_ad_tangents_are_torchs(op):
+    args = {"geometric_": (0.3,)}.get(op, ())
+
+    def tangent():
+        with fwAD.dual_level():
+            p = fwAD.make_dual(torch.rand(4), torch.ones(4))
+            y = getattr(p * 1, op)(*args)
+            return fwAD.unpack_dual(y).tangent
+
+    ref = tangent()
+    with mode(strict=True):
+        got = tangent()
+    assert (ref is None and got is None) or torch.equal(ref, got)
+
+
+@pytest.mark.parametrize("fn", [lambda p: torch.bernoulli(p), lambda p: torch.poisson(p * 3),
+                                lambda p: torch.normal(p, 1.0)])
+def test_forward_ad_of_functional_draws_is_torchs(fn):
+    def tangent():
+        with fwAD.dual_level():
+            p = fwAD.make_dual(torch.rand(4), torch.ones(4))
+            return fwAD.unpack_dual(fn(p)).tangent
+
+    ref = tangent()
+    with mode(strict=True):
+        got = tangent()
+    assert (ref is None) == (got is None) and (ref is None or torch.equal(ref, got))
+
+
+def _sampler(x):
+    return (torch.distributions.Gamma(x, 1.0).sample() + torch.distributions.Poisson(x).sample()
+            + torch.bernoulli(x / 4) + torch.distributions.Binomial(5, x / 4).sample())
+
+
+def test_jit_trace_through_every_draw():
+    # check_dispatch off: a traced graph cannot run under any TorchDispatchMode
+    # (torch's own limitation: aten::_local_scalar_dense is handed an int)
+    x = torch.full((6,), 2.0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        with mode(strict=True, check_dispatch=False):
+            traced = torch.jit.trace(_sampler, x, check_trace=False)
+        with mode(seed=4, strict=True, check_dispatch=False):
+            a = traced(x)
+        with mode(seed=4, strict=True, check_dispatch=False):
+            b = _sampler(x)
+    assert torch.equal(a, b)
+
+
+@torch.jit.script
+def _scripted(n: int):
+    return torch.rand(n) + torch.randn(n)
+
+
+def test_torchscript_draws_follow_the_mode():
+    with mode(seed=3, strict=True):
+        a = _scripted(5)
+    with mode(seed=3, strict=True):
+        b = torch.rand(5) + torch.randn(5)
+    assert torch.equal(a, b)
+
+
+def test_memory_format_is_kept_and_values_follow_the_logical_order():
+    x = torch.randn(2, 3, 4, 5)
+    with mode(seed=1):
+        a = F.dropout(x.to(memory_format=torch.channels_last), 0.5)
+    with mode(seed=1):
+        b = F.dropout(x, 0.5)
+    assert a.is_contiguous(memory_format=torch.channels_last)
+    assert torch.equal(a, b)
+
+
+def test_dropout_is_bernoulli_of_the_keep_probability():
+    """F.dropout on the CPU is bernoulli_(1 - p) (keep where the word is
+    below round((1 - p) 2^32)), then torch's div_ and mul."""
+    x = torch.randn(1000)
+    with mode(seed=2, strict=True):
+        y = F.dropout(x, 0.3)
+    keep = xrng.bernoulli(1000, p=1 - 0.3, generator=G(2)).bool()
+    scale = torch.ones((), dtype=torch.float32).div_(1 - 0.3)
+    assert torch.equal(y, torch.where(keep, x * scale, torch.zeros(())))
+
+
+def test_lstm_dropout_is_served_and_reproducible():
+    lstm = torch.nn.LSTM(4, 8, num_layers=3, dropout=0.5)
+    x = torch.randn(5, 2, 4)
+    outs = []
+    for _ in range(2):
+        with mode(seed=5, strict=True, check_dispatch=True) as m:
+            outs.append(lstm(x)[0])
+        assert m.reported == {}
+    assert torch.equal(outs[0], outs[1])
+    torch.manual_seed(5)
+    assert not torch.equal(outs[0], lstm(x)[0])
+
+
+def test_tensor_subclass_draws_follow_the_mode():
+    tv_tensors = pytest.importorskip("torchvision.tv_tensors")
+    img = tv_tensors.Image(torch.zeros(3, 4, 4))
+    with mode(seed=6, strict=True):
+        a = torch.randn_like(img)
+    assert torch.equal(a.as_subclass(torch.Tensor), xrng.randn((3, 4, 4), generator=G(6)))
+
+
+def test_unsigned_and_complex_dtypes_are_drawn():
+    with mode(strict=True) as m:
+        u = torch.randint(0, 50000, (6,), dtype=torch.uint16)
+        u32 = torch.empty(5, dtype=torch.uint32).random_(7)
+        c = torch.empty(4, dtype=torch.complex64).normal_()
+    assert m.reported == {}
+    assert u.dtype == torch.uint16 and int(u.to(torch.int32).max()) < 50000
+    assert u32.dtype == torch.uint32 and int(u32.to(torch.int64).max()) < 7
+    # complex: view_as_real drawn with std / sqrt(2) (torch's rule), after the
+    # i32 draw of the uint16 (2 words each) and the i64 draw of the uint32 (4 words each)
+    g = G(0)
+    g = xrng.Generator(g.seed, g.subseq, 6 * 2 + 5 * 4)
+    assert torch.equal(torch.view_as_real(c).flatten(), xrng.randn(8, generator=g, std=2 ** -0.5))
+
+
+def test_half_random_never_reaches_the_bound():
+    """torch adjusts a random_ range to a float dtype (update_to): no value,
+    once rounded, reaches `to` (issue 25: 32752 used to come out)."""
+    with mode():
+        for s in range(20):
+            torch.manual_seed(s)
+            assert torch.empty(2000, dtype=torch.half).random_(32752).max() < 32752
+
+
+# ---- torch's argument checks ---------------------------------------------------------------------------
+def test_torchs_errors_every_time():
+    with mode():
+        for _ in range(2):  # not only the first call of the process
+            with pytest.raises(RuntimeError, match="to-from"):
+                torch.empty(3).uniform_(-3.4e38, 3.4e38)
+        with pytest.raises(RuntimeError, match="std >= 0.0"):
+            torch.empty(3).normal_(0, -1)
+        with pytest.raises(RuntimeError, match="random_ expects 'from' to be less than 'to'"):
+            torch.empty(3, dtype=torch.int64).random_(5, 2)
+        with pytest.raises(RuntimeError, match="geometric_ expects p"):
+            torch.empty(3).geometric_(1.5)
+        with pytest.raises(RuntimeError):
+            torch.randint(10, (3,), dtype=torch.complex64)
+
+
+def test_a_refused_argument_is_torchs_decision_and_reported():
+    """xrng refuses a parameter (a mean that is not finite in float32), torch
+    accepts it: torch's kernel draws, the call is reported (strict: raised,
+    nothing written); where torch refuses too, its own error is the answer."""
+    with mode() as m, warnings.catch_warnings(record=True):
+        warnings.simplefilter("always")
+        t = torch.empty(3).normal_(float("inf"), 1.0)
+    assert torch.isinf(t).all() and "aten.normal_" in m.reported
+    t = torch.zeros(3)
+    with mode(strict=True), pytest.raises(xrng.NotReproducibleError):
+        t.normal_(float("inf"), 1.0)
+    assert torch.equal(t, torch.zeros(3))
+    with mode() as m, pytest.raises(RuntimeError, match="invalid multinomial distribution"):
+        torch.multinomial(torch.zeros(2), 1)  # both refuse: torch's error
+    assert m.reported == {}
+
+
+# ---- compiled regions: Inductor calls the aten ops (fallback_random) ----------------------------------
+def test_compiled_equals_eager():
+    def f(x):
+        y = torch.randn(x.shape) + x
+        return F.dropout(y, 0.3) * torch.rand(3, 4)
+
+    x = torch.ones(3, 4)
+    with mode(seed=8):
+        e = [f(x), f(x)]
+    torch._dynamo.reset()
+    cf = torch.compile(f)
+    with mode(seed=8, strict=True):
+        c = [cf(x), cf(x)]
+    assert all(torch.equal(a, b) for a, b in zip(e, c))
+
+
+# ---- other devices: the host path (the xdev test backend is exercised in test_reproducible) --------------
+@pytest.mark.cuda
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA GPU")
+def test_cuda_draws_equal_cpu():
+    with mode(seed=9, strict=True):
+        a = [torch.randn(1000), F.dropout(torch.ones(1000), 0.4), torch.randint(7, (100,)), torch.randperm(50)]
+    with mode(seed=9, strict=True):
+        b = [torch.randn(1000, device="cuda"), F.dropout(torch.ones(1000, device="cuda"), 0.4),
+             torch.randint(7, (100,), device="cuda"), torch.randperm(50, device="cuda")]
+    assert all(torch.equal(x, y.cpu()) for x, y in zip(a, b))
+
+
+def test_ops_table_lists_every_served_operator():
+    names = {n for n, _, _ in xrng._dispatch.ops()}
+    assert {"normal_", "uniform_", "bernoulli_.float", "random_.from", "multinomial", "native_dropout",
+            "rrelu_with_noise", "_standard_gamma", "binomial"} <= names
