@@ -28,7 +28,6 @@
 #include <memory>
 #include <mutex>
 #include <optional>
-#include <set>
 #include <unordered_map>
 
 #include "detail/dtypes.h"
@@ -95,9 +94,21 @@ TorchState digest_of(const at::mt19937_data_pod& pod, at::CPUGeneratorImpl* impl
   return s;
 }
 
-TorchState read_state(const at::Generator& g) {
+// The engine of a CPU generator, copied once per draw: read for the state's
+// digest, marked, and written back (three 5 KB copies, the API's minimum).
+struct Live {
+  at::CPUGeneratorImpl* impl = nullptr;
+  std::optional<at::mt19937> engine;  // (mt19937's default constructor seeds: 624 steps)
+};
+
+TorchState read_state(const at::Generator& g, Live* live = nullptr) {
   if (g.device().is_cpu()) {
     auto* impl = at::check_generator<at::CPUGeneratorImpl>(g);
+    if (live != nullptr) {
+      live->impl = impl;
+      live->engine.emplace(impl->engine());
+      return digest_of(pod_of(*live->engine), impl);
+    }
     const at::mt19937 e = impl->engine();
     return digest_of(pod_of(e), impl);
   }
@@ -114,15 +125,21 @@ uint32_t g_marks = 0;  // marks made in this process (each mark a new value)
 // Marks the generator (see mode.h) and returns its new state: one torch's
 // own draws cannot reach. mt19937: the low 31 bits of state word 0 are never
 // read again (a twist reads its top bit; word 0 is output only after a twist).
-TorchState mark(at::Generator& g) {
+// `live`: the engine read at the start of this draw (the generator's mutex
+// has been held since).
+TorchState mark(at::Generator& g, Live* live = nullptr) {
   if (g.device().is_cpu()) {
-    auto* impl = at::check_generator<at::CPUGeneratorImpl>(g);
-    at::mt19937 e = impl->engine();
-    auto& pod = const_cast<at::mt19937_data_pod&>(pod_of(e));
+    Live local;
+    if (live == nullptr || live->impl == nullptr) {
+      local.impl = at::check_generator<at::CPUGeneratorImpl>(g);
+      local.engine.emplace(local.impl->engine());
+      live = &local;
+    }
+    auto& pod = const_cast<at::mt19937_data_pod&>(pod_of(*live->engine));
     g_marks = g_marks % 0x7FFFFFFFu + 1;
     pod.state_[0] = (pod.state_[0] & 0x80000000u) | g_marks;
-    impl->set_engine(e);
-    return digest_of(pod, impl);
+    live->impl->set_engine(*live->engine);
+    return digest_of(pod, live->impl);
   }
   try {  // Philox generators: the offset moves by 2^34 words
     g.set_offset(g.get_offset() + (uint64_t{1} << 34));
@@ -144,19 +161,25 @@ struct Record {
   bool global = false;
   Pos pos;
   TorchState state;  // the generator's state when pos was last valid
-  std::unordered_map<uint64_t, Pos> history;
-  std::deque<uint64_t> order;
+  // the states recorded after the last kHistory draws and their positions (a
+  // ring: written on every draw, searched only when the state changed)
+  std::vector<std::pair<uint64_t, Pos>> history;
+  size_t next = 0;
   uint64_t entry = 0;  // the entry active at the last draw
   void remember(uint64_t h) {
-    if (history.emplace(h, pos).second) {
-      order.push_back(h);
-      if (order.size() > kHistory) {
-        history.erase(order.front());
-        order.pop_front();
-      }
+    if (history.size() < kHistory) {
+      history.emplace_back(h, pos);
     } else {
-      history[h] = pos;
+      history[next] = {h, pos};
+      next = (next + 1) % kHistory;
     }
+  }
+  const Pos* recorded(uint64_t h) const {  // the newest record of state h
+    for (size_t i = history.size(); i-- > 0;) {
+      const auto& e = history[(next + i) % history.size()];
+      if (e.first == h) return &e.second;
+    }
+    return nullptr;
   }
 };
 
@@ -189,10 +212,14 @@ void report(const std::string& op, const std::string& why) {
 }
 
 at::Generator default_cpu() { return at::detail::getDefaultCPUGenerator(); }
+c10::GeneratorImpl* default_impl() {
+  static c10::GeneratorImpl* const p = default_cpu().unsafeGetGeneratorImpl();  // lives as long as the process
+  return p;
+}
 
 // The record a draw with `gen` uses, and the generator that names it.
 Record& record_for(const std::optional<at::Generator>& gen, at::Generator& named) {
-  if (!gen.has_value() || !gen->defined() || gen->unsafeGetGeneratorImpl() == default_cpu().unsafeGetGeneratorImpl()) {
+  if (!gen.has_value() || !gen->defined() || gen->unsafeGetGeneratorImpl() == default_impl()) {
     named = default_cpu();
     return g_global;
   }
@@ -206,26 +233,22 @@ Record& record_for(const std::optional<at::Generator>& gen, at::Generator& named
 const Pos* copied_position(const at::Generator& g, uint64_t h) {
   for (auto& [impl, rec] : g_records) {
     if (impl == g.unsafeGetGeneratorImpl()) continue;
-    auto it = rec.history.find(h);
-    if (it != rec.history.end()) return &it->second;
+    if (const Pos* p = rec.recorded(h)) return p;
   }
-  if (g.unsafeGetGeneratorImpl() != default_cpu().unsafeGetGeneratorImpl()) {
-    auto it = g_global.history.find(h);
-    if (it != g_global.history.end()) return &it->second;
-  }
+  if (g.unsafeGetGeneratorImpl() != default_impl()) return g_global.recorded(h);
   return nullptr;
 }
 
 // Where a draw with `named` starts (SPEC 8.1): the state decides.
-Pos& resolve(Record& rec, at::Generator& named, bool fresh_record, const std::string& op) {
-  const TorchState st = read_state(named);
+Pos& resolve(Record& rec, at::Generator& named, bool fresh_record, const std::string& op, Live* live = nullptr) {
+  const TorchState st = read_state(named, live);
   const std::optional<uint64_t> tag = rec.global ? std::optional<uint64_t>(config().tag) : std::nullopt;
   if (!fresh_record && rec.state.valid && st == rec.state) {
     // unchanged since the last draw
   } else if (st == fresh_state(named)) {
     rec.pos = Pos{key_of(named.current_seed(), tag), 0};
-  } else if (auto it = rec.history.find(st.hash()); !fresh_record && it != rec.history.end()) {
-    rec.pos = it->second;  // a recorded state: back to its position
+  } else if (const Pos* p = fresh_record ? nullptr : rec.recorded(st.hash())) {
+    rec.pos = *p;  // a recorded state: back to its position
   } else if (const Pos* p = copied_position(named, st.hash())) {
     rec.pos = *p;  // another generator's state copied in: its position
   } else if (fresh_record) {
@@ -240,8 +263,8 @@ Pos& resolve(Record& rec, at::Generator& named, bool fresh_record, const std::st
   return rec.pos;
 }
 
-void commit(Record& rec, at::Generator& named, const std::string& op) {
-  rec.state = mark(named);
+void commit(Record& rec, at::Generator& named, const std::string& op, Live* live = nullptr) {
+  rec.state = mark(named, live);
   rec.entry = g_entries.back().id;
   rec.remember(rec.state.hash());
   g_last_op = &op;
@@ -254,19 +277,19 @@ template <class Run>
 void take(const std::optional<at::Generator>& gen, uint64_t words, const std::string& op, Run&& run) {
   std::lock_guard<std::recursive_mutex> lock(g_lock);
   at::Generator named;
-  const bool is_new = !(!gen.has_value() || !gen->defined() ||
-                        gen->unsafeGetGeneratorImpl() == default_cpu().unsafeGetGeneratorImpl()) &&
+  const bool is_new = gen.has_value() && gen->defined() && gen->unsafeGetGeneratorImpl() != default_impl() &&
                       g_records.find(gen->unsafeGetGeneratorImpl()) == g_records.end();
   Record& rec = record_for(gen, named);
   if (is_new) rec.owner = c10::weak_intrusive_ptr<c10::GeneratorImpl>(named.getIntrusivePtr());
   std::lock_guard<std::mutex> glock(named.mutex());
-  Pos& pos = resolve(rec, named, is_new, op);
+  Live live;
+  Pos& pos = resolve(rec, named, is_new, op, &live);
   if (words > std::numeric_limits<uint64_t>::max() - pos.offset)
     throw Error(op + ": the stream would pass word 2^64 (" + std::to_string(words) + " words at offset " +
                 std::to_string(pos.offset) + ")");
   run(pos.key, pos.offset);
   pos.offset += words;
-  commit(rec, named, op);
+  commit(rec, named, op, &live);
 }
 
 // After torch's own kernel drew for a reported call: its draws are not foreign.
@@ -384,21 +407,13 @@ bool is_float(at::ScalarType t) {
   return t == at::kFloat || t == at::kDouble || t == at::kHalf || t == at::kBFloat16;
 }
 
-// The words of a draw of `dist` with `q` into `numel` elements of `t`.
-uint64_t words_of(Dist d, DType t, const DrawParams& q, uint64_t numel, int stream) {
-  return plan_words(make_plan(d, t, q, stream), numel);
-}
-
 // Fills `t` (any strides, any device) with `numel` elements of the draw.
 void fill_draw(at::Tensor& t, Dist d, const DrawParams& q, const std::optional<at::Generator>& gen,
                const std::string& op) {
   if (t.numel() == 0) return;
-  const int stream = config().stream;
-  const DType dt = draw_dtype(d, t.scalar_type());
-  const uint64_t words = words_of(d, dt, q, static_cast<uint64_t>(t.numel()), stream);
-  take(gen, words, op, [&](const Key& key, uint64_t offset) {
-    draw_(t, d, q, key, offset, RunOptions{}, stream);
-  });
+  const Plan plan = make_plan(d, draw_dtype(d, t.scalar_type()), q, config().stream);
+  take(gen, plan_words(plan, static_cast<uint64_t>(t.numel())), op,
+       [&](const Key& key, uint64_t offset) { fill_(t, plan, key, offset); });
 }
 
 // A location/scale draw into f16/bf16 whose parameters are not finite in
@@ -544,18 +559,13 @@ __int128 dtype_max(at::ScalarType st) {
 }
 
 // ---- the kernel ------------------------------------------------------------------------------------
-// Scalar arguments (doubles, ints, bools) of a call: with the dtype and the
-// device type, what torch's argument checks of a fill depend on.
+// The scalar arguments of a call (bit patterns), with its dtype: what torch's
+// argument checks of a fill depend on.
 struct CheckKey {
-  size_t row;
-  int key;
-  at::ScalarType dtype;
-  std::vector<uint64_t> scalars;  // bit patterns (NaN compares as itself)
-  bool operator<(const CheckKey& o) const {
-    return std::tie(row, key, dtype, scalars) < std::tie(o.row, o.key, o.dtype, o.scalars);
-  }
+  at::ScalarType dtype = at::kFloat;
+  std::array<uint64_t, 6> scalars{};
+  bool operator==(const CheckKey& o) const { return dtype == o.dtype && scalars == o.scalars; }
 };
-std::set<CheckKey> g_checked;  // calls whose torch checks passed (under g_lock)
 
 class Kernel final : public c10::OperatorKernel {
  public:
@@ -611,20 +621,20 @@ class Kernel final : public c10::OperatorKernel {
   // scalar arguments (errors are raised every time).
   void torch_checks(const c10::OperatorHandle& op, c10::DispatchKeySet ks, c10::ArrayRef<c10::IValue> args,
                     const at::Tensor& self) const {
-    CheckKey ck{row_, static_cast<int>(key_), self.scalar_type(), {}};
-    for (size_t i = 1; i < args.size(); ++i) {
+    CheckKey ck;
+    ck.dtype = self.scalar_type();
+    for (size_t i = 1, j = 0; i < args.size() && j < ck.scalars.size(); ++i, ++j) {
       const auto& a = args[i];
-      if (a.isDouble()) ck.scalars.push_back(c10::bit_cast<uint64_t>(a.toDouble()));
-      else if (a.isInt()) ck.scalars.push_back(static_cast<uint64_t>(a.toInt()));
-      else if (a.isBool()) ck.scalars.push_back(a.toBool() ? 1 : 0);
-      else ck.scalars.push_back(~uint64_t{0} - static_cast<uint64_t>(a.isNone()));
+      if (a.isDouble()) ck.scalars[j] = c10::bit_cast<uint64_t>(a.toDouble());
+      else if (a.isInt()) ck.scalars[j] = static_cast<uint64_t>(a.toInt());
+      else if (a.isBool()) ck.scalars[j] = a.toBool() ? 1 : 0;
+      else ck.scalars[j] = ~uint64_t{0} - static_cast<uint64_t>(a.isNone());
     }
     {
-      std::lock_guard<std::recursive_mutex> lock(g_lock);
-      if (g_checked.count(ck)) return;
+      std::lock_guard<std::mutex> lock(checked_lock_);
+      for (const CheckKey& k : checked_)
+        if (k == ck) return;
     }
-    // a throwaway generator: torch's kernel may draw even for no elements
-    // (the MKL bernoulli_ takes a seed), and the program's must not move
     if (!g_torch[row_][key_].has_value()) return;  // a backend without torch kernels: xrng's checks alone
     const int gi = gi_;
     at::Generator scratch;
@@ -638,8 +648,8 @@ class Kernel final : public c10::OperatorKernel {
     s.push_back(at::empty({0}, self.options()));
     for (size_t i = 1; i < args.size(); ++i) s.push_back(static_cast<int>(i) == gi ? c10::IValue(scratch) : args[i]);
     torch_kernel(op, ks, &s);  // raises where torch raises
-    std::lock_guard<std::recursive_mutex> lock(g_lock);
-    g_checked.insert(std::move(ck));
+    std::lock_guard<std::mutex> lock(checked_lock_);
+    if (checked_.size() < 64) checked_.push_back(ck);  // a program's few distinct calls
   }
 
   std::vector<c10::IValue> run(const c10::OperatorHandle& op, c10::DispatchKeySet ks,
@@ -902,6 +912,8 @@ class Kernel final : public c10::OperatorKernel {
 
   size_t row_, key_, nargs_;
   int gi_;
+  mutable std::mutex checked_lock_;
+  mutable std::vector<CheckKey> checked_;  // calls whose torch checks passed (errors are never kept)
   // the reported name, "aten.op.overload"; never freed (g_last_op may point to it)
   const std::string* name_;
 };
@@ -949,10 +961,7 @@ void begin(const Config& cfg) {
   const bool first = g_entries.empty();
   g_entries.push_back(e);
   try {
-    if (first) {
-      g_checked.clear();
-      install();
-    }
+    if (first) install();
     g_global.global = true;
     g_global.pos = Pos{key_of(cfg.seed, cfg.tag), 0};
     at::Generator g = default_cpu();
@@ -989,7 +998,7 @@ void end(bool check) {
       std::lock_guard<std::mutex> glock(g.mutex());
       st = read_state(g);
     }
-    if (!(st == g_global.state) && !(st == fresh_state(g)) && !g_global.history.count(st.hash()))
+    if (!(st == g_global.state) && !(st == fresh_state(g)) && !g_global.recorded(st.hash()))
       report("torch's default generator",
              "was advanced by something the mode did not draw, between " + last_op() + " and the end of the mode");
   }

@@ -1,0 +1,73 @@
+"""Per-call cost of torch's random calls under the reproducible mode (issue 25),
+CPU: torch's own call, the same call under ``reproducible(engine="dispatch")``
+(xrng's kernels serve the aten ops) and under ``engine="entry"`` (torch's
+Python entry points wrapped), in one run. Each condition: the best of
+`repeats` means of `calls` calls; conditions alternate within each repeat,
+so all see the same machine load. Prints a markdown table in microseconds
+and each engine's time as a multiple of torch's own (the goal of issue 25:
+dispatch <= 1.5x). Timing is never asserted by a test.
+
+    python3 bench/mode_per_call.py [--threads 1] [--calls 4000] [--repeats 5]
+"""
+import argparse
+import time
+
+import torch
+import torch.nn.functional as F
+
+import xrng
+
+
+def cases():
+    x64 = torch.ones(64)
+    w = torch.rand(1000)
+    e = torch.empty(256)
+    return {
+        "torch.randn(2)": lambda: torch.randn(2),
+        "torch.rand(1024)": lambda: torch.rand(1024),
+        "F.dropout(64 elements)": lambda: F.dropout(x64, 0.5),
+        "torch.randint(10, (8,))": lambda: torch.randint(10, (8,)),
+        "torch.multinomial(1000 categories, 1)": lambda: torch.multinomial(w, 1),
+        "torch.empty(256).normal_()": lambda: e.normal_(),
+    }
+
+
+def mean_us(fn, calls):
+    t0 = time.perf_counter()
+    for _ in range(calls):
+        fn()
+    return (time.perf_counter() - t0) / calls * 1e6
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--threads", type=int, default=1)
+    ap.add_argument("--calls", type=int, default=4000)
+    ap.add_argument("--repeats", type=int, default=5)
+    a = ap.parse_args()
+    torch.set_num_threads(a.threads)
+    cs = cases()
+    conds = {"torch": None, "dispatch": "dispatch", "entry": "entry"}
+    best = {(c, k): float("inf") for c in conds for k in cs}
+    for _ in range(a.repeats):
+        for c, engine in conds.items():
+            mode = xrng.reproducible(seed=0, engine=engine) if engine else None
+            if mode:
+                mode.enable()
+            try:
+                for k, fn in cs.items():
+                    fn()  # warm
+                    best[c, k] = min(best[c, k], mean_us(fn, a.calls if c != "entry" else max(a.calls // 4, 1)))
+            finally:
+                if mode:
+                    mode.disable()
+    print(f"CPU, {a.threads} thread(s), best of {a.repeats} x {a.calls} calls; us per call\n")
+    print("| call | torch | dispatch engine | ratio | entry engine | ratio |")
+    print("|---|---|---|---|---|---|")
+    for k in cs:
+        t, d, e = best["torch", k], best["dispatch", k], best["entry", k]
+        print(f"| `{k}` | {t:.2f} | {d:.2f} | {d / t:.2f}x | {e:.2f} | {e / t:.1f}x |")
+
+
+if __name__ == "__main__":
+    main()
