@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# The main job: install what is missing, build, install the `xrng` command and
-# the C++ package, print the cross-backend conformance table (`xrng verify`),
+# The main job: install what is missing, build, install the Python package,
+# the `xrng` command and the C++ package, print the cross-backend conformance table (`xrng verify`),
 # then a short demo.
 #
 # XRNG_PREFIX (default /usr/local): where `cmake --install` puts bin/xrng, the
@@ -10,6 +10,15 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
 bash scripts/build.sh >build.log 2>&1 || { tail -40 build.log; echo "main: build failed (full log: build.log)"; exit 1; }
+
+# The Python package (xrng and its torch operators), so that `import xrng`
+# works after the main job (built against the torch setup.sh installed).
+if PIP_BREAK_SYSTEM_PACKAGES=1 PIP_DISABLE_PIP_VERSION_CHECK=1 \
+    python3 -m pip install -q --no-build-isolation . >pip.log 2>&1; then
+  echo "main: installed the Python package ($(python3 -c 'import xrng, torch; print("xrng", xrng.__version__, "for torch", torch.__version__)' 2>/dev/null || echo xrng))"
+else
+  tail -20 pip.log; echo "main: pip install of the Python package failed (full log: pip.log)"; exit 1
+fi
 
 prefix=${XRNG_PREFIX:-/usr/local}
 if cmake --install build --prefix "$prefix" >install.log 2>&1; then
