@@ -314,6 +314,7 @@ enum class Form {
   tensor_param,     // _standard_gamma, _sample_dirichlet, poisson, binomial
   native_dropout,   // native_dropout(input, p, train)
   rrelu,            // rrelu_with_noise(self, noise, lower, upper, training) and its _ and .out forms
+  sdp_choice,       // _fused_sdp_choice: the math formulation when dropout_p > 0 (its dropout is aten's)
 };
 
 struct OpRow {
@@ -367,6 +368,9 @@ constexpr OpRow kModeOps[] = {
     {"rrelu_with_noise", "out", Form::rrelu, Dist::uniform, nullptr,
      "slope uniform on [lower, upper) in the op's arithmetic type for every element, used where x <= 0",
      "as xrng uniform (f32 for f16/bf16)"},
+    {"_fused_sdp_choice", "", Form::sdp_choice, Dist::bits, nullptr,
+     "scaled_dot_product_attention with dropout_p > 0 runs its math formulation (dropout: as above), not a fused "
+     "kernel with an RNG of its own", "those of its dropout"},
     {"native_dropout", "", Form::native_dropout, Dist::bernoulli, nullptr,
      "keep = bernoulli(1 - p); input * (keep * (1 / (1 - p) in the dtype))", "n"},
 };
@@ -866,6 +870,10 @@ class Kernel final : public c10::OperatorKernel {
         at::Tensor noise = keep.to(in.scalar_type()).mul_(v);
         return {in * noise, keep};
       }
+      case Form::sdp_choice: {
+        if (!(args[4].toDouble() > 0)) throw NoDraw();  // torch's choice
+        return {c10::IValue(int64_t{0})};                // sdp::SDPBackend::math
+      }
       case Form::rrelu: {
         // torch's CPU kernel: where x <= 0, r = uniform(lower, upper) in the
         // arithmetic type (float for f16/bf16), output = x * r, noise = r;
@@ -936,6 +944,7 @@ void install() {
       const OpRow& r = kModeOps[i];
       auto h = d.findSchemaOrThrow((std::string("aten::") + r.name).c_str(), r.overload);
       if (h.hasKernelForDispatchKey(kKeys[k])) g_torch[i][k] = h.getComputedKernelForDispatchKey(kKeys[k]);
+      else if (r.form == Form::sdp_choice) continue;  // a choice only where torch makes one
       const std::string nm = std::string(r.name) + (r.overload[0] ? std::string(".") + r.overload : "");
       lib->impl(nm.c_str(), torch::CppFunction::makeFromBoxedFunctor(std::make_unique<Kernel>(i, k, h.schema())));
     }

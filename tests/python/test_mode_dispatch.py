@@ -325,3 +325,13 @@ def test_ops_table_lists_every_served_operator():
     names = {n for n, _, _ in xrng._dispatch.ops()}
     assert {"normal_", "uniform_", "bernoulli_.float", "random_.from", "multinomial", "native_dropout",
             "rrelu_with_noise", "_standard_gamma", "binomial"} <= names
+
+
+def test_sdpa_dropout_runs_the_math_formulation_with_the_modes_dropout():
+    q = torch.randn(2, 4, 8, 16)
+    with mode(seed=3, strict=True, check_dispatch=True) as m:
+        assert torch._fused_sdp_choice(q, q, q, dropout_p=0.3) == 0  # math: its dropout is aten's
+        a = F.scaled_dot_product_attention(q, q, q, dropout_p=0.3)
+    with mode(seed=3, strict=True, check_dispatch=True):
+        b = F.scaled_dot_product_attention(q, q, q, dropout_p=0.3)
+    assert m.reported == {} and torch.equal(a, b)
