@@ -589,6 +589,7 @@ class Kernel final : public c10::OperatorKernel {
       for (auto& v : out) torch::jit::push(*stack, std::move(v));
     } catch (const NoDraw&) {
       torch_kernel(op, ks, stack);
+      absorb(gen);  // (torch's MKL bernoulli_ takes a seed even for no elements)
     } catch (const Reported& e) {  // drawn by torch, reported
       report(name, "is not drawn from xrng here (" + e.why + ")");
       torch_kernel(op, ks, stack);
@@ -620,19 +621,32 @@ class Kernel final : public c10::OperatorKernel {
     k->callBoxed(op, ks, stack);
   }
 
-  // torch's argument checks of a fill of `self` (args[0]): its own kernel on
-  // a zero-element tensor of the same dtype and device, once per set of
-  // scalar arguments (errors are raised every time).
+  // torch's argument checks: its own kernel on one-element stand-ins of the
+  // call's tensors (some of torch's kernels return before their dtype checks
+  // when there are no elements) and a throwaway generator, once per set of
+  // dtypes and scalar arguments (errors are raised every time). `n0`: the
+  // argument that is an element count (randperm's n), made 0.
   void torch_checks(const c10::OperatorHandle& op, c10::DispatchKeySet ks, c10::ArrayRef<c10::IValue> args,
-                    const at::Tensor& self) const {
+                    int n0 = -1) const {
     CheckKey ck;
-    ck.dtype = self.scalar_type();
-    for (size_t i = 1, j = 0; i < args.size() && j < ck.scalars.size(); ++i, ++j) {
+    size_t j = 0;
+    for (size_t i = 0; i < args.size() && j < ck.scalars.size(); ++i) {
       const auto& a = args[i];
-      if (a.isDouble()) ck.scalars[j] = c10::bit_cast<uint64_t>(a.toDouble());
-      else if (a.isInt()) ck.scalars[j] = static_cast<uint64_t>(a.toInt());
-      else if (a.isBool()) ck.scalars[j] = a.toBool() ? 1 : 0;
-      else ck.scalars[j] = ~uint64_t{0} - static_cast<uint64_t>(a.isNone());
+      if (a.isTensor()) {
+        ck.scalars[j++] = 0x7000 + static_cast<uint64_t>(a.toTensor().scalar_type());
+      } else if (static_cast<int>(i) == n0 || a.isGenerator()) {
+        continue;
+      } else if (a.isDouble()) {
+        ck.scalars[j++] = c10::bit_cast<uint64_t>(a.toDouble());
+      } else if (a.isInt()) {
+        ck.scalars[j++] = static_cast<uint64_t>(a.toInt());
+      } else if (a.isBool()) {
+        ck.scalars[j++] = a.toBool() ? 1 : 0;
+      } else if (a.isScalar()) {
+        ck.scalars[j++] = c10::bit_cast<uint64_t>(a.toScalar().to<double>());
+      } else {
+        ck.scalars[j++] = ~uint64_t{0} - static_cast<uint64_t>(a.isNone());
+      }
     }
     {
       std::lock_guard<std::mutex> lock(checked_lock_);
@@ -640,17 +654,27 @@ class Kernel final : public c10::OperatorKernel {
         if (k == ck) return;
     }
     if (!g_torch[row_][key_].has_value()) return;  // a backend without torch kernels: xrng's checks alone
-    const int gi = gi_;
+    c10::Device device = c10::kCPU;
+    for (const auto& a : args)
+      if (a.isTensor()) {
+        device = a.toTensor().device();
+        break;
+      }
     at::Generator scratch;
     try {
-      scratch = gi >= 0 && !args[gi].isNone() ? args[gi].toGenerator().clone()
-                                               : at::globalContext().defaultGenerator(self.device()).clone();
+      scratch = gi_ >= 0 && !args[gi_].isNone() ? args[gi_].toGenerator().clone()
+                                                : at::globalContext().defaultGenerator(device).clone();
     } catch (const c10::Error&) {  // a device without generators: its kernel cannot draw either
       return;
     }
     Stack s;
-    s.push_back(at::empty({0}, self.options()));
-    for (size_t i = 1; i < args.size(); ++i) s.push_back(static_cast<int>(i) == gi ? c10::IValue(scratch) : args[i]);
+    for (size_t i = 0; i < args.size(); ++i) {
+      const auto& a = args[i];
+      if (static_cast<int>(i) == gi_) s.push_back(scratch);
+      else if (static_cast<int>(i) == n0) s.push_back(int64_t{0});
+      else if (a.isTensor()) s.push_back(at::empty({n0 >= 0 ? 0 : 1}, a.toTensor().options()));
+      else s.push_back(a);
+    }
     torch_kernel(op, ks, &s);  // raises where torch raises
     std::lock_guard<std::mutex> lock(checked_lock_);
     if (checked_.size() < 64) checked_.push_back(ck);  // a program's few distinct calls
@@ -663,7 +687,8 @@ class Kernel final : public c10::OperatorKernel {
     switch (r.form) {
       case Form::fill: {
         at::Tensor self = args[0].toTensor();
-        torch_checks(op, ks, args, self);
+        if (self.numel() == 0) throw NoDraw();  // torch's kernel: its rules for no elements (it checks less)
+        torch_checks(op, ks, args);
         at::Tensor t = self.is_complex() ? at::view_as_real(self) : self;
         DrawParams q;
         switch (r.dist) {
@@ -709,7 +734,8 @@ class Kernel final : public c10::OperatorKernel {
       }
       case Form::random: {
         at::Tensor self = args[0].toTensor();
-        torch_checks(op, ks, args, self);
+        if (self.numel() == 0) throw NoDraw();
+        torch_checks(op, ks, args);
         __int128 low = 0, high = 0;
         const std::string ov = r.overload;
         if (ov.empty()) {
@@ -750,7 +776,8 @@ class Kernel final : public c10::OperatorKernel {
       case Form::randperm_out: {
         const int64_t nn = args[0].toInt();
         at::Tensor out = args[2].toTensor();
-        TORCH_CHECK(nn >= 0, "n must be non-negative, got", nn);
+        if (nn <= 0) throw NoDraw();
+        torch_checks(op, ks, args, /*n0=*/0);  // the dtypes torch's kernel has
         const at::ScalarType st = out.scalar_type();
         if (nn > 0 && st != at::kLong && st != at::kInt && st != at::kUInt64) {
           TORCH_CHECK(!is_float(st) || static_cast<__int128>(nn - 1) <= dtype_max(st),
@@ -883,7 +910,8 @@ class Kernel final : public c10::OperatorKernel {
         at::Tensor noise = args[1].toTensor();
         const double lower = args[2].toScalar().to<double>(), upper = args[3].toScalar().to<double>();
         const bool training = args[4].toBool();
-        if (!training || !is_float(self.scalar_type())) throw NoDraw();
+        if (!training || !is_float(self.scalar_type()) || self.numel() == 0) throw NoDraw();
+        torch_checks(op, ks, args);  // the dtypes torch's kernel has
         TORCH_CHECK(self.sizes() == noise.sizes(), "noise tensor shape must match self tensor shape. Got self.shape = ",
                     self.sizes(), " noise.shape = ", noise.sizes());
         const std::string ov = r.overload;
