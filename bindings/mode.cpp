@@ -189,11 +189,16 @@ struct Entry {
   uint64_t id = 0;
 };
 
-std::recursive_mutex g_lock;
-std::vector<Entry> g_entries;
+// The mode's state lives as long as the process and is never destroyed: a
+// program may leave a mode active until it exits (a script's enable(), a
+// DataLoader worker's), and destroying registrations, Python callbacks or
+// generator references after torch's dispatcher or Python itself are gone
+// would crash the exit.
+std::recursive_mutex& g_lock = *new std::recursive_mutex;
+std::vector<Entry>& g_entries = *new std::vector<Entry>;
 uint64_t g_entry_ids = 0;
-Record g_global;
-std::unordered_map<c10::GeneratorImpl*, Record> g_records;
+Record& g_global = *new Record;
+std::unordered_map<c10::GeneratorImpl*, Record>& g_records = *new std::unordered_map<c10::GeneratorImpl*, Record>;
 // The op of the last draw (reports name it): a pointer to a string that lives
 // as long as the process (the rows' names, the literals below).
 const std::string* g_last_op = nullptr;
@@ -384,7 +389,8 @@ constexpr c10::DispatchKey kKeys[] = {c10::DispatchKey::CPU, c10::DispatchKey::C
 constexpr size_t kNumKeys = sizeof(kKeys) / sizeof(kKeys[0]);
 
 // torch's own kernels, kept at installation: [row][key]
-std::vector<std::array<std::optional<c10::SafeKernelFunction>, kNumKeys>> g_torch;
+std::vector<std::array<std::optional<c10::SafeKernelFunction>, kNumKeys>>& g_torch =
+    *new std::vector<std::array<std::optional<c10::SafeKernelFunction>, kNumKeys>>;
 
 struct Reported : std::exception {
   std::string why;
@@ -955,7 +961,7 @@ class Kernel final : public c10::OperatorKernel {
 };
 
 // ==== 3. installation ==================================================================================
-std::vector<std::unique_ptr<torch::Library>> g_libs;
+std::vector<std::unique_ptr<torch::Library>>& g_libs = *new std::vector<std::unique_ptr<torch::Library>>;
 
 struct Silent : c10::WarningHandler {
   void process(const c10::Warning&) override {}

@@ -335,3 +335,69 @@ def test_sdpa_dropout_runs_the_math_formulation_with_the_modes_dropout():
     with mode(seed=3, strict=True, check_dispatch=True):
         b = F.scaled_dot_product_attention(q, q, q, dropout_p=0.3)
     assert m.reported == {} and torch.equal(a, b)
+
+
+# ---- real clients, other devices, workers, exits ---------------------------------------------------------
+def _bert_forward(device):
+    transformers = pytest.importorskip("transformers")
+    cfg = transformers.BertConfig(vocab_size=100, hidden_size=32, num_hidden_layers=2, num_attention_heads=2,
+                                  intermediate_size=64, max_position_embeddings=32)
+    with mode(seed=0, strict=True) as m:
+        model = transformers.BertForMaskedLM(cfg).to(device)
+        model.train()
+        x = torch.randint(0, 100, (4, 16)).to(device)
+        losses = [model(input_ids=x, labels=x).loss.detach().cpu() for _ in range(2)]
+        words = m.global_position().offset
+    assert m.reported == {}
+    return losses, words
+
+
+def test_draws_on_another_device_equal_cpu_and_bert_follows(xdev):
+    """The xdev test backend (PrivateUse1, torch's CPU fallback for its math)
+    reaches the mode's kernels through the host path: its draws, its dropout
+    (native_dropout there, bernoulli_ + div_ + mul on the CPU) and SDPA's
+    dropout are the CPU's bit for bit; a BERT training forward draws the same
+    words and gives the same loss up to the backend's own arithmetic (its SDPA
+    without dropout takes another kernel than the CPU's)."""
+    x = torch.randn(1000)
+    q = torch.randn(2, 2, 8, 8)
+
+    def draws(dev):
+        with mode(seed=4, strict=True):
+            return [torch.randn(100, device=dev), torch.randint(9, (50,), device=dev),
+                    torch.empty(30, device=dev).exponential_(), F.dropout(x.to(dev), 0.3),
+                    F.scaled_dot_product_attention(q.to(dev), q.to(dev), q.to(dev), dropout_p=0.3),
+                    torch.randperm(20, device=dev)]
+    assert all(torch.equal(a, b.cpu()) for a, b in zip(draws("cpu"), draws("xdev")))
+    cpu, cpu_words = _bert_forward("cpu")
+    dev, dev_words = _bert_forward("xdev")
+    assert cpu_words == dev_words
+    assert all(torch.allclose(a, b, rtol=1e-5, atol=0) for a, b in zip(cpu, dev))
+
+
+class _Noisy(torch.utils.data.Dataset):
+    def __len__(self):
+        return 4
+
+    def __getitem__(self, i):
+        return torch.rand(2)
+
+
+@pytest.mark.parametrize("method", ["spawn"])
+def test_dataloader_spawned_workers_draw_what_forked_workers_draw(method):
+    def batches(m):
+        loader = torch.utils.data.DataLoader(_Noisy(), batch_size=2, num_workers=2, multiprocessing_context=m)
+        with mode(seed=0, strict=True):
+            return list(loader)
+    assert all(torch.equal(a, b) for a, b in zip(batches("fork"), batches(method)))
+
+
+def test_a_program_may_exit_inside_the_mode():
+    """The kernels and the callbacks outlive the program's exit (a script's
+    enable() without disable(), a DataLoader worker's mode): no crash at exit."""
+    import subprocess
+    import sys
+    code = "import torch, xrng; xrng.reproducible(seed=1, engine='dispatch').enable(); print(float(torch.rand(1)))"
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr[-2000:]
+    assert float(r.stdout) == float(xrng.rand(1, generator=G(1)))
