@@ -417,11 +417,44 @@ bool is_float(at::ScalarType t) {
   return t == at::kFloat || t == at::kDouble || t == at::kHalf || t == at::kBFloat16;
 }
 
+// A DTensor shard's draw (the mode's DTensor RNG tracker, python/xrng/_dispatch.py):
+// while set on this thread, a fill of a tensor of the shard's local shape is
+// the block [start, start + local) of the draw over the global shape, and
+// takes the words of the global draw, so every rank's shard is the
+// unsharded tensor's block and all ranks' streams stay together.
+struct BlockContext {
+  bool active = false;
+  std::vector<int64_t> global, start, local;
+  std::optional<at::Generator> gen;  // the program's generator (DTensor hands it to its tracker)
+};
+thread_local BlockContext t_block;
+
+bool in_block(const at::Tensor& t) {
+  return t_block.active && t.sizes().vec() == t_block.local;
+}
+
 // Fills `t` (any strides, any device) with `numel` elements of the draw.
 void fill_draw(at::Tensor& t, Dist d, const DrawParams& q, const std::optional<at::Generator>& gen,
                const std::string& op) {
   if (t.numel() == 0) return;
   const Plan plan = make_plan(d, draw_dtype(d, t.scalar_type()), q, config().stream);
+  if (in_block(t)) {
+    uint64_t global = 1;
+    for (int64_t g : t_block.global) global *= static_cast<uint64_t>(g);
+    std::vector<double> reals;
+    std::vector<int64_t> ints;
+    split_params(d, q, reals, ints);
+    static auto block = c10::Dispatcher::singleton()
+                            .findSchemaOrThrow("xrng::draw_block_", "")
+                            .typed<void(at::Tensor&, c10::string_view, c10::ArrayRef<double>,
+                                               c10::ArrayRef<int64_t>, const at::Tensor&, c10::ArrayRef<int64_t>,
+                                               c10::ArrayRef<int64_t>)>();
+    take(t_block.gen ? t_block.gen : gen, plan_words(plan, global), op, [&](const Key& key, uint64_t offset) {
+      block.call(t, dist_name(d), reals, ints, position_tensor(key, offset, config().stream), t_block.global,
+                 t_block.start);
+    });
+    return;
+  }
   take(gen, plan_words(plan, static_cast<uint64_t>(t.numel())), op,
        [&](const Key& key, uint64_t offset) { fill_(t, plan, key, offset); });
 }
@@ -1046,6 +1079,14 @@ void end(bool check) {
              "was advanced by something the mode did not draw, between " + last_op() + " and the end of the mode");
   }
 }
+
+void block_begin(std::vector<int64_t> global, std::vector<int64_t> start, std::vector<int64_t> local,
+                 std::optional<at::Generator> gen) {
+  TORCH_CHECK(!t_block.active, "xrng.reproducible: DTensor regions do not nest");
+  t_block = BlockContext{true, std::move(global), std::move(start), std::move(local), std::move(gen)};
+}
+
+void block_end() { t_block = BlockContext{}; }
 
 bool active() {
   std::lock_guard<std::recursive_mutex> lock(g_lock);

@@ -47,6 +47,13 @@ void begin(const Config& config);
 // Ends the innermost entry (check: report a foreign draw on the global
 // generator since the last draw); the last one removes the kernels.
 void end(bool check);
+// A DTensor shard's region on this thread (python/xrng/_dispatch.py's RNG
+// tracker): fills of a tensor of shape `local` are the block at `start` of
+// the draw over `global` (the unsharded tensor's values), taking the global
+// draw's words; `gen`: the program's generator, if the call named one.
+void block_begin(std::vector<int64_t> global, std::vector<int64_t> start, std::vector<int64_t> local,
+                 std::optional<at::Generator> gen);
+void block_end();
 // Whether the kernels are installed.
 bool active();
 // The global stream's (seed, subseq, offset, stream version).

@@ -483,6 +483,10 @@ PYBIND11_MODULE(_C, m) {
   m.def("_mode_end", &xrng::torch_api::mode::end, py::arg("check"),
         "Ends the innermost entry of the dispatcher mode (removes its kernels at the last).");
   m.def("_mode_active", &xrng::torch_api::mode::active, "Whether the dispatcher mode's kernels are installed.");
+  m.def("_mode_block_begin", &xrng::torch_api::mode::block_begin, py::arg("global_shape"), py::arg("block_start"),
+        py::arg("local_shape"), py::arg("generator"),
+        "Starts a DTensor shard's region on this thread: fills of local_shape draw that block of the global draw.");
+  m.def("_mode_block_end", &xrng::torch_api::mode::block_end, "Ends the DTensor shard's region of this thread.");
   m.def("_mode_global_position", &xrng::torch_api::mode::global_position,
         "The global stream's [seed, subseq, offset, stream version].");
   m.def(

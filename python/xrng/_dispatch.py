@@ -31,11 +31,12 @@ Differences from the entry-point engine, by design: a draw is defined at the
 aten operator, so ``F.dropout`` on the CPU draws ``bernoulli_(1 - p)`` (keep
 where the word is below the threshold of ``1 - p``) and torch's ``div_`` and
 ``mul`` make the output; the kernels are process-wide, so a thread without a
-mode draws from the mode's streams too while one is active. Not yet covered
-(reported): ``rrelu_with_noise`` (``F.rrelu`` in training), fused attention
-kernels with their own dropout, cuDNN RNN dropout; ``torch.compile``'d regions
-and DTensor draws take torch's kernels' place only where the compiled code
-calls the aten operators (``torch._inductor.config.fallback_random``).
+mode draws from the mode's streams too while one is active. Not covered
+(reported with ``check_dispatch``): cuDNN RNN dropout, ``_fused_dropout``;
+``_fused_sdp_choice`` makes attention with dropout take its math formulation.
+``torch.compile``'d regions call the aten operators while the mode is active
+(``torch._inductor.config.fallback_random``); DTensor shards draw their block
+of the unsharded draw through the mode's DTensor RNG tracker (SPEC.md 8.4).
 """
 from __future__ import annotations
 
@@ -83,6 +84,70 @@ def _served() -> frozenset:
     return _SERVED
 
 
+def _block_tracker():
+    """The mode's DTensor RNG tracker (torch.distributed.tensor._random._rng_tracker
+    while a mode is active): DTensor runs every random op on a shard inside its
+    tracker's ``_distribute_region(spec)``, so xrng's kernels draw that shard's
+    block of the unsharded draw there (the global draw's words on every rank:
+    a DTensor draw equals the unsharded one; SPEC.md section 8.4)."""
+    import contextlib
+
+    from torch.distributed.tensor import _random as dt_random
+    from torch.distributed.tensor._utils import compute_local_shape_and_global_offset
+    from torch.distributed.tensor.placement_types import Partial
+
+    class _XrngTracker(dt_random._RNGStateTracker):
+        def __init__(self):  # no device state: the mode's streams are xrng's
+            self._states = {}
+            self._use_distribute_region = True
+            self._device = torch.device("cpu")
+
+        @property
+        def distribute_region_enabled(self):
+            return True
+
+        @distribute_region_enabled.setter
+        def distribute_region_enabled(self, value):
+            pass
+
+        @contextlib.contextmanager
+        def _distribute_region(self, spec, generator=None):
+            if any(isinstance(p, Partial) for p in spec.placements):
+                _mode_module()._tls.top._report(
+                    "a DTensor draw", "has a Partial placement, whose local values are not a block of the "
+                                      "unsharded tensor: drawn as a local tensor")
+                yield
+                return
+            shape = tuple(spec.shape)
+            local, offset = compute_local_shape_and_global_offset(shape, spec.mesh, spec.placements)
+            _C._mode_block_begin(list(shape), list(offset), list(local), generator)
+            try:
+                yield
+            finally:
+                _C._mode_block_end()
+
+    return dt_random, _XrngTracker()
+
+
+_saved_tracker: list = []  # DTensor's RNG tracker before the outermost entry
+
+
+def _install_tracker() -> None:
+    if "torch.distributed.tensor" not in sys.modules:  # DTensor not in use: nothing to hook
+        _saved_tracker.append(None)
+        return
+    dt_random, tracker = _block_tracker()
+    _saved_tracker.append((dt_random, dt_random._rng_tracker))
+    dt_random._rng_tracker = tracker
+
+
+def _uninstall_tracker() -> None:
+    saved = _saved_tracker.pop() if _saved_tracker else None
+    if saved is not None:
+        dt_random, old = saved
+        dt_random._rng_tracker = old
+
+
 def enable(mode) -> None:
     """Starts an entry of `mode` (a reproducible with engine="dispatch")."""
     r = _mode_module()
@@ -90,6 +155,7 @@ def enable(mode) -> None:
         raise RuntimeError("xrng.reproducible: a mode with engine='entry' is active; the two engines do not nest")
     seed = torch.initial_seed() if mode.seed is None else mode.seed
     _C._mode_begin(seed % 2**64, r.GLOBAL_TAG, mode.stream, mode._report_native)
+    _install_tracker()
     if _saved_fallback:
         _saved_fallback.append(None)
         return
@@ -109,6 +175,7 @@ _saved_fallback: list = []  # Inductor's fallback_random before the outermost en
 
 def disable(check: bool) -> None:
     try:
+        _uninstall_tracker()
         _C._mode_end(check)
     finally:
         if _saved_fallback:

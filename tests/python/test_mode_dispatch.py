@@ -401,3 +401,50 @@ def test_a_program_may_exit_inside_the_mode():
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert r.returncode == 0, r.stderr[-2000:]
     assert float(r.stdout) == float(xrng.rand(1, generator=G(1)))
+
+
+def _dtensor_worker(rank, world, port, out):
+    import os
+    import torch.distributed as dist
+    from torch.distributed.device_mesh import init_device_mesh
+    from torch.distributed.tensor import Replicate, Shard, distribute_tensor
+    import torch.distributed.tensor as dtm
+    os.environ.update(MASTER_ADDR="127.0.0.1", MASTER_PORT=str(port))
+    dist.init_process_group("gloo", rank=rank, world_size=world)
+    try:
+        mesh = init_device_mesh("cpu", (world,))
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            with mode(seed=0, strict=True) as m:
+                a = dtm.randn(8, 6, device_mesh=mesh, placements=[Shard(0)]).full_tensor()
+                b = distribute_tensor(torch.zeros(8, 6), mesh, [Shard(1)])
+                b.uniform_(-1, 1)
+                b = b.full_tensor()
+                c = F.dropout(distribute_tensor(torch.ones(8, 6), mesh, [Shard(0)]), 0.5).full_tensor()
+                d = dtm.rand(5, 3, device_mesh=mesh, placements=[Replicate()]).full_tensor()
+                e = torch.rand(4)  # the stream continues together on every rank
+        if rank == 0:
+            torch.save({"a": a, "b": b, "c": c, "d": d, "e": e, "reported": m.reported}, out)
+    finally:
+        dist.destroy_process_group()
+
+
+def test_dtensor_draws_equal_the_unsharded_ones(tmp_path):
+    """DTensor draws every random op of a shard inside its RNG tracker's region;
+    the mode's tracker makes the shard's draw its block of the unsharded draw
+    (2 gloo processes, a CPU mesh)."""
+    import socket
+    import torch.multiprocessing as mp
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    port = s.getsockname()[1]
+    s.close()
+    out = tmp_path / "r.pt"
+    mp.spawn(_dtensor_worker, args=(2, port, str(out)), nprocs=2)
+    r = torch.load(out)
+    with mode(seed=0):
+        ref = {"a": torch.randn(8, 6), "b": torch.zeros(8, 6).uniform_(-1, 1), "c": F.dropout(torch.ones(8, 6), 0.5),
+               "d": torch.rand(5, 3), "e": torch.rand(4)}
+    assert r["reported"] == {}
+    for k, v in ref.items():
+        assert torch.equal(r[k], v), k
