@@ -618,6 +618,13 @@ class Kernel final : public c10::OperatorKernel {
               (kModeOps[row].overload[0] ? std::string(".") + kModeOps[row].overload : ""))) {}
 
   void operator()(const c10::OperatorHandle& op, c10::DispatchKeySet ks, Stack* stack) {
+    {
+      std::lock_guard<std::recursive_mutex> lock(g_lock);
+      if (g_entries.empty()) {  // another thread is removing the kernels: torch's own
+        torch_kernel(op, ks, stack);
+        return;
+      }
+    }
     const size_t n = nargs_;
     auto args = torch::jit::last(*stack, n);
     const std::optional<at::Generator> gen = gi_ >= 0 ? generator_arg(args[gi_]) : std::nullopt;
@@ -868,8 +875,6 @@ class Kernel final : public c10::OperatorKernel {
         const std::string ov = r.overload;
         const bool out_form = ov.size() > 4 && ov.compare(ov.size() - 4, 4, "_out") == 0;
         const std::string form = out_form ? ov.substr(0, ov.size() - 4) : ov;
-        const int gpos = 2;
-        (void)gpos;
         at::Tensor out;
         if (form == "Tensor_Tensor") {
           const at::Tensor mean = args[0].toTensor(), std = args[1].toTensor();
@@ -1035,6 +1040,9 @@ void begin(const Config& cfg) {
   e.id = ++g_entry_ids;
   if (!g_entries.empty()) e.saved = g_global.pos;
   const bool first = g_entries.empty();
+  if (first)  // the records of generators that no longer exist
+    for (auto it = g_records.begin(); it != g_records.end();)
+      it = it->second.owner.expired() ? g_records.erase(it) : std::next(it);
   g_entries.push_back(e);
   try {
     if (first) install();
