@@ -436,7 +436,7 @@ bool in_block(const at::Tensor& t) {
 // Fills `t` (any strides, any device) with `numel` elements of the draw.
 void fill_draw(at::Tensor& t, Dist d, const DrawParams& q, const std::optional<at::Generator>& gen,
                const std::string& op) {
-  if (t.numel() == 0) return;
+  if (t.numel() == 0 && !in_block(t)) return;  // (a rank's empty shard still moves with the others)
   const Plan plan = make_plan(d, draw_dtype(d, t.scalar_type()), q, config().stream);
   if (in_block(t)) {
     uint64_t global = 1;
@@ -450,6 +450,7 @@ void fill_draw(at::Tensor& t, Dist d, const DrawParams& q, const std::optional<a
                                                c10::ArrayRef<int64_t>, const at::Tensor&, c10::ArrayRef<int64_t>,
                                                c10::ArrayRef<int64_t>)>();
     take(t_block.gen ? t_block.gen : gen, plan_words(plan, global), op, [&](const Key& key, uint64_t offset) {
+      if (t.numel() == 0) return;
       block.call(t, dist_name(d), reals, ints, position_tensor(key, offset, config().stream), t_block.global,
                  t_block.start);
     });
@@ -508,7 +509,7 @@ at::Tensor bernoulli_mask(at::IntArrayRef shape, const at::Tensor& p, const std:
 // the whole of it have their own forms.
 void fill_randint(at::Tensor& t, __int128 low, __int128 high, const std::optional<at::Generator>& gen,
                   const std::string& op) {
-  if (t.numel() == 0) return;
+  if (t.numel() == 0 && !in_block(t)) return;
   const at::ScalarType st = t.scalar_type();
   const bool wide = st == at::kLong || st == at::kDouble || st == at::kUInt64 || st == at::kUInt32;
   if (high - low == (static_cast<__int128>(1) << 64)) {  // every 64-bit pattern: raw words
@@ -733,7 +734,7 @@ class Kernel final : public c10::OperatorKernel {
     switch (r.form) {
       case Form::fill: {
         at::Tensor self = args[0].toTensor();
-        if (self.numel() == 0) throw NoDraw();  // torch's kernel: its rules for no elements (it checks less)
+        if (self.numel() == 0 && !in_block(self)) throw NoDraw();  // torch's rules for no elements (it checks less)
         torch_checks(op, ks, args);
         at::Tensor t = self.is_complex() ? at::view_as_real(self) : self;
         DrawParams q;
@@ -780,7 +781,7 @@ class Kernel final : public c10::OperatorKernel {
       }
       case Form::random: {
         at::Tensor self = args[0].toTensor();
-        if (self.numel() == 0) throw NoDraw();
+        if (self.numel() == 0 && !in_block(self)) throw NoDraw();
         torch_checks(op, ks, args);
         __int128 low = 0, high = 0;
         const std::string ov = r.overload;

@@ -422,9 +422,9 @@ def _dtensor_worker(rank, world, port, out):
                 b = b.full_tensor()
                 c = F.dropout(distribute_tensor(torch.ones(8, 6), mesh, [Shard(0)]), 0.5).full_tensor()
                 d = dtm.rand(5, 3, device_mesh=mesh, placements=[Replicate()]).full_tensor()
+                f = dtm.randn(1, 6, device_mesh=mesh, placements=[Shard(0)]).full_tensor()  # rank 1: no rows
                 e = torch.rand(4)  # the stream continues together on every rank
-        if rank == 0:
-            torch.save({"a": a, "b": b, "c": c, "d": d, "e": e, "reported": m.reported}, out)
+        torch.save({"a": a, "b": b, "c": c, "d": d, "f": f, "e": e, "reported": m.reported}, f"{out}.{rank}")
     finally:
         dist.destroy_process_group()
 
@@ -441,10 +441,11 @@ def test_dtensor_draws_equal_the_unsharded_ones(tmp_path):
     s.close()
     out = tmp_path / "r.pt"
     mp.spawn(_dtensor_worker, args=(2, port, str(out)), nprocs=2)
-    r = torch.load(out)
     with mode(seed=0):
         ref = {"a": torch.randn(8, 6), "b": torch.zeros(8, 6).uniform_(-1, 1), "c": F.dropout(torch.ones(8, 6), 0.5),
-               "d": torch.rand(5, 3), "e": torch.rand(4)}
-    assert r["reported"] == {}
-    for k, v in ref.items():
-        assert torch.equal(r[k], v), k
+               "d": torch.rand(5, 3), "f": torch.randn(1, 6), "e": torch.rand(4)}
+    for rank in range(2):  # every rank's view, and its stream after the draws (an empty shard moves too)
+        r = torch.load(f"{out}.{rank}")
+        assert r["reported"] == {}
+        for k, v in ref.items():
+            assert torch.equal(r[k], v), (rank, k)
