@@ -3,6 +3,7 @@
 // race order. Statistical checks: test_multinomial_stat.cpp ("stat").
 #include <doctest/doctest.h>
 
+#include <cmath>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -166,4 +167,39 @@ TEST_CASE("multinomial: the CUDA kernel's per-row insertion (race_row_insertion)
       CHECK_MESSAGE(out == host, "k ", k, " ns ", ns);
     }
   }
+}
+
+TEST_CASE("multinomial: with replacement, every sample is sample_with's category (the guide table saves steps only)") {
+  // rows of many shapes: zeros (flat runs of the cumulative sum), one positive
+  // weight, tiny rows (scaled), a steep row, k = 1; enough samples per row for
+  // the host's guide table, and a few rows below its threshold.
+  const uint64_t k = 257;
+  std::vector<double> w = some_weights(12 * k, 5);
+  for (uint64_t i = 0; i < k; ++i) {
+    w[1 * k + i] = i == 100 ? 1.0 : 0.0;
+    w[2 * k + i] *= 0x1p-1000;
+    w[3 * k + i] = std::ldexp(1.0, static_cast<int>(i % 60));
+    w[4 * k + i] = i < 200 ? 0.0 : w[4 * k + i];
+    w[5 * k + i] = i > 3 ? 0.0 : 1.0;
+  }
+  const Stream st = Key(8, 2).stream();
+  for (uint64_t ns : {1ull, 15ull, 16ull, 1000ull}) {
+    CAPTURE(ns);
+    const auto out = draw(w, 12, k, ns, true, Key(8, 2), 3);
+    bool all = true;
+    for (uint64_t r = 0; r < 12; ++r) {
+      double scale = 1.0, total = 0.0;
+      REQUIRE(categorical::check_row(w.data() + r * k, k, &scale, &total) == categorical::RowStatus::ok);
+      std::vector<double> c(k);
+      categorical::cumulative(w.data() + r * k, k, scale, c.data());
+      for (uint64_t j = 0; j < ns; ++j) {
+        uint32_t wd[2];
+        stream_words(st, 3 + 2 * (r * ns + j), 2, wd);
+        all = all && out[r * ns + j] == categorical::sample_with(c.data(), k, total, wd[0], wd[1]);
+      }
+    }
+    CHECK(all);
+  }
+  const std::vector<double> one(1, 0.25);
+  CHECK(draw(one, 1, 1, 64, true, Key(1, 1), 0) == std::vector<int64_t>(64, 0));
 }
