@@ -7,45 +7,93 @@
 
 #include "../rng/multinomial.h"
 #include "parallel.h"
+#include "simd/params_api.h"
 #include "xrng.h"
 
 namespace xrng {
 
 namespace {
 // A guide table over a row's cumulative sums (Chen and Asau): bucket j of m
-// holds an index near the first i with c[i] > j T / m, so a sample starts its
-// search there and walks to the first i with x < c[i] (down while
-// x < c[i - 1], up while x >= c[i]). The walk ends at that index whatever the
-// table holds (c is non-decreasing), which is categorical::sample_with's
-// (its binary search's) answer, also at its edge (x >= T: i = k - 1): the
-// table only saves steps, never changes a category. Built once per row of a
-// thread's range, used when a row has enough samples to repay it.
+// holds the first i with c[i] > j T / m (approximately: the bucket bounds are
+// rounded), so a sample binary-searches only between its bucket's entry and
+// the next one's, then walks to the first i with x < c[i] (down while
+// x < c[i - 1], up while x >= c[i]). The walk ends at that index from any
+// start (c is non-decreasing), which is categorical::sample_with's (its binary
+// search's) answer, also at its edge (x >= T: i = k - 1): the table only saves
+// steps, never changes a category. Built once per row of a thread's range with
+// about 2 buckets per sample, used when a row has enough samples to repay it.
 constexpr uint64_t kGuideMinSamples = 16;
 struct GuideTable {
-  std::vector<uint32_t> g;
+  std::vector<uint64_t> g;
   double inv = 0.0;  // m / T
-  void build(const double* c, uint64_t k, double total) {
-    const uint64_t m = std::min<uint64_t>(k, 1u << 20);
-    g.resize(m);
+  void build(const double* c, uint64_t k, double total, uint64_t ns) {
+    const uint64_t m = std::max<uint64_t>(1, std::min<uint64_t>({k, 2 * ns, uint64_t{1} << 20}));
+    g.resize(m + 1);
     inv = static_cast<double>(m) / total;
+    const double step = total / static_cast<double>(m);
     uint64_t i = 0;
     for (uint64_t j = 0; j < m; ++j) {
-      const double x = static_cast<double>(j) / inv;
+      const double x = static_cast<double>(j) * step;
       while (i < k - 1 && !(x < c[i])) ++i;
-      g[j] = static_cast<uint32_t>(i);
+      g[j] = i;
     }
+    g[m] = k - 1;
   }
   int64_t sample(const double* c, uint64_t k, double total, uint32_t w0, uint32_t w1) const {
     const double x = categorical::unit52(w0, w1) * total;  // sample_with's x
-    double jd = x * inv;
-    const uint64_t m = g.size();
-    uint64_t j = jd < static_cast<double>(m) ? static_cast<uint64_t>(jd) : m - 1;
-    uint64_t i = g[j];
+    const double jd = x * inv;
+    const uint64_t m = g.size() - 1;
+    const uint64_t j = jd < static_cast<double>(m) ? static_cast<uint64_t>(jd) : m - 1;
+    uint64_t lo = g[j], hi = std::max(g[j], g[j + 1]);
+    while (lo < hi) {
+      const uint64_t mid = lo + (hi - lo) / 2;
+      if (x < c[mid])
+        hi = mid;
+      else
+        lo = mid + 1;
+    }
+    uint64_t i = lo;
     while (i > 0 && x < c[i - 1]) --i;
     while (i < k - 1 && !(x < c[i])) ++i;
     return static_cast<int64_t>(i);
   }
 };
+
+// A category of the race as its index and its key E / w rounded once (q), for
+// a quick decision: if both keys are normal doubles in [2^-1000, 2^1000] (so
+// neither quotient nor the product below under- or overflows) and
+// q_a < q_b (1 - 2^-50) in binary64, then E_a / w_a < E_b / w_b exactly: each
+// quotient is within 2^-53 of its exact value and the product within 2^-53 of
+// its own, and (1 + 2^-53)^2 / (1 - 2^-53) < 1 / (1 - 2^-50). Likewise the
+// other way. categorical::before (exact) decides everything else (q = -1 marks
+// a key outside that range, or a zero weight), so the order is before's, a
+// strict total order, and any selection of the first ns gives the samples of
+// the reference (race_row_insertion).
+struct Keyed {
+  double q;
+  int64_t index;
+};
+struct KeyedOrder {
+  const double* E;  // the row's race times
+  const double* w;  // the row's weights
+  bool operator()(const Keyed& a, const Keyed& b) const {
+    if (a.q > 0.0 && b.q > 0.0) {
+      if (a.q < b.q * (1.0 - 0x1p-50)) return true;
+      if (b.q < a.q * (1.0 - 0x1p-50)) return false;
+    }
+    const auto ia = static_cast<size_t>(a.index), ib = static_cast<size_t>(b.index);
+    return categorical::before(
+        categorical::RaceEntry{categorical::exact_of(E[ia]), categorical::exact_of(w[ia]), a.index},
+        categorical::RaceEntry{categorical::exact_of(E[ib]), categorical::exact_of(w[ib]), b.index});
+  }
+};
+Keyed keyed(double weight, int64_t index, double E) {  // E: categorical::race_time of the category's words
+  if (weight > 0.0) {
+    const double q = E / weight;
+    if (q >= 0x1p-1000 && q <= 0x1p1000) return Keyed{q, index};
+  }
+  return Keyed{-1.0, index};
+}
 }  // namespace
 
 void multinomial(const double* weights, uint64_t rows, uint64_t k, uint64_t num_samples, bool replacement,
@@ -68,34 +116,31 @@ void multinomial(const double* weights, uint64_t rows, uint64_t k, uint64_t num_
     uint32_t probe_word;
     fill(bits, key, offset, 0, 1, &probe_word, one);
   }
+  const Stream st = key.stream();
   if (replacement) {
-    std::vector<double> c(rows * k);
-    detail::parallel_ranges(rows, opt.threads, 1, [&](uint64_t b, uint64_t e) {
-      for (uint64_t r = b; r < e; ++r) categorical::cumulative(weights + r * k, k, scale[r], c.data() + r * k);
-    });
     // samples, row-major: element e = r ns + j reads words offset + 2e, 2e + 1,
     // taken from the vector Philox a tile at a time (fill of the bits row:
-    // the stream's words, so the values are those of stream_words).
+    // the stream's words, so the values are those of stream_words). A thread
+    // forms the cumulative sums (and guide table) of each row it reaches.
     detail::parallel_ranges(rows * num_samples, opt.threads, 1, [&](uint64_t b, uint64_t e) {
       constexpr uint64_t kTile = 1024;  // samples per tile
       uint32_t w[2 * kTile];
+      std::vector<double> c(k);
       GuideTable guide;
-      uint64_t guide_row = ~uint64_t{0};
+      const bool use_guide = num_samples >= kGuideMinSamples;
+      uint64_t row = ~uint64_t{0};
       for (uint64_t t = b; t < e; t += kTile) {
         const uint64_t m = std::min(kTile, e - t);
         fill(bits, key, offset + categorical::kWordsWith * t, 0, 2 * m, w, one);
         for (uint64_t i = 0; i < m; ++i) {
           const uint64_t r = (t + i) / num_samples;
-          const double* cr = c.data() + r * k;
-          if (num_samples < kGuideMinSamples || k > UINT32_MAX) {
-            out[t + i] = categorical::sample_with(cr, k, total[r], w[2 * i], w[2 * i + 1]);
-            continue;
+          if (r != row) {
+            categorical::cumulative(weights + r * k, k, scale[r], c.data());
+            if (use_guide) guide.build(c.data(), k, total[r], num_samples);
+            row = r;
           }
-          if (r != guide_row) {
-            guide.build(cr, k, total[r]);
-            guide_row = r;
-          }
-          out[t + i] = guide.sample(cr, k, total[r], w[2 * i], w[2 * i + 1]);
+          out[t + i] = use_guide ? guide.sample(c.data(), k, total[r], w[2 * i], w[2 * i + 1])
+                                 : categorical::sample_with(c.data(), k, total[r], w[2 * i], w[2 * i + 1]);
         }
       }
     });
@@ -105,20 +150,30 @@ void multinomial(const double* weights, uint64_t rows, uint64_t k, uint64_t num_
   // the num_samples first in the exact order (a strict total order, so any
   // selection algorithm gives the same result; the CUDA kernel inserts).
   detail::parallel_ranges(rows, opt.threads, 1, [&](uint64_t b, uint64_t e) {
-    std::vector<categorical::RaceEntry> entries(k);
+    std::vector<Keyed> entries(k);
+    std::vector<double> E(k);
     constexpr uint64_t kTile = 1024;  // categories per tile of words (the vector Philox's)
     uint32_t wd[2 * kTile];
+    uint8_t done[kTile];
     for (uint64_t r = b; r < e; ++r) {
       const double* w = weights + r * k;
       for (uint64_t t = 0; t < k; t += kTile) {
         const uint64_t m = std::min(kTile, k - t);
-        fill(bits, key, offset + categorical::kWordsWithout * (r * k + t), 0, 2 * m, wd, one);
-        for (uint64_t i = 0; i < m; ++i)
-          entries[t + i] =
-              categorical::race_entry(w[t + i], static_cast<int64_t>(t + i), wd[2 * i], wd[2 * i + 1]);
+        const uint64_t w0 = offset + categorical::kWordsWithout * (r * k + t);
+        // E of each category: the vector form of the backend's ISA
+        // (host/simd/params.h, race_time), or the scalar function on words
+        // from fill's bits row; the same values.
+        double* Et = E.data() + t;
+        if (!detail::simd_params(opt.backend, detail::ParamDraw::race_time, nullptr, nullptr, m, st, w0, Et, done)) {
+          fill(bits, key, w0, 0, 2 * m, wd, one);
+          for (uint64_t i = 0; i < m; ++i) Et[i] = categorical::race_time(wd[2 * i], wd[2 * i + 1]);
+        }
+        for (uint64_t i = 0; i < m; ++i) entries[t + i] = keyed(w[t + i], static_cast<int64_t>(t + i), Et[i]);
       }
-      std::partial_sort(entries.begin(), entries.begin() + static_cast<std::ptrdiff_t>(num_samples), entries.end(),
-                        categorical::before);
+      const KeyedOrder order{E.data(), w};
+      const auto mid = entries.begin() + static_cast<std::ptrdiff_t>(num_samples);
+      if (num_samples < k) std::nth_element(entries.begin(), mid, entries.end(), order);
+      std::sort(entries.begin(), mid, order);
       for (uint64_t j = 0; j < num_samples; ++j) out[r * num_samples + j] = entries[j].index;
     }
   });

@@ -203,3 +203,30 @@ TEST_CASE("multinomial: with replacement, every sample is sample_with's category
   const std::vector<double> one(1, 0.25);
   CHECK(draw(one, 1, 1, 64, true, Key(1, 1), 0) == std::vector<int64_t>(64, 0));
 }
+
+TEST_CASE("multinomial: without replacement, keys equal or within rounding of each other are ordered exactly") {
+  // Weights made from each category's own E (its words known here): w = 2 E
+  // gives keys of exactly 1/2 (ties, by index), w = 3 E rounded keys within an
+  // ulp of 1/3, and tiny and huge weights keys beyond the host's quick
+  // comparison; the host's selection must equal race_row_insertion's (exact
+  // comparisons only).
+  const uint64_t k = 400, rows = 3;
+  const Stream st = Key(21, 4).stream();
+  std::vector<double> w(rows * k);
+  for (uint64_t r = 0; r < rows; ++r)
+    for (uint64_t i = 0; i < k; ++i) {
+      uint32_t wd[2];
+      stream_words(st, 9 + 2 * (r * k + i), 2, wd);
+      const double E = categorical::race_time(wd[0], wd[1]);
+      const uint64_t c = (i + r) % 5;
+      w[r * k + i] = c == 0 ? 2.0 * E : c == 1 ? 3.0 * E : c == 2 ? 1e-300 * (1.0 + i) : c == 3 ? 1e300 : E * 0x1p-1;
+    }
+  for (uint64_t ns : {1ull, 50ull, 399ull, 400ull}) {
+    const auto host = draw(w, rows, k, ns, false, Key(21, 4), 9);
+    std::vector<categorical::RaceEntry> list(ns);
+    std::vector<int64_t> ref(rows * ns);
+    for (uint64_t r = 0; r < rows; ++r)
+      categorical::race_row_insertion(w.data() + r * k, k, ns, st, 9 + 2 * r * k, list.data(), ref.data() + r * ns);
+    CHECK_MESSAGE(ref == host, "ns ", ns);
+  }
+}

@@ -362,9 +362,38 @@ XRNG_INLINE void binomial_group(const double* n_p, const double* p_p, GroupWords
   for (int l = 0; l < kParamLanes; ++l) done[l] = fb[l] == 0;
 }
 
+// ---- the race time E = -ln u of multinomial without replacement ---------------------------------
+// categorical::race_time (rng/multinomial.h): math::neg_log_unit<52> of the top
+// 52 bits of dist::bits_u64(w0, w1); a 64-bit lane loaded from the pair is
+// w0 | w1 << 32 (little-endian), bits_u64's value. Element i reads words
+// word0 + 2i, 2i + 1, from the fill kernels' word window.
+void race_times(uint64_t n, const Stream& s, uint64_t word0, double* y, uint8_t* done) {
+  WordSource src(s, static_cast<u128>(word0) + 2 * static_cast<u128>(n));
+  constexpr uint64_t kChunk = kTileWords / 2;  // elements per window request
+  for (uint64_t i = 0; i < n; i += kChunk) {
+    const uint64_t m = lmin<uint64_t>(kChunk, n - i);
+    const uint32_t* w = src.get(word0 + 2 * i, 2 * m);
+    uint64_t j = 0;
+    for (; j + N64 <= m; j += N64)
+      storeu(y + i + j, math::neg_log_unit<52, D, U>(uof(loadu<vu64>(w + 2 * j) >> 12)).v[0]);
+    if (j < m) {  // the tail, through a padded copy
+      alignas(64) uint64_t pw[N64] = {};
+      alignas(64) double py[N64];
+      std::memcpy(pw, w + 2 * j, (m - j) * 8);
+      storeu(py, math::neg_log_unit<52, D, U>(uof(loadu<vu64>(pw) >> 12)).v[0]);
+      std::memcpy(y + i + j, py, (m - j) * sizeof(double));
+    }
+  }
+  std::memset(done, 1, n);
+}
+
 // params_avx2 / params_avx512 / params_neon (params_api.h) of this ISA.
 bool params_impl(ParamDraw which, const double* a, const double* b, uint64_t n, const Stream& s, uint64_t word0,
                  double* y, uint8_t* done) {
+  if (which == ParamDraw::race_time) {
+    race_times(n, s, word0, y, done);
+    return true;
+  }
   const PhiloxKeys keys(s);
   alignas(64) double pa[kParamLanes], pb[kParamLanes], py[kParamLanes];
   uint8_t pd[kParamLanes];

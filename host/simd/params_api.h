@@ -12,6 +12,8 @@ enum class ParamDraw : int {
   gamma,     // a: alpha; y: gammad::variate (binary64, before the dtype's rounding)
   poisson,   // a: rate; y: poissond::count
   binomial,  // a: count, b: prob; y: binomiald::count
+  race_time,  // no parameters; element i reads the 2 words word0 + 2i, word0 + 2i + 1 (not 64):
+              // y: categorical::race_time (multinomial without replacement, rng/multinomial.h)
 };
 
 // Elements [0, n) of draw `which`, element i reading the 64 words at

@@ -16,6 +16,7 @@
 #include "backends.h"
 #include "host/simd/params_api.h"
 #include "host/xrng.h"
+#include "rng/multinomial.h"
 
 using namespace xrng;
 
@@ -164,5 +165,45 @@ TEST_CASE("the ISA's vector entry runs (a draw above is not a silent scalar pass
     for (uint8_t x : done) undone += x == 0;
     CAPTURE(static_cast<int>(d));
     CHECK(undone < n / 100);
+  }
+}
+
+TEST_CASE("race_time lanes equal categorical::race_time; multinomial on the vector backend equals the scalar one") {
+  const xrng::detail::SimdBackend* be = nullptr;
+  for (const auto& b : xrng::detail::simd_backends())
+    if (std::string(b.name) == xrng_test::backend().name) be = &b;
+  REQUIRE(be != nullptr);
+  const Stream s = Key(5, 6).stream();
+  for (uint64_t w0 : {0ull, 1ull, 3ull, (1ull << 50) + 2}) {
+    const uint64_t n = 1000003;  // crosses the word window's chunks; a partial last group
+    std::vector<double> y(n);
+    std::vector<uint8_t> done(n, 0);
+    REQUIRE(be->params(xrng::detail::ParamDraw::race_time, nullptr, nullptr, n, s, w0, y.data(), done.data()));
+    std::vector<uint32_t> w(2 * n);
+    for (uint64_t i = 0; i < 2 * n; ++i) w[i] = stream_word(s, w0 + i);
+    bool same = true;
+    for (uint64_t i = 0; i < n; ++i) {
+      const double r = categorical::race_time(w[2 * i], w[2 * i + 1]);
+      same = same && done[i] == 1 && std::memcmp(&r, &y[i], 8) == 0;
+    }
+    CAPTURE(w0);
+    CHECK(same);
+  }
+  std::mt19937_64 g(32);
+  std::uniform_real_distribution<double> u(0.0, 1.0);
+  for (uint64_t k : {1ull, 7ull, 1000ull, 5000ull}) {
+    const uint64_t rows = 30;
+    std::vector<double> wt(rows * k);
+    for (double& x : wt) x = u(g) < 0.1 ? 0.0 : u(g);
+    for (uint64_t r = 0; r < rows; ++r) wt[r * k] = 1.0;
+    for (bool repl : {true, false}) {
+      const uint64_t ns = repl ? 300 : std::min<uint64_t>(k, 50);
+      std::vector<int64_t> ref(rows * ns), vec(rows * ns);
+      multinomial(wt.data(), rows, k, ns, repl, Key(3, 3), 5, ref.data(), with(Backend::scalar));
+      multinomial(wt.data(), rows, k, ns, repl, Key(3, 3), 5, vec.data(), xrng_test::options(2));
+      CAPTURE(k);
+      CAPTURE(repl);
+      CHECK(ref == vec);
+    }
   }
 }
