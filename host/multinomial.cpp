@@ -94,6 +94,53 @@ Keyed keyed(double weight, int64_t index, double E) {  // E: categorical::race_t
   }
   return Keyed{-1.0, index};
 }
+
+// The first ns categories of a row in KeyedOrder's order, mostly by plain
+// comparisons of the rounded keys q: when every positive weight has a quick
+// key, the positive ones are ordered by (q, index) (nth_element, sort), then
+// every run of neighbours that q cannot tell apart (a.q >= b.q (1 - 2^-50))
+// is re-sorted with the exact order. Neighbours outside a run are in the exact
+// order (KeyedOrder's quick case), and so, by the margin's transitivity, is
+// every pair from two different runs; so the result is the exact order. When
+// ns < the positives, the ns-th key must also be told apart from every key
+// left out (its smallest); otherwise, and when some positive weight has no
+// quick key, returns false (the caller orders the row exactly). Zero weights
+// come after every positive one, by index (categorical::before).
+bool select_quick(const std::vector<Keyed>& entries, const double* w, uint64_t ns, const KeyedOrder& order,
+                  std::vector<Keyed>& pos, int64_t* out) {
+  constexpr double kMargin = 1.0 - 0x1p-50;
+  pos.clear();
+  for (const Keyed& e : entries) {
+    if (e.q > 0.0)
+      pos.push_back(e);
+    else if (w[e.index] != 0.0)
+      return false;  // a positive weight without a quick key
+  }
+  const uint64_t P = pos.size();
+  auto plain = [](const Keyed& a, const Keyed& b) { return a.q < b.q || (a.q == b.q && a.index < b.index); };
+  const uint64_t sel = std::min(ns, P);
+  const auto mid = pos.begin() + static_cast<std::ptrdiff_t>(sel);
+  if (sel < P) {
+    std::nth_element(pos.begin(), mid, pos.end(), plain);
+    double rest = mid->q;  // the smallest key left out
+    for (auto it = mid; it != pos.end(); ++it) rest = std::min(rest, it->q);
+    std::sort(pos.begin(), mid, plain);
+    if (sel > 0 && !(pos[sel - 1].q < rest * kMargin)) return false;
+  } else {
+    std::sort(pos.begin(), pos.end(), plain);
+  }
+  for (uint64_t i = 0; i < sel;) {
+    uint64_t j = i;
+    while (j + 1 < sel && !(pos[j].q < pos[j + 1].q * kMargin)) ++j;
+    if (j > i) std::sort(pos.begin() + static_cast<std::ptrdiff_t>(i), pos.begin() + static_cast<std::ptrdiff_t>(j + 1), order);
+    i = j + 1;
+  }
+  for (uint64_t j = 0; j < sel; ++j) out[j] = pos[j].index;
+  uint64_t j = sel;
+  for (uint64_t i = 0; j < ns; ++i)  // zero weights, by index
+    if (w[entries[i].index] == 0.0) out[j++] = entries[i].index;
+  return true;
+}
 }  // namespace
 
 void multinomial(const double* weights, uint64_t rows, uint64_t k, uint64_t num_samples, bool replacement,
@@ -150,16 +197,20 @@ void multinomial(const double* weights, uint64_t rows, uint64_t k, uint64_t num_
   // the num_samples first in the exact order (a strict total order, so any
   // selection algorithm gives the same result; the CUDA kernel inserts).
   detail::parallel_ranges(rows, opt.threads, 1, [&](uint64_t b, uint64_t e) {
-    std::vector<Keyed> entries(k);
-    std::vector<double> E(k);
     constexpr uint64_t kTile = 1024;  // categories per tile of words (the vector Philox's)
+    // rows' categories are consecutive in the stream: small rows are taken
+    // rb at a time (their race times in one pass)
+    const uint64_t rb = std::max<uint64_t>(1, kTile / k);
+    std::vector<Keyed> entries(k), pos;
+    std::vector<double> E(rb * k);
     uint32_t wd[2 * kTile];
     uint8_t done[kTile];
-    for (uint64_t r = b; r < e; ++r) {
-      const double* w = weights + r * k;
-      for (uint64_t t = 0; t < k; t += kTile) {
-        const uint64_t m = std::min(kTile, k - t);
-        const uint64_t w0 = offset + categorical::kWordsWithout * (r * k + t);
+    for (uint64_t r0 = b; r0 < e; r0 += rb) {
+      const uint64_t r1 = std::min(e, r0 + rb);
+      const uint64_t n = (r1 - r0) * k;  // the categories of rows [r0, r1)
+      for (uint64_t t = 0; t < n; t += kTile) {
+        const uint64_t m = std::min(kTile, n - t);
+        const uint64_t w0 = offset + categorical::kWordsWithout * (r0 * k + t);
         // E of each category: the vector form of the backend's ISA
         // (host/simd/params.h, race_time), or the scalar function on words
         // from fill's bits row; the same values.
@@ -168,13 +219,18 @@ void multinomial(const double* weights, uint64_t rows, uint64_t k, uint64_t num_
           fill(bits, key, w0, 0, 2 * m, wd, one);
           for (uint64_t i = 0; i < m; ++i) Et[i] = categorical::race_time(wd[2 * i], wd[2 * i + 1]);
         }
-        for (uint64_t i = 0; i < m; ++i) entries[t + i] = keyed(w[t + i], static_cast<int64_t>(t + i), Et[i]);
       }
-      const KeyedOrder order{E.data(), w};
-      const auto mid = entries.begin() + static_cast<std::ptrdiff_t>(num_samples);
-      if (num_samples < k) std::nth_element(entries.begin(), mid, entries.end(), order);
-      std::sort(entries.begin(), mid, order);
-      for (uint64_t j = 0; j < num_samples; ++j) out[r * num_samples + j] = entries[j].index;
+      for (uint64_t r = r0; r < r1; ++r) {
+        const double* w = weights + r * k;
+        const double* Er = E.data() + (r - r0) * k;
+        for (uint64_t i = 0; i < k; ++i) entries[i] = keyed(w[i], static_cast<int64_t>(i), Er[i]);
+        const KeyedOrder order{Er, w};
+        if (select_quick(entries, w, num_samples, order, pos, out + r * num_samples)) continue;
+        const auto mid = entries.begin() + static_cast<std::ptrdiff_t>(num_samples);
+        if (num_samples < k) std::nth_element(entries.begin(), mid, entries.end(), order);
+        std::sort(entries.begin(), mid, order);
+        for (uint64_t j = 0; j < num_samples; ++j) out[r * num_samples + j] = entries[j].index;
+      }
     }
   });
 }

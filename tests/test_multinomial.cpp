@@ -219,7 +219,7 @@ TEST_CASE("multinomial: without replacement, keys equal or within rounding of ea
       stream_words(st, 9 + 2 * (r * k + i), 2, wd);
       const double E = categorical::race_time(wd[0], wd[1]);
       const uint64_t c = (i + r) % 5;
-      w[r * k + i] = c == 0 ? 2.0 * E : c == 1 ? 3.0 * E : c == 2 ? 1e-300 * (1.0 + i) : c == 3 ? 1e300 : E * 0x1p-1;
+      w[r * k + i] = c == 0 ? 2.0 * E : c == 1 ? 3.0 * E : c == 2 ? 1e-300 * (1.0 + i) : c == 3 ? (r == 2 ? 1e305 : 1e300) : E * 0x1p-1;
     }
   for (uint64_t ns : {1ull, 50ull, 399ull, 400ull}) {
     const auto host = draw(w, rows, k, ns, false, Key(21, 4), 9);
@@ -227,6 +227,18 @@ TEST_CASE("multinomial: without replacement, keys equal or within rounding of ea
     std::vector<int64_t> ref(rows * ns);
     for (uint64_t r = 0; r < rows; ++r)
       categorical::race_row_insertion(w.data() + r * k, k, ns, st, 9 + 2 * r * k, list.data(), ref.data() + r * ns);
+    CHECK_MESSAGE(ref == host, "ns ", ns);
+  }
+  // rows of distinct keys only (the quick path whole), with zero weights, every ns
+  std::vector<double> v = some_weights(rows * k, 77);
+  for (uint64_t r = 0; r < rows; ++r) v[r * k + 1] = 0.5;
+  for (uint64_t ns : {1ull, 2ull, 200ull, 340ull, 343ull, 400ull}) {
+    const auto host = draw(v, rows, k, ns, false, Key(22, 4), 1);
+    std::vector<categorical::RaceEntry> list(ns);
+    std::vector<int64_t> ref(rows * ns);
+    for (uint64_t r = 0; r < rows; ++r)
+      categorical::race_row_insertion(v.data() + r * k, k, ns, Key(22, 4).stream(), 1 + 2 * r * k, list.data(),
+                                      ref.data() + r * ns);
     CHECK_MESSAGE(ref == host, "ns ", ns);
   }
 }
