@@ -70,7 +70,7 @@ if [ -x build/xrng ]; then
   echo "test_arm64: verify table identical to $(uname -m)'s ($(table build-arm64/verify.txt | wc -l) rows)"
 fi
 (cd build-arm64 && ctest --output-on-failure -j"$(nproc)" --timeout 900 \
-  -R '^(consumer|test_kat|test_random123|test_golden|test_api|test_elements|test_blocks|test_simd_symbols|test_simd_no_fused_v2|test_simd_sampled_neon)$')
+  -R '^(consumer|test_kat|test_random123|test_golden|test_api|test_elements|test_blocks|test_simd_symbols|test_simd_no_fused_v2|test_simd_sampled_neon|test_gamma|test_multinomial|test_simd_params_neon)$')
 # NEON == scalar on every row (counts 0..100 at every offset and start phase,
 # permutations n = 1..1000, every golden vector) and the invariances (random
 # access, chunking, transforms, Generator offsets, permutation shards). Left to
