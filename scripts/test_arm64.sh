@@ -50,7 +50,8 @@ cmake -S . -B build-arm64 -DCMAKE_TOOLCHAIN_FILE="$PWD/cmake/toolchain-aarch64-l
   -DXRNG_DOCTEST_INCLUDE="$deps" -DXRNG_RANDOM123_INCLUDE="$deps" >build-arm64/configure.log 2>&1 \
   || { cat build-arm64/configure.log; exit 1; }
 grep -E "^-- xrng host SIMD" build-arm64/configure.log
-tests=(test_kat test_random123 test_golden test_api test_elements test_blocks test_invariance test_simd test_simd_exhaustive)
+tests=(test_kat test_random123 test_golden test_api test_elements test_blocks test_invariance test_simd test_simd_exhaustive
+       test_gamma test_multinomial test_simd_params)
 cmake --build build-arm64 -j"$(nproc)" --target xrng_cli "${tests[@]}"
 t1=$(date +%s)
 qemu=(qemu-aarch64 -L "$root")
