@@ -13,6 +13,68 @@
 namespace xrng {
 
 namespace {
+// Row sums are serial chains of additions (left to right, SPEC 10.2): one
+// row's chain is latency bound, so rows are summed kRowsTogether at a time,
+// their chains interleaved, each the very sequence of operations of
+// categorical::check_row / cumulative (so the same values).
+constexpr uint64_t kRowsTogether = 4;
+
+// check_row for rows [b, e): statuses, scales and totals. A row with a bad
+// value, a zero, infinite or tiny sum is re-checked by check_row itself (its
+// status and rescaled total); the others' sums are check_row's.
+void check_rows(const double* weights, uint64_t k, uint64_t b, uint64_t e, double* scale, double* total,
+                categorical::RowStatus* status) {
+  uint64_t r = b;
+  for (; r + kRowsTogether <= e; r += kRowsTogether) {
+    double s[kRowsTogether] = {};
+    bool bad[kRowsTogether] = {};
+    const double* w[kRowsTogether];
+    for (uint64_t j = 0; j < kRowsTogether; ++j) w[j] = weights + (r + j) * k;
+    for (uint64_t i = 0; i < k; ++i)
+      for (uint64_t j = 0; j < kRowsTogether; ++j) {
+        const double x = w[j][i];
+        bad[j] |= !(x >= 0.0) || x > 1.7976931348623157e308;
+        s[j] = s[j] + x;
+      }
+    for (uint64_t j = 0; j < kRowsTogether; ++j) {
+      if (bad[j] || s[j] == 0.0 || s[j] > 1.7976931348623157e308 || s[j] < categorical::kTinyTotal) {
+        status[r + j] = categorical::check_row(w[j], k, &scale[r + j], &total[r + j]);
+      } else {
+        status[r + j] = categorical::RowStatus::ok;
+        scale[r + j] = 1.0;
+        total[r + j] = s[j];
+      }
+    }
+  }
+  for (; r < e; ++r) status[r] = categorical::check_row(weights + r * k, k, &scale[r], &total[r]);
+}
+
+// categorical::cumulative of rows [b, e) (at most kRowsTogether) into c (row b first).
+void cumulative_rows(const double* weights, uint64_t k, uint64_t b, uint64_t e, const double* scale, double* c) {
+  if (e - b != kRowsTogether) {
+    for (uint64_t r = b; r < e; ++r) categorical::cumulative(weights + r * k, k, scale[r], c + (r - b) * k);
+    return;
+  }
+  double s[kRowsTogether] = {};
+  for (uint64_t i = 0; i < k; ++i)
+    for (uint64_t j = 0; j < kRowsTogether; ++j) {
+      s[j] = s[j] + weights[(b + j) * k + i] * scale[b + j];
+      c[j * k + i] = s[j];
+    }
+}
+
+// Rows of few categories: the first i with x < c[i] is the number of
+// c[j] <= x among j < k - 1 (c is non-decreasing, so those j are a prefix;
+// j = k - 1 left out gives sample_with's k - 1 at its edge): a branch-free
+// count instead of a search.
+constexpr uint64_t kCountMaxK = 32;
+int64_t sample_count(const double* c, uint64_t k, double total, uint32_t w0, uint32_t w1) {
+  const double x = categorical::unit52(w0, w1) * total;  // sample_with's x
+  int64_t n = 0;
+  for (uint64_t j = 0; j + 1 < k; ++j) n += c[j] <= x ? 1 : 0;
+  return n;
+}
+
 // A guide table over a row's cumulative sums (Chen and Asau): bucket j of m
 // holds the first i with c[i] > j T / m (approximately: the bucket bounds are
 // rounded), so a sample binary-searches only between its bucket's entry and
@@ -149,12 +211,15 @@ void multinomial(const double* weights, uint64_t rows, uint64_t k, uint64_t num_
   check_multinomial_shape(rows, k, num_samples, replacement, offset);
   if (rows == 0) return;
   if (weights == nullptr || out == nullptr) throw Error("multinomial: null buffer");
-  // Every row is checked before anything is written.
+  // Every row is checked before anything is written (rows split across
+  // threads; the first failing row is reported, as a sequential check would).
   std::vector<double> scale(rows), total(rows);
-  for (uint64_t r = 0; r < rows; ++r) {
-    const auto st = categorical::check_row(weights + r * k, k, &scale[r], &total[r]);
-    if (st != categorical::RowStatus::ok) throw Error(multinomial_row_error(st, r));
-  }
+  std::vector<categorical::RowStatus> status(rows);
+  detail::parallel_ranges(rows, opt.threads, 1, [&](uint64_t b, uint64_t e) {
+    check_rows(weights, k, b, e, scale.data(), total.data(), status.data());
+  });
+  for (uint64_t r = 0; r < rows; ++r)
+    if (status[r] != categorical::RowStatus::ok) throw Error(multinomial_row_error(status[r], r));
   // The words come from fill's bits row on opt.backend; its backend check
   // (Backend::simd without a vector ISA) here, in the calling thread.
   const Plan bits = make_plan(Dist::bits, DType::u32, DrawParams{});
@@ -172,9 +237,12 @@ void multinomial(const double* weights, uint64_t rows, uint64_t k, uint64_t num_
     detail::parallel_ranges(rows * num_samples, opt.threads, 1, [&](uint64_t b, uint64_t e) {
       constexpr uint64_t kTile = 1024;  // samples per tile
       uint32_t w[2 * kTile];
-      std::vector<double> c(k);
+      std::vector<double> c(kRowsTogether * k);
+      uint64_t c_first = ~uint64_t{0} - kRowsTogether;  // c holds the sums of rows c_first ..
+      const double* cr = c.data();
       GuideTable guide;
-      const bool use_guide = num_samples >= kGuideMinSamples;
+      const bool use_count = k <= kCountMaxK;
+      const bool use_guide = !use_count && num_samples >= kGuideMinSamples;
       uint64_t row = ~uint64_t{0};
       for (uint64_t t = b; t < e; t += kTile) {
         const uint64_t m = std::min(kTile, e - t);
@@ -182,12 +250,18 @@ void multinomial(const double* weights, uint64_t rows, uint64_t k, uint64_t num_
         for (uint64_t i = 0; i < m; ++i) {
           const uint64_t r = (t + i) / num_samples;
           if (r != row) {
-            categorical::cumulative(weights + r * k, k, scale[r], c.data());
-            if (use_guide) guide.build(c.data(), k, total[r], num_samples);
+            if (r < c_first || r >= c_first + kRowsTogether) {  // the next rows' sums, together
+              c_first = r;
+              const uint64_t last_row = (e - 1) / num_samples;
+              cumulative_rows(weights, k, r, std::min(last_row + 1, r + kRowsTogether), scale.data(), c.data());
+            }
+            cr = c.data() + (r - c_first) * k;
+            if (use_guide) guide.build(cr, k, total[r], num_samples);
             row = r;
           }
-          out[t + i] = use_guide ? guide.sample(c.data(), k, total[r], w[2 * i], w[2 * i + 1])
-                                 : categorical::sample_with(c.data(), k, total[r], w[2 * i], w[2 * i + 1]);
+          out[t + i] = use_count   ? sample_count(cr, k, total[r], w[2 * i], w[2 * i + 1])
+                       : use_guide ? guide.sample(cr, k, total[r], w[2 * i], w[2 * i + 1])
+                                   : categorical::sample_with(cr, k, total[r], w[2 * i], w[2 * i + 1]);
         }
       }
     });

@@ -202,6 +202,27 @@ TEST_CASE("multinomial: with replacement, every sample is sample_with's category
   }
   const std::vector<double> one(1, 0.25);
   CHECK(draw(one, 1, 1, 64, true, Key(1, 1), 0) == std::vector<int64_t>(64, 0));
+  // few categories (the host counts instead of searching): k = 2 .. 33, zeros included
+  for (uint64_t kk : {2ull, 3ull, 10ull, 32ull, 33ull}) {
+    std::vector<double> v = some_weights(9 * kk, 6 + kk);
+    for (uint64_t r = 0; r < 9; ++r) v[r * kk + r % kk] += 0.5;
+    v[kk - 1] = 0.0;  // a zero last weight: c[k-2] == c[k-1]
+    const uint64_t ns = 200;
+    const auto got = draw(v, 9, kk, ns, true, Key(8, 3), 1);
+    bool all = true;
+    for (uint64_t r = 0; r < 9; ++r) {
+      double scale = 1.0, total = 0.0;
+      REQUIRE(categorical::check_row(v.data() + r * kk, kk, &scale, &total) == categorical::RowStatus::ok);
+      std::vector<double> c(kk);
+      categorical::cumulative(v.data() + r * kk, kk, scale, c.data());
+      for (uint64_t j = 0; j < ns; ++j) {
+        uint32_t wd[2];
+        stream_words(Key(8, 3).stream(), 1 + 2 * (r * ns + j), 2, wd);
+        all = all && got[r * ns + j] == categorical::sample_with(c.data(), kk, total, wd[0], wd[1]);
+      }
+    }
+    CHECK_MESSAGE(all, "k ", kk);
+  }
 }
 
 TEST_CASE("multinomial: without replacement, keys equal or within rounding of each other are ordered exactly") {
