@@ -6,11 +6,14 @@ NumPy's Generator, in one run, same sizes, same thread count. Prints a
 markdown table of ns per element (median of --reps calls) and each library's
 time as a multiple of xrng's (> 1: xrng is faster).
 
-    python3 bench/sampling.py [--n 1048576] [--threads 1] [--reps 5]
+    python3 bench/sampling.py [--n 1048576] [--threads 1] [--reps 5] [--ranges]
 
 Parameters per row: a fixed mix (alpha in [0.1, 20], rate in [0.5, 60],
 count 100 with prob in [0.05, 0.95], 1000 categories), the same for every
-library. Timing is never asserted by a test.
+library. --ranges: instead, one row per parameter range (alpha from 0.01
+to 1e4, rates from 0.1 to 1e6, counts from 1 to 1e9, log-uniform within each
+row; multinomial with k = 10, 1000, 100000 and without replacement). Timing
+is never asserted by a test.
 """
 import argparse
 import time
@@ -37,7 +40,10 @@ def main():
     ap.add_argument("--n", type=int, default=1 << 20)
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--reps", type=int, default=5)
+    ap.add_argument("--ranges", action="store_true", help="one row per parameter range")
     a = ap.parse_args()
+    if a.ranges:
+        return ranges(a)
     n, reps = a.n, a.reps
     torch.set_num_threads(a.threads)
     g = torch.Generator().manual_seed(0)
@@ -74,6 +80,62 @@ def main():
     for name, m, fx, ft, fnp in rows:
         tx, tt, tn = median_ns(fx, m, reps), median_ns(ft, m, reps), median_ns(fnp, m, reps)
         print(f"| {name} | {tx:.1f} | {tt:.1f} | {tn:.1f} | {tt / tx:.2f} | {tn / tx:.2f} |")
+
+
+def log_uniform(g, n, lo, hi):
+    import math
+    return torch.exp(torch.rand(n, generator=g, dtype=torch.float64) * (math.log(hi) - math.log(lo)) + math.log(lo))
+
+
+def ranges(a):
+    n, reps = a.n, a.reps
+    torch.set_num_threads(a.threads)
+    g = torch.Generator().manual_seed(0)
+    rng = np.random.default_rng(0)
+    xg = xrng.Generator(1)
+    rows = []
+    for lo, hi in [(0.01, 0.1), (0.1, 1.0), (1.0, 10.0), (10.0, 1e4)]:
+        al = log_uniform(g, n, lo, hi)
+        an = al.numpy()
+        rows.append((f"gamma, alpha in [{lo:g}, {hi:g}]", n, lambda al=al: xrng.gamma(al, generator=xg),
+                     lambda al=al: torch._standard_gamma(al), lambda an=an: rng.standard_gamma(an)))
+    dal = log_uniform(g, n, 0.1, 10.0).reshape(-1, 4)
+    rows.append(("dirichlet, rows of 4, alpha in [0.1, 10]", n, lambda: xrng.dirichlet(dal, generator=xg),
+                 lambda: torch._sample_dirichlet(dal), lambda: None))
+    for lo, hi in [(0.1, 10.0), (10.0, 1e3), (1e3, 1e6)]:
+        r = log_uniform(g, n, lo, hi)
+        rn = r.numpy()
+        rows.append((f"poisson, rate in [{lo:g}, {hi:g}]", n, lambda r=r: xrng.poisson(r, generator=xg),
+                     lambda r=r: torch.poisson(r), lambda rn=rn: rng.poisson(rn)))
+    for lo, hi in [(1, 10), (10, 1e3), (1e3, 1e6), (1e6, 1e9)]:
+        c = torch.floor(log_uniform(g, n, lo, hi))
+        p = torch.rand(n, generator=g, dtype=torch.float64)
+        cn, pn = c.numpy().astype(np.int64), p.numpy()
+        rows.append((f"binomial, count in [{lo:g}, {hi:g}], p in [0, 1]", n,
+                     lambda c=c, p=p: xrng.binomial(c, p, generator=xg), lambda c=c, p=p: torch.binomial(c, p),
+                     lambda cn=cn, pn=pn: rng.binomial(cn, pn)))
+    for k in [10, 1000, 100000]:
+        w = torch.rand(max(n // 1000, 1), k, generator=g, dtype=torch.float64)
+        ns = 1000
+        wn = (w[0] / w[0].sum()).numpy()
+        rows.append((f"multinomial, with replacement, k = {k}, {ns} samples", w.shape[0] * ns,
+                     lambda w=w: xrng.multinomial(w, ns, True, generator=xg),
+                     lambda w=w: torch.multinomial(w, ns, True),
+                     lambda w=w, wn=wn, k=k: rng.choice(k, size=(w.shape[0], ns), p=wn)))
+    w = torch.rand(max(n // 1000, 1), 1000, generator=g, dtype=torch.float64)
+    wn = (w[0] / w[0].sum()).numpy()
+    rows.append(("multinomial, without replacement, k = 1000, 100 samples (per category)", w.numel(),
+                 lambda: xrng.multinomial(w, 100, False, generator=xg), lambda: torch.multinomial(w, 100, False),
+                 lambda: [rng.choice(1000, size=100, replace=False, p=wn) for _ in range(w.shape[0])]))
+    print(f"n = {n}, torch threads = {a.threads} (NumPy: 1 thread), median of {reps}; ns per element "
+          "(dirichlet's NumPy: none, its alpha is one row for all)")
+    print()
+    print("| draw | xrng | torch | numpy | torch / xrng | numpy / xrng |")
+    print("|---|---|---|---|---|---|")
+    for name, m, fx, ft, fnp in rows:
+        tx, tt = median_ns(fx, m, reps), median_ns(ft, m, reps)
+        tn = median_ns(fnp, m, reps) if fnp() is not None else float("nan")
+        print(f"| {name} | {tx:.1f} | {tt:.1f} | {tn:.1f} | {tt / tx:.2f} | {tn / tx:.2f} |", flush=True)
 
 
 if __name__ == "__main__":

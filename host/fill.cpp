@@ -7,6 +7,7 @@
 #include <cstring>
 #include <thread>
 
+#include "simd/params_api.h"
 #include "simd/probe.h"
 #include "parallel.h"
 #include "xrng.h"
@@ -33,13 +34,13 @@ bool cpu_has_neon() { return true; }  // Advanced SIMD is part of the AArch64 ba
 
 const std::vector<detail::SimdBackend> kBackends = {
 #if defined(XRNG_HAVE_AVX2)
-    {"avx2", detail::fill_avx2, detail::perm_avx2, detail::probe_avx2, cpu_has_avx2},
+    {"avx2", detail::fill_avx2, detail::perm_avx2, detail::probe_avx2, cpu_has_avx2, detail::params_avx2},
 #endif
 #if defined(XRNG_HAVE_AVX512)
-    {"avx512", detail::fill_avx512, detail::perm_avx512, detail::probe_avx512, cpu_has_avx512},
+    {"avx512", detail::fill_avx512, detail::perm_avx512, detail::probe_avx512, cpu_has_avx512, detail::params_avx512},
 #endif
 #if defined(XRNG_HAVE_NEON)
-    {"neon", detail::fill_neon, detail::perm_neon, detail::probe_neon, cpu_has_neon},
+    {"neon", detail::fill_neon, detail::perm_neon, detail::probe_neon, cpu_has_neon, detail::params_neon},
 #endif
 };
 
@@ -90,6 +91,21 @@ Isa backend_isa(Backend b) {
   return current_isa();
 }
 
+}  // namespace
+
+namespace detail {
+// The tensor-parameter draws' vector forms (host/simd/params.h) on the
+// backend's ISA: false when the backend is scalar or the ISA has none (the
+// caller then runs the scalar element functions: the same values).
+bool simd_params(Backend b, ParamDraw which, const double* a, const double* p, uint64_t n, const Stream& s,
+                 uint64_t word0, double* y, uint8_t* done) {
+  for (Isa i = backend_isa(b); i > kNone; --i)
+    if (kBackends[static_cast<size_t>(i - 1)].params(which, a, p, n, s, word0, y, done)) return true;
+  return false;
+}
+}  // namespace detail
+
+namespace {
 char* at(void* out, uint64_t i, DType t) { return static_cast<char*>(out) + i * static_cast<uint64_t>(dtype_size(t)); }
 
 void require_buffer(const void* p, uint64_t count, const char* what) {

@@ -7,35 +7,202 @@
 
 #include "../rng/multinomial.h"
 #include "parallel.h"
+#include "simd/params_api.h"
 #include "xrng.h"
 
 namespace xrng {
 
 namespace {
-// Consecutive units read consecutive word pairs: two share a Philox block, so
-// the block of the previous pair is kept (the words are the stream's, so the
-// values are those of stream_words).
-class PairReader {
- public:
-  explicit PairReader(const Stream& s) : s_(s) {}
-  void read(uint64_t w, uint32_t* out) {
-    for (int j = 0; j < 2; ++j) {
-      const uint64_t b = (w + j) >> 2;
-      if (!valid_ || b != block_) {
-        blk_ = stream_block(s_, b);
-        block_ = b;
-        valid_ = true;
+// Row sums are serial chains of additions (left to right, SPEC 10.2): one
+// row's chain is latency bound, so rows are summed kRowsTogether at a time,
+// their chains interleaved, each the very sequence of operations of
+// categorical::check_row / cumulative (so the same values).
+constexpr uint64_t kRowsTogether = 4;
+
+// check_row for rows [b, e): statuses, scales and totals. A row with a bad
+// value, a zero, infinite or tiny sum is re-checked by check_row itself (its
+// status and rescaled total); the others' sums are check_row's.
+void check_rows(const double* weights, uint64_t k, uint64_t b, uint64_t e, double* scale, double* total,
+                categorical::RowStatus* status) {
+  uint64_t r = b;
+  for (; r + kRowsTogether <= e; r += kRowsTogether) {
+    double s[kRowsTogether] = {};
+    bool bad[kRowsTogether] = {};
+    const double* w[kRowsTogether];
+    for (uint64_t j = 0; j < kRowsTogether; ++j) w[j] = weights + (r + j) * k;
+    for (uint64_t i = 0; i < k; ++i)
+      for (uint64_t j = 0; j < kRowsTogether; ++j) {
+        const double x = w[j][i];
+        bad[j] |= !(x >= 0.0) || x > 1.7976931348623157e308;
+        s[j] = s[j] + x;
       }
-      out[j] = blk_.v[(w + j) & 3];
+    for (uint64_t j = 0; j < kRowsTogether; ++j) {
+      if (bad[j] || s[j] == 0.0 || s[j] > 1.7976931348623157e308 || s[j] < categorical::kTinyTotal) {
+        status[r + j] = categorical::check_row(w[j], k, &scale[r + j], &total[r + j]);
+      } else {
+        status[r + j] = categorical::RowStatus::ok;
+        scale[r + j] = 1.0;
+        total[r + j] = s[j];
+      }
     }
   }
+  for (; r < e; ++r) status[r] = categorical::check_row(weights + r * k, k, &scale[r], &total[r]);
+}
 
- private:
-  Stream s_;
-  u32x4 blk_{};
-  uint64_t block_ = 0;
-  bool valid_ = false;
+// categorical::cumulative of rows [b, e) (at most kRowsTogether) into c (row b first).
+void cumulative_rows(const double* weights, uint64_t k, uint64_t b, uint64_t e, const double* scale, double* c) {
+  if (e - b != kRowsTogether) {
+    for (uint64_t r = b; r < e; ++r) categorical::cumulative(weights + r * k, k, scale[r], c + (r - b) * k);
+    return;
+  }
+  double s[kRowsTogether] = {};
+  for (uint64_t i = 0; i < k; ++i)
+    for (uint64_t j = 0; j < kRowsTogether; ++j) {
+      s[j] = s[j] + weights[(b + j) * k + i] * scale[b + j];
+      c[j * k + i] = s[j];
+    }
+}
+
+// Rows of few categories: the first i with x < c[i] is the number of
+// c[j] <= x among j < k - 1 (c is non-decreasing, so those j are a prefix;
+// j = k - 1 left out gives sample_with's k - 1 at its edge): a branch-free
+// count instead of a search.
+constexpr uint64_t kCountMaxK = 32;
+int64_t sample_count(const double* c, uint64_t k, double total, uint32_t w0, uint32_t w1) {
+  const double x = categorical::unit52(w0, w1) * total;  // sample_with's x
+  int64_t n = 0;
+  for (uint64_t j = 0; j + 1 < k; ++j) n += c[j] <= x ? 1 : 0;
+  return n;
+}
+
+// A guide table over a row's cumulative sums (Chen and Asau): bucket j of m
+// holds the first i with c[i] > j T / m (approximately: the bucket bounds are
+// rounded), so a sample binary-searches only between its bucket's entry and
+// the next one's, then walks to the first i with x < c[i] (down while
+// x < c[i - 1], up while x >= c[i]). The walk ends at that index from any
+// start (c is non-decreasing), which is categorical::sample_with's (its binary
+// search's) answer, also at its edge (x >= T: i = k - 1): the table only saves
+// steps, never changes a category. Built once per row of a thread's range with
+// about 2 buckets per sample, used when a row has enough samples to repay it.
+constexpr uint64_t kGuideMinSamples = 16;
+struct GuideTable {
+  std::vector<uint64_t> g;
+  double inv = 0.0;  // m / T
+  void build(const double* c, uint64_t k, double total, uint64_t ns) {
+    const uint64_t m = std::max<uint64_t>(1, std::min<uint64_t>({k, 2 * ns, uint64_t{1} << 20}));
+    g.resize(m + 1);
+    inv = static_cast<double>(m) / total;
+    const double step = total / static_cast<double>(m);
+    uint64_t i = 0;
+    for (uint64_t j = 0; j < m; ++j) {
+      const double x = static_cast<double>(j) * step;
+      while (i < k - 1 && !(x < c[i])) ++i;
+      g[j] = i;
+    }
+    g[m] = k - 1;
+  }
+  int64_t sample(const double* c, uint64_t k, double total, uint32_t w0, uint32_t w1) const {
+    const double x = categorical::unit52(w0, w1) * total;  // sample_with's x
+    const double jd = x * inv;
+    const uint64_t m = g.size() - 1;
+    const uint64_t j = jd < static_cast<double>(m) ? static_cast<uint64_t>(jd) : m - 1;
+    uint64_t lo = g[j], hi = std::max(g[j], g[j + 1]);
+    while (lo < hi) {
+      const uint64_t mid = lo + (hi - lo) / 2;
+      if (x < c[mid])
+        hi = mid;
+      else
+        lo = mid + 1;
+    }
+    uint64_t i = lo;
+    while (i > 0 && x < c[i - 1]) --i;
+    while (i < k - 1 && !(x < c[i])) ++i;
+    return static_cast<int64_t>(i);
+  }
 };
+
+// A category of the race as its index and its key E / w rounded once (q), for
+// a quick decision: if both keys are normal doubles in [2^-1000, 2^1000] (so
+// neither quotient nor the product below under- or overflows) and
+// q_a < q_b (1 - 2^-50) in binary64, then E_a / w_a < E_b / w_b exactly: each
+// quotient is within 2^-53 of its exact value and the product within 2^-53 of
+// its own, and (1 + 2^-53)^2 / (1 - 2^-53) < 1 / (1 - 2^-50). Likewise the
+// other way. categorical::before (exact) decides everything else (q = -1 marks
+// a key outside that range, or a zero weight), so the order is before's, a
+// strict total order, and any selection of the first ns gives the samples of
+// the reference (race_row_insertion).
+struct Keyed {
+  double q;
+  int64_t index;
+};
+struct KeyedOrder {
+  const double* E;  // the row's race times
+  const double* w;  // the row's weights
+  bool operator()(const Keyed& a, const Keyed& b) const {
+    if (a.q > 0.0 && b.q > 0.0) {
+      if (a.q < b.q * (1.0 - 0x1p-50)) return true;
+      if (b.q < a.q * (1.0 - 0x1p-50)) return false;
+    }
+    const auto ia = static_cast<size_t>(a.index), ib = static_cast<size_t>(b.index);
+    return categorical::before(
+        categorical::RaceEntry{categorical::exact_of(E[ia]), categorical::exact_of(w[ia]), a.index},
+        categorical::RaceEntry{categorical::exact_of(E[ib]), categorical::exact_of(w[ib]), b.index});
+  }
+};
+Keyed keyed(double weight, int64_t index, double E) {  // E: categorical::race_time of the category's words
+  if (weight > 0.0) {
+    const double q = E / weight;
+    if (q >= 0x1p-1000 && q <= 0x1p1000) return Keyed{q, index};
+  }
+  return Keyed{-1.0, index};
+}
+
+// The first ns categories of a row in KeyedOrder's order, mostly by plain
+// comparisons of the rounded keys q: when every positive weight has a quick
+// key, the positive ones are ordered by (q, index) (nth_element, sort), then
+// every run of neighbours that q cannot tell apart (a.q >= b.q (1 - 2^-50))
+// is re-sorted with the exact order. Neighbours outside a run are in the exact
+// order (KeyedOrder's quick case), and so, by the margin's transitivity, is
+// every pair from two different runs; so the result is the exact order. When
+// ns < the positives, the ns-th key must also be told apart from every key
+// left out (its smallest); otherwise, and when some positive weight has no
+// quick key, returns false (the caller orders the row exactly). Zero weights
+// come after every positive one, by index (categorical::before).
+bool select_quick(const std::vector<Keyed>& entries, const double* w, uint64_t ns, const KeyedOrder& order,
+                  std::vector<Keyed>& pos, int64_t* out) {
+  constexpr double kMargin = 1.0 - 0x1p-50;
+  pos.clear();
+  for (const Keyed& e : entries) {
+    if (e.q > 0.0)
+      pos.push_back(e);
+    else if (w[e.index] != 0.0)
+      return false;  // a positive weight without a quick key
+  }
+  const uint64_t P = pos.size();
+  auto plain = [](const Keyed& a, const Keyed& b) { return a.q < b.q || (a.q == b.q && a.index < b.index); };
+  const uint64_t sel = std::min(ns, P);
+  const auto mid = pos.begin() + static_cast<std::ptrdiff_t>(sel);
+  if (sel < P) {
+    std::nth_element(pos.begin(), mid, pos.end(), plain);
+    double rest = mid->q;  // the smallest key left out
+    for (auto it = mid; it != pos.end(); ++it) rest = std::min(rest, it->q);
+    std::sort(pos.begin(), mid, plain);
+    if (sel > 0 && !(pos[sel - 1].q < rest * kMargin)) return false;
+  } else {
+    std::sort(pos.begin(), pos.end(), plain);
+  }
+  for (uint64_t i = 0; i < sel;) {
+    uint64_t j = i;
+    while (j + 1 < sel && !(pos[j].q < pos[j + 1].q * kMargin)) ++j;
+    if (j > i) std::sort(pos.begin() + static_cast<std::ptrdiff_t>(i), pos.begin() + static_cast<std::ptrdiff_t>(j + 1), order);
+    i = j + 1;
+  }
+  for (uint64_t j = 0; j < sel; ++j) out[j] = pos[j].index;
+  uint64_t j = sel;
+  for (uint64_t i = 0; j < ns; ++i)  // zero weights, by index
+    if (w[entries[i].index] == 0.0) out[j++] = entries[i].index;
+  return true;
+}
 }  // namespace
 
 void multinomial(const double* weights, uint64_t rows, uint64_t k, uint64_t num_samples, bool replacement,
@@ -44,26 +211,58 @@ void multinomial(const double* weights, uint64_t rows, uint64_t k, uint64_t num_
   check_multinomial_shape(rows, k, num_samples, replacement, offset);
   if (rows == 0) return;
   if (weights == nullptr || out == nullptr) throw Error("multinomial: null buffer");
-  // Every row is checked before anything is written.
+  // Every row is checked before anything is written (rows split across
+  // threads; the first failing row is reported, as a sequential check would).
   std::vector<double> scale(rows), total(rows);
-  for (uint64_t r = 0; r < rows; ++r) {
-    const auto st = categorical::check_row(weights + r * k, k, &scale[r], &total[r]);
-    if (st != categorical::RowStatus::ok) throw Error(multinomial_row_error(st, r));
+  std::vector<categorical::RowStatus> status(rows);
+  detail::parallel_ranges(rows, opt.threads, 1, [&](uint64_t b, uint64_t e) {
+    check_rows(weights, k, b, e, scale.data(), total.data(), status.data());
+  });
+  for (uint64_t r = 0; r < rows; ++r)
+    if (status[r] != categorical::RowStatus::ok) throw Error(multinomial_row_error(status[r], r));
+  // The words come from fill's bits row on opt.backend; its backend check
+  // (Backend::simd without a vector ISA) here, in the calling thread.
+  const Plan bits = make_plan(Dist::bits, DType::u32, DrawParams{});
+  const FillOptions one{opt.backend, 1};
+  {
+    uint32_t probe_word;
+    fill(bits, key, offset, 0, 1, &probe_word, one);
   }
-  const Stream s = key.stream();
+  const Stream st = key.stream();
   if (replacement) {
-    std::vector<double> c(rows * k);
-    detail::parallel_ranges(rows, opt.threads, 1, [&](uint64_t b, uint64_t e) {
-      for (uint64_t r = b; r < e; ++r) categorical::cumulative(weights + r * k, k, scale[r], c.data() + r * k);
-    });
-    // samples, row-major: element e = r ns + j reads words offset + 2e, 2e + 1
+    // samples, row-major: element e = r ns + j reads words offset + 2e, 2e + 1,
+    // taken from the vector Philox a tile at a time (fill of the bits row:
+    // the stream's words, so the values are those of stream_words). A thread
+    // forms the cumulative sums (and guide table) of each row it reaches.
     detail::parallel_ranges(rows * num_samples, opt.threads, 1, [&](uint64_t b, uint64_t e) {
-      PairReader words(s);
-      for (uint64_t i = b; i < e; ++i) {
-        const uint64_t r = i / num_samples;
-        uint32_t w[2];
-        words.read(offset + categorical::kWordsWith * i, w);
-        out[i] = categorical::sample_with(c.data() + r * k, k, total[r], w[0], w[1]);
+      constexpr uint64_t kTile = 1024;  // samples per tile
+      uint32_t w[2 * kTile];
+      std::vector<double> c(kRowsTogether * k);
+      uint64_t c_first = ~uint64_t{0} - kRowsTogether;  // c holds the sums of rows c_first ..
+      const double* cr = c.data();
+      GuideTable guide;
+      const bool use_count = k <= kCountMaxK;
+      const bool use_guide = !use_count && num_samples >= kGuideMinSamples;
+      uint64_t row = ~uint64_t{0};
+      for (uint64_t t = b; t < e; t += kTile) {
+        const uint64_t m = std::min(kTile, e - t);
+        fill(bits, key, offset + categorical::kWordsWith * t, 0, 2 * m, w, one);
+        for (uint64_t i = 0; i < m; ++i) {
+          const uint64_t r = (t + i) / num_samples;
+          if (r != row) {
+            if (r < c_first || r >= c_first + kRowsTogether) {  // the next rows' sums, together
+              c_first = r;
+              const uint64_t last_row = (e - 1) / num_samples;
+              cumulative_rows(weights, k, r, std::min(last_row + 1, r + kRowsTogether), scale.data(), c.data());
+            }
+            cr = c.data() + (r - c_first) * k;
+            if (use_guide) guide.build(cr, k, total[r], num_samples);
+            row = r;
+          }
+          out[t + i] = use_count   ? sample_count(cr, k, total[r], w[2 * i], w[2 * i + 1])
+                       : use_guide ? guide.sample(cr, k, total[r], w[2 * i], w[2 * i + 1])
+                                   : categorical::sample_with(cr, k, total[r], w[2 * i], w[2 * i + 1]);
+        }
       }
     });
     return;
@@ -72,18 +271,40 @@ void multinomial(const double* weights, uint64_t rows, uint64_t k, uint64_t num_
   // the num_samples first in the exact order (a strict total order, so any
   // selection algorithm gives the same result; the CUDA kernel inserts).
   detail::parallel_ranges(rows, opt.threads, 1, [&](uint64_t b, uint64_t e) {
-    std::vector<categorical::RaceEntry> entries(k);
-    PairReader words(s);
-    for (uint64_t r = b; r < e; ++r) {
-      const double* w = weights + r * k;
-      for (uint64_t i = 0; i < k; ++i) {
-        uint32_t wd[2];
-        words.read(offset + categorical::kWordsWithout * (r * k + i), wd);
-        entries[i] = categorical::race_entry(w[i], static_cast<int64_t>(i), wd[0], wd[1]);
+    constexpr uint64_t kTile = 1024;  // categories per tile of words (the vector Philox's)
+    // rows' categories are consecutive in the stream: small rows are taken
+    // rb at a time (their race times in one pass)
+    const uint64_t rb = std::max<uint64_t>(1, kTile / k);
+    std::vector<Keyed> entries(k), pos;
+    std::vector<double> E(rb * k);
+    uint32_t wd[2 * kTile];
+    uint8_t done[kTile];
+    for (uint64_t r0 = b; r0 < e; r0 += rb) {
+      const uint64_t r1 = std::min(e, r0 + rb);
+      const uint64_t n = (r1 - r0) * k;  // the categories of rows [r0, r1)
+      for (uint64_t t = 0; t < n; t += kTile) {
+        const uint64_t m = std::min(kTile, n - t);
+        const uint64_t w0 = offset + categorical::kWordsWithout * (r0 * k + t);
+        // E of each category: the vector form of the backend's ISA
+        // (host/simd/params.h, race_time), or the scalar function on words
+        // from fill's bits row; the same values.
+        double* Et = E.data() + t;
+        if (!detail::simd_params(opt.backend, detail::ParamDraw::race_time, nullptr, nullptr, m, st, w0, Et, done)) {
+          fill(bits, key, w0, 0, 2 * m, wd, one);
+          for (uint64_t i = 0; i < m; ++i) Et[i] = categorical::race_time(wd[2 * i], wd[2 * i + 1]);
+        }
       }
-      std::partial_sort(entries.begin(), entries.begin() + static_cast<std::ptrdiff_t>(num_samples), entries.end(),
-                        categorical::before);
-      for (uint64_t j = 0; j < num_samples; ++j) out[r * num_samples + j] = entries[j].index;
+      for (uint64_t r = r0; r < r1; ++r) {
+        const double* w = weights + r * k;
+        const double* Er = E.data() + (r - r0) * k;
+        for (uint64_t i = 0; i < k; ++i) entries[i] = keyed(w[i], static_cast<int64_t>(i), Er[i]);
+        const KeyedOrder order{Er, w};
+        if (select_quick(entries, w, num_samples, order, pos, out + r * num_samples)) continue;
+        const auto mid = entries.begin() + static_cast<std::ptrdiff_t>(num_samples);
+        if (num_samples < k) std::nth_element(entries.begin(), mid, entries.end(), order);
+        std::sort(entries.begin(), mid, order);
+        for (uint64_t j = 0; j < num_samples; ++j) out[r * num_samples + j] = entries[j].index;
+      }
     }
   });
 }

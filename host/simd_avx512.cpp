@@ -1,6 +1,6 @@
 // AVX-512 (F, BW, DQ, VL) instance of the vector backend (host/simd/): the
 // same kernels as AVX2 at twice the width. Called only after the dispatcher
-// has checked the CPU. Exports exactly the three entry points below
+// has checked the CPU. Exports exactly the four entry points below
 // (test_simd_symbols).
 #define XRNG_SIMD_BYTES 64
 // GCC 12's avx512fintrin.h trips -Wuninitialized on its own _mm512_undefined_*
@@ -10,6 +10,7 @@
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 #endif
 #include "simd/fill.h"
+#include "simd/params.h"
 #include "simd/perm.h"
 #include "simd/probe_impl.h"
 #include "xrng.h"  // the declarations of the entry points
@@ -23,5 +24,9 @@ bool perm_avx512(const PermKey& k, uint64_t start, uint64_t count, DType t, void
 }
 bool probe_avx512(Probe which, const Plan& plan, const uint32_t* in, size_t n, void* out) {
   return probe_impl(which, plan, in, n, out);
+}
+bool params_avx512(ParamDraw which, const double* a, const double* b, uint64_t n, const Stream& s, uint64_t word0,
+                  double* y, uint8_t* done) {
+  return params_impl(which, a, b, n, s, word0, y, done);
 }
 }  // namespace xrng::detail

@@ -365,7 +365,8 @@ bool fill_neon(const Plan& plan, const Stream& s, uint64_t offset, uint64_t star
 bool perm_avx2(const PermKey& k, uint64_t start, uint64_t count, DType t, void* out);
 bool perm_avx512(const PermKey& k, uint64_t start, uint64_t count, DType t, void* out);
 bool perm_neon(const PermKey& k, uint64_t start, uint64_t count, DType t, void* out);
-enum class Probe : int;  // host/simd/probe.h
+enum class Probe : int;      // host/simd/probe.h
+enum class ParamDraw : int;  // host/simd/params_api.h
 // A vector backend compiled into this library: its name (simd_isa()), its
 // entry points (probe: the tests' access to its per-word transforms,
 // host/simd/probe.h), and whether this CPU can run it.
@@ -375,10 +376,15 @@ struct SimdBackend {
   bool (*perm)(const PermKey&, uint64_t, uint64_t, DType, void*);
   bool (*probe)(Probe, const Plan&, const uint32_t*, size_t, void*);
   bool (*cpu_has)();
+  bool (*params)(ParamDraw, const double*, const double*, uint64_t, const Stream&, uint64_t, double*, uint8_t*);
 };
 // The vector backends of this build, each requiring the CPU features of the
 // ones before it (AVX-512 after AVX2); empty where the architecture has none.
 const std::vector<SimdBackend>& simd_backends();
+// Elements [0, n) of a tensor-parameter draw by the vector form of backend b's
+// ISA (host/simd/params_api.h): false when b is scalar or the ISA has none.
+bool simd_params(Backend b, ParamDraw which, const double* a, const double* p, uint64_t n, const Stream& s,
+                 uint64_t word0, double* y, uint8_t* done);
 // The scalar reference for one contiguous range (no threads).
 void fill_scalar(const Plan& plan, const Stream& s, uint64_t offset, uint64_t start, uint64_t count, void* out);
 }  // namespace detail

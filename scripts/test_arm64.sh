@@ -50,7 +50,8 @@ cmake -S . -B build-arm64 -DCMAKE_TOOLCHAIN_FILE="$PWD/cmake/toolchain-aarch64-l
   -DXRNG_DOCTEST_INCLUDE="$deps" -DXRNG_RANDOM123_INCLUDE="$deps" >build-arm64/configure.log 2>&1 \
   || { cat build-arm64/configure.log; exit 1; }
 grep -E "^-- xrng host SIMD" build-arm64/configure.log
-tests=(test_kat test_random123 test_golden test_api test_elements test_blocks test_invariance test_simd test_simd_exhaustive)
+tests=(test_kat test_random123 test_golden test_api test_elements test_blocks test_invariance test_simd test_simd_exhaustive
+       test_gamma test_multinomial test_simd_params)
 cmake --build build-arm64 -j"$(nproc)" --target xrng_cli "${tests[@]}"
 t1=$(date +%s)
 qemu=(qemu-aarch64 -L "$root")
@@ -70,7 +71,7 @@ if [ -x build/xrng ]; then
   echo "test_arm64: verify table identical to $(uname -m)'s ($(table build-arm64/verify.txt | wc -l) rows)"
 fi
 (cd build-arm64 && ctest --output-on-failure -j"$(nproc)" --timeout 900 \
-  -R '^(consumer|test_kat|test_random123|test_golden|test_api|test_elements|test_blocks|test_simd_symbols|test_simd_no_fused_v2|test_simd_sampled_neon)$')
+  -R '^(consumer|test_kat|test_random123|test_golden|test_api|test_elements|test_blocks|test_simd_symbols|test_simd_no_fused_v2|test_simd_sampled_neon|test_gamma|test_multinomial|test_simd_params_neon)$')
 # NEON == scalar on every row (counts 0..100 at every offset and start phase,
 # permutations n = 1..1000, every golden vector) and the invariances (random
 # access, chunking, transforms, Generator offsets, permutation shards). Left to

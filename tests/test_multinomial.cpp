@@ -3,6 +3,7 @@
 // race order. Statistical checks: test_multinomial_stat.cpp ("stat").
 #include <doctest/doctest.h>
 
+#include <cmath>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -165,5 +166,100 @@ TEST_CASE("multinomial: the CUDA kernel's per-row insertion (race_row_insertion)
                                         out.data() + r * ns);
       CHECK_MESSAGE(out == host, "k ", k, " ns ", ns);
     }
+  }
+}
+
+TEST_CASE("multinomial: with replacement, every sample is sample_with's category (the guide table saves steps only)") {
+  // rows of many shapes: zeros (flat runs of the cumulative sum), one positive
+  // weight, tiny rows (scaled), a steep row, k = 1; enough samples per row for
+  // the host's guide table, and a few rows below its threshold.
+  const uint64_t k = 257;
+  std::vector<double> w = some_weights(12 * k, 5);
+  for (uint64_t i = 0; i < k; ++i) {
+    w[1 * k + i] = i == 100 ? 1.0 : 0.0;
+    w[2 * k + i] *= 0x1p-1000;
+    w[3 * k + i] = std::ldexp(1.0, static_cast<int>(i % 60));
+    w[4 * k + i] = i < 200 ? 0.0 : w[4 * k + i];
+    w[5 * k + i] = i > 3 ? 0.0 : 1.0;
+  }
+  const Stream st = Key(8, 2).stream();
+  for (uint64_t ns : {1ull, 15ull, 16ull, 1000ull}) {
+    CAPTURE(ns);
+    const auto out = draw(w, 12, k, ns, true, Key(8, 2), 3);
+    bool all = true;
+    for (uint64_t r = 0; r < 12; ++r) {
+      double scale = 1.0, total = 0.0;
+      REQUIRE(categorical::check_row(w.data() + r * k, k, &scale, &total) == categorical::RowStatus::ok);
+      std::vector<double> c(k);
+      categorical::cumulative(w.data() + r * k, k, scale, c.data());
+      for (uint64_t j = 0; j < ns; ++j) {
+        uint32_t wd[2];
+        stream_words(st, 3 + 2 * (r * ns + j), 2, wd);
+        all = all && out[r * ns + j] == categorical::sample_with(c.data(), k, total, wd[0], wd[1]);
+      }
+    }
+    CHECK(all);
+  }
+  const std::vector<double> one(1, 0.25);
+  CHECK(draw(one, 1, 1, 64, true, Key(1, 1), 0) == std::vector<int64_t>(64, 0));
+  // few categories (the host counts instead of searching): k = 2 .. 33, zeros included
+  for (uint64_t kk : {2ull, 3ull, 10ull, 32ull, 33ull}) {
+    std::vector<double> v = some_weights(9 * kk, 6 + kk);
+    for (uint64_t r = 0; r < 9; ++r) v[r * kk + r % kk] += 0.5;
+    v[kk - 1] = 0.0;  // a zero last weight: c[k-2] == c[k-1]
+    const uint64_t ns = 200;
+    const auto got = draw(v, 9, kk, ns, true, Key(8, 3), 1);
+    bool all = true;
+    for (uint64_t r = 0; r < 9; ++r) {
+      double scale = 1.0, total = 0.0;
+      REQUIRE(categorical::check_row(v.data() + r * kk, kk, &scale, &total) == categorical::RowStatus::ok);
+      std::vector<double> c(kk);
+      categorical::cumulative(v.data() + r * kk, kk, scale, c.data());
+      for (uint64_t j = 0; j < ns; ++j) {
+        uint32_t wd[2];
+        stream_words(Key(8, 3).stream(), 1 + 2 * (r * ns + j), 2, wd);
+        all = all && got[r * ns + j] == categorical::sample_with(c.data(), kk, total, wd[0], wd[1]);
+      }
+    }
+    CHECK_MESSAGE(all, "k ", kk);
+  }
+}
+
+TEST_CASE("multinomial: without replacement, keys equal or within rounding of each other are ordered exactly") {
+  // Weights made from each category's own E (its words known here): w = 2 E
+  // gives keys of exactly 1/2 (ties, by index), w = 3 E rounded keys within an
+  // ulp of 1/3, and tiny and huge weights keys beyond the host's quick
+  // comparison; the host's selection must equal race_row_insertion's (exact
+  // comparisons only).
+  const uint64_t k = 400, rows = 3;
+  const Stream st = Key(21, 4).stream();
+  std::vector<double> w(rows * k);
+  for (uint64_t r = 0; r < rows; ++r)
+    for (uint64_t i = 0; i < k; ++i) {
+      uint32_t wd[2];
+      stream_words(st, 9 + 2 * (r * k + i), 2, wd);
+      const double E = categorical::race_time(wd[0], wd[1]);
+      const uint64_t c = (i + r) % 5;
+      w[r * k + i] = c == 0 ? 2.0 * E : c == 1 ? 3.0 * E : c == 2 ? 1e-300 * (1.0 + i) : c == 3 ? (r == 2 ? 1e305 : 1e300) : E * 0x1p-1;
+    }
+  for (uint64_t ns : {1ull, 50ull, 399ull, 400ull}) {
+    const auto host = draw(w, rows, k, ns, false, Key(21, 4), 9);
+    std::vector<categorical::RaceEntry> list(ns);
+    std::vector<int64_t> ref(rows * ns);
+    for (uint64_t r = 0; r < rows; ++r)
+      categorical::race_row_insertion(w.data() + r * k, k, ns, st, 9 + 2 * r * k, list.data(), ref.data() + r * ns);
+    CHECK_MESSAGE(ref == host, "ns ", ns);
+  }
+  // rows of distinct keys only (the quick path whole), with zero weights, every ns
+  std::vector<double> v = some_weights(rows * k, 77);
+  for (uint64_t r = 0; r < rows; ++r) v[r * k + 1] = 0.5;
+  for (uint64_t ns : {1ull, 2ull, 200ull, 340ull, 343ull, 400ull}) {
+    const auto host = draw(v, rows, k, ns, false, Key(22, 4), 1);
+    std::vector<categorical::RaceEntry> list(ns);
+    std::vector<int64_t> ref(rows * ns);
+    for (uint64_t r = 0; r < rows; ++r)
+      categorical::race_row_insertion(v.data() + r * k, k, ns, Key(22, 4).stream(), 1 + 2 * r * k, list.data(),
+                                      ref.data() + r * ns);
+    CHECK_MESSAGE(ref == host, "ns ", ns);
   }
 }
