@@ -1,0 +1,153 @@
+// The torch CPU streams (rng/torch_cpu.h): their transcendental functions
+// proven equal to their references over the whole input domain the stream
+// gives them, and the engine against at::mt19937's known outputs.
+//
+// Domains: the float uniform takes the 2^24 values k 2^-24; the log gets
+// u1 = 1 - k 2^-24, the angle theta = two_pi * k 2^-24 (x86) or
+// float(2 pi k 2^-24) in binary64 (scalar). All 2^24 of each are compared.
+//  * x86 kernel: against torch's own avx_mathfun.h (the header shipped in
+//    the installed wheel, compiled as torch's AVX2 build compiles it:
+//    tests/torch_ref/avx_mathfun_ref.cpp), when this build found torch and
+//    runs on an AVX2+FMA x86-64 CPU; otherwise the test says it skipped.
+//  * scalar kernel: against this machine's glibc logf/sinf/cosf (the
+//    functions torch's default kernel calls), when the C library is glibc
+//    2.28..2.40 (the versions of those algorithms).
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <vector>
+
+#include "rng/torch_cpu.h"
+
+#if defined(__GLIBC__)
+#include <gnu/libc-version.h>
+#endif
+
+namespace tc = xrng::torch_cpu;
+namespace td = xrng::torch_cpu::detail;
+
+#if defined(XRNG_TORCH_AVX_REF)
+namespace xrng_torch_ref {
+void normal_fill_16(float* data, float mean, float std);
+void log8(const float* x, float* y);
+void sincos8(const float* x, float* s, float* c);
+}  // namespace xrng_torch_ref
+#endif
+
+namespace {
+bool same_bits(float a, float b) { return td::f2u(a) == td::f2u(b); }
+
+bool host_has_avx2_fma() {
+#if defined(__x86_64__) && defined(__GNUC__)
+  __builtin_cpu_init();
+  return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+#else
+  return false;
+#endif
+}
+}  // namespace
+
+TEST_CASE("torch_cpu: mt19937 seeding and words as at::mt19937") {
+  // MT19937's reference output (Matsumoto-Nishimura init_genrand(5489)):
+  // the 10000th word is 4123659995 (C++ [rand.predef]).
+  tc::MT19937 mt(5489);
+  uint32_t w = 0;
+  for (int i = 0; i < 10000; ++i) w = mt();
+  CHECK(w == 4123659995u);
+  // torch seeds with the low 32 bits of the 64-bit seed and keeps the seed.
+  tc::MT19937 a((1ull << 32) + 7), b(7);
+  CHECK(a.seed == (1ull << 32) + 7);
+  for (int i = 0; i < 2000; ++i) REQUIRE(a() == b());
+  // random64: the first word is the high half.
+  tc::State s(3), t(3);
+  const uint64_t hi = t.random(), lo = t.random();
+  CHECK(s.random64() == ((hi << 32) | lo));
+}
+
+TEST_CASE("torch_cpu: state round trip through torch's byte layout") {
+  tc::State s(12345);
+  for (int i = 0; i < 1000; ++i) s.random();
+  s.has_next_double_normal = true;
+  s.next_double_normal = -0.25;
+  s.has_next_float_normal = true;
+  s.next_float_normal = 1.5f;
+  std::vector<uint8_t> bytes(tc::kTorchStateBytes);
+  tc::to_torch_state(s, bytes.data());
+  tc::State r = tc::from_torch_state(bytes.data(), bytes.size());
+  CHECK(r.mt.left == s.mt.left);
+  CHECK(r.mt.next == s.mt.next);
+  CHECK(r.mt.seed == s.mt.seed);
+  CHECK(r.has_next_double_normal);
+  CHECK(r.next_double_normal == -0.25);
+  CHECK(r.has_next_float_normal);
+  CHECK(r.next_float_normal == 1.5f);
+  for (int i = 0; i < 2000; ++i) REQUIRE(r.random() == s.random());
+  CHECK_THROWS_AS(tc::from_torch_state(bytes.data(), 100), std::invalid_argument);
+}
+
+TEST_CASE("torch_cpu: x86 kernel equals torch's avx_mathfun.h over all 2^24 uniforms") {
+#if !defined(XRNG_TORCH_AVX_REF)
+  MESSAGE("SKIPPED: this build found no torch headers (or is not x86-64): no avx_mathfun.h reference");
+  return;
+#else
+  if (!host_has_avx2_fma()) {
+    MESSAGE("SKIPPED: this CPU has no AVX2+FMA to run torch's reference");
+    return;
+  }
+  const float two_pi = static_cast<float>(2.0 * 3.14159265358979323846);
+  long bad_log = 0, bad_sin = 0, bad_cos = 0, bad_fill = 0;
+  float in[8], lg[8], sn[8], cs[8];
+  for (uint32_t k0 = 0; k0 < (1u << 24); k0 += 8) {
+    for (int l = 0; l < 8; ++l) in[l] = 1.0f - static_cast<float>(k0 + l) * 0x1p-24f;
+    xrng_torch_ref::log8(in, lg);
+    for (int l = 0; l < 8; ++l) bad_log += !same_bits(td::x86_log(in[l]), lg[l]);
+    for (int l = 0; l < 8; ++l) in[l] = two_pi * (static_cast<float>(k0 + l) * 0x1p-24f);
+    xrng_torch_ref::sincos8(in, sn, cs);
+    for (int l = 0; l < 8; ++l) {
+      float s, c;
+      td::x86_sincos(in[l], &s, &c);
+      bad_sin += !same_bits(s, sn[l]);
+      bad_cos += !same_bits(c, cs[l]);
+    }
+  }
+  // The whole 16-wide transform (radius, angle, fmadd with mean/std) on
+  // strided blocks of uniforms covering both halves' domains.
+  for (uint32_t k0 = 0; k0 < (1u << 24); k0 += 16 * 61) {
+    float a[16], b[16];
+    for (int l = 0; l < 16; ++l) a[l] = b[l] = static_cast<float>((k0 + 997u * l) & 0xffffffu) * 0x1p-24f;
+    xrng_torch_ref::normal_fill_16(a, 0.5f, 3.0f);
+    tc::normal_fill16(b, 0.5f, 3.0f, tc::Kernel::x86);
+    for (int l = 0; l < 16; ++l) bad_fill += !same_bits(a[l], b[l]);
+  }
+  CHECK(bad_log == 0);
+  CHECK(bad_sin == 0);
+  CHECK(bad_cos == 0);
+  CHECK(bad_fill == 0);
+#endif
+}
+
+TEST_CASE("torch_cpu: scalar kernel equals glibc logf/sinf/cosf over all 2^24 uniforms") {
+#if !defined(__GLIBC__)
+  MESSAGE("SKIPPED: the C library is not glibc: no reference for the scalar kernel");
+  return;
+#else
+  if (!(__GLIBC__ == 2 && __GLIBC_MINOR__ >= 28 && __GLIBC_MINOR__ <= 40)) {
+    MESSAGE("SKIPPED: glibc " << gnu_get_libc_version() << " is not one of 2.28..2.40 (the algorithms reproduced)");
+    return;
+  }
+  long bad_log = 0, bad_sin = 0, bad_cos = 0;
+  for (uint32_t k = 0; k < (1u << 24); ++k) {
+    const float u = static_cast<float>(k) * 0x1p-24f;
+    const float u1 = 1.0f - u;
+    bad_log += !same_bits(td::glibc_logf(u1), ::logf(u1));
+    const float theta = static_cast<float>(2.0 * 3.14159265358979323846 * static_cast<double>(u));
+    bad_sin += !same_bits(td::glibc_sinf(theta), ::sinf(theta));
+    bad_cos += !same_bits(td::glibc_cosf(theta), ::cosf(theta));
+  }
+  CHECK(bad_log == 0);
+  CHECK(bad_sin == 0);
+  CHECK(bad_cos == 0);
+#endif
+}
