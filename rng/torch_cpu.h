@@ -247,4 +247,28 @@ inline int64_t randint_value(State& s, uint64_t range, int64_t low) {
 // there): a float64 uniform (random64) < p.
 inline bool bernoulli_value(State& s, double p) { return uniform_f64(s.random64()) < p; }
 
+// randperm(n) on CPU: the identity, then for n < 2^32 / 20 torch's
+// Fisher-Yates from the front with z = random() mod (n - i) (n - 1 words);
+// from 2^32 / 20 up, the "inside-out" variant with z = random64() mod (i + 1)
+// (2n words). `out[i]` receives the value through `store(i, v)`, read back by
+// `load(i)`.
+template <class Load, class Store>
+inline void randperm(State& s, int64_t n, Load load, Store store) {
+  if (n < static_cast<int64_t>(0xffffffffu / 20)) {
+    for (int64_t i = 0; i < n; ++i) store(i, i);
+    for (int64_t i = 0; i < n - 1; ++i) {
+      const int64_t z = static_cast<int64_t>(s.random() % static_cast<uint64_t>(n - i));
+      const int64_t a = load(i), b = load(z + i);
+      store(i, b);
+      store(z + i, a);
+    }
+    return;
+  }
+  for (int64_t i = 0; i < n; ++i) {
+    const int64_t z = static_cast<int64_t>(s.random64() % static_cast<uint64_t>(i + 1));
+    store(i, load(z));
+    store(z, i);
+  }
+}
+
 }  // namespace xrng::torch_cpu

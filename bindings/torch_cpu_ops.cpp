@@ -1,0 +1,105 @@
+// Python entry points of the torch CPU streams (rng/torch_cpu.h): a thin
+// loop from a torch-layout generator state (a 5056-byte uint8 CPU tensor,
+// what torch.Generator.get_state() returns) into a contiguous CPU tensor.
+// No arithmetic of its own: every value comes from rng/torch_cpu.h.
+#include <torch/extension.h>
+#include <pybind11/pybind11.h>
+
+#include <cstring>
+#include <string>
+
+#include "host/torch_cpu.h"
+
+namespace py = pybind11;
+namespace tc = xrng::torch_cpu;
+
+namespace {
+
+tc::Kernel parse_kernel(const std::string& k) {
+  if (k == "x86") return tc::Kernel::x86;
+  if (k == "scalar") return tc::Kernel::scalar;
+  throw std::invalid_argument("kernel must be 'x86' or 'scalar', got '" + k + "'");
+}
+
+void check_state(const at::Tensor& st) {
+  if (st.device().type() != at::kCPU || st.scalar_type() != at::kByte || !st.is_contiguous() ||
+      st.numel() != static_cast<int64_t>(tc::kTorchStateBytes))
+    throw std::invalid_argument("torch_cpu state must be a contiguous CPU uint8 tensor of 5056 bytes");
+}
+
+at::Tensor seed_state(uint64_t seed) {
+  at::Tensor st = at::empty({static_cast<int64_t>(tc::kTorchStateBytes)}, at::kByte);
+  tc::to_torch_state(tc::State(seed), st.data_ptr<uint8_t>());
+  return st;
+}
+
+// Fills `out` (contiguous CPU) with draw `kind` from `state`, advancing it as
+// torch's CPU generator would. kind: uniform, normal, randint, bernoulli, randperm.
+void draw(at::Tensor state, const std::string& kind, const std::string& kernel, at::Tensor out, double a,
+          double b) {
+  check_state(state);
+  if (out.device().type() != at::kCPU || !out.is_contiguous())
+    throw std::invalid_argument("torch_cpu draw: out must be a contiguous CPU tensor");
+  const tc::Kernel k = parse_kernel(kernel);
+  tc::State s = tc::from_torch_state(state.data_ptr<uint8_t>(), tc::kTorchStateBytes);
+  const int64_t n = out.numel();
+  const auto dt = out.scalar_type();
+  if (kind == "uniform" || kind == "normal") {
+    xrng::DType xt;
+    if (dt == at::kFloat) xt = xrng::DType::f32;
+    else if (dt == at::kDouble) xt = xrng::DType::f64;
+    else if (dt == at::kHalf) xt = xrng::DType::f16;
+    else if (dt == at::kBFloat16) xt = xrng::DType::bf16;
+    else throw std::invalid_argument("torch_cpu " + kind + ": dtype must be a floating type");
+    if (kind == "uniform")
+      tc::rand(s, n, xt, out.data_ptr());
+    else
+      tc::randn(s, n, static_cast<float>(a), static_cast<float>(b), k, xt, out.data_ptr());
+  } else if (kind == "randint") {
+    const int64_t low = static_cast<int64_t>(a), high = static_cast<int64_t>(b);
+    if (!(high > low)) throw std::invalid_argument("torch_cpu randint: high must exceed low");
+    const uint64_t range = static_cast<uint64_t>(high) - static_cast<uint64_t>(low);
+    if (dt == at::kLong) {
+      auto* p = out.data_ptr<int64_t>();
+      for (int64_t i = 0; i < n; ++i) p[i] = tc::randint_value(s, range, low);
+    } else if (dt == at::kInt) {
+      auto* p = out.data_ptr<int32_t>();
+      for (int64_t i = 0; i < n; ++i) p[i] = static_cast<int32_t>(tc::randint_value(s, range, low));
+    } else {
+      throw std::invalid_argument("torch_cpu randint: dtype must be int64 or int32");
+    }
+  } else if (kind == "bernoulli") {
+    if (!(a >= 0.0 && a <= 1.0)) throw std::invalid_argument("torch_cpu bernoulli: p must be in [0, 1]");
+    if (dt == at::kFloat) {
+      auto* p = out.data_ptr<float>();
+      for (int64_t i = 0; i < n; ++i) p[i] = tc::bernoulli_value(s, a) ? 1.0f : 0.0f;
+    } else if (dt == at::kBool) {
+      auto* p = out.data_ptr<bool>();
+      for (int64_t i = 0; i < n; ++i) p[i] = tc::bernoulli_value(s, a);
+    } else {
+      throw std::invalid_argument("torch_cpu bernoulli: dtype must be float32 or bool");
+    }
+  } else if (kind == "randperm") {
+    if (out.dim() != 1) throw std::invalid_argument("torch_cpu randperm: out must be 1-D");
+    AT_DISPATCH_ALL_TYPES_AND2(at::kHalf, at::kBFloat16, dt, "torch_cpu_randperm", [&] {
+      auto* p = out.data_ptr<scalar_t>();
+      tc::randperm(
+          s, n, [p](int64_t i) { return static_cast<int64_t>(p[i]); },
+          [p](int64_t i, int64_t v) { p[i] = static_cast<scalar_t>(v); });
+    });
+  } else {
+    throw std::invalid_argument("torch_cpu draw: unknown kind '" + kind + "'");
+  }
+  tc::to_torch_state(s, state.data_ptr<uint8_t>());
+}
+
+}  // namespace
+
+void register_torch_cpu(py::module_& m) {
+  m.def("torch_cpu_seed", &seed_state, py::arg("seed"),
+        "A torch CPU generator state (torch.Generator.get_state() layout, 5056 uint8) seeded as torch seeds it.");
+  m.def("torch_cpu_draw", &draw, py::arg("state"), py::arg("kind"), py::arg("kernel"), py::arg("out"),
+        py::arg("a") = 0.0, py::arg("b") = 1.0,
+        "Fills contiguous CPU `out` with torch CPU stream draw `kind` (uniform, normal, randint, bernoulli, randperm), "
+        "advancing `state` in place as torch's generator would.");
+}

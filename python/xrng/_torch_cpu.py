@@ -1,0 +1,98 @@
+"""torch's CPU generator as an xrng stream (SPEC.md "torch CPU streams").
+
+``xrng.torch_cpu(seed_or_torch_generator, kernel="x86" | "scalar")`` returns a
+:class:`TorchCPUGenerator`: pass it as ``generator=`` to :func:`xrng.rand`,
+:func:`xrng.randn`, :func:`xrng.randint`, :func:`xrng.bernoulli` (and
+:func:`xrng.uniform_`, :func:`xrng.normal_`) to get the values
+``torch.manual_seed(seed)`` followed by the same torch calls gives on a CPU
+running that kernel, on any host: ``kernel="x86"`` is torch's AVX2 normal
+kernel (every x86-64 CPU with AVX2), ``"scalar"`` torch's default kernel
+(ARM, or ``ATEN_CPU_CAPABILITY=default``). The generator advances exactly as
+torch's would; :meth:`TorchCPUGenerator.to_torch` writes its state back to a
+``torch.Generator``.
+
+Reproduced so far: rand/uniform_ on [0, 1) (float32, float64, float16,
+bfloat16), randn/normal_ in float32/float16/bfloat16 for 16 or more
+contiguous elements, randint (int64, int32), randperm (any dtype), bernoulli
+with a scalar p (torch's non-MKL path: every CPU but Intel's). Other calls
+raise NotImplementedError or ValueError before the generator advances.
+"""
+from __future__ import annotations
+
+from typing import Optional, Union
+
+import torch
+
+from . import _C
+
+__all__ = ["TorchCPUGenerator", "torch_cpu"]
+
+_KERNELS = ("x86", "scalar")
+
+
+class TorchCPUGenerator:
+    """torch's CPU generator state (mt19937 plus the cached normals) and the
+    normal kernel to reproduce. ``state`` is torch's own byte layout (a
+    5056-element uint8 CPU tensor, as ``torch.Generator.get_state()``)."""
+
+    def __init__(self, seed_or_generator: Union[int, torch.Generator], kernel: str = "x86"):
+        if kernel not in _KERNELS:
+            raise ValueError(f"kernel must be 'x86' or 'scalar', got {kernel!r}")
+        self.kernel = kernel
+        if isinstance(seed_or_generator, torch.Generator):
+            if seed_or_generator.device.type != "cpu":
+                raise ValueError("torch_cpu continues a CPU torch.Generator, got one on "
+                                 f"{seed_or_generator.device}")
+            self.state = seed_or_generator.get_state().clone().contiguous()
+        elif isinstance(seed_or_generator, int) and not isinstance(seed_or_generator, bool):
+            if not 0 <= seed_or_generator < 2 ** 64:
+                raise ValueError(f"seed must be in [0, 2**64), got {seed_or_generator}")
+            self.state = _C.torch_cpu_seed(seed_or_generator)
+        else:
+            raise TypeError("torch_cpu takes an int seed or a CPU torch.Generator, got "
+                            f"{type(seed_or_generator).__name__}")
+
+    def to_torch(self, generator: Optional[torch.Generator] = None) -> torch.Generator:
+        """Writes this state into ``generator`` (a new CPU torch.Generator when
+        None) so torch continues where this generator stands; returns it."""
+        g = torch.Generator() if generator is None else generator
+        g.set_state(self.state.clone())
+        return g
+
+    def _fill(self, kind: str, out: torch.Tensor, a: float = 0.0, b: float = 1.0) -> torch.Tensor:
+        """Fills ``out`` (any device, any strides) with ``kind`` draws in the
+        order torch's CPU kernels visit its elements: TensorIterator's, memory
+        order (dimensions by decreasing stride), which for a contiguous tensor
+        is row-major."""
+        if kind == "normal" and not out.is_contiguous():
+            raise NotImplementedError("xrng.torch_cpu: normal into a non-contiguous tensor takes torch's "
+                                      "float64 path, not reproduced yet")
+        if out.device.type == "cpu" and out.is_contiguous():
+            _C.torch_cpu_draw(self.state, kind, self.kernel, out, float(a), float(b))
+            return out
+        perm = sorted(range(out.dim()), key=lambda d: out.stride(d), reverse=True)
+        view = out.permute(perm)
+        host = torch.empty(view.shape, dtype=out.dtype)
+        _C.torch_cpu_draw(self.state, kind, self.kernel, host, float(a), float(b))
+        view.copy_(host)
+        return out
+
+    def __repr__(self) -> str:
+        return f"xrng.torch_cpu(kernel={self.kernel!r})"
+
+
+def torch_cpu(seed_or_generator: Union[int, torch.Generator], kernel: str = "x86") -> TorchCPUGenerator:
+    """A generator reproducing torch's CPU generator (see the module doc)."""
+    return TorchCPUGenerator(seed_or_generator, kernel)
+
+
+def _draw(generator: TorchCPUGenerator, kind: str, size, dtype, device, out, a=0.0, b=1.0,
+          default_dtype=None) -> torch.Tensor:
+    """A new (or ``out``) tensor of ``size`` filled from the torch CPU stream,
+    generated on the host and moved to ``device``."""
+    if out is not None:
+        return generator._fill(kind, out, a, b)
+    dt = dtype if dtype is not None else (default_dtype or torch.get_default_dtype())
+    t = torch.empty(size, dtype=dt)
+    generator._fill(kind, t, a, b)
+    return t if device is None else t.to(device)
