@@ -20,4 +20,11 @@ void randn(State& s, int64_t n, float mean, float std, Kernel k, DType dtype, vo
 // f16 or bf16. Throws std::invalid_argument for another dtype.
 void rand(State& s, int64_t n, DType dtype, void* out);
 
+// The 16-wide normal transform (normal_fill16) on `nblocks` consecutive
+// blocks of 16 uniforms, in place, as the host runs it: for Kernel::x86 on
+// an AVX2+FMA CPU, 8-lane AVX2 code (fill16_is_simd tells), else the
+// header's scalar code; the same values either way.
+void fill16_blocks(float* data, int64_t nblocks, float mean, float std, Kernel k);
+bool fill16_is_simd(Kernel k);
+
 }  // namespace xrng::torch_cpu

@@ -205,35 +205,45 @@ inline void rand_f16(State& s, int64_t n, T* out, Cast cast, T one, T zero) {
 
 // normal_fill for a contiguous float32 output of n >= 16 elements: n
 // uniforms, a 16-wide transform per full block; when n % 16 != 0 the last 16
-// elements are redrawn (16 more words) and transformed again.
-inline void normal_f32(State& s, int64_t n, float mean, float std, Kernel k, float* out) {
+// elements are redrawn (16 more words) and transformed again. `fill16(p)`
+// transforms the 16 floats at p (normal_fill16, or a host SIMD equivalent of
+// it, bit for bit).
+template <class Fill16>
+inline void normal_f32_with(State& s, int64_t n, float* out, Fill16 fill16) {
   if (n < 16) throw std::invalid_argument("torch_cpu::normal_f32: n < 16 takes torch's float64 path");
   for (int64_t i = 0; i < n; ++i) out[i] = uniform_f32(s.random());
-  for (int64_t i = 0; i < n - 15; i += 16) normal_fill16(out + i, mean, std, k);
+  for (int64_t i = 0; i < n - 15; i += 16) fill16(out + i);
   if (n % 16 != 0) {
     float* tail = out + n - 16;
     for (int i = 0; i < 16; ++i) tail[i] = uniform_f32(s.random());
-    normal_fill16(tail, mean, std, k);
+    fill16(tail);
   }
+}
+inline void normal_f32(State& s, int64_t n, float mean, float std, Kernel k, float* out) {
+  normal_f32_with(s, n, out, [=](float* d) { normal_fill16(d, mean, std, k); });
 }
 
 // normal_fill for float16/bfloat16 (n >= 16, contiguous): float32 blocks of
 // 16 drawn and transformed one at a time, then the tail block of 16 at n - 16;
 // the n % 16 uniforms the float32 path draws and discards are never drawn.
-template <class Store>
-inline void normal_f32_blocks(State& s, int64_t n, float mean, float std, Kernel k, Store store) {
+template <class Fill16, class Store>
+inline void normal_f32_blocks_with(State& s, int64_t n, Fill16 fill16, Store store) {
   if (n < 16) throw std::invalid_argument("torch_cpu::normal: n < 16 takes torch's float64 path");
   float buf[16];
   for (int64_t i = 0; i < n - 15; i += 16) {
     for (int j = 0; j < 16; ++j) buf[j] = uniform_f32(s.random());
-    normal_fill16(buf, mean, std, k);
+    fill16(buf);
     for (int j = 0; j < 16; ++j) store(i + j, buf[j]);
   }
   if (n % 16 != 0) {
     for (int j = 0; j < 16; ++j) buf[j] = uniform_f32(s.random());
-    normal_fill16(buf, mean, std, k);
+    fill16(buf);
     for (int j = 0; j < 16; ++j) store(n - 16 + j, buf[j]);
   }
+}
+template <class Store>
+inline void normal_f32_blocks(State& s, int64_t n, float mean, float std, Kernel k, Store store) {
+  normal_f32_blocks_with(s, n, [=](float* d) { normal_fill16(d, mean, std, k); }, store);
 }
 
 // random_(from, to) / randint(low, high): range = high - low; a 64-bit word

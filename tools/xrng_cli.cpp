@@ -40,7 +40,7 @@
 #include <vector>
 
 #include "host/xrng.h"
-#include "rng/torch_cpu.h"
+#include "host/torch_cpu.h"
 #include "sha256.h"
 #include "verify.h"
 #if defined(XRNG_HAVE_CUDA)
@@ -754,12 +754,9 @@ TorchRequest torch_request(const std::vector<std::string>& args, xrng::torch_cpu
   xrng::torch_cpu::State st(seed);
   r.bytes.resize(r.count * static_cast<uint64_t>(xrng::dtype_size(r.dtype)));
   if (dist == "normal")
-    xrng::torch_cpu::normal_f32(st, static_cast<int64_t>(r.count), mean, stdv, k,
-                                reinterpret_cast<float*>(r.bytes.data()));
-  else if (r.dtype == xrng::DType::f32)
-    xrng::torch_cpu::rand_f32(st, static_cast<int64_t>(r.count), reinterpret_cast<float*>(r.bytes.data()));
+    xrng::torch_cpu::randn(st, static_cast<int64_t>(r.count), mean, stdv, k, r.dtype, r.bytes.data());
   else
-    xrng::torch_cpu::rand_f64(st, static_cast<int64_t>(r.count), reinterpret_cast<double*>(r.bytes.data()));
+    xrng::torch_cpu::rand(st, static_cast<int64_t>(r.count), r.dtype, r.bytes.data());
   r.describe = dist + " " + xrng::dtype_name(r.dtype) + " stream=" + kv["--stream"] + " seed=" + std::to_string(seed) +
                " count=" + std::to_string(r.count);
   if (dist == "normal" && (mean != 0.0f || stdv != 1.0f)) r.describe += " mean=" + kv["--mean"] + " std=" + kv["--std"];

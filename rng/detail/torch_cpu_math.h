@@ -36,6 +36,10 @@ inline float u2f(uint32_t u) {
 
 // ---- torch's AVX2 kernel (avx_mathfun.h as compiled in the wheel) -----------------------------
 
+// avx_mathfun.h's constants are float arrays initialised from double
+// literals: the decimal is rounded to binary64, then to binary32.
+constexpr float F(double v) { return static_cast<float>(v); }
+
 // log256_ps for one lane. The wheel fuses the 8 Horner steps, y*z + e*q1,
 // y - z/2 and x + e*q2 (the products e*q1, y*x and z*z stay separate).
 inline float x86_log(float x0) {
@@ -45,26 +49,26 @@ inline float x86_log(float x0) {
   x = u2f((f2u(x) & ~0x7f800000u) | f2u(0.5f));
   imm0 -= 0x7f;
   float e = static_cast<float>(imm0) + 1.0f;
-  const bool mask = x < 0.707106781186547524f;
+  const bool mask = x < F(0.707106781186547524);
   const float tmp = mask ? x : 0.0f;
   x = x - 1.0f;
   e = e - (mask ? 1.0f : 0.0f);
   x = x + tmp;
   const float z = x * x;
-  float y = 7.0376836292E-2f;
-  y = std::fma(y, x, -1.1514610310E-1f);
-  y = std::fma(y, x, 1.1676998740E-1f);
-  y = std::fma(y, x, -1.2420140846E-1f);
-  y = std::fma(y, x, +1.4249322787E-1f);
-  y = std::fma(y, x, -1.6668057665E-1f);
-  y = std::fma(y, x, +2.0000714765E-1f);
-  y = std::fma(y, x, -2.4999993993E-1f);
-  y = std::fma(y, x, +3.3333331174E-1f);
+  float y = F(7.0376836292E-2);
+  y = std::fma(y, x, F(-1.1514610310E-1));
+  y = std::fma(y, x, F(1.1676998740E-1));
+  y = std::fma(y, x, F(-1.2420140846E-1));
+  y = std::fma(y, x, F(1.4249322787E-1));
+  y = std::fma(y, x, F(-1.6668057665E-1));
+  y = std::fma(y, x, F(2.0000714765E-1));
+  y = std::fma(y, x, F(-2.4999993993E-1));
+  y = std::fma(y, x, F(3.3333331174E-1));
   y = y * x;
-  y = std::fma(y, z, e * -2.12194440e-4f);
+  y = std::fma(y, z, e * F(-2.12194440e-4));
   y = std::fma(-z, 0.5f, y);
   x = x + y;
-  x = std::fma(e, 0.693359375f, x);
+  x = std::fma(e, F(0.693359375), x);
   if (invalid) x = u2f(f2u(x) | 0xffffffffu);  // or with the all-ones compare mask: a NaN
   return x;
 }
@@ -77,27 +81,27 @@ inline float x86_log(float x0) {
 inline void x86_sincos(float x0, float* s, float* c) {
   uint32_t sign_sin = f2u(x0) & 0x80000000u;
   float x = u2f(f2u(x0) & 0x7fffffffu);
-  float y = x * 1.27323954473516f;
+  float y = x * F(1.27323954473516);
   int32_t j = static_cast<int32_t>(y);  // cvttps2dq: truncation
   j = (j + 1) & ~1;
   y = static_cast<float>(j);
   const uint32_t swap_sign_sin = static_cast<uint32_t>(j & 4) << 29;
   const bool poly_mask = (j & 2) == 0;
-  x = std::fma(y, -0.78515625f, x);
-  x = std::fma(y, -2.4187564849853515625e-4f, x);
-  x = std::fma(y, -3.77489497744594108e-8f, x);
+  x = std::fma(y, F(-0.78515625), x);
+  x = std::fma(y, F(-2.4187564849853515625e-4), x);
+  x = std::fma(y, F(-3.77489497744594108e-8), x);
   const uint32_t sign_cos = static_cast<uint32_t>(~(j - 2) & 4) << 29;
   sign_sin ^= swap_sign_sin;
   const float z = x * x;
-  float yc = 2.443315711809948E-005f;
-  yc = std::fma(yc, z, -1.388731625493765E-003f);
-  yc = std::fma(yc, z, 4.166664568298827E-002f);
+  float yc = F(2.443315711809948E-005);
+  yc = std::fma(yc, z, F(-1.388731625493765E-003));
+  yc = std::fma(yc, z, F(4.166664568298827E-002));
   yc = z * yc;
   yc = std::fma(yc, z, -(z * 0.5f));
   yc = yc + 1.0f;
-  float ys = -1.9515295891E-4f;
-  ys = std::fma(ys, z, 8.3321608736E-3f);
-  ys = std::fma(ys, z, -1.6666654611E-1f);
+  float ys = F(-1.9515295891E-4);
+  ys = std::fma(ys, z, F(8.3321608736E-3));
+  ys = std::fma(ys, z, F(-1.6666654611E-1));
   ys = z * ys;
   ys = std::fma(ys, x, x);
   const float ysin2 = poly_mask ? ys : 0.0f;
