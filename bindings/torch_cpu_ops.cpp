@@ -70,15 +70,10 @@ void draw(at::Tensor state, const std::string& kind, const std::string& kernel, 
     }
   } else if (kind == "bernoulli") {
     if (!(a >= 0.0 && a <= 1.0)) throw std::invalid_argument("torch_cpu bernoulli: p must be in [0, 1]");
-    if (dt == at::kFloat) {
-      auto* p = out.data_ptr<float>();
-      for (int64_t i = 0; i < n; ++i) p[i] = tc::bernoulli_value(s, a) ? 1.0f : 0.0f;
-    } else if (dt == at::kBool) {
-      auto* p = out.data_ptr<bool>();
-      for (int64_t i = 0; i < n; ++i) p[i] = tc::bernoulli_value(s, a);
-    } else {
-      throw std::invalid_argument("torch_cpu bernoulli: dtype must be float32 or bool");
-    }
+    AT_DISPATCH_ALL_TYPES_AND3(at::kBool, at::kHalf, at::kBFloat16, dt, "torch_cpu_bernoulli", [&] {
+      auto* p = out.data_ptr<scalar_t>();
+      for (int64_t i = 0; i < n; ++i) p[i] = static_cast<scalar_t>(tc::bernoulli_value(s, a));
+    });
   } else if (kind == "randperm") {
     if (out.dim() != 1) throw std::invalid_argument("torch_cpu randperm: out must be 1-D");
     AT_DISPATCH_ALL_TYPES_AND2(at::kHalf, at::kBFloat16, dt, "torch_cpu_randperm", [&] {

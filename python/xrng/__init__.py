@@ -776,6 +776,8 @@ def dropout(input: torch.Tensor, p: float = 0.5, training: bool = True, inplace:
     ``inplace=True`` on a tensor that requires grad writes the result back
     with ``copy_`` (tracked by autograd).
     """
+    if isinstance(generator, _torch_cpu.TorchCPUGenerator):  # torch's own CPU stream (_torch_cpu.py)
+        return _torch_cpu.dropout(generator, input, p, training, inplace)
     if not training:
         return input
     src = _source(seed, subseq, offset, generator)

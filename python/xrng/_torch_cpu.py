@@ -14,7 +14,7 @@ torch's would; :meth:`TorchCPUGenerator.to_torch` writes its state back to a
 Reproduced so far: rand/uniform_ on [0, 1) (float32, float64, float16,
 bfloat16), randn/normal_ in float32/float16/bfloat16 for 16 or more
 contiguous elements, randint (int64, int32), randperm (any dtype), bernoulli
-with a scalar p (torch's non-MKL path: every CPU but Intel's). Other calls
+with a scalar p and dropout (torch's non-MKL path: every CPU but Intel's). Other calls
 raise NotImplementedError or ValueError before the generator advances.
 """
 from __future__ import annotations
@@ -96,3 +96,21 @@ def _draw(generator: TorchCPUGenerator, kind: str, size, dtype, device, out, a=0
     t = torch.empty(size, dtype=dt)
     generator._fill(kind, t, a, b)
     return t if device is None else t.to(device)
+
+
+def dropout(generator: TorchCPUGenerator, input: torch.Tensor, p: float, training: bool,
+            inplace: bool) -> torch.Tensor:
+    """torch's CPU dropout (``at::native::_dropout``): a noise tensor like the
+    input filled by ``bernoulli_(1 - p)``, divided by ``1 - p`` and multiplied
+    into the input (torch's own tensor arithmetic, IEEE-exact on any device)."""
+    if not 0.0 <= p <= 1.0:
+        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+    if p == 0 or not training or input.numel() == 0:
+        return input
+    if p == 1:
+        zero = torch.zeros((), dtype=input.dtype, device=input.device)
+        return input.mul_(zero) if inplace else input * zero
+    noise = torch.empty_like(input)
+    generator._fill("bernoulli", noise, 1 - p)
+    noise.div_(1 - p)
+    return input.mul_(noise) if inplace else input * noise

@@ -213,3 +213,31 @@ def test_cli_torch_stream_fingerprint_equals_torch(cli, stream, capability):
     assert cli.fingerprint("--stream", stream, "--dist", "uniform", "--seed", 9, "--count", 1000) == want_u
     with pytest.raises(RuntimeError, match="fewer than 16"):
         cli.fingerprint("--stream", stream, "--dist", "normal", "--count", 15)
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64, torch.bfloat16, torch.float16])
+def test_torch_cpu_dropout_and_bernoulli_equal_torch(dtype):
+    if _intel():
+        pytest.skip("Intel CPU: torch's scalar bernoulli_ goes through MKL, not reproduced")
+    x = torch.linspace(-3, 3, 1000, dtype=torch.float32).to(dtype).reshape(20, 50)
+    for seed, p in ((0, 0.5), (3, 0.1), (4, 0.9)):
+        torch.manual_seed(seed)
+        want = torch.nn.functional.dropout(x, p, training=True)
+        want_t = torch.nn.functional.dropout(x.t(), p, training=True)  # strided: noise like the input
+        want_b = torch.empty(333, dtype=dtype).bernoulli_(p)
+        want_next = torch.rand(5)
+        g = xrng.torch_cpu(seed)
+        got = xrng.dropout(x, p, generator=g)
+        got_t = xrng.dropout(x.t(), p, generator=g)
+        got_b = xrng.bernoulli(333, p=p, dtype=dtype, generator=g)
+        assert torch.equal(got.view(torch.uint8), want.view(torch.uint8)), (seed, p)
+        assert torch.equal(got_t.contiguous(), want_t.contiguous()), (seed, p)
+        assert torch.equal(got_b, want_b), (seed, p)
+        assert torch.equal(xrng.rand(5, generator=g), want_next)
+    g = xrng.torch_cpu(0)
+    assert xrng.dropout(x, 0.5, training=False, generator=g) is x
+    y = x.clone()
+    torch.manual_seed(1)
+    want = torch.nn.functional.dropout(x.clone(), 1.0)
+    assert torch.equal(xrng.dropout(y, 1.0, inplace=True, generator=xrng.torch_cpu(1)), want)
+    assert torch.equal(y, want)
