@@ -17,6 +17,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <string>
 #include <vector>
 
 #include "host/torch_cpu.h"
@@ -27,6 +28,13 @@
 #endif
 
 namespace tc = xrng::torch_cpu;
+
+// test_torch_cpu (label exhaustive) visits every input; test_torch_cpu_quick
+// (label unit, also run under the sanitizers) every XRNG_TORCH_CPU_STEP-th.
+#ifndef XRNG_TORCH_CPU_STEP
+#define XRNG_TORCH_CPU_STEP 1
+#endif
+constexpr uint32_t kStep = XRNG_TORCH_CPU_STEP;
 namespace td = xrng::torch_cpu::detail;
 
 #if defined(XRNG_TORCH_AVX_REF)
@@ -100,7 +108,7 @@ TEST_CASE("torch_cpu: x86 kernel equals torch's avx_mathfun.h over all 2^24 unif
   const float two_pi = static_cast<float>(2.0 * 3.14159265358979323846);
   long bad_log = 0, bad_sin = 0, bad_cos = 0, bad_fill = 0;
   float in[8], lg[8], sn[8], cs[8];
-  for (uint32_t k0 = 0; k0 < (1u << 24); k0 += 8) {
+  for (uint32_t k0 = 0; k0 < (1u << 24); k0 += 8 * kStep) {
     for (int l = 0; l < 8; ++l) in[l] = 1.0f - static_cast<float>(k0 + l) * 0x1p-24f;
     xrng_torch_ref::log8(in, lg);
     for (int l = 0; l < 8; ++l) bad_log += !same_bits(td::x86_log(in[l]), lg[l]);
@@ -115,7 +123,7 @@ TEST_CASE("torch_cpu: x86 kernel equals torch's avx_mathfun.h over all 2^24 unif
   }
   // The whole 16-wide transform (radius, angle, fmadd with mean/std) on
   // strided blocks of uniforms covering both halves' domains.
-  for (uint32_t k0 = 0; k0 < (1u << 24); k0 += 16 * 61) {
+  for (uint32_t k0 = 0; k0 < (1u << 24); k0 += 16 * 61 * kStep) {
     float a[16], b[16];
     for (int l = 0; l < 16; ++l) a[l] = b[l] = static_cast<float>((k0 + 997u * l) & 0xffffffu) * 0x1p-24f;
     xrng_torch_ref::normal_fill_16(a, 0.5f, 3.0f);
@@ -139,7 +147,7 @@ TEST_CASE("torch_cpu: scalar kernel equals glibc logf/sinf/cosf over all 2^24 un
     return;
   }
   long bad_log = 0, bad_sin = 0, bad_cos = 0;
-  for (uint32_t k = 0; k < (1u << 24); ++k) {
+  for (uint32_t k = 0; k < (1u << 24); k += kStep) {
     const float u = static_cast<float>(k) * 0x1p-24f;
     const float u1 = 1.0f - u;
     bad_log += !same_bits(td::glibc_logf(u1), ::logf(u1));
@@ -158,12 +166,13 @@ TEST_CASE("torch_cpu: the host's 16-wide transform equals the header's over all 
   // normal_fill16, every uniform k 2^-24 as both u1's and u2's source, and
   // through randn's whole draw.
   for (tc::Kernel k : {tc::Kernel::x86, tc::Kernel::scalar}) {
-    if (!tc::fill16_is_simd(k)) MESSAGE("kernel " << (k == tc::Kernel::x86 ? "x86" : "scalar") << ": the host runs the header's scalar code");
-    const int64_t blocks = (1 << 24) / 8;
+    if (!tc::fill16_is_simd(k))
+      MESSAGE("kernel " << std::string(k == tc::Kernel::x86 ? "x86" : "scalar") << ": the host runs the header's scalar code");
+    const int64_t blocks = (1 << 24) / 8 / kStep;
     std::vector<float> a(static_cast<size_t>(blocks) * 16), b;
     for (int64_t bl = 0; bl < blocks; ++bl)
       for (int l = 0; l < 8; ++l) {
-        const float u = static_cast<float>(bl * 8 + l) * 0x1p-24f;
+        const float u = static_cast<float>((bl * 8 * kStep + l) & 0xffffff) * 0x1p-24f;
         a[bl * 16 + l] = u;
         a[bl * 16 + 8 + l] = u;
       }
