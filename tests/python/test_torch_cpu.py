@@ -241,3 +241,19 @@ def test_torch_cpu_dropout_and_bernoulli_equal_torch(dtype):
     want = torch.nn.functional.dropout(x.clone(), 1.0)
     assert torch.equal(xrng.dropout(y, 1.0, inplace=True, generator=xrng.torch_cpu(1)), want)
     assert torch.equal(y, want)
+
+
+def test_torch_cpu_inplace_fills_and_out_equal_torch():
+    tg = torch.Generator().manual_seed(21)
+    want = [torch.empty(8, 40).normal_(0.5, 2.0, generator=tg), torch.empty(100).uniform_(generator=tg),
+            torch.randn(64, generator=tg, dtype=torch.bfloat16)]
+    g = xrng.torch_cpu(21, kernel="x86" if _cpu_has("avx2") else "scalar")
+    got = [xrng.normal_(torch.empty(8, 40), 0.5, 2.0, generator=g), xrng.uniform_(torch.empty(100), generator=g)]
+    out = torch.empty(64, dtype=torch.bfloat16)
+    assert xrng.randn(64, generator=g, dtype=torch.bfloat16, out=out) is out
+    got.append(out)
+    for a, b in zip(got, want):
+        assert torch.equal(a, b)
+    assert torch.equal(g.state[:5016], tg.get_state()[:5016])
+    with pytest.raises(NotImplementedError, match="non-contiguous"):
+        xrng.normal_(torch.empty(40, 8).t(), generator=g)
