@@ -6,6 +6,8 @@
 #include <pybind11/pybind11.h>
 
 #include <cstring>
+#include <limits>
+#include <type_traits>
 #include <string>
 
 #include "host/torch_cpu.h"
@@ -36,7 +38,7 @@ at::Tensor seed_state(uint64_t seed) {
 // Fills `out` (contiguous CPU) with draw `kind` from `state`, advancing it as
 // torch's CPU generator would. kind: uniform, normal, randint, bernoulli, randperm.
 void draw(at::Tensor state, const std::string& kind, const std::string& kernel, at::Tensor out, double a,
-          double b) {
+          double b, int64_t ilow, int64_t ihigh) {
   check_state(state);
   if (out.device().type() != at::kCPU || !out.is_contiguous())
     throw std::invalid_argument("torch_cpu draw: out must be a contiguous CPU tensor");
@@ -56,18 +58,26 @@ void draw(at::Tensor state, const std::string& kind, const std::string& kernel, 
     else
       tc::randn(s, n, static_cast<float>(a), static_cast<float>(b), k, xt, out.data_ptr());
   } else if (kind == "randint") {
-    const int64_t low = static_cast<int64_t>(a), high = static_cast<int64_t>(b);
-    if (!(high > low)) throw std::invalid_argument("torch_cpu randint: high must exceed low");
-    const uint64_t range = static_cast<uint64_t>(high) - static_cast<uint64_t>(low);
-    if (dt == at::kLong) {
-      auto* p = out.data_ptr<int64_t>();
-      for (int64_t i = 0; i < n; ++i) p[i] = tc::randint_value(s, range, low);
-    } else if (dt == at::kInt) {
-      auto* p = out.data_ptr<int32_t>();
-      for (int64_t i = 0; i < n; ++i) p[i] = static_cast<int32_t>(tc::randint_value(s, range, low));
-    } else {
-      throw std::invalid_argument("torch_cpu randint: dtype must be int64 or int32");
-    }
+    if (!(ihigh > ilow)) throw std::invalid_argument("torch_cpu randint: high must exceed low");
+    AT_DISPATCH_ALL_TYPES_AND2(at::kHalf, at::kBFloat16, dt, "torch_cpu_randint", [&] {
+      int64_t lo = ilow, hi = ihigh;
+      if constexpr (std::is_floating_point_v<scalar_t> || std::is_same_v<scalar_t, at::Half> ||
+                    std::is_same_v<scalar_t, at::BFloat16>) {
+        // torch's cast int64 -> scalar_t -> int64 (Half/BFloat16 through float)
+        auto rt = [](int64_t v) { return static_cast<int64_t>(static_cast<scalar_t>(v)); };
+        lo = tc::update_from(lo, std::numeric_limits<scalar_t>::digits, rt);
+        hi = tc::update_to(hi, std::numeric_limits<scalar_t>::digits, rt);
+        if (!(lo < hi))
+          throw std::invalid_argument("torch_cpu randint: low and high cast to the dtype leave an empty range");
+      } else {
+        if (ilow < static_cast<int64_t>(std::numeric_limits<scalar_t>::lowest()) ||
+            ihigh - 1 > static_cast<int64_t>(std::numeric_limits<scalar_t>::max()))
+          throw std::invalid_argument("torch_cpu randint: [low, high) does not fit the dtype");
+      }
+      const uint64_t range = static_cast<uint64_t>(hi) - static_cast<uint64_t>(lo);
+      auto* p = out.data_ptr<scalar_t>();
+      for (int64_t i = 0; i < n; ++i) p[i] = static_cast<scalar_t>(tc::randint_value(s, range, lo));
+    });
   } else if (kind == "bernoulli") {
     if (!(a >= 0.0 && a <= 1.0)) throw std::invalid_argument("torch_cpu bernoulli: p must be in [0, 1]");
     AT_DISPATCH_ALL_TYPES_AND3(at::kBool, at::kHalf, at::kBFloat16, dt, "torch_cpu_bernoulli", [&] {
@@ -94,7 +104,8 @@ void register_torch_cpu(py::module_& m) {
   m.def("torch_cpu_seed", &seed_state, py::arg("seed"),
         "A torch CPU generator state (torch.Generator.get_state() layout, 5056 uint8) seeded as torch seeds it.");
   m.def("torch_cpu_draw", &draw, py::arg("state"), py::arg("kind"), py::arg("kernel"), py::arg("out"),
-        py::arg("a") = 0.0, py::arg("b") = 1.0,
+        py::arg("a") = 0.0, py::arg("b") = 1.0, py::arg("ilow") = 0, py::arg("ihigh") = 0,
         "Fills contiguous CPU `out` with torch CPU stream draw `kind` (uniform, normal, randint, bernoulli, randperm), "
-        "advancing `state` in place as torch's generator would.");
+        "advancing `state` in place as torch's generator would: a/b are uniform/normal/bernoulli's parameters, "
+        "ilow/ihigh randint's [low, high).");
 }

@@ -253,6 +253,33 @@ inline int64_t randint_value(State& s, uint64_t range, int64_t low) {
   return static_cast<int64_t>(w % range + static_cast<uint64_t>(low));
 }
 
+// random_(from, to) into a floating dtype with `digits` significand bits
+// moves the bounds inward first (torch's update_from / update_to,
+// ATen/native/DistributionTemplates.h) so no value rounds outside [from, to):
+// `round_trip(v)` is int64 -> dtype -> int64 as torch casts.
+template <class RoundTrip>
+inline int64_t update_from(int64_t from, int digits, RoundTrip round_trip) {
+  const int64_t from_plus_1 = round_trip(from + 1);
+  if (from_plus_1 < from) {
+    int64_t f = from + 1 < 0 ? -(from + 1) : from + 1;
+    int n = 0;
+    while (f >>= 1) ++n;
+    from = from_plus_1 + (int64_t{1} << (n - digits + 1));
+  }
+  return from;
+}
+template <class RoundTrip>
+inline int64_t update_to(int64_t to, int digits, RoundTrip round_trip) {
+  const int64_t to_minus_1 = round_trip(to - 1);
+  if (to_minus_1 >= to) {
+    int64_t t = to - 1 < 0 ? -(to - 1) : to - 1;
+    int n = 0;
+    while (t >>= 1) ++n;
+    to = to_minus_1 - (int64_t{1} << (n - digits + 1));
+  }
+  return to;
+}
+
 // bernoulli_(p) with a scalar p on CPUs other than Intel's (torch takes MKL
 // there): a float64 uniform (random64) < p.
 inline bool bernoulli_value(State& s, double p) { return uniform_f64(s.random64()) < p; }

@@ -48,14 +48,12 @@ void sincos8(const float* x, float* s, float* c);
 namespace {
 bool same_bits(float a, float b) { return td::f2u(a) == td::f2u(b); }
 
+#if defined(XRNG_TORCH_AVX_REF)
 bool host_has_avx2_fma() {
-#if defined(__x86_64__) && defined(__GNUC__)
   __builtin_cpu_init();
   return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
-#else
-  return false;
-#endif
 }
+#endif
 }  // namespace
 
 TEST_CASE("torch_cpu: mt19937 seeding and words as at::mt19937") {

@@ -14,7 +14,7 @@ def has_cuda_kernels() -> bool: ...
 def torch_cpu_seed(seed: int) -> torch.Tensor:
     """A torch CPU generator state (torch.Generator.get_state() layout, 5056 uint8), seeded as torch seeds it."""
 def torch_cpu_draw(state: torch.Tensor, kind: str, kernel: str, out: torch.Tensor, a: float = 0.0,
-                   b: float = 1.0) -> None:
+                   b: float = 1.0, ilow: int = 0, ihigh: int = 0) -> None:
     """Fills contiguous CPU `out` with torch CPU stream draw `kind` (uniform, normal, randint, bernoulli,
     randperm), advancing `state` in place as torch's generator would (rng/torch_cpu.h)."""
 def registry() -> Dict[str, Any]:

@@ -2,8 +2,10 @@
 
 ``xrng.torch_cpu(seed_or_torch_generator, kernel="x86" | "scalar")`` returns a
 :class:`TorchCPUGenerator`: pass it as ``generator=`` to :func:`xrng.rand`,
-:func:`xrng.randn`, :func:`xrng.randint`, :func:`xrng.bernoulli` (and
-:func:`xrng.uniform_`, :func:`xrng.normal_`) to get the values
+:func:`xrng.randn`, :func:`xrng.randint`, :func:`xrng.randperm`,
+:func:`xrng.bernoulli`, :func:`xrng.dropout` (and :func:`xrng.uniform_`,
+:func:`xrng.normal_`, :func:`xrng.randint_`; ``dtype=``, ``device=``, ``out=``
+as usual, other devices filled on the host then moved) to get the values
 ``torch.manual_seed(seed)`` followed by the same torch calls gives on a CPU
 running that kernel, on any host: ``kernel="x86"`` is torch's AVX2 normal
 kernel (every x86-64 CPU with AVX2), ``"scalar"`` torch's default kernel
@@ -13,7 +15,7 @@ torch's would; :meth:`TorchCPUGenerator.to_torch` writes its state back to a
 
 Reproduced so far: rand/uniform_ on [0, 1) (float32, float64, float16,
 bfloat16), randn/normal_ in float32/float16/bfloat16 for 16 or more
-contiguous elements, randint (int64, int32), randperm (any dtype), bernoulli
+contiguous elements, randint and randint_ (any dtype), randperm (any dtype), bernoulli
 with a scalar p and dropout (torch's non-MKL path: every CPU but Intel's). Other calls
 raise NotImplementedError or ValueError before the generator advances.
 """
@@ -59,7 +61,7 @@ class TorchCPUGenerator:
         g.set_state(self.state.clone())
         return g
 
-    def _fill(self, kind: str, out: torch.Tensor, a: float = 0.0, b: float = 1.0) -> torch.Tensor:
+    def _fill(self, kind: str, out: torch.Tensor, a=0.0, b=1.0) -> torch.Tensor:
         """Fills ``out`` (any device, any strides) with ``kind`` draws in the
         order torch's CPU kernels visit its elements: TensorIterator's, memory
         order (dimensions by decreasing stride), which for a contiguous tensor
@@ -67,13 +69,15 @@ class TorchCPUGenerator:
         if kind == "normal" and not out.is_contiguous():
             raise NotImplementedError("xrng.torch_cpu: normal into a non-contiguous tensor takes torch's "
                                       "float64 path, not reproduced yet")
+        # randint's bounds travel as int64 (exact beyond 2^53), the rest as float
+        args = (0.0, 0.0, int(a), int(b)) if kind == "randint" else (float(a), float(b), 0, 0)
         if out.device.type == "cpu" and out.is_contiguous():
-            _C.torch_cpu_draw(self.state, kind, self.kernel, out, float(a), float(b))
+            _C.torch_cpu_draw(self.state, kind, self.kernel, out, *args)
             return out
         perm = sorted(range(out.dim()), key=lambda d: out.stride(d), reverse=True)
         view = out.permute(perm)
         host = torch.empty(view.shape, dtype=out.dtype)
-        _C.torch_cpu_draw(self.state, kind, self.kernel, host, float(a), float(b))
+        _C.torch_cpu_draw(self.state, kind, self.kernel, host, *args)
         view.copy_(host)
         return out
 
