@@ -17,11 +17,14 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <fstream>
+#include <sstream>
 #include <string>
 #include <vector>
 
 #include "host/torch_cpu.h"
 #include "rng/torch_cpu.h"
+#include "tools/sha256.h"
 
 #if defined(__GLIBC__)
 #include <gnu/libc-version.h>
@@ -190,4 +193,37 @@ TEST_CASE("torch_cpu: the host's 16-wide transform equals the header's over all 
       CHECK(s1.random() == s2.random());
     }
   }
+}
+
+TEST_CASE("torch_cpu: draws equal torch's own fingerprints (tests/data/golden_torch_cpu.txt)") {
+  // Written by tools/make_golden_torch_cpu.py from torch 2.15.0 itself
+  // (ATEN_CPU_CAPABILITY=avx2 for torch-cpu-x86, =default for
+  // torch-cpu-scalar): checks both streams on any host, torch or not.
+  std::ifstream f(std::string(XRNG_TEST_DATA_DIR) + "/golden_torch_cpu.txt");
+  REQUIRE(f.good());
+  std::string line;
+  int checked = 0;
+  while (std::getline(f, line)) {
+    if (line.empty() || line[0] == '#') continue;
+    std::istringstream in(line);
+    std::string stream, dist, dtype, want;
+    uint64_t seed = 0;
+    int64_t count = 0;
+    float mean = 0, std_ = 1;
+    in >> stream >> dist >> dtype >> seed >> count >> mean >> std_ >> want;
+    REQUIRE(!in.fail());
+    const tc::Kernel k = stream == "torch-cpu-x86" ? tc::Kernel::x86 : tc::Kernel::scalar;
+    const xrng::DType dt = dtype == "f64" ? xrng::DType::f64 : xrng::DType::f32;
+    std::vector<unsigned char> bytes(static_cast<size_t>(count) * (dt == xrng::DType::f64 ? 8 : 4));
+    tc::State s(seed);
+    if (dist == "normal")
+      tc::randn(s, count, mean, std_, k, dt, bytes.data());
+    else
+      tc::rand(s, count, dt, bytes.data());
+    xrng::tools::Sha256 h;
+    h.update(bytes.data(), bytes.size());
+    CHECK_MESSAGE(h.hex() == want, line);
+    ++checked;
+  }
+  CHECK(checked == 38);  // 19 cases per stream
 }
