@@ -447,6 +447,8 @@ PyMethodDef g_fast_draw_def = {"_fast_draw", reinterpret_cast<PyCFunction>(reint
 
 }  // namespace
 
+void register_torch_cpu(py::module_& m);  // torch_cpu_ops.cpp
+
 PYBIND11_MODULE(_C, m) {
   m.doc() = "xrng native module: reproducible random tensors (see the xrng package for the documented API)";
   // xrng::Error is a std::invalid_argument: pybind11 raises ValueError.
@@ -458,6 +460,7 @@ PYBIND11_MODULE(_C, m) {
     }
   });
 
+  register_torch_cpu(m);
   m.attr("stream_version") = xrng::kStreamVersion;
   m.attr("stream_versions") = py::make_tuple(1, 2);
   static_assert(xrng::kOldestStreamVersion == 1 && xrng::kStreamVersion == 2, "update stream_versions");

@@ -51,7 +51,7 @@ cmake -S . -B build-arm64 -DCMAKE_TOOLCHAIN_FILE="$PWD/cmake/toolchain-aarch64-l
   || { cat build-arm64/configure.log; exit 1; }
 grep -E "^-- xrng host SIMD" build-arm64/configure.log
 tests=(test_kat test_random123 test_golden test_api test_elements test_blocks test_invariance test_simd test_simd_exhaustive
-       test_gamma test_multinomial test_simd_params)
+       test_gamma test_multinomial test_simd_params test_torch_cpu)
 cmake --build build-arm64 -j"$(nproc)" --target xrng_cli "${tests[@]}"
 t1=$(date +%s)
 qemu=(qemu-aarch64 -L "$root")
@@ -69,9 +69,16 @@ if [ -x build/xrng ]; then
     echo "test_arm64: the AArch64 verify table differs from this machine's"; exit 1
   fi
   echo "test_arm64: verify table identical to $(uname -m)'s ($(table build-arm64/verify.txt | wc -l) rows)"
+  # torch's CPU streams (SPEC.md section 14): the same values drawn on AArch64
+  for st in torch-cpu-x86 torch-cpu-scalar; do
+    a=$("${qemu[@]}" build-arm64/xrng fingerprint --stream $st --dist normal --seed 0 --count 100003 | cut -d' ' -f1)
+    b=$(build/xrng fingerprint --stream $st --dist normal --seed 0 --count 100003 | cut -d' ' -f1)
+    [ "$a" = "$b" ] || { echo "test_arm64: --stream $st differs between AArch64 and $(uname -m)"; exit 1; }
+  done
+  echo "test_arm64: torch-cpu-x86 and torch-cpu-scalar identical to $(uname -m)'s"
 fi
 (cd build-arm64 && ctest --output-on-failure -j"$(nproc)" --timeout 900 \
-  -R '^(consumer|test_kat|test_random123|test_golden|test_api|test_elements|test_blocks|test_simd_symbols|test_simd_no_fused_v2|test_simd_sampled_neon|test_gamma|test_multinomial|test_simd_params_neon)$')
+  -R '^(consumer|test_kat|test_random123|test_golden|test_api|test_elements|test_blocks|test_simd_symbols|test_simd_no_fused_v2|test_simd_sampled_neon|test_gamma|test_multinomial|test_simd_params_neon|test_torch_cpu)$')
 # NEON == scalar on every row (counts 0..100 at every offset and start phase,
 # permutations n = 1..1000, every golden vector) and the invariances (random
 # access, chunking, transforms, Generator offsets, permutation shards). Left to

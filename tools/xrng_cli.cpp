@@ -40,6 +40,7 @@
 #include <vector>
 
 #include "host/xrng.h"
+#include "host/torch_cpu.h"
 #include "sha256.h"
 #include "verify.h"
 #if defined(XRNG_HAVE_CUDA)
@@ -143,6 +144,9 @@ std::string draw_help() {
       "rest of the shard (ceil(n / world) - start elements: DistributedSampler's length).\n"
       "--stream V: the stream version (SPEC.md section 7), 1 or 2, default " +
       std::to_string(xrng::kStreamVersion) + "; 1 gives the values of the releases before stream 2.\n"
+      "--stream torch-cpu-x86 | torch-cpu-scalar: torch's CPU generator (SPEC.md \"torch CPU streams\"): the values\n"
+      "of torch.manual_seed(S); torch.randn(N) (--dist normal, f32, N >= 16, --mean/--std) or torch.rand(N) (--dist\n"
+      "uniform, f32 or f64) on a CPU running torch's AVX2 or default kernel; only --seed, --count, --dtype, --format.\n"
       "--shape D0,D1,...: draw over a global tensor of that shape (row-major global element indices) and\n"
       "print the elements of its block --block-start S0,S1,... (default 0,...) of --block-size Z0,Z1,...\n"
       "(default: to the end of each dimension), row-major over the block: the same values as those elements\n"
@@ -688,7 +692,89 @@ void write_out(const void* data, size_t n, uint64_t done, uint64_t total) {
   }
 }
 
+
+// ---- torch's CPU generator (--stream torch-cpu-x86 | torch-cpu-scalar) -----------------------
+// The values of `torch.manual_seed(S); torch.randn(N)` (--dist normal,
+// f32, N >= 16) or `torch.rand(N)` (--dist uniform, f32 or f64) on a CPU
+// running torch's x86 (AVX2) or default normal kernel (rng/torch_cpu.h).
+// A sequential stream: it is drawn whole, so --count is bounded.
+
+// The torch stream named by the value of --stream, or nullopt for an xrng version.
+std::optional<xrng::torch_cpu::Kernel> torch_stream(const std::vector<std::string>& args) {
+  for (size_t i = 0; i + 1 < args.size(); ++i) {
+    if (args[i] != "--stream") continue;
+    if (args[i + 1] == "torch-cpu-x86") return xrng::torch_cpu::Kernel::x86;
+    if (args[i + 1] == "torch-cpu-scalar") return xrng::torch_cpu::Kernel::scalar;
+  }
+  return std::nullopt;
+}
+
+struct TorchRequest {
+  std::vector<unsigned char> bytes;
+  xrng::DType dtype = xrng::DType::f32;
+  uint64_t count = 0;
+  std::string describe;
+  std::string format = "text";
+};
+
+TorchRequest torch_request(const std::vector<std::string>& args, xrng::torch_cpu::Kernel k, bool allow_format) {
+  std::map<std::string, std::string> kv;
+  for (size_t i = 0; i < args.size(); i += 2) {
+    const std::string& a = args[i];
+    if (a != "--stream" && a != "--dist" && a != "--dtype" && a != "--seed" && a != "--count" && a != "--format" &&
+        a != "--mean" && a != "--std")
+      throw Error("unknown argument '" + a + "' for a torch stream (--dist normal|uniform, --dtype, --seed, --count, "
+                  "--mean, --std" + (allow_format ? ", --format)" : ")"));
+    if (i + 1 >= args.size()) throw Error(a + " needs a value");
+    if (kv.count(a)) throw Error(a + " given twice");
+    kv[a] = args[i + 1];
+  }
+  if (!kv.count("--dist")) throw Error("--dist is required (normal or uniform for a torch stream)");
+  if (!kv.count("--count")) throw Error("--count is required");
+  const std::string dist = kv["--dist"];
+  if (dist != "normal" && dist != "uniform") throw Error("--dist " + dist + ": a torch stream gives normal or uniform");
+  TorchRequest r;
+  r.dtype = kv.count("--dtype") ? xrng::parse_dtype(kv["--dtype"]) : xrng::DType::f32;
+  if (!(r.dtype == xrng::DType::f32 || (dist == "uniform" && r.dtype == xrng::DType::f64)))
+    throw Error("--dtype " + kv["--dtype"] + ": torch streams give f32 (normal, uniform) or f64 (uniform)");
+  const uint64_t seed = kv.count("--seed") ? parse_u64("--seed", kv["--seed"]) : 0;
+  r.count = parse_u64("--count", kv["--count"]);
+  if (r.count > (1ull << 30)) throw Error("--count: a torch stream is drawn whole, at most 2^30 elements");
+  if (dist == "normal" && r.count < 16)
+    throw Error("--count: torch's randn of fewer than 16 elements takes its float64 path, not reproduced");
+  if (dist == "uniform" && (kv.count("--mean") || kv.count("--std"))) throw Error("--mean/--std apply to normal only");
+  const float mean = kv.count("--mean") ? std::stof(kv["--mean"]) : 0.0f;
+  const float stdv = kv.count("--std") ? std::stof(kv["--std"]) : 1.0f;
+  if (kv.count("--format")) {
+    if (!allow_format) throw Error("--format does not apply to fingerprint");
+    r.format = kv["--format"];
+    if (r.format != "text" && r.format != "hex" && r.format != "bin" && r.format != "null")
+      throw Error("unknown format '" + r.format + "' (text, hex, bin, null)");
+  }
+  xrng::torch_cpu::State st(seed);
+  r.bytes.resize(r.count * static_cast<uint64_t>(xrng::dtype_size(r.dtype)));
+  if (dist == "normal")
+    xrng::torch_cpu::randn(st, static_cast<int64_t>(r.count), mean, stdv, k, r.dtype, r.bytes.data());
+  else
+    xrng::torch_cpu::rand(st, static_cast<int64_t>(r.count), r.dtype, r.bytes.data());
+  r.describe = dist + " " + xrng::dtype_name(r.dtype) + " stream=" + kv["--stream"] + " seed=" + std::to_string(seed) +
+               " count=" + std::to_string(r.count);
+  if (dist == "normal" && (mean != 0.0f || stdv != 1.0f)) r.describe += " mean=" + kv["--mean"] + " std=" + kv["--std"];
+  return r;
+}
+
 int cmd_gen(const std::vector<std::string>& args) {
+  if (const auto k = torch_stream(args)) {
+    const TorchRequest r = torch_request(args, *k, true);
+    if (r.format == "bin") {
+      write_out(r.bytes.data(), r.bytes.size(), 0, r.count);
+    } else if (r.format != "null") {
+      std::string text;
+      for (uint64_t i = 0; i < r.count; ++i) (r.format == "hex" ? append_hex : append_text)(text, r.dtype, r.bytes.data(), i);
+      write_out(text.data(), text.size(), 0, r.count);
+    }
+    return 0;
+  }
   const Request r = parse_request(args, true);
   const xrng::DType t = r.plan.dtype;
   const uint64_t esz = static_cast<uint64_t>(xrng::dtype_size(t));
@@ -709,6 +795,13 @@ int cmd_gen(const std::vector<std::string>& args) {
 }
 
 int cmd_fingerprint(const std::vector<std::string>& args) {
+  if (const auto k = torch_stream(args)) {
+    const TorchRequest r = torch_request(args, *k, false);
+    xrng::tools::Sha256 h;
+    h.update(r.bytes.data(), r.bytes.size());
+    std::printf("%s  %s\n", h.hex().c_str(), r.describe.c_str());
+    return 0;
+  }
   const Request r = parse_request(args, false);
   xrng::tools::Sha256 h;
   const uint64_t esz = static_cast<uint64_t>(xrng::dtype_size(r.plan.dtype));

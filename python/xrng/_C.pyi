@@ -11,6 +11,12 @@ max_threads: int  # threads= takes 0 (all) to max_threads (xrng::kMaxThreads, th
 def simd_isa() -> str: ...
 def set_simd_isa(name: str) -> bool: ...
 def has_cuda_kernels() -> bool: ...
+def torch_cpu_seed(seed: int) -> torch.Tensor:
+    """A torch CPU generator state (torch.Generator.get_state() layout, 5056 uint8), seeded as torch seeds it."""
+def torch_cpu_draw(state: torch.Tensor, kind: str, kernel: str, out: torch.Tensor, a: float = 0.0,
+                   b: float = 1.0, ilow: int = 0, ihigh: int = 0) -> None:
+    """Fills contiguous CPU `out` with torch CPU stream draw `kind` (uniform, normal, randint, bernoulli,
+    randperm), advancing `state` in place as torch's generator would (rng/torch_cpu.h)."""
 def registry() -> Dict[str, Any]:
     """{"dtypes": {name: torch.dtype}, "params": {name: {"kind", "doc"}},
     "dists": {name: {"kind", "default_dtype", "params", "doc"}},

@@ -1,0 +1,111 @@
+// Python entry points of the torch CPU streams (rng/torch_cpu.h): a thin
+// loop from a torch-layout generator state (a 5056-byte uint8 CPU tensor,
+// what torch.Generator.get_state() returns) into a contiguous CPU tensor.
+// No arithmetic of its own: every value comes from rng/torch_cpu.h.
+#include <torch/extension.h>
+#include <pybind11/pybind11.h>
+
+#include <cstring>
+#include <limits>
+#include <type_traits>
+#include <string>
+
+#include "host/torch_cpu.h"
+
+namespace py = pybind11;
+namespace tc = xrng::torch_cpu;
+
+namespace {
+
+tc::Kernel parse_kernel(const std::string& k) {
+  if (k == "x86") return tc::Kernel::x86;
+  if (k == "scalar") return tc::Kernel::scalar;
+  throw std::invalid_argument("kernel must be 'x86' or 'scalar', got '" + k + "'");
+}
+
+void check_state(const at::Tensor& st) {
+  if (st.device().type() != at::kCPU || st.scalar_type() != at::kByte || !st.is_contiguous() ||
+      st.numel() != static_cast<int64_t>(tc::kTorchStateBytes))
+    throw std::invalid_argument("torch_cpu state must be a contiguous CPU uint8 tensor of 5056 bytes");
+}
+
+at::Tensor seed_state(uint64_t seed) {
+  at::Tensor st = at::empty({static_cast<int64_t>(tc::kTorchStateBytes)}, at::kByte);
+  tc::to_torch_state(tc::State(seed), st.data_ptr<uint8_t>());
+  return st;
+}
+
+// Fills `out` (contiguous CPU) with draw `kind` from `state`, advancing it as
+// torch's CPU generator would. kind: uniform, normal, randint, bernoulli, randperm.
+void draw(at::Tensor state, const std::string& kind, const std::string& kernel, at::Tensor out, double a,
+          double b, int64_t ilow, int64_t ihigh) {
+  check_state(state);
+  if (out.device().type() != at::kCPU || !out.is_contiguous())
+    throw std::invalid_argument("torch_cpu draw: out must be a contiguous CPU tensor");
+  const tc::Kernel k = parse_kernel(kernel);
+  tc::State s = tc::from_torch_state(state.data_ptr<uint8_t>(), tc::kTorchStateBytes);
+  const int64_t n = out.numel();
+  const auto dt = out.scalar_type();
+  if (kind == "uniform" || kind == "normal") {
+    xrng::DType xt;
+    if (dt == at::kFloat) xt = xrng::DType::f32;
+    else if (dt == at::kDouble) xt = xrng::DType::f64;
+    else if (dt == at::kHalf) xt = xrng::DType::f16;
+    else if (dt == at::kBFloat16) xt = xrng::DType::bf16;
+    else throw std::invalid_argument("torch_cpu " + kind + ": dtype must be a floating type");
+    if (kind == "uniform")
+      tc::rand(s, n, xt, out.data_ptr());
+    else
+      tc::randn(s, n, static_cast<float>(a), static_cast<float>(b), k, xt, out.data_ptr());
+  } else if (kind == "randint") {
+    if (!(ihigh > ilow)) throw std::invalid_argument("torch_cpu randint: high must exceed low");
+    AT_DISPATCH_ALL_TYPES_AND2(at::kHalf, at::kBFloat16, dt, "torch_cpu_randint", [&] {
+      int64_t lo = ilow, hi = ihigh;
+      if constexpr (std::is_floating_point_v<scalar_t> || std::is_same_v<scalar_t, at::Half> ||
+                    std::is_same_v<scalar_t, at::BFloat16>) {
+        // torch's cast int64 -> scalar_t -> int64 (Half/BFloat16 through float)
+        auto rt = [](int64_t v) { return static_cast<int64_t>(static_cast<scalar_t>(v)); };
+        lo = tc::update_from(lo, std::numeric_limits<scalar_t>::digits, rt);
+        hi = tc::update_to(hi, std::numeric_limits<scalar_t>::digits, rt);
+        if (!(lo < hi))
+          throw std::invalid_argument("torch_cpu randint: low and high cast to the dtype leave an empty range");
+      } else {
+        if (ilow < static_cast<int64_t>(std::numeric_limits<scalar_t>::lowest()) ||
+            ihigh - 1 > static_cast<int64_t>(std::numeric_limits<scalar_t>::max()))
+          throw std::invalid_argument("torch_cpu randint: [low, high) does not fit the dtype");
+      }
+      const uint64_t range = static_cast<uint64_t>(hi) - static_cast<uint64_t>(lo);
+      auto* p = out.data_ptr<scalar_t>();
+      for (int64_t i = 0; i < n; ++i) p[i] = static_cast<scalar_t>(tc::randint_value(s, range, lo));
+    });
+  } else if (kind == "bernoulli") {
+    if (!(a >= 0.0 && a <= 1.0)) throw std::invalid_argument("torch_cpu bernoulli: p must be in [0, 1]");
+    AT_DISPATCH_ALL_TYPES_AND3(at::kBool, at::kHalf, at::kBFloat16, dt, "torch_cpu_bernoulli", [&] {
+      auto* p = out.data_ptr<scalar_t>();
+      for (int64_t i = 0; i < n; ++i) p[i] = static_cast<scalar_t>(tc::bernoulli_value(s, a));
+    });
+  } else if (kind == "randperm") {
+    if (out.dim() != 1) throw std::invalid_argument("torch_cpu randperm: out must be 1-D");
+    AT_DISPATCH_ALL_TYPES_AND2(at::kHalf, at::kBFloat16, dt, "torch_cpu_randperm", [&] {
+      auto* p = out.data_ptr<scalar_t>();
+      tc::randperm(
+          s, n, [p](int64_t i) { return static_cast<int64_t>(p[i]); },
+          [p](int64_t i, int64_t v) { p[i] = static_cast<scalar_t>(v); });
+    });
+  } else {
+    throw std::invalid_argument("torch_cpu draw: unknown kind '" + kind + "'");
+  }
+  tc::to_torch_state(s, state.data_ptr<uint8_t>());
+}
+
+}  // namespace
+
+void register_torch_cpu(py::module_& m) {
+  m.def("torch_cpu_seed", &seed_state, py::arg("seed"),
+        "A torch CPU generator state (torch.Generator.get_state() layout, 5056 uint8) seeded as torch seeds it.");
+  m.def("torch_cpu_draw", &draw, py::arg("state"), py::arg("kind"), py::arg("kernel"), py::arg("out"),
+        py::arg("a") = 0.0, py::arg("b") = 1.0, py::arg("ilow") = 0, py::arg("ihigh") = 0,
+        "Fills contiguous CPU `out` with torch CPU stream draw `kind` (uniform, normal, randint, bernoulli, randperm), "
+        "advancing `state` in place as torch's generator would: a/b are uniform/normal/bernoulli's parameters, "
+        "ilow/ihigh randint's [low, high).");
+}

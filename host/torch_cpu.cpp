@@ -1,0 +1,201 @@
+// Host loops of the torch CPU streams: thin wrappers over rng/torch_cpu.h,
+// compiled twice on x86-64 with GCC (target_clones, as host/gamma.cpp): the
+// normal kernels' std::fma become FMA instructions where the CPU has them.
+//
+// On an x86-64 CPU with AVX2 and FMA, the x86 kernel's 16-wide transform
+// runs as 8-lane AVX2 code (fill16_x86_avx2): the operations of
+// rng/detail/torch_cpu_math.h's x86_log / x86_sincos one for one (each
+// fused multiply-add there is one _mm256_fmadd_ps here, every other
+// operation the same IEEE operation), so the same values;
+// tests/test_torch_cpu.cpp compares the two over all 2^24 uniforms.
+#include "torch_cpu.h"
+
+#include <stdexcept>
+
+#include "../rng/detail/math.h"
+
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && !defined(__SANITIZE_ADDRESS__)
+#define XRNG_FMA_CLONES __attribute__((target_clones("fma", "default"), flatten))
+#else
+#define XRNG_FMA_CLONES
+#endif
+
+#if defined(__GNUC__) && defined(__x86_64__)
+#define XRNG_TORCH_AVX2 1
+#include <immintrin.h>
+#endif
+
+namespace xrng::torch_cpu {
+
+namespace {
+
+#if defined(XRNG_TORCH_AVX2)
+using detail::F;
+
+__attribute__((target("avx2,fma"))) inline __m256 log_avx2(__m256 x0) {
+  const __m256 one = _mm256_set1_ps(1.0f);
+  const __m256 invalid = _mm256_cmp_ps(x0, _mm256_setzero_ps(), _CMP_LE_OS);
+  __m256 x = _mm256_max_ps(x0, _mm256_castsi256_ps(_mm256_set1_epi32(0x00800000)));
+  __m256i imm0 = _mm256_srli_epi32(_mm256_castps_si256(x), 23);
+  x = _mm256_and_ps(x, _mm256_castsi256_ps(_mm256_set1_epi32(~0x7f800000)));
+  x = _mm256_or_ps(x, _mm256_set1_ps(0.5f));
+  imm0 = _mm256_sub_epi32(imm0, _mm256_set1_epi32(0x7f));
+  __m256 e = _mm256_add_ps(_mm256_cvtepi32_ps(imm0), one);
+  const __m256 mask = _mm256_cmp_ps(x, _mm256_set1_ps(F(0.707106781186547524)), _CMP_LT_OS);
+  const __m256 tmp = _mm256_and_ps(x, mask);
+  x = _mm256_sub_ps(x, one);
+  e = _mm256_sub_ps(e, _mm256_and_ps(one, mask));
+  x = _mm256_add_ps(x, tmp);
+  const __m256 z = _mm256_mul_ps(x, x);
+  __m256 y = _mm256_set1_ps(F(7.0376836292E-2));
+  y = _mm256_fmadd_ps(y, x, _mm256_set1_ps(F(-1.1514610310E-1)));
+  y = _mm256_fmadd_ps(y, x, _mm256_set1_ps(F(1.1676998740E-1)));
+  y = _mm256_fmadd_ps(y, x, _mm256_set1_ps(F(-1.2420140846E-1)));
+  y = _mm256_fmadd_ps(y, x, _mm256_set1_ps(F(1.4249322787E-1)));
+  y = _mm256_fmadd_ps(y, x, _mm256_set1_ps(F(-1.6668057665E-1)));
+  y = _mm256_fmadd_ps(y, x, _mm256_set1_ps(F(2.0000714765E-1)));
+  y = _mm256_fmadd_ps(y, x, _mm256_set1_ps(F(-2.4999993993E-1)));
+  y = _mm256_fmadd_ps(y, x, _mm256_set1_ps(F(3.3333331174E-1)));
+  y = _mm256_mul_ps(y, x);
+  y = _mm256_fmadd_ps(y, z, _mm256_mul_ps(e, _mm256_set1_ps(F(-2.12194440e-4))));
+  y = _mm256_fnmadd_ps(z, _mm256_set1_ps(0.5f), y);
+  x = _mm256_add_ps(x, y);
+  x = _mm256_fmadd_ps(e, _mm256_set1_ps(F(0.693359375)), x);
+  return _mm256_or_ps(x, invalid);
+}
+
+__attribute__((target("avx2,fma"))) inline void sincos_avx2(__m256 x0, __m256* s, __m256* c) {
+  const __m256 sign_mask = _mm256_castsi256_ps(_mm256_set1_epi32(static_cast<int>(0x80000000u)));
+  __m256 sign_sin = _mm256_and_ps(x0, sign_mask);
+  __m256 x = _mm256_andnot_ps(sign_mask, x0);
+  __m256 y = _mm256_mul_ps(x, _mm256_set1_ps(F(1.27323954473516)));
+  __m256i j = _mm256_cvttps_epi32(y);
+  j = _mm256_and_si256(_mm256_add_epi32(j, _mm256_set1_epi32(1)), _mm256_set1_epi32(~1));
+  y = _mm256_cvtepi32_ps(j);
+  const __m256 swap_sign_sin = _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_and_si256(j, _mm256_set1_epi32(4)), 29));
+  const __m256 poly_mask =
+      _mm256_castsi256_ps(_mm256_cmpeq_epi32(_mm256_and_si256(j, _mm256_set1_epi32(2)), _mm256_setzero_si256()));
+  x = _mm256_fmadd_ps(y, _mm256_set1_ps(F(-0.78515625)), x);
+  x = _mm256_fmadd_ps(y, _mm256_set1_ps(F(-2.4187564849853515625e-4)), x);
+  x = _mm256_fmadd_ps(y, _mm256_set1_ps(F(-3.77489497744594108e-8)), x);
+  const __m256 sign_cos = _mm256_castsi256_ps(
+      _mm256_slli_epi32(_mm256_andnot_si256(_mm256_sub_epi32(j, _mm256_set1_epi32(2)), _mm256_set1_epi32(4)), 29));
+  sign_sin = _mm256_xor_ps(sign_sin, swap_sign_sin);
+  const __m256 z = _mm256_mul_ps(x, x);
+  __m256 yc = _mm256_set1_ps(F(2.443315711809948E-005));
+  yc = _mm256_fmadd_ps(yc, z, _mm256_set1_ps(F(-1.388731625493765E-003)));
+  yc = _mm256_fmadd_ps(yc, z, _mm256_set1_ps(F(4.166664568298827E-002)));
+  yc = _mm256_mul_ps(z, yc);
+  yc = _mm256_fmsub_ps(yc, z, _mm256_mul_ps(z, _mm256_set1_ps(0.5f)));
+  yc = _mm256_add_ps(yc, _mm256_set1_ps(1.0f));
+  __m256 ys = _mm256_set1_ps(F(-1.9515295891E-4));
+  ys = _mm256_fmadd_ps(ys, z, _mm256_set1_ps(F(8.3321608736E-3)));
+  ys = _mm256_fmadd_ps(ys, z, _mm256_set1_ps(F(-1.6666654611E-1)));
+  ys = _mm256_mul_ps(z, ys);
+  ys = _mm256_fmadd_ps(ys, x, x);
+  const __m256 ysin2 = _mm256_and_ps(poly_mask, ys);
+  const __m256 ysin1 = _mm256_andnot_ps(poly_mask, yc);
+  const __m256 sin_v = _mm256_add_ps(ysin1, ysin2);
+  const __m256 cos_v = _mm256_add_ps(_mm256_sub_ps(yc, ysin1), _mm256_sub_ps(ys, ysin2));
+  *s = _mm256_xor_ps(sin_v, sign_sin);
+  *c = _mm256_xor_ps(cos_v, sign_cos);
+}
+
+// normal_fill16 with Kernel::x86, 8 lanes at a time.
+__attribute__((target("avx2,fma"))) void fill16_x86_avx2(float* d, float mean, float std) {
+  const __m256 u1 = _mm256_sub_ps(_mm256_set1_ps(1.0f), _mm256_loadu_ps(d));
+  const __m256 u2 = _mm256_loadu_ps(d + 8);
+  const __m256 radius = _mm256_sqrt_ps(_mm256_mul_ps(_mm256_set1_ps(-2.0f), log_avx2(u1)));
+  const __m256 theta = _mm256_mul_ps(_mm256_set1_ps(static_cast<float>(2.0 * 3.14159265358979323846)), u2);
+  __m256 s, c;
+  sincos_avx2(theta, &s, &c);
+  const __m256 vs = _mm256_set1_ps(std), vm = _mm256_set1_ps(mean);
+  _mm256_storeu_ps(d, _mm256_fmadd_ps(_mm256_mul_ps(radius, c), vs, vm));
+  _mm256_storeu_ps(d + 8, _mm256_fmadd_ps(_mm256_mul_ps(radius, s), vs, vm));
+}
+
+bool has_avx2_fma() {
+  static const bool yes = [] {
+    __builtin_cpu_init();
+    return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+  }();
+  return yes;
+}
+#endif
+
+XRNG_FMA_CLONES void randn_f32(State& s, int64_t n, float mean, float std, Kernel k, float* out) {
+#if defined(XRNG_TORCH_AVX2)
+  if (k == Kernel::x86 && has_avx2_fma())
+    return normal_f32_with(s, n, out, [=](float* d) { fill16_x86_avx2(d, mean, std); });
+#endif
+  normal_f32(s, n, mean, std, k, out);
+}
+XRNG_FMA_CLONES void randn_f16(State& s, int64_t n, float mean, float std, Kernel k, uint16_t* out, bool bf16) {
+  auto run = [&](auto fill16) {
+    if (bf16)
+      normal_f32_blocks_with(s, n, fill16, [out](int64_t i, float v) { out[i] = math::f32_to_bf16_bits(v); });
+    else
+      normal_f32_blocks_with(s, n, fill16, [out](int64_t i, float v) { out[i] = math::f32_to_f16_bits(v); });
+  };
+#if defined(XRNG_TORCH_AVX2)
+  if (k == Kernel::x86 && has_avx2_fma()) return run([=](float* d) { fill16_x86_avx2(d, mean, std); });
+#endif
+  run([=](float* d) { normal_fill16(d, mean, std, k); });
+}
+}  // namespace
+
+void fill16_blocks(float* data, int64_t nblocks, float mean, float std, Kernel k) {
+  for (int64_t b = 0; b < nblocks; ++b) {
+#if defined(XRNG_TORCH_AVX2)
+    if (k == Kernel::x86 && has_avx2_fma()) {
+      fill16_x86_avx2(data + 16 * b, mean, std);
+      continue;
+    }
+#endif
+    normal_fill16(data + 16 * b, mean, std, k);
+  }
+}
+
+bool fill16_is_simd(Kernel k) {
+#if defined(XRNG_TORCH_AVX2)
+  return k == Kernel::x86 && has_avx2_fma();
+#else
+  (void)k;
+  return false;
+#endif
+}
+
+void randn(State& s, int64_t n, float mean, float std, Kernel k, DType dtype, void* out) {
+  if (n < 16)
+    throw std::invalid_argument("torch_cpu randn: fewer than 16 elements take torch's float64 path, not reproduced yet");
+  switch (dtype) {
+    case DType::f32:
+      return randn_f32(s, n, mean, std, k, static_cast<float*>(out));
+    case DType::f16:
+      return randn_f16(s, n, mean, std, k, static_cast<uint16_t*>(out), false);
+    case DType::bf16:
+      return randn_f16(s, n, mean, std, k, static_cast<uint16_t*>(out), true);
+    default:
+      throw std::invalid_argument("torch_cpu randn: dtype must be float32, float16 or bfloat16 "
+                                  "(float64 uses glibc's binary64 log/sin/cos, not reproduced yet)");
+  }
+}
+
+void rand(State& s, int64_t n, DType dtype, void* out) {
+  switch (dtype) {
+    case DType::f32:
+      return rand_f32(s, n, static_cast<float*>(out));
+    case DType::f64:
+      return rand_f64(s, n, static_cast<double*>(out));
+    case DType::f16:
+      return rand_f16(s, n, static_cast<uint16_t*>(out), [](float v) { return math::f32_to_f16_bits(v); },
+                      uint16_t{0x3c00}, uint16_t{0});
+    case DType::bf16:
+      return rand_f16(s, n, static_cast<uint16_t*>(out), [](float v) { return math::f32_to_bf16_bits(v); },
+                      uint16_t{0x3f80}, uint16_t{0});
+    default:
+      throw std::invalid_argument("torch_cpu rand: dtype must be float32, float64, float16 or bfloat16");
+  }
+}
+
+}  // namespace xrng::torch_cpu

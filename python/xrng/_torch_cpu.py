@@ -1,0 +1,120 @@
+"""torch's CPU generator as an xrng stream (SPEC.md "torch CPU streams").
+
+``xrng.torch_cpu(seed_or_torch_generator, kernel="x86" | "scalar")`` returns a
+:class:`TorchCPUGenerator`: pass it as ``generator=`` to :func:`xrng.rand`,
+:func:`xrng.randn`, :func:`xrng.randint`, :func:`xrng.randperm`,
+:func:`xrng.bernoulli`, :func:`xrng.dropout` (and :func:`xrng.uniform_`,
+:func:`xrng.normal_`, :func:`xrng.randint_`; ``dtype=``, ``device=``, ``out=``
+as usual, other devices filled on the host then moved) to get the values
+``torch.manual_seed(seed)`` followed by the same torch calls gives on a CPU
+running that kernel, on any host: ``kernel="x86"`` is torch's AVX2 normal
+kernel (every x86-64 CPU with AVX2), ``"scalar"`` torch's default kernel
+(ARM, or ``ATEN_CPU_CAPABILITY=default``). The generator advances exactly as
+torch's would; :meth:`TorchCPUGenerator.to_torch` writes its state back to a
+``torch.Generator``.
+
+Reproduced so far: rand/uniform_ on [0, 1) (float32, float64, float16,
+bfloat16), randn/normal_ in float32/float16/bfloat16 for 16 or more
+contiguous elements, randint and randint_ (any dtype), randperm (any dtype), bernoulli
+with a scalar p and dropout (torch's non-MKL path: every CPU but Intel's). Other calls
+raise NotImplementedError or ValueError before the generator advances.
+"""
+from __future__ import annotations
+
+from typing import Optional, Union
+
+import torch
+
+from . import _C
+
+__all__ = ["TorchCPUGenerator", "torch_cpu"]
+
+_KERNELS = ("x86", "scalar")
+
+
+class TorchCPUGenerator:
+    """torch's CPU generator state (mt19937 plus the cached normals) and the
+    normal kernel to reproduce. ``state`` is torch's own byte layout (a
+    5056-element uint8 CPU tensor, as ``torch.Generator.get_state()``)."""
+
+    def __init__(self, seed_or_generator: Union[int, torch.Generator], kernel: str = "x86"):
+        if kernel not in _KERNELS:
+            raise ValueError(f"kernel must be 'x86' or 'scalar', got {kernel!r}")
+        self.kernel = kernel
+        if isinstance(seed_or_generator, torch.Generator):
+            if seed_or_generator.device.type != "cpu":
+                raise ValueError("torch_cpu continues a CPU torch.Generator, got one on "
+                                 f"{seed_or_generator.device}")
+            self.state = seed_or_generator.get_state().clone().contiguous()
+        elif isinstance(seed_or_generator, int) and not isinstance(seed_or_generator, bool):
+            if not 0 <= seed_or_generator < 2 ** 64:
+                raise ValueError(f"seed must be in [0, 2**64), got {seed_or_generator}")
+            self.state = _C.torch_cpu_seed(seed_or_generator)
+        else:
+            raise TypeError("torch_cpu takes an int seed or a CPU torch.Generator, got "
+                            f"{type(seed_or_generator).__name__}")
+
+    def to_torch(self, generator: Optional[torch.Generator] = None) -> torch.Generator:
+        """Writes this state into ``generator`` (a new CPU torch.Generator when
+        None) so torch continues where this generator stands; returns it."""
+        g = torch.Generator() if generator is None else generator
+        g.set_state(self.state.clone())
+        return g
+
+    def _fill(self, kind: str, out: torch.Tensor, a=0.0, b=1.0) -> torch.Tensor:
+        """Fills ``out`` (any device, any strides) with ``kind`` draws in the
+        order torch's CPU kernels visit its elements: TensorIterator's, memory
+        order (dimensions by decreasing stride), which for a contiguous tensor
+        is row-major."""
+        if kind == "normal" and not out.is_contiguous():
+            raise NotImplementedError("xrng.torch_cpu: normal into a non-contiguous tensor takes torch's "
+                                      "float64 path, not reproduced yet")
+        # randint's bounds travel as int64 (exact beyond 2^53), the rest as float
+        args = (0.0, 0.0, int(a), int(b)) if kind == "randint" else (float(a), float(b), 0, 0)
+        if out.device.type == "cpu" and out.is_contiguous():
+            _C.torch_cpu_draw(self.state, kind, self.kernel, out, *args)
+            return out
+        perm = sorted(range(out.dim()), key=lambda d: out.stride(d), reverse=True)
+        view = out.permute(perm)
+        host = torch.empty(view.shape, dtype=out.dtype)
+        _C.torch_cpu_draw(self.state, kind, self.kernel, host, *args)
+        view.copy_(host)
+        return out
+
+    def __repr__(self) -> str:
+        return f"xrng.torch_cpu(kernel={self.kernel!r})"
+
+
+def torch_cpu(seed_or_generator: Union[int, torch.Generator], kernel: str = "x86") -> TorchCPUGenerator:
+    """A generator reproducing torch's CPU generator (see the module doc)."""
+    return TorchCPUGenerator(seed_or_generator, kernel)
+
+
+def _draw(generator: TorchCPUGenerator, kind: str, size, dtype, device, out, a=0.0, b=1.0,
+          default_dtype=None) -> torch.Tensor:
+    """A new (or ``out``) tensor of ``size`` filled from the torch CPU stream,
+    generated on the host and moved to ``device``."""
+    if out is not None:
+        return generator._fill(kind, out, a, b)
+    dt = dtype if dtype is not None else (default_dtype or torch.get_default_dtype())
+    t = torch.empty(size, dtype=dt)
+    generator._fill(kind, t, a, b)
+    return t if device is None else t.to(device)
+
+
+def dropout(generator: TorchCPUGenerator, input: torch.Tensor, p: float, training: bool,
+            inplace: bool) -> torch.Tensor:
+    """torch's CPU dropout (``at::native::_dropout``): a noise tensor like the
+    input filled by ``bernoulli_(1 - p)``, divided by ``1 - p`` and multiplied
+    into the input (torch's own tensor arithmetic, IEEE-exact on any device)."""
+    if not 0.0 <= p <= 1.0:
+        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+    if p == 0 or not training or input.numel() == 0:
+        return input
+    if p == 1:
+        zero = torch.zeros((), dtype=input.dtype, device=input.device)
+        return input.mul_(zero) if inplace else input * zero
+    noise = torch.empty_like(input)
+    generator._fill("bernoulli", noise, 1 - p)
+    noise.div_(1 - p)
+    return input.mul_(noise) if inplace else input * noise

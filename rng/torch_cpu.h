@@ -1,0 +1,311 @@
+// torch's CPU generator as an xrng stream: at::mt19937 and the transforms of
+// torch's CPU distribution kernels (ATen/core/DistributionsHelper.h,
+// TransformationHelper.h, native/cpu/DistributionTemplates.h), reproduced bit
+// for bit on any host. SPEC.md "torch CPU streams" defines them and names
+// the torch version they were checked against.
+//
+// Unlike xrng's own streams this one is stateful by nature: torch's
+// generator is a Mersenne Twister whose position is its 624-word state, and
+// every draw consumes a data-dependent number of words in torch's order. A
+// State is exactly torch's CPUGeneratorImpl state (to_torch_state /
+// from_torch_state convert to and from torch.Generator.get_state()'s bytes).
+//
+// Two normal kernels: Kernel::x86 is torch's AVX2 normal_fill_16 (what
+// torch runs on every x86-64 CPU with AVX2, avx512 included: the AVX-512
+// build registers no normal kernel), Kernel::scalar torch's default
+// NormalFill16 (ARM, POWER without VSX, x86 without AVX2 or with
+// ATEN_CPU_CAPABILITY=default) through glibc's logf/sinf/cosf.
+#pragma once
+
+#include <array>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <stdexcept>
+
+#include "rng/detail/torch_cpu_math.h"
+
+namespace xrng::torch_cpu {
+
+enum class Kernel { x86, scalar };
+
+// at::mt19937 (ATen/core/MT19937RNGEngine.h): MT19937 with torch's
+// seeding (init_genrand on the low 32 bits of the seed) and its lazy
+// regeneration (left_ counts down to 1 before the next 624-word refill).
+struct MT19937 {
+  static constexpr int N = 624, M = 397;
+  uint64_t seed = 0;
+  int32_t left = 1;
+  uint32_t next = 0;
+  std::array<uint32_t, N> state{};
+
+  explicit MT19937(uint64_t s = 5489) {
+    seed = s;
+    state[0] = static_cast<uint32_t>(s & 0xffffffffu);
+    for (int j = 1; j < N; ++j)
+      state[j] = 1812433253u * (state[j - 1] ^ (state[j - 1] >> 30)) + static_cast<uint32_t>(j);
+    left = 1;
+    next = 0;
+  }
+
+  uint32_t operator()() {
+    if (--left == 0) refill();
+    uint32_t y = state[next++];
+    y ^= (y >> 11);
+    y ^= (y << 7) & 0x9d2c5680u;
+    y ^= (y << 15) & 0xefc60000u;
+    y ^= (y >> 18);
+    return y;
+  }
+
+ private:
+  static uint32_t twist(uint32_t u, uint32_t v) {
+    const uint32_t mixed = (u & 0x80000000u) | (v & 0x7fffffffu);
+    return (mixed >> 1) ^ ((v & 1u) ? 0x9908b0dfu : 0u);
+  }
+  void refill() {
+    left = N;
+    next = 0;
+    for (int j = 0; j < N - M; ++j) state[j] = state[j + M] ^ twist(state[j], state[j + 1]);
+    for (int j = N - M; j < N - 1; ++j) state[j] = state[j + M - N] ^ twist(state[j], state[j + 1]);
+    state[N - 1] = state[M - 1] ^ twist(state[N - 1], state[0]);
+  }
+};
+
+// torch's CPUGeneratorImpl: the engine and the two cached normals.
+struct State {
+  MT19937 mt;
+  bool has_next_float_normal = false;
+  float next_float_normal = 0.0f;
+  bool has_next_double_normal = false;
+  double next_double_normal = 0.0;
+
+  explicit State(uint64_t seed = 67280421310721ull) : mt(seed) {}  // torch's default_rng_seed_val
+  uint32_t random() { return mt(); }
+  // random64: the first word is the high half (detail::make64BitsFrom32Bits).
+  uint64_t random64() {
+    const uint32_t hi = mt(), lo = mt();
+    return (static_cast<uint64_t>(hi) << 32) | lo;
+  }
+};
+
+// Size in bytes of torch.Generator().get_state() on CPU (CPUGeneratorImplState).
+inline constexpr size_t kTorchStateBytes = 5056;
+
+// Writes `s` in torch's CPU state layout (bytes accepted by
+// torch.Generator.set_state). Little-endian hosts only, as torch's own.
+inline void to_torch_state(const State& s, uint8_t* out) {
+  std::memset(out, 0, kTorchStateBytes);
+  auto put = [&](size_t off, const void* v, size_t n) { std::memcpy(out + off, v, n); };
+  const int64_t seed = static_cast<int64_t>(s.mt.seed);
+  const int32_t left = s.mt.left, seeded = 1;
+  const uint64_t next = s.mt.next;
+  put(0, &seed, 8);
+  put(8, &left, 4);
+  put(12, &seeded, 4);
+  put(16, &next, 8);
+  for (int j = 0; j < MT19937::N; ++j) {
+    const uint64_t w = s.mt.state[j];
+    put(24 + 8 * j, &w, 8);
+  }
+  const double ny = s.has_next_double_normal ? s.next_double_normal : 0.0;
+  const int32_t nvalid = s.has_next_double_normal ? 1 : 0;
+  put(5024, &ny, 8);     // legacy normal_y
+  put(5040, &nvalid, 4);  // legacy normal_is_valid
+  put(5048, &s.next_float_normal, 4);
+  out[5052] = s.has_next_float_normal ? 1 : 0;
+}
+
+// Reads torch's CPU state layout; throws on a state torch itself would refuse.
+inline State from_torch_state(const uint8_t* in, size_t n) {
+  if (n != kTorchStateBytes)
+    throw std::invalid_argument("torch CPU generator state must be 5056 bytes, got " + std::to_string(n));
+  auto get = [&](size_t off, void* v, size_t k) { std::memcpy(v, in + off, k); };
+  State s;
+  int64_t seed;
+  int32_t left, nvalid;
+  uint64_t next;
+  get(0, &seed, 8);
+  get(8, &left, 4);
+  get(16, &next, 8);
+  if (left < 1 || left > MT19937::N || next > static_cast<uint64_t>(MT19937::N))
+    throw std::invalid_argument("torch CPU generator state is not valid (left/next out of range)");
+  s.mt.seed = static_cast<uint64_t>(seed);
+  s.mt.left = left;
+  s.mt.next = static_cast<uint32_t>(next);
+  for (int j = 0; j < MT19937::N; ++j) {
+    uint64_t w;
+    get(24 + 8 * j, &w, 8);
+    s.mt.state[j] = static_cast<uint32_t>(w);
+  }
+  get(5024, &s.next_double_normal, 8);
+  get(5040, &nvalid, 4);
+  s.has_next_double_normal = nvalid != 0;
+  get(5048, &s.next_float_normal, 4);
+  s.has_next_float_normal = in[5052] != 0;
+  return s;
+}
+
+// ---- element transforms -------------------------------------------------------------------------
+
+// uniform_real_distribution<float>(0, 1): the low 24 bits times 2^-24.
+inline float uniform_f32(uint32_t w) { return static_cast<float>(w & 0xffffffu) * 0x1p-24f; }
+// uniform_real_distribution<double>(0, 1): the low 53 bits of random64 times 2^-53.
+inline double uniform_f64(uint64_t w) { return static_cast<double>(w & ((1ull << 53) - 1)) * 0x1p-53; }
+
+// NormalFill16: data[0..8) and data[8..16) are 16 uniforms in [0, 1); on
+// return, 16 normals (u1 = 1 - data[j], u2 = data[j + 8]: radius cos theta
+// into j, radius sin theta into j + 8, each fma(., std, mean)).
+inline void normal_fill16(float* data, float mean, float std, Kernel k) {
+  for (int j = 0; j < 8; ++j) {
+    const float u1 = 1.0f - data[j];
+    const float u2 = data[j + 8];
+    float radius, s, c;
+    if (k == Kernel::x86) {
+      radius = std::sqrt(-2.0f * detail::x86_log(u1));
+      const float theta = static_cast<float>(2.0 * 3.14159265358979323846) * u2;
+      detail::x86_sincos(theta, &s, &c);
+    } else {
+      radius = std::sqrt(-2.0f * detail::glibc_logf(u1));
+      // theta = 2.0f * pi<double> * u2 in binary64, rounded to float.
+      const float theta = static_cast<float>(2.0 * 3.14159265358979323846 * static_cast<double>(u2));
+      s = detail::glibc_sinf(theta);
+      c = detail::glibc_cosf(theta);
+    }
+    data[j] = std::fma(radius * c, std, mean);
+    data[j + 8] = std::fma(radius * s, std, mean);
+  }
+}
+
+// ---- draws (torch's order of words) ---------------------------------------------------------
+
+// torch.rand / uniform_(0, 1) in float32: n words.
+inline void rand_f32(State& s, int64_t n, float* out) {
+  for (int64_t i = 0; i < n; ++i) {
+    const float v = uniform_f32(s.random());
+    out[i] = v == 1.0f ? 0.0f : v;
+  }
+}
+// torch.rand in float64: 2n words.
+inline void rand_f64(State& s, int64_t n, double* out) {
+  for (int64_t i = 0; i < n; ++i) {
+    const double v = uniform_f64(s.random64());
+    out[i] = v == 1.0 ? 0.0 : v;
+  }
+}
+// torch.rand in float16/bfloat16: the float32 uniform, rounded by `cast`
+// (float -> the 16-bit type, nearest-even), 1 mapped to 0.
+template <class T, class Cast>
+inline void rand_f16(State& s, int64_t n, T* out, Cast cast, T one, T zero) {
+  for (int64_t i = 0; i < n; ++i) {
+    const T v = cast(uniform_f32(s.random()));
+    out[i] = v == one ? zero : v;
+  }
+}
+
+// normal_fill for a contiguous float32 output of n >= 16 elements: n
+// uniforms, a 16-wide transform per full block; when n % 16 != 0 the last 16
+// elements are redrawn (16 more words) and transformed again. `fill16(p)`
+// transforms the 16 floats at p (normal_fill16, or a host SIMD equivalent of
+// it, bit for bit).
+template <class Fill16>
+inline void normal_f32_with(State& s, int64_t n, float* out, Fill16 fill16) {
+  if (n < 16) throw std::invalid_argument("torch_cpu::normal_f32: n < 16 takes torch's float64 path");
+  for (int64_t i = 0; i < n; ++i) out[i] = uniform_f32(s.random());
+  for (int64_t i = 0; i < n - 15; i += 16) fill16(out + i);
+  if (n % 16 != 0) {
+    float* tail = out + n - 16;
+    for (int i = 0; i < 16; ++i) tail[i] = uniform_f32(s.random());
+    fill16(tail);
+  }
+}
+inline void normal_f32(State& s, int64_t n, float mean, float std, Kernel k, float* out) {
+  normal_f32_with(s, n, out, [=](float* d) { normal_fill16(d, mean, std, k); });
+}
+
+// normal_fill for float16/bfloat16 (n >= 16, contiguous): float32 blocks of
+// 16 drawn and transformed one at a time, then the tail block of 16 at n - 16;
+// the n % 16 uniforms the float32 path draws and discards are never drawn.
+template <class Fill16, class Store>
+inline void normal_f32_blocks_with(State& s, int64_t n, Fill16 fill16, Store store) {
+  if (n < 16) throw std::invalid_argument("torch_cpu::normal: n < 16 takes torch's float64 path");
+  float buf[16];
+  for (int64_t i = 0; i < n - 15; i += 16) {
+    for (int j = 0; j < 16; ++j) buf[j] = uniform_f32(s.random());
+    fill16(buf);
+    for (int j = 0; j < 16; ++j) store(i + j, buf[j]);
+  }
+  if (n % 16 != 0) {
+    for (int j = 0; j < 16; ++j) buf[j] = uniform_f32(s.random());
+    fill16(buf);
+    for (int j = 0; j < 16; ++j) store(n - 16 + j, buf[j]);
+  }
+}
+template <class Store>
+inline void normal_f32_blocks(State& s, int64_t n, float mean, float std, Kernel k, Store store) {
+  normal_f32_blocks_with(s, n, [=](float* d) { normal_fill16(d, mean, std, k); }, store);
+}
+
+// random_(from, to) / randint(low, high): range = high - low; a 64-bit word
+// (two draws) when range >= 2^28, else one; (w % range) + low.
+inline int64_t randint_value(State& s, uint64_t range, int64_t low) {
+  const uint64_t w = range >= (1ull << 28) ? s.random64() : static_cast<uint64_t>(s.random());
+  return static_cast<int64_t>(w % range + static_cast<uint64_t>(low));
+}
+
+// random_(from, to) into a floating dtype with `digits` significand bits
+// moves the bounds inward first (torch's update_from / update_to,
+// ATen/native/DistributionTemplates.h) so no value rounds outside [from, to):
+// `round_trip(v)` is int64 -> dtype -> int64 as torch casts.
+template <class RoundTrip>
+inline int64_t update_from(int64_t from, int digits, RoundTrip round_trip) {
+  const int64_t from_plus_1 = round_trip(from + 1);
+  if (from_plus_1 < from) {
+    int64_t f = from + 1 < 0 ? -(from + 1) : from + 1;
+    int n = 0;
+    while (f >>= 1) ++n;
+    from = from_plus_1 + (int64_t{1} << (n - digits + 1));
+  }
+  return from;
+}
+template <class RoundTrip>
+inline int64_t update_to(int64_t to, int digits, RoundTrip round_trip) {
+  const int64_t to_minus_1 = round_trip(to - 1);
+  if (to_minus_1 >= to) {
+    int64_t t = to - 1 < 0 ? -(to - 1) : to - 1;
+    int n = 0;
+    while (t >>= 1) ++n;
+    to = to_minus_1 - (int64_t{1} << (n - digits + 1));
+  }
+  return to;
+}
+
+// bernoulli_(p) with a scalar p on CPUs other than Intel's (torch takes MKL
+// there): a float64 uniform (random64) < p.
+inline bool bernoulli_value(State& s, double p) { return uniform_f64(s.random64()) < p; }
+
+// randperm(n) on CPU: the identity, then for n < 2^32 / 20 torch's
+// Fisher-Yates from the front with z = random() mod (n - i) (n - 1 words);
+// from 2^32 / 20 up, the "inside-out" variant with z = random64() mod (i + 1)
+// (2n words). `out[i]` receives the value through `store(i, v)`, read back by
+// `load(i)`.
+template <class Load, class Store>
+inline void randperm(State& s, int64_t n, Load load, Store store) {
+  if (n < static_cast<int64_t>(0xffffffffu / 20)) {
+    for (int64_t i = 0; i < n; ++i) store(i, i);
+    for (int64_t i = 0; i < n - 1; ++i) {
+      const int64_t z = static_cast<int64_t>(s.random() % static_cast<uint64_t>(n - i));
+      const int64_t a = load(i), b = load(z + i);
+      store(i, b);
+      store(z + i, a);
+    }
+    return;
+  }
+  for (int64_t i = 0; i < n; ++i) {
+    const int64_t z = static_cast<int64_t>(s.random64() % static_cast<uint64_t>(i + 1));
+    store(i, load(z));
+    store(z, i);
+  }
+}
+
+}  // namespace xrng::torch_cpu

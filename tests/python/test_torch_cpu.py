@@ -1,0 +1,266 @@
+"""xrng.torch_cpu against the installed torch, bit for bit.
+
+torch runs in subprocesses with ATEN_CPU_CAPABILITY set (avx2, default, and
+avx512 where the CPU has it); each prints which capability it ran, and the
+values must equal xrng.torch_cpu's with the kernel that capability uses
+(x86: avx2 and avx512, whose build registers no normal kernel and falls back
+to AVX2's; scalar: default). The calls run in sequence on one generator, so
+the generator's advance (the words each draw consumes, the redrawn last 16 of
+randn) is checked too, and at the end torch's own generator state.
+"""
+import os
+import pathlib
+import subprocess
+import sys
+import tempfile
+
+import pytest
+import torch
+
+import xrng
+
+# (call, size, dtype, a, b): a sequence drawn on one generator per seed.
+CALLS = [
+    ("randn", 16, torch.float32, 0.0, 1.0),
+    ("randn", 17, torch.float32, 0.0, 1.0),
+    ("rand", 5, torch.float32, 0, 0),
+    ("randn", 1000, torch.float32, 0.0, 1.0),
+    ("randn", 4099, torch.float32, 1.5, 0.25),
+    ("rand", 333, torch.float64, 0, 0),
+    ("randn", 45, torch.float16, 0.0, 1.0),
+    ("randn", 64, torch.bfloat16, -2.0, 3.0),
+    ("rand", 77, torch.float16, 0, 0),
+    ("rand", 77, torch.bfloat16, 0, 0),
+    ("randint", 100, torch.int64, 0, 10),
+    ("randint", 50, torch.int64, -(2 ** 40), 2 ** 40),
+    ("randint", 50, torch.int64, 5, 5 + 2 ** 28),
+    ("randint", 50, torch.int32, -3, 1000),
+    ("randint", 40, torch.float32, -7, 2 ** 30),
+    ("randint", 40, torch.int16, 0, 300),
+    ("randint", 40, torch.int64, -(2 ** 63), 2 ** 63 - 1),
+    ("bernoulli", 200, torch.float32, 0.3, 0),
+    ("randn", 100003, torch.float32, 0.0, 1.0),
+    ("randn", 31, torch.float32, 0.0, 1.0),
+    ("randperm", 1, torch.int64, 0, 0),
+    ("randperm", 1000, torch.int64, 0, 0),
+    ("randperm", 300, torch.float32, 0, 0),
+    ("randperm", 77, torch.int32, 0, 0),
+]
+SEEDS = [0, 1, 42, 2 ** 32 + 5, 123456789, 2 ** 64 - 1]
+
+TORCH_SIDE = r"""
+import sys, torch
+calls, seeds, path = eval(sys.argv[1]), eval(sys.argv[2]), sys.argv[3]
+out = {"capability": torch.backends.cpu.get_cpu_capability(), "runs": []}
+for seed in seeds:
+    g = torch.Generator().manual_seed(seed)
+    vals = []
+    for call, n, dtype, a, b in calls:
+        dtype = getattr(torch, dtype)
+        if call == "randn":
+            vals.append(torch.empty(n, dtype=dtype).normal_(a, b, generator=g))
+        elif call == "rand":
+            vals.append(torch.rand(n, dtype=dtype, generator=g))
+        elif call == "randint":
+            vals.append(torch.randint(a, b, (n,), dtype=dtype, generator=g))
+        elif call == "bernoulli":
+            vals.append(torch.empty(n, dtype=dtype).bernoulli_(a, generator=g))
+        elif call == "randperm":
+            vals.append(torch.randperm(n, dtype=dtype, generator=g))
+    out["runs"].append((vals, g.get_state()))
+torch.save(out, path)
+"""
+
+
+def _cpu_has(flag: str) -> bool:
+    try:
+        return flag in pathlib.Path("/proc/cpuinfo").read_text().split()
+    except OSError:
+        return False
+
+
+def _intel() -> bool:
+    try:
+        return "GenuineIntel" in pathlib.Path("/proc/cpuinfo").read_text()
+    except OSError:
+        return False
+
+
+def _calls():
+    """CALLS, less bernoulli on Intel CPUs (torch takes MKL there: not reproduced)."""
+    return [c for c in CALLS if not (c[0] == "bernoulli" and _intel())]
+
+
+def _torch_values(capability: str):
+    with tempfile.TemporaryDirectory() as d:
+        path = os.path.join(d, "out.pt")
+        spec = repr([(c, n, str(dt).split(".")[1], a, b) for c, n, dt, a, b in _calls()])
+        env = dict(os.environ, ATEN_CPU_CAPABILITY=capability)
+        r = subprocess.run([sys.executable, "-c", TORCH_SIDE, spec, repr(SEEDS), path], env=env,
+                           capture_output=True, text=True, timeout=300)
+        assert r.returncode == 0, r.stderr
+        return torch.load(path)
+
+
+def _xrng_values(seed: int, kernel: str):
+    g = xrng.torch_cpu(seed, kernel=kernel)
+    vals = []
+    for call, n, dtype, a, b in _calls():
+        if call == "randn":
+            vals.append(xrng.randn(n, dtype=dtype, mean=a, std=b, generator=g))
+        elif call == "rand":
+            vals.append(xrng.rand(n, dtype=dtype, generator=g))
+        elif call == "randint":
+            vals.append(xrng.randint(a, b, (n,), dtype=dtype, generator=g))
+        elif call == "bernoulli":
+            vals.append(xrng.bernoulli(n, p=a, dtype=dtype, generator=g))
+        elif call == "randperm":
+            vals.append(xrng.randperm(n, dtype=dtype, generator=g))
+    return vals, g
+
+
+CAPABILITIES = [("avx2", "x86"), ("default", "scalar"), ("avx512", "x86")]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("capability,kernel", CAPABILITIES)
+def test_torch_cpu_sweep_equals_torch(capability, kernel):
+    if capability in ("avx2", "avx512") and not (_cpu_has("avx2") and _cpu_has("fma")):
+        pytest.skip("this CPU has no AVX2/FMA: torch cannot run its x86 normal kernel here")
+    if capability == "avx512" and not _cpu_has("avx512f"):
+        pytest.skip("this CPU has no AVX-512: torch's avx512 build cannot run here")
+    ref = _torch_values(capability)
+    # torch runs the capability asked for (it falls back silently otherwise).
+    assert ref["capability"] == capability.upper(), ref["capability"]
+    for seed, (tvals, tstate) in zip(SEEDS, ref["runs"]):
+        xvals, g = _xrng_values(seed, kernel)
+        assert len(tvals) == len(xvals) == len(_calls())
+        for (call, n, dtype, a, b), t, x in zip(_calls(), tvals, xvals):
+            assert x.dtype == t.dtype and x.shape == t.shape, (call, n, dtype)
+            # bit for bit: compare the raw bytes (NaN-safe, signed zeros).
+            assert torch.equal(x.view(torch.uint8) if x.dtype != torch.bool else x,
+                               t.view(torch.uint8) if t.dtype != torch.bool else t), \
+                f"seed {seed}: {call}({n}, {dtype}, {a}, {b}) differs from torch {capability}"
+        # the generator stands where torch's does (mt19937 words and position).
+        assert torch.equal(g.state[:5016], tstate[:5016]), f"seed {seed}: generator state differs"
+
+
+def test_torch_cpu_continues_and_writes_back_torch_generator():
+    g = torch.Generator().manual_seed(7)
+    torch.randn(100, generator=g)
+    torch.rand(3, generator=g)
+    x = xrng.torch_cpu(g, kernel="x86" if _cpu_has("avx2") else "scalar")
+    a = xrng.rand(1000, generator=x)
+    b = torch.rand(1000, generator=g)
+    assert torch.equal(a, b)
+    # xrng draws on; torch continues after it from the written-back state.
+    xrng.randint(0, 2 ** 40, (10,), generator=x)
+    torch.randint(0, 2 ** 40, (10,), generator=g)
+    t = x.to_torch()
+    assert torch.equal(torch.rand(50, generator=t), torch.rand(50, generator=g))
+    assert torch.equal(t.get_state(), g.get_state())
+
+
+def test_torch_cpu_seeding_equals_torch_state():
+    for seed in (0, 1, 2 ** 63 + 11):
+        assert torch.equal(xrng.torch_cpu(seed).state[:5016], torch.Generator().manual_seed(seed).get_state()[:5016])
+
+
+def test_torch_cpu_strided_out_in_torch_order():
+    # torch fills a transposed or sliced tensor in memory order (TensorIterator).
+    for make in (lambda: torch.empty(4, 8).t(), lambda: torch.empty(10, 10)[:, ::2],
+                 lambda: torch.empty(3, 4, 5).permute(2, 0, 1)):
+        tg = torch.Generator().manual_seed(11)
+        t = make().uniform_(generator=tg)
+        g = xrng.torch_cpu(11)
+        x = xrng.uniform_(make(), generator=g)
+        assert torch.equal(x, t)
+        assert torch.equal(g.state[:5016], tg.get_state()[:5016])
+
+
+def test_torch_cpu_device():
+    dev = "cuda" if torch.cuda.is_available() else "meta"
+    if dev == "meta":
+        pytest.skip("no second device here: the host-then-transfer path needs CUDA to be exercised")
+    a = xrng.randn(64, generator=xrng.torch_cpu(5), device=dev)
+    b = xrng.randn(64, generator=xrng.torch_cpu(5))
+    assert a.device.type == dev and torch.equal(a.cpu(), b)
+
+
+def test_torch_cpu_errors():
+    with pytest.raises(ValueError, match="kernel must be"):
+        xrng.torch_cpu(0, kernel="avx")
+    with pytest.raises(TypeError, match="int seed or a CPU torch.Generator"):
+        xrng.torch_cpu(1.5)
+    with pytest.raises(ValueError, match="seed must be in"):
+        xrng.torch_cpu(-1)
+    g = xrng.torch_cpu(0)
+    before = g.state.clone()
+    with pytest.raises(ValueError, match="fewer than 16"):
+        xrng.randn(15, generator=g)
+    with pytest.raises(ValueError, match="float64"):
+        xrng.randn(32, dtype=torch.float64, generator=g)
+    with pytest.raises(NotImplementedError):
+        xrng.rand(4, low=1.0, high=2.0, generator=g)
+    assert torch.equal(g.state, before)  # refused before anything advanced
+
+
+@pytest.mark.parametrize("stream,capability", [("torch-cpu-x86", "avx2"), ("torch-cpu-scalar", "default")])
+def test_cli_torch_stream_fingerprint_equals_torch(cli, stream, capability):
+    if capability == "avx2" and not (_cpu_has("avx2") and _cpu_has("fma")):
+        pytest.skip("this CPU has no AVX2/FMA: torch cannot run its x86 normal kernel here")
+    code = ("import hashlib, torch; torch.manual_seed(9); a = torch.randn(100001).numpy().tobytes(); "
+            "torch.manual_seed(9); b = torch.rand(1000).numpy().tobytes(); "
+            "print(hashlib.sha256(a).hexdigest(), hashlib.sha256(b).hexdigest())")
+    r = subprocess.run([sys.executable, "-c", code], env=dict(os.environ, ATEN_CPU_CAPABILITY=capability),
+                       capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    want_n, want_u = r.stdout.split()
+    assert cli.fingerprint("--stream", stream, "--dist", "normal", "--seed", 9, "--count", 100001) == want_n
+    assert cli.fingerprint("--stream", stream, "--dist", "uniform", "--seed", 9, "--count", 1000) == want_u
+    with pytest.raises(RuntimeError, match="fewer than 16"):
+        cli.fingerprint("--stream", stream, "--dist", "normal", "--count", 15)
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64, torch.bfloat16, torch.float16])
+def test_torch_cpu_dropout_and_bernoulli_equal_torch(dtype):
+    if _intel():
+        pytest.skip("Intel CPU: torch's scalar bernoulli_ goes through MKL, not reproduced")
+    x = torch.linspace(-3, 3, 1000, dtype=torch.float32).to(dtype).reshape(20, 50)
+    for seed, p in ((0, 0.5), (3, 0.1), (4, 0.9)):
+        torch.manual_seed(seed)
+        want = torch.nn.functional.dropout(x, p, training=True)
+        want_t = torch.nn.functional.dropout(x.t(), p, training=True)  # strided: noise like the input
+        want_b = torch.empty(333, dtype=dtype).bernoulli_(p)
+        want_next = torch.rand(5)
+        g = xrng.torch_cpu(seed)
+        got = xrng.dropout(x, p, generator=g)
+        got_t = xrng.dropout(x.t(), p, generator=g)
+        got_b = xrng.bernoulli(333, p=p, dtype=dtype, generator=g)
+        assert torch.equal(got.view(torch.uint8), want.view(torch.uint8)), (seed, p)
+        assert torch.equal(got_t.contiguous(), want_t.contiguous()), (seed, p)
+        assert torch.equal(got_b, want_b), (seed, p)
+        assert torch.equal(xrng.rand(5, generator=g), want_next)
+    g = xrng.torch_cpu(0)
+    assert xrng.dropout(x, 0.5, training=False, generator=g) is x
+    y = x.clone()
+    torch.manual_seed(1)
+    want = torch.nn.functional.dropout(x.clone(), 1.0)
+    assert torch.equal(xrng.dropout(y, 1.0, inplace=True, generator=xrng.torch_cpu(1)), want)
+    assert torch.equal(y, want)
+
+
+def test_torch_cpu_inplace_fills_and_out_equal_torch():
+    tg = torch.Generator().manual_seed(21)
+    want = [torch.empty(8, 40).normal_(0.5, 2.0, generator=tg), torch.empty(100).uniform_(generator=tg),
+            torch.randn(64, generator=tg, dtype=torch.bfloat16)]
+    g = xrng.torch_cpu(21, kernel="x86" if _cpu_has("avx2") else "scalar")
+    got = [xrng.normal_(torch.empty(8, 40), 0.5, 2.0, generator=g), xrng.uniform_(torch.empty(100), generator=g)]
+    out = torch.empty(64, dtype=torch.bfloat16)
+    assert xrng.randn(64, generator=g, dtype=torch.bfloat16, out=out) is out
+    got.append(out)
+    for a, b in zip(got, want):
+        assert torch.equal(a, b)
+    assert torch.equal(g.state[:5016], tg.get_state()[:5016])
+    with pytest.raises(NotImplementedError, match="non-contiguous"):
+        xrng.normal_(torch.empty(40, 8).t(), generator=g)

@@ -1,0 +1,229 @@
+// The torch CPU streams (rng/torch_cpu.h): their transcendental functions
+// proven equal to their references over the whole input domain the stream
+// gives them, and the engine against at::mt19937's known outputs.
+//
+// Domains: the float uniform takes the 2^24 values k 2^-24; the log gets
+// u1 = 1 - k 2^-24, the angle theta = two_pi * k 2^-24 (x86) or
+// float(2 pi k 2^-24) in binary64 (scalar). All 2^24 of each are compared.
+//  * x86 kernel: against torch's own avx_mathfun.h (the header shipped in
+//    the installed wheel, compiled as torch's AVX2 build compiles it:
+//    tests/torch_ref/avx_mathfun_ref.cpp), when this build found torch and
+//    runs on an AVX2+FMA x86-64 CPU; otherwise the test says it skipped.
+//  * scalar kernel: against this machine's glibc logf/sinf/cosf (the
+//    functions torch's default kernel calls), when the C library is glibc
+//    2.28..2.40 (the versions of those algorithms).
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "host/torch_cpu.h"
+#include "rng/torch_cpu.h"
+#include "tools/sha256.h"
+
+#if defined(__GLIBC__)
+#include <gnu/libc-version.h>
+#endif
+
+namespace tc = xrng::torch_cpu;
+
+// test_torch_cpu (label exhaustive) visits every input; test_torch_cpu_quick
+// (label unit, also run under the sanitizers) every XRNG_TORCH_CPU_STEP-th.
+#ifndef XRNG_TORCH_CPU_STEP
+#define XRNG_TORCH_CPU_STEP 1
+#endif
+constexpr uint32_t kStep = XRNG_TORCH_CPU_STEP;
+namespace td = xrng::torch_cpu::detail;
+
+#if defined(XRNG_TORCH_AVX_REF)
+namespace xrng_torch_ref {
+void normal_fill_16(float* data, float mean, float std);
+void log8(const float* x, float* y);
+void sincos8(const float* x, float* s, float* c);
+}  // namespace xrng_torch_ref
+#endif
+
+namespace {
+bool same_bits(float a, float b) { return td::f2u(a) == td::f2u(b); }
+
+#if defined(XRNG_TORCH_AVX_REF)
+bool host_has_avx2_fma() {
+  __builtin_cpu_init();
+  return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+}
+#endif
+}  // namespace
+
+TEST_CASE("torch_cpu: mt19937 seeding and words as at::mt19937") {
+  // MT19937's reference output (Matsumoto-Nishimura init_genrand(5489)):
+  // the 10000th word is 4123659995 (C++ [rand.predef]).
+  tc::MT19937 mt(5489);
+  uint32_t w = 0;
+  for (int i = 0; i < 10000; ++i) w = mt();
+  CHECK(w == 4123659995u);
+  // torch seeds with the low 32 bits of the 64-bit seed and keeps the seed.
+  tc::MT19937 a((1ull << 32) + 7), b(7);
+  CHECK(a.seed == (1ull << 32) + 7);
+  for (int i = 0; i < 2000; ++i) REQUIRE(a() == b());
+  // random64: the first word is the high half.
+  tc::State s(3), t(3);
+  const uint64_t hi = t.random(), lo = t.random();
+  CHECK(s.random64() == ((hi << 32) | lo));
+}
+
+TEST_CASE("torch_cpu: state round trip through torch's byte layout") {
+  tc::State s(12345);
+  for (int i = 0; i < 1000; ++i) s.random();
+  s.has_next_double_normal = true;
+  s.next_double_normal = -0.25;
+  s.has_next_float_normal = true;
+  s.next_float_normal = 1.5f;
+  std::vector<uint8_t> bytes(tc::kTorchStateBytes);
+  tc::to_torch_state(s, bytes.data());
+  tc::State r = tc::from_torch_state(bytes.data(), bytes.size());
+  CHECK(r.mt.left == s.mt.left);
+  CHECK(r.mt.next == s.mt.next);
+  CHECK(r.mt.seed == s.mt.seed);
+  CHECK(r.has_next_double_normal);
+  CHECK(r.next_double_normal == -0.25);
+  CHECK(r.has_next_float_normal);
+  CHECK(r.next_float_normal == 1.5f);
+  for (int i = 0; i < 2000; ++i) REQUIRE(r.random() == s.random());
+  CHECK_THROWS_AS(tc::from_torch_state(bytes.data(), 100), std::invalid_argument);
+}
+
+TEST_CASE("torch_cpu: x86 kernel equals torch's avx_mathfun.h over all 2^24 uniforms") {
+#if !defined(XRNG_TORCH_AVX_REF)
+  MESSAGE("SKIPPED: this build found no torch headers (or is not x86-64): no avx_mathfun.h reference");
+  return;
+#else
+  if (!host_has_avx2_fma()) {
+    MESSAGE("SKIPPED: this CPU has no AVX2+FMA to run torch's reference");
+    return;
+  }
+  const float two_pi = static_cast<float>(2.0 * 3.14159265358979323846);
+  long bad_log = 0, bad_sin = 0, bad_cos = 0, bad_fill = 0;
+  float in[8], lg[8], sn[8], cs[8];
+  for (uint32_t k0 = 0; k0 < (1u << 24); k0 += 8 * kStep) {
+    for (int l = 0; l < 8; ++l) in[l] = 1.0f - static_cast<float>(k0 + l) * 0x1p-24f;
+    xrng_torch_ref::log8(in, lg);
+    for (int l = 0; l < 8; ++l) bad_log += !same_bits(td::x86_log(in[l]), lg[l]);
+    for (int l = 0; l < 8; ++l) in[l] = two_pi * (static_cast<float>(k0 + l) * 0x1p-24f);
+    xrng_torch_ref::sincos8(in, sn, cs);
+    for (int l = 0; l < 8; ++l) {
+      float s, c;
+      td::x86_sincos(in[l], &s, &c);
+      bad_sin += !same_bits(s, sn[l]);
+      bad_cos += !same_bits(c, cs[l]);
+    }
+  }
+  // The whole 16-wide transform (radius, angle, fmadd with mean/std) on
+  // strided blocks of uniforms covering both halves' domains.
+  for (uint32_t k0 = 0; k0 < (1u << 24); k0 += 16 * 61 * kStep) {
+    float a[16], b[16];
+    for (int l = 0; l < 16; ++l) a[l] = b[l] = static_cast<float>((k0 + 997u * l) & 0xffffffu) * 0x1p-24f;
+    xrng_torch_ref::normal_fill_16(a, 0.5f, 3.0f);
+    tc::normal_fill16(b, 0.5f, 3.0f, tc::Kernel::x86);
+    for (int l = 0; l < 16; ++l) bad_fill += !same_bits(a[l], b[l]);
+  }
+  CHECK(bad_log == 0);
+  CHECK(bad_sin == 0);
+  CHECK(bad_cos == 0);
+  CHECK(bad_fill == 0);
+#endif
+}
+
+TEST_CASE("torch_cpu: scalar kernel equals glibc logf/sinf/cosf over all 2^24 uniforms") {
+#if !defined(__GLIBC__)
+  MESSAGE("SKIPPED: the C library is not glibc: no reference for the scalar kernel");
+  return;
+#else
+  if (!(__GLIBC__ == 2 && __GLIBC_MINOR__ >= 28 && __GLIBC_MINOR__ <= 40)) {
+    MESSAGE("SKIPPED: glibc " << gnu_get_libc_version() << " is not one of 2.28..2.40 (the algorithms reproduced)");
+    return;
+  }
+  long bad_log = 0, bad_sin = 0, bad_cos = 0;
+  for (uint32_t k = 0; k < (1u << 24); k += kStep) {
+    const float u = static_cast<float>(k) * 0x1p-24f;
+    const float u1 = 1.0f - u;
+    bad_log += !same_bits(td::glibc_logf(u1), ::logf(u1));
+    const float theta = static_cast<float>(2.0 * 3.14159265358979323846 * static_cast<double>(u));
+    bad_sin += !same_bits(td::glibc_sinf(theta), ::sinf(theta));
+    bad_cos += !same_bits(td::glibc_cosf(theta), ::cosf(theta));
+  }
+  CHECK(bad_log == 0);
+  CHECK(bad_sin == 0);
+  CHECK(bad_cos == 0);
+#endif
+}
+
+TEST_CASE("torch_cpu: the host's 16-wide transform equals the header's over all 2^24 uniforms") {
+  // fill16_blocks (AVX2 for the x86 kernel where the CPU has it) against
+  // normal_fill16, every uniform k 2^-24 as both u1's and u2's source, and
+  // through randn's whole draw.
+  for (tc::Kernel k : {tc::Kernel::x86, tc::Kernel::scalar}) {
+    if (!tc::fill16_is_simd(k))
+      MESSAGE("kernel " << std::string(k == tc::Kernel::x86 ? "x86" : "scalar") << ": the host runs the header's scalar code");
+    const int64_t blocks = (1 << 24) / 8 / kStep;
+    std::vector<float> a(static_cast<size_t>(blocks) * 16), b;
+    for (int64_t bl = 0; bl < blocks; ++bl)
+      for (int l = 0; l < 8; ++l) {
+        const float u = static_cast<float>((bl * 8 * kStep + l) & 0xffffff) * 0x1p-24f;
+        a[bl * 16 + l] = u;
+        a[bl * 16 + 8 + l] = u;
+      }
+    b = a;
+    tc::fill16_blocks(a.data(), blocks, -0.5f, 2.0f, k);
+    for (int64_t bl = 0; bl < blocks; ++bl) tc::normal_fill16(b.data() + bl * 16, -0.5f, 2.0f, k);
+    long bad = 0;
+    for (size_t i = 0; i < a.size(); ++i) bad += !same_bits(a[i], b[i]);
+    CHECK(bad == 0);
+    // randn through the host loop equals the header's draw, words and values.
+    for (int64_t n : {16, 17, 1000, 4099}) {
+      tc::State s1(99), s2(99);
+      std::vector<float> x(n), y(n);
+      tc::randn(s1, n, 0.0f, 1.0f, k, xrng::DType::f32, x.data());
+      tc::normal_f32(s2, n, 0.0f, 1.0f, k, y.data());
+      CHECK(std::memcmp(x.data(), y.data(), 4 * n) == 0);
+      CHECK(s1.random() == s2.random());
+    }
+  }
+}
+
+TEST_CASE("torch_cpu: draws equal torch's own fingerprints (tests/data/golden_torch_cpu.txt)") {
+  // Written by tools/make_golden_torch_cpu.py from torch 2.15.0 itself
+  // (ATEN_CPU_CAPABILITY=avx2 for torch-cpu-x86, =default for
+  // torch-cpu-scalar): checks both streams on any host, torch or not.
+  std::ifstream f(std::string(XRNG_TEST_DATA_DIR) + "/golden_torch_cpu.txt");
+  REQUIRE(f.good());
+  std::string line;
+  int checked = 0;
+  while (std::getline(f, line)) {
+    if (line.empty() || line[0] == '#') continue;
+    std::istringstream in(line);
+    std::string stream, dist, dtype, want;
+    uint64_t seed = 0;
+    int64_t count = 0;
+    float mean = 0, std_ = 1;
+    in >> stream >> dist >> dtype >> seed >> count >> mean >> std_ >> want;
+    REQUIRE(!in.fail());
+    const tc::Kernel k = stream == "torch-cpu-x86" ? tc::Kernel::x86 : tc::Kernel::scalar;
+    const xrng::DType dt = dtype == "f64" ? xrng::DType::f64 : xrng::DType::f32;
+    std::vector<unsigned char> bytes(static_cast<size_t>(count) * (dt == xrng::DType::f64 ? 8 : 4));
+    tc::State s(seed);
+    if (dist == "normal")
+      tc::randn(s, count, mean, std_, k, dt, bytes.data());
+    else
+      tc::rand(s, count, dt, bytes.data());
+    xrng::tools::Sha256 h;
+    h.update(bytes.data(), bytes.size());
+    CHECK_MESSAGE(h.hex() == want, line);
+    ++checked;
+  }
+  CHECK(checked == 38);  // 19 cases per stream
+}
