@@ -87,6 +87,28 @@ def pytest_collection_modifyitems(config, items):
         items[:] = keep
 
 
+# The default dtype each torch file sets when imported (test_distributions.py:
+# torch.set_default_dtype(torch.double) at module level). Restored after its
+# collection, so the rest of tests/python keeps float32; set again around
+# each of the file's tests.
+MODULE_DTYPE = {}
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_make_collect_report(collector):
+    path = pathlib.Path(str(getattr(collector, "path", "") or ""))
+    if not (isinstance(collector, pytest.Module) and _is_torch_test(path)):
+        yield
+        return
+    import torch
+    before = torch.get_default_dtype()
+    try:
+        yield
+    finally:
+        MODULE_DTYPE[path.name] = torch.get_default_dtype()
+        torch.set_default_dtype(before)
+
+
 def _shift_seeds(monkeypatch, module):
     from torch.testing._internal import common_utils
     original = common_utils.set_rng_seed
@@ -105,11 +127,18 @@ def _xrng_dispatch_mode(request, monkeypatch):
     if not _is_torch_test(pathlib.Path(str(request.node.fspath))):
         yield
         return
-    if SEED_SHIFT:
-        _shift_seeds(monkeypatch, request.module)
-    if PLAIN:
-        yield
-        return
-    import xrng
-    with xrng.reproducible(seed=0, engine="dispatch"):
-        yield
+    import torch
+    name = pathlib.Path(str(request.node.fspath)).name
+    before = torch.get_default_dtype()
+    torch.set_default_dtype(MODULE_DTYPE.get(name, before))
+    try:
+        if SEED_SHIFT:
+            _shift_seeds(monkeypatch, request.module)
+        if PLAIN:
+            yield
+            return
+        import xrng
+        with xrng.reproducible(seed=0, engine="dispatch"):
+            yield
+    finally:
+        torch.set_default_dtype(before)
