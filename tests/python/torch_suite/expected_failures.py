@@ -57,5 +57,7 @@ FAIL_PLAIN = {
     "test_distributions.py::TestJit::test_log_prob": "as test_entropy (TorchScript of torch.distributions with torch 2.15)",
     "test_distributions.py::TestJit::test_mean": "as test_entropy (TorchScript of torch.distributions with torch 2.15)",
     "test_distributions.py::TestJit::test_variance": "as test_entropy (TorchScript of torch.distributions with torch 2.15)",
+    "test_distributions.py::TestDistributions::test_cdf_icdf_inverse": "plain torch fails it for the EXAMPLES parameters drawn at import from torch's default seed (as when the file runs on its own; conftest.py)",
+    "test_distributions.py::TestKL::test_entropy_monte_carlo": "plain torch fails it (Pareto example 2, atol 0.2) for the EXAMPLES parameters drawn at import from torch's default seed",
     "test_init.py::TestNNInit::test_deprecation": "init.normal (no underscore) no longer warns 'deprecated' in torch 2.15",
 }
