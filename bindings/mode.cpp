@@ -297,6 +297,21 @@ void take(const std::optional<at::Generator>& gen, uint64_t words, const std::st
   commit(rec, named, op, &live);
 }
 
+// Before torch's own kernel runs a call (nothing to draw, or refused): the
+// generator's state is resolved as a draw would resolve it, so a re-seed or a
+// restore made before the call is not lost when absorb() takes the state
+// torch's kernel leaves.
+void settle(const std::optional<at::Generator>& gen, const std::string& op) {
+  std::lock_guard<std::recursive_mutex> lock(g_lock);
+  at::Generator named;
+  const bool is_new = gen.has_value() && gen->defined() && gen->unsafeGetGeneratorImpl() != default_impl() &&
+                      g_records.find(gen->unsafeGetGeneratorImpl()) == g_records.end();
+  Record& rec = record_for(gen, named);
+  if (is_new) rec.owner = c10::weak_intrusive_ptr<c10::GeneratorImpl>(named.getIntrusivePtr());
+  std::lock_guard<std::mutex> glock(named.mutex());
+  resolve(rec, named, is_new, op);
+}
+
 // After torch's own kernel drew for a reported call: its draws are not foreign.
 void absorb(const std::optional<at::Generator>& gen) {
   std::lock_guard<std::recursive_mutex> lock(g_lock);
@@ -635,13 +650,16 @@ class Kernel final : public c10::OperatorKernel {
       torch::jit::drop(*stack, n);
       for (auto& v : out) torch::jit::push(*stack, std::move(v));
     } catch (const NoDraw&) {
+      settle(gen, name);
       torch_kernel(op, ks, stack);
       absorb(gen);  // (torch's MKL bernoulli_ takes a seed even for no elements)
     } catch (const Reported& e) {  // drawn by torch, reported
       report(name, "is not drawn from xrng here (" + e.why + ")");
+      settle(gen, name);
       torch_kernel(op, ks, stack);
       absorb(gen);
     } catch (const c10::ValueError& e) {  // an xrng operator refused them (its errors are ValueErrors)
+      settle(gen, name);
       torch_kernel(op, ks, stack);
       absorb(gen);
       report(name, std::string("is not drawn from xrng here (") + e.what_without_backtrace() + ")");
@@ -650,9 +668,11 @@ class Kernel final : public c10::OperatorKernel {
       const Form f = kModeOps[row_].form;
       if (f == Form::fill || f == Form::random) {
         report(name, why);  // torch's checks passed already: reported (strict: raised) before anything is written
+        settle(gen, name);
         torch_kernel(op, ks, stack);
         absorb(gen);
       } else {
+        settle(gen, name);
         torch_kernel(op, ks, stack);  // raises where torch raises
         absorb(gen);
         report(name, why);
@@ -722,7 +742,21 @@ class Kernel final : public c10::OperatorKernel {
       else if (a.isTensor()) s.push_back(at::empty({n0 >= 0 ? 0 : 1}, a.toTensor().options()));
       else s.push_back(a);
     }
-    torch_kernel(op, ks, &s);  // raises where torch raises
+    // torch's warnings are passed on; a check that warned is not kept, so the
+    // next identical call warns too, as torch's own does
+    struct Seen : c10::WarningHandler {
+      c10::WarningHandler* next = c10::WarningUtils::get_warning_handler();
+      bool any = false;
+      void process(const c10::Warning& w) override {
+        any = true;
+        next->process(w);
+      }
+    } seen;
+    {
+      c10::WarningUtils::WarningHandlerGuard guard(&seen);
+      torch_kernel(op, ks, &s);  // raises where torch raises
+    }
+    if (seen.any) return;
     std::lock_guard<std::mutex> lock(checked_lock_);
     if (checked_.size() < 64) checked_.push_back(ck);  // a program's few distinct calls
   }

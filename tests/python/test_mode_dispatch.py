@@ -449,3 +449,26 @@ def test_dtensor_draws_equal_the_unsharded_ones(tmp_path):
         assert r["reported"] == {}
         for k, v in ref.items():
             assert torch.equal(r[k], v), (rank, k)
+
+
+def test_a_reseed_before_a_call_with_nothing_to_draw_is_kept():
+    """Found by PyTorch's test_tensor_creation_ops.py: torch.randn(0) runs
+    torch's kernel (no words); a manual_seed before it must not be lost."""
+    with mode(seed=0, strict=True):
+        torch.manual_seed(1)
+        torch.randn(0)
+        torch.manual_seed(1)
+        a = torch.randn(3)
+    assert torch.equal(a, xrng.randn(3, generator=G(1)))
+
+
+def test_torchs_warnings_are_given_every_call():
+    """Found by PyTorch's test_tensor_creation_ops.py: random_'s precision
+    warning came only with the first of identical calls."""
+    t = torch.empty(2000, dtype=torch.float16)
+    with mode():
+        for _ in range(2):
+            with warnings.catch_warnings(record=True) as w:
+                warnings.simplefilter("always")
+                t.random_(-42, 2 ** 11 + 10)
+            assert any("out of bounds" in str(x.message) for x in w)
