@@ -275,6 +275,15 @@ void commit(Record& rec, at::Generator& named, const std::string& op, Live* live
   g_last_op = &op;
 }
 
+// record_for, and whether the record is new (then it remembers its generator). Under g_lock.
+Record& record_of(const std::optional<at::Generator>& gen, at::Generator& named, bool& is_new) {
+  is_new = gen.has_value() && gen->defined() && gen->unsafeGetGeneratorImpl() != default_impl() &&
+           g_records.find(gen->unsafeGetGeneratorImpl()) == g_records.end();
+  Record& rec = record_for(gen, named);
+  if (is_new) rec.owner = c10::weak_intrusive_ptr<c10::GeneratorImpl>(named.getIntrusivePtr());
+  return rec;
+}
+
 // A draw of `words` words with `gen`: run(key, offset) writes the values
 // (it may throw before writing), then the position advances and the torch
 // generator is marked.
@@ -282,10 +291,8 @@ template <class Run>
 void take(const std::optional<at::Generator>& gen, uint64_t words, const std::string& op, Run&& run) {
   std::lock_guard<std::recursive_mutex> lock(g_lock);
   at::Generator named;
-  const bool is_new = gen.has_value() && gen->defined() && gen->unsafeGetGeneratorImpl() != default_impl() &&
-                      g_records.find(gen->unsafeGetGeneratorImpl()) == g_records.end();
-  Record& rec = record_for(gen, named);
-  if (is_new) rec.owner = c10::weak_intrusive_ptr<c10::GeneratorImpl>(named.getIntrusivePtr());
+  bool is_new = false;
+  Record& rec = record_of(gen, named, is_new);
   std::lock_guard<std::mutex> glock(named.mutex());
   Live live;
   Pos& pos = resolve(rec, named, is_new, op, &live);
@@ -304,10 +311,8 @@ void take(const std::optional<at::Generator>& gen, uint64_t words, const std::st
 void settle(const std::optional<at::Generator>& gen, const std::string& op) {
   std::lock_guard<std::recursive_mutex> lock(g_lock);
   at::Generator named;
-  const bool is_new = gen.has_value() && gen->defined() && gen->unsafeGetGeneratorImpl() != default_impl() &&
-                      g_records.find(gen->unsafeGetGeneratorImpl()) == g_records.end();
-  Record& rec = record_for(gen, named);
-  if (is_new) rec.owner = c10::weak_intrusive_ptr<c10::GeneratorImpl>(named.getIntrusivePtr());
+  bool is_new = false;
+  Record& rec = record_of(gen, named, is_new);
   std::lock_guard<std::mutex> glock(named.mutex());
   resolve(rec, named, is_new, op);
 }
