@@ -106,15 +106,8 @@ struct GuideTable {
     const double jd = x * inv;
     const uint64_t m = g.size() - 1;
     const uint64_t j = jd < static_cast<double>(m) ? static_cast<uint64_t>(jd) : m - 1;
-    uint64_t lo = g[j], hi = std::max(g[j], g[j + 1]);
-    while (lo < hi) {
-      const uint64_t mid = lo + (hi - lo) / 2;
-      if (x < c[mid])
-        hi = mid;
-      else
-        lo = mid + 1;
-    }
-    uint64_t i = lo;
+    // the bucket's range may miss the answer by rounding of x * inv: the walks below settle it
+    uint64_t i = categorical::first_above(c, x, g[j], std::max(g[j], g[j + 1]));
     while (i > 0 && x < c[i - 1]) --i;
     while (i < k - 1 && !(x < c[i])) ++i;
     return static_cast<int64_t>(i);

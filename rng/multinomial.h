@@ -103,12 +103,9 @@ XRNG_HD XRNG_INLINE double unit52(uint32_t w0, uint32_t w1) {
   return math::unit_open<52, double, uint64_t>(dist::bits_u64(w0, w1) >> 12);
 }
 
-// The category of one sample: the first i with x < c[i], x = u * total
-// (rounded once). c is non-decreasing, so a binary search finds it; x < total
-// = c[k-1] always (SPEC 10.2), so i <= k-1 and w[i] > 0.
-XRNG_HD XRNG_INLINE int64_t sample_with(const double* c, uint64_t k, double total, uint32_t w0, uint32_t w1) {
-  const double x = unit52(w0, w1) * total;
-  uint64_t lo = 0, hi = k - 1;
+// The first i in [lo, hi] with x < c[i], for a non-decreasing c with
+// x < c[hi] (a binary search; the host's guided search narrows [lo, hi] first).
+XRNG_HD XRNG_INLINE uint64_t first_above(const double* c, double x, uint64_t lo, uint64_t hi) {
   while (lo < hi) {
     const uint64_t mid = lo + (hi - lo) / 2;
     if (x < c[mid])
@@ -116,7 +113,14 @@ XRNG_HD XRNG_INLINE int64_t sample_with(const double* c, uint64_t k, double tota
     else
       lo = mid + 1;
   }
-  return static_cast<int64_t>(lo);
+  return lo;
+}
+
+// The category of one sample: the first i with x < c[i], x = u * total
+// (rounded once). c is non-decreasing, so a binary search finds it; x < total
+// = c[k-1] always (SPEC 10.2), so i <= k-1 and w[i] > 0.
+XRNG_HD XRNG_INLINE int64_t sample_with(const double* c, uint64_t k, double total, uint32_t w0, uint32_t w1) {
+  return static_cast<int64_t>(first_above(c, unit52(w0, w1) * total, 0, k - 1));
 }
 
 // ---- without replacement: the exponential race, compared exactly -------------------------
