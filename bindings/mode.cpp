@@ -19,6 +19,7 @@
 #include <ATen/core/stack.h>
 #include <c10/util/Exception.h>
 #include <c10/util/bit_cast.h>
+#include <torch/csrc/autograd/graph_task.h>
 #include <torch/library.h>
 
 #include <cmath>
@@ -28,6 +29,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <thread>
 #include <unordered_map>
 
 #include "detail/dtypes.h"
@@ -203,6 +205,12 @@ std::unordered_map<c10::GeneratorImpl*, Record>& g_records = *new std::unordered
 // as long as the process (the rows' names, the literals below).
 const std::string* g_last_op = nullptr;
 const std::string kStart = "the start of the mode", kInnerEnd = "the end of an inner mode";
+// Threads: the mode belongs to the thread that entered it (and to the autograd
+// engine's threads while they run a backward pass). A call of another thread
+// is torch's own, warned; its draws from the default generator are named here
+// until the mode's next draw reports them.
+std::thread::id g_owner;
+std::string& g_foreign = *new std::string;
 std::string last_op() { return g_last_op ? *g_last_op : kStart; }
 
 const Config& config() { return g_entries.back().config; }
@@ -250,6 +258,14 @@ Pos& resolve(Record& rec, at::Generator& named, bool fresh_record, const std::st
   const std::optional<uint64_t> tag = rec.global ? std::optional<uint64_t>(config().tag) : std::nullopt;
   if (!fresh_record && rec.state.valid && st == rec.state) {
     // unchanged since the last draw
+  } else if (rec.global && !g_foreign.empty()) {
+    // another thread drew from it (seen by the kernels): its state may now be
+    // one recorded earlier, which is no restore; the stream continues
+    const std::string ops = g_foreign;
+    g_foreign.clear();
+    rec.state = st;  // reported once (strict: raised before anything is written)
+    report("torch's default generator",
+           "was drawn from by a thread without the mode (" + ops + "), between " + last_op() + " and " + op);
   } else if (st == fresh_state(named)) {
     rec.pos = Pos{key_of(named.current_seed(), tag), 0};
   } else if (const Pos* p = fresh_record ? nullptr : rec.recorded(st.hash())) {
@@ -259,10 +275,20 @@ Pos& resolve(Record& rec, at::Generator& named, bool fresh_record, const std::st
   } else if (fresh_record) {
     rec.pos = Pos{key_of(named.current_seed(), tag), 0};
   } else if (rec.global || rec.entry == g_entries.back().id) {
+    // reported once: the state is taken as it is
     const std::string what = rec.global ? "torch's default generator"
                                         : "a torch.Generator (seed " + std::to_string(named.current_seed()) + ")";
-    rec.state = st;  // reported once: the state is taken as it is
-    report(what, "was advanced by something the mode did not draw, between " + last_op() + " and " + op);
+    const std::string between = ", between " + last_op() + " and " + op;
+    const TorchState before = rec.state;
+    rec.state = st;
+    if (st.cpu && before.cpu && (st.digest[3] & 0x7FFFFFFFu) != (before.digest[3] & 0x7FFFFFFFu)) {
+      // word 0 no longer carries the mode's mark: the state was set (or drawn past a twist)
+      report(what, std::string("was set by ") + (rec.global ? "torch.set_rng_state" : "Generator.set_state") +
+                       " to a state the mode did not record (or drawn from past a twist of its mt19937 by "
+                       "something the mode did not draw)" + between);
+    } else {
+      report(what, "was advanced by something the mode did not draw" + between);
+    }
   }
   rec.state = st;
   return rec.pos;
@@ -646,6 +672,10 @@ class Kernel final : public c10::OperatorKernel {
         return;
       }
     }
+    if (std::this_thread::get_id() != g_owner && torch::autograd::get_current_graph_task_id() == -1) {
+      foreign_call(op, ks, stack);
+      return;
+    }
     const size_t n = nargs_;
     auto args = torch::jit::last(*stack, n);
     const std::optional<at::Generator> gen = gi_ >= 0 ? generator_arg(args[gi_]) : std::nullopt;
@@ -686,6 +716,25 @@ class Kernel final : public c10::OperatorKernel {
   }
 
  private:
+  // A call of a thread without the mode: torch's own kernel draws it, warned
+  // (never raised: the thread has no mode); a draw from the default generator
+  // is reported at the mode's next draw.
+  void foreign_call(const c10::OperatorHandle& op, c10::DispatchKeySet ks, Stack* stack) const {
+    const std::optional<at::Generator> gen =
+        gi_ >= 0 ? generator_arg(torch::jit::last(*stack, nargs_)[gi_]) : std::nullopt;
+    const bool global = !gen.has_value() || !gen->defined() || gen->unsafeGetGeneratorImpl() == default_impl();
+    torch_kernel(op, ks, stack);
+    ReportFn warn;
+    {
+      std::lock_guard<std::recursive_mutex> lock(g_lock);
+      if (g_entries.empty()) return;
+      if (global && g_foreign.find(*name_) == std::string::npos)
+        g_foreign += (g_foreign.empty() ? "" : ", ") + *name_;
+      warn = config().report;
+    }
+    if (warn) warn(*name_, "was called by a thread with no mode: torch's own kernel drew it");  // (without g_lock)
+  }
+
   void torch_kernel(const c10::OperatorHandle& op, c10::DispatchKeySet ks, Stack* stack) const {
     const auto& k = g_torch[row_][key_];
     TORCH_CHECK(k.has_value(), "xrng.reproducible: ", op.schema().name(), " has no kernel of torch's for ",
@@ -1084,6 +1133,10 @@ void begin(const Config& cfg) {
     for (auto it = g_records.begin(); it != g_records.end();)
       it = it->second.owner.expired() ? g_records.erase(it) : std::next(it);
   g_entries.push_back(e);
+  if (first) {
+    g_owner = std::this_thread::get_id();
+    g_foreign.clear();
+  }
   try {
     if (first) install();
     g_global.global = true;
@@ -1124,7 +1177,9 @@ void end(bool check) {
     }
     if (!(st == g_global.state) && !(st == fresh_state(g)) && !g_global.recorded(st.hash()))
       report("torch's default generator",
-             "was advanced by something the mode did not draw, between " + last_op() + " and the end of the mode");
+             (g_foreign.empty() ? std::string("was advanced by something the mode did not draw")
+                                : "was drawn from by a thread without the mode (" + g_foreign + ")") +
+                 ", between " + last_op() + " and the end of the mode");
   }
 }
 

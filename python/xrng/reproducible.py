@@ -2572,7 +2572,14 @@ class reproducible:
 
     # ---- reporting ----
     def _report_native(self, op: str, why: str) -> None:
-        """The dispatcher engine's report (called by its kernels, with the GIL)."""
+        """The dispatcher engine's report (called by its kernels, with the GIL).
+        A call of a thread without the mode is warned there, never raised."""
+        if _owner is not None and _owner != threading.get_ident():
+            warnings.warn(f"xrng.reproducible: {op} was called on {threading.current_thread().name}, which has "
+                          f"no mode, while a mode is active on {_thread_name(_owner)}: drawn by torch's kernel, "
+                          f"not by the mode; its values may differ between devices", ReproducibilityWarning,
+                          stacklevel=2)
+            return
         self._report(op, why)
 
     def _report(self, op: str, why: str) -> None:
