@@ -1020,8 +1020,10 @@ class Kernel final : public c10::OperatorKernel {
         const at::Tensor in = args[0].toTensor();
         const double p = args[1].toDouble();
         const bool train = args[2].isNone() || args[2].toBool();
-        if (!train || p <= 0 || p >= 1 || in.numel() == 0 || !is_float(in.scalar_type()))
+        if (!train || p <= 0 || p >= 1 || (in.numel() == 0 && !in_block(in)) || !is_float(in.scalar_type()))
           throw NoDraw();  // torch's kernel: all kept or all dropped, or its own dtype error
+        // (a rank's empty DTensor shard takes the global draw's words with the
+        // others, and its mask is bool like theirs)
         at::Tensor keep = at::empty(in.sizes(), in.options().dtype(at::kBool));
         fill_bernoulli(keep, 1.0 - p, gen, name);
         // the value of a kept element: 1 / (1 - p) in the dtype, as the CPU's

@@ -137,15 +137,55 @@ def _install_tracker() -> None:
         _saved_tracker.append(None)
         return
     dt_random, tracker = _block_tracker()
-    _saved_tracker.append((dt_random, dt_random._rng_tracker))
+    # DTensor runs only its own list of random ops inside the tracker's region;
+    # the other in-place fills it shards (exponential_, geometric_,
+    # log_normal_, cauchy_, random_) would draw the same words on every rank:
+    # while the mode is active they go through the region too (a DTensor op
+    # handler)
+    from torch.distributed.tensor import DTensor
+    handlers = DTensor._op_dispatcher._custom_op_handlers
+    saved = {op: handlers.get(op) for op in _block_fills()}
+    for op in saved:
+        handlers[op] = _fill_in_region
+    _saved_tracker.append((dt_random, dt_random._rng_tracker, saved))
     dt_random._rng_tracker = tracker
+
+
+def _block_fills():
+    aten = torch.ops.aten
+    return (aten.exponential_.default, aten.geometric_.default, aten.log_normal_.default, aten.cauchy_.default,
+            aten.random_.default, aten.random_.to, getattr(aten.random_, "from"))
+
+
+def _fill_in_region(op_call, args, kwargs):
+    """An in-place fill of a DTensor, as DTensor runs its own random ops: the
+    local tensor filled inside the tracker's region (the shard's block of the
+    unsharded draw); the DTensor keeps its placements."""
+    from torch.distributed.tensor import _random as dt_random
+    self = args[0]
+    kwargs = dict(kwargs)
+    gen = kwargs.pop("generator", None)
+    local = self._local_tensor
+    if local.is_meta:
+        op_call(local, *args[1:], **kwargs)
+        return self
+    with dt_random._rng_tracker._distribute_region(self._spec, generator=gen):
+        op_call(local, *args[1:], **kwargs)
+    return self
 
 
 def _uninstall_tracker() -> None:
     saved = _saved_tracker.pop() if _saved_tracker else None
     if saved is not None:
-        dt_random, old = saved
+        dt_random, old, handlers = saved
         dt_random._rng_tracker = old
+        from torch.distributed.tensor import DTensor
+        table = DTensor._op_dispatcher._custom_op_handlers
+        for op, h in handlers.items():
+            if h is None:
+                table.pop(op, None)
+            else:
+                table[op] = h
 
 
 def enable(mode) -> None:

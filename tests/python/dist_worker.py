@@ -52,6 +52,7 @@ def check(name):
             results[name] = "ok"
         except Exception:  # noqa: BLE001  (reported to the parent test)
             results[name] = traceback.format_exc()
+            print(f"rank {RANK}: {name} FAILED\n" + results[name], flush=True) if os.environ.get("XRNG_DW_DEBUG") else None
         timing[name] = round(time.perf_counter() - t, 3)
         return fn
     return deco
@@ -250,6 +251,28 @@ if "mode" in GROUPS:
     def _():
         mesh = init_device_mesh(DEV, (WORLD,))
         part = DTensor.from_local(torch.zeros(4, 3, device=DEV), mesh, [Partial()], run_check=False)
+        if xrng.reproducible(seed=0).engine == "dispatch":
+            # torch refuses an in-place fill of a Partial DTensor before any kernel
+            # runs, under the mode as without it; DTensor ops without a sharding
+            # rule of torch's own that the mode serves in place (random_) draw the
+            # shard's block of the unsharded draw
+            for strict in (False, True):
+                with xrng.reproducible(seed=0, strict=strict):
+                    try:
+                        part.normal_()
+                    except RuntimeError as e:
+                        assert not isinstance(e, xrng.NotReproducibleError), e
+                    else:
+                        raise AssertionError("a Partial fill was accepted")
+            sh = distribute_tensor(torch.zeros(5, 4, device=DEV), mesh, [Shard(0)])
+            with xrng.reproducible(seed=0, strict=True):
+                sh.random_(0, 10)
+                sh.cauchy_()
+                got = sh.full_tensor()
+            with xrng.reproducible(seed=0, strict=True):
+                ref = torch.zeros(5, 4, device=DEV).random_(0, 10).cauchy_()
+            same(got, ref, "random_ then cauchy_ of a sharded DTensor")
+            return
         with warnings.catch_warnings(record=True) as rec:
             warnings.simplefilter("always")
             with xrng.reproducible(seed=0):
