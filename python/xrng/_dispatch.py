@@ -151,6 +151,32 @@ def _install_tracker() -> None:
     dt_random._rng_tracker = tracker
 
 
+_meta_libs: list = []  # per active entry: the Library of the Meta kernels below (or None)
+
+
+def _install_meta() -> None:
+    """Meta kernels for the served operators torch has none for
+    (`_sample_dirichlet`, `binomial`): without one, FakeTensor (torch.compile's
+    tracing) runs the CPU kernel, xrng's, on zeros, which refuses them."""
+    if _meta_libs:
+        _meta_libs.append(None)
+        return
+    lib = None
+    for name, fn in (("_sample_dirichlet", lambda self, generator=None: torch.empty_like(self)),
+                     ("binomial", lambda count, prob, generator=None: torch.empty_like(count))):
+        if not torch._C._dispatch_has_kernel_for_dispatch_key(f"aten::{name}", "Meta"):
+            if lib is None:
+                lib = torch.library.Library("aten", "IMPL")
+            lib.impl(name, fn, "Meta")
+    _meta_libs.append(lib)
+
+
+def _uninstall_meta() -> None:
+    lib = _meta_libs.pop() if _meta_libs else None
+    if lib is not None:
+        lib._destroy()
+
+
 def _block_fills():
     aten = torch.ops.aten
     return (aten.exponential_.default, aten.geometric_.default, aten.log_normal_.default, aten.cauchy_.default,
@@ -196,6 +222,7 @@ def enable(mode) -> None:
     seed = torch.initial_seed() if mode.seed is None else mode.seed
     _C._mode_begin(seed % 2**64, r.GLOBAL_TAG, mode.stream, mode._report_native)
     _install_tracker()
+    _install_meta()
     if _saved_fallback:
         _saved_fallback.append(None)
         return
@@ -216,6 +243,7 @@ _saved_fallback: list = []  # Inductor's fallback_random before the outermost en
 def disable(check: bool) -> None:
     try:
         _uninstall_tracker()
+        _uninstall_meta()
         _C._mode_end(check)
     finally:
         if _saved_fallback:

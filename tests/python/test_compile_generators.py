@@ -17,6 +17,12 @@ import torch._dynamo
 
 import xrng
 
+# generator= inside a fullgraph region: the entry engine's compiled handlers
+# take it; the dispatch engine (the default) keeps torch's semantics, where
+# Dynamo cannot put a torch.Generator in a graph: the call breaks the graph and
+# runs eagerly (same values)
+_WHOLE = xrng.reproducible(seed=0).engine == "entry"
+
 
 @pytest.fixture(autouse=True)
 def _fresh_dynamo():
@@ -50,11 +56,11 @@ def test_torch_functions_with_a_generator_compile_to_eagers_values():
     eager = run(_draws)
     graphs = torch._dynamo.utils.counters["stats"]["unique_graphs"]
     t0 = time.perf_counter()
-    compiled = run(torch.compile(_draws, fullgraph=True, backend="aot_eager"))
+    compiled = run(torch.compile(_draws, fullgraph=_WHOLE, backend="aot_eager"))
     secs = time.perf_counter() - t0
     assert all(torch.equal(a, b) for a, b in zip(eager, compiled))
-    # g and g2; g's graph runs again
-    assert torch._dynamo.utils.counters["stats"]["unique_graphs"] - graphs == 2
+    if _WHOLE:  # g and g2; g's graph runs again
+        assert torch._dynamo.utils.counters["stats"]["unique_graphs"] - graphs == 2
     # the values are the generators' own streams: the first draw is xrng's randn of seed 7's stream
     assert torch.equal(eager[0], xrng.randn(3, generator=xrng.reproducible.generator_for(7)))
     print(f"generator draws compiled: {secs:.1f} s")
