@@ -151,3 +151,17 @@ def as_bytes(t: torch.Tensor) -> bytes:
 
 def same_bits(a: torch.Tensor, b: torch.Tensor) -> bool:
     return a.shape == b.shape and a.dtype == b.dtype and as_bytes(a) == as_bytes(b)
+
+
+def mode_dropout(x: torch.Tensor, p: float, generator) -> torch.Tensor:
+    """What the reproducible mode's default engine gives for F.dropout(x, p) in
+    training, drawn at `generator` (an xrng.Generator): under the dispatch
+    engine torch's own CPU composite, `x * (bernoulli(1 - p) / (1 - p))`, with
+    the mode's bernoulli (1 where word < round(q 2^32), one word per element)
+    and the division in x's dtype (SPEC.md 8.4); under the entry engine
+    xrng.dropout (SPEC.md 8.2)."""
+    import xrng
+    if xrng.reproducible(seed=0).engine == "entry":
+        return xrng.dropout(x, p, generator=generator)
+    noise = xrng.bernoulli(tuple(x.shape), p=1.0 - p, generator=generator).to(x.dtype).to(x.device)
+    return x * noise.div_(1.0 - p)

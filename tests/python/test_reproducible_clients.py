@@ -16,7 +16,7 @@ import pytest
 import torch
 
 import xrng
-from conftest import same_bits
+from conftest import mode_dropout, same_bits
 
 G = xrng.reproducible.global_generator
 
@@ -61,7 +61,7 @@ def _train_bert(seed, steps=2, device="cpu", backward=True):
             if isinstance(mod, torch.nn.Dropout):
                 mod.register_forward_pre_hook(lambda m, inp: where.__setitem__(m, r.global_position()))
                 mod.register_forward_hook(lambda m, inp, out: checked.append(
-                    same_bits(out.cpu(), xrng.dropout(inp[0].detach().cpu(), m.p, generator=where[m]))))
+                    same_bits(out.cpu(), mode_dropout(inp[0].detach().cpu(), m.p, where[m]))))
         opt = torch.optim.SGD(model.parameters(), lr=0.1)
         x = torch.randint(0, 100, (4, 16)).to(device)
         words, losses = [], []
@@ -94,7 +94,10 @@ def test_bert_training_forward_on_xdev_equals_cpu(xdev):
     _, cpu_words, cpu_losses, _, _ = _train_bert(0, backward=False)
     _, dev_words, dev_losses, checked, _ = _train_bert(0, device="xdev", backward=False)
     assert len(checked) == 2 * 5 and all(checked) and dev_words == cpu_words
-    assert all(same_bits(a, b) for a, b in zip(cpu_losses, dev_losses))  # the same masks, so the same losses
+    if xrng.reproducible(seed=0).engine == "entry":  # xrng's SDPA math formulation on both devices
+        assert all(same_bits(a, b) for a, b in zip(cpu_losses, dev_losses))  # the same masks, so the same losses
+    else:  # torch's SDPA: on the CPU its math kernel, on xdev (PrivateUse1) another path: the masks are checked
+        assert all(torch.allclose(a, b, rtol=0, atol=1e-5) for a, b in zip(cpu_losses, dev_losses))
 
 
 # ---- timm: a tiny ViT from its config (trunc_normal_ = uniform_ + erfinv_) ------------------------------
@@ -128,7 +131,7 @@ def test_timm_vit_training_step_draws_dropout_attn_drop_and_drop_path_from_xrng(
             if isinstance(mod, torch.nn.Dropout) and mod.p > 0:
                 mod.register_forward_pre_hook(lambda m, inp: where.__setitem__(m, r.global_position()))
                 mod.register_forward_hook(lambda m, inp, out: checked.append(
-                    same_bits(out, xrng.dropout(inp[0].detach(), m.p, generator=where[m]))))
+                    same_bits(out, mode_dropout(inp[0].detach(), m.p, where[m]))))
         model.train()
         model(x).logsumexp(-1).sum().backward()
         words = r.global_position().offset
