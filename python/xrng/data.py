@@ -230,7 +230,7 @@ class _ModeWorkerInit:
     worker)."""
 
     def __init__(self, stream: int, strict: bool, check_dispatch: bool, user_init_fn=None,
-                 engine: str = "entry") -> None:
+                 engine: str = "dispatch") -> None:
         self.stream, self.strict, self.check_dispatch, self.engine = stream, strict, check_dispatch, engine
         self.user_init_fn = user_init_fn
 

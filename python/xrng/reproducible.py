@@ -2271,13 +2271,15 @@ class reproducible:
             random ops that escape the entry points (inside C++ composites,
             through references bound before the mode started). Costs a few
             microseconds per aten op. Default: the value of ``strict``.
-        engine: ``"entry"`` (default; the environment variable
-            ``XRNG_MODE_ENGINE`` changes the default): the mode wraps torch's random entry
-            points (this module); ``"dispatch"``: xrng's C++ kernels serve
-            torch's random aten operators while the mode is active, so torch
-            keeps its own semantics (autograd, forward AD, vmap, tracing,
-            TorchScript, memory formats, subclasses) and calls cost about
-            what torch's own do (``xrng._dispatch``; SPEC.md section 8.4).
+        engine: ``"dispatch"`` (default; the environment variable
+            ``XRNG_MODE_ENGINE`` changes the default): xrng's C++ kernels
+            serve torch's random aten operators while the mode is active, so
+            torch keeps its own semantics (autograd, forward AD, vmap,
+            tracing, TorchScript, memory formats, subclasses) and calls cost
+            about what torch's own do (``xrng._dispatch``; SPEC.md section
+            8.4). ``"entry"`` (deprecated, to be removed): the mode wraps
+            torch's random entry points in Python (this module), with its
+            own dropout and erfinv definitions (SPEC.md 8.2, 8.3).
 
     Use it as a context manager (``with xrng.reproducible(seed=0): ...``), as
     a decorator (each call starts the stream afresh), or with
@@ -2295,7 +2297,7 @@ class reproducible:
         if seed is not None and (isinstance(seed, bool) or not isinstance(seed, numbers.Integral)):
             raise TypeError(f"seed must be an int or None, got {type(seed).__name__}")
         if engine is None:  # the default; XRNG_MODE_ENGINE overrides it (running a test suite on either)
-            engine = __import__("os").environ.get("XRNG_MODE_ENGINE", "entry")
+            engine = __import__("os").environ.get("XRNG_MODE_ENGINE", "dispatch")
         if engine not in ("entry", "dispatch"):
             raise ValueError(f"engine must be 'entry' or 'dispatch', got {engine!r}")
         #: How draws reach xrng: "entry" (torch's random entry points are

@@ -165,3 +165,12 @@ def mode_dropout(x: torch.Tensor, p: float, generator) -> torch.Tensor:
         return xrng.dropout(x, p, generator=generator)
     noise = xrng.bernoulli(tuple(x.shape), p=1.0 - p, generator=generator).to(x.dtype).to(x.device)
     return x * noise.div_(1.0 - p)
+
+
+@pytest.fixture
+def entry_engine(monkeypatch):
+    """Runs a test of the entry engine's own definitions (its dropout, its
+    erfinv, what its Python entry points can and cannot see) on that engine:
+    `xrng.reproducible(engine="entry")`, no longer the default. The dispatch
+    engine's counterparts are in test_mode_dispatch.py."""
+    monkeypatch.setenv("XRNG_MODE_ENGINE", "entry")

@@ -231,6 +231,7 @@ def _timm_trunc_normal_(t, mean=0.0, std=1.0, a=-2.0, b=2.0):
     return t
 
 
+@pytest.mark.usefixtures("entry_engine")
 def test_erfinv_trunc_normal():
     def fn(x):
         w = _timm_trunc_normal_(torch.empty(4, 5), std=0.02)

@@ -151,6 +151,7 @@ def test_normal_tensor_forms_broadcast_and_keep_zero_gradients():
 
 
 # ---- dropout family ----------------------------------------------------------------------------------
+@pytest.mark.usefixtures("entry_engine")
 def test_dropout_equals_xrng_dropout_and_mirrors_torchs_special_cases():
     x = host(0, 4, 5)
     with xrng.reproducible(seed=11) as r:
@@ -174,6 +175,7 @@ def test_dropout_equals_xrng_dropout_and_mirrors_torchs_special_cases():
     assert end == g.offset == 4 * 20
 
 
+@pytest.mark.usefixtures("entry_engine")
 def test_dropout_autograd_replays_the_mask():
     x = host(1, 6, 7)
     with xrng.reproducible(seed=12):
@@ -190,6 +192,7 @@ def test_dropout_autograd_replays_the_mask():
         F.dropout(x.clone().requires_grad_(), 0.5, inplace=True)
 
 
+@pytest.mark.usefixtures("entry_engine")
 def test_feature_dropout_draws_one_word_per_channel():
     x = host(2, 2, 3, 4, 4)
     with xrng.reproducible(seed=13) as r:
@@ -217,6 +220,7 @@ def _alpha(x, p, keep):
     return torch.where(keep, x * a + alpha * a * p, -alpha * a + alpha * a * p)
 
 
+@pytest.mark.usefixtures("entry_engine")
 def test_alpha_dropout_and_feature_alpha_dropout():
     x = host(3, 2, 3, 5)
     with xrng.reproducible(seed=14) as r:
@@ -233,6 +237,7 @@ def test_alpha_dropout_and_feature_alpha_dropout():
     assert end == g.offset == 30 + 6
 
 
+@pytest.mark.usefixtures("entry_engine")
 def test_sdpa_dropout_is_xrng_dropout_on_the_attention_weights():
     B, H, L, S = 2, 3, 4, 5
     q, k = torch.zeros(B, H, L, 8), torch.zeros(B, H, S, 8)
@@ -347,6 +352,7 @@ def test_erfinv64_accuracy_and_special_values():
     assert as_bytes(s[5:]) == as_bytes(torch.tensor([0.0, -0.0], dtype=f64))
 
 
+@pytest.mark.usefixtures("entry_engine")
 def test_erfinv_under_the_mode_is_host_exact_and_close_to_torchs():
     from xrng.reproducible import erfinv64
     x = xrng.rand(100000, low=-1.0, high=1.0, seed=3)
@@ -412,6 +418,7 @@ def test_manual_seed_fork_rng_and_rng_state_move_the_global_stream_like_torch():
 
 
 # ---- entering and leaving --------------------------------------------------------------------------
+@pytest.mark.usefixtures("entry_engine")
 def test_entry_points_are_torchs_own_outside_the_mode():
     originals = (torch.rand, torch.Tensor.uniform_, torch._VF.dropout, F.scaled_dot_product_attention)
     assert torch.rand is torch._C._VariableFunctions.rand and torch.Tensor.uniform_ is torch._C.TensorBase.uniform_
@@ -541,6 +548,7 @@ def test_xdev_sdpa_trunc_normal_and_erfinv_equal_cpu(xdev):
 
 
 # ---- reporting ---------------------------------------------------------------------------------------
+@pytest.mark.usefixtures("entry_engine")
 def test_unreproducible_ops_are_reported_once_and_strict_raises():
     # (torch.multinomial was the example here; it is drawn from xrng since issue 20:
     # the RNNs' inter-layer dropout, drawn inside C++, is still only reported)
@@ -560,6 +568,7 @@ def test_unreproducible_ops_are_reported_once_and_strict_raises():
         lstm(x)
 
 
+@pytest.mark.usefixtures("entry_engine")
 def test_lstm_dropout_compile_unsupported_dtypes_and_direct_aten_calls_are_reported():
     lstm = torch.nn.LSTM(4, 4, num_layers=2, dropout=0.5)
     with xrng.reproducible(seed=0) as r, warnings.catch_warnings():
@@ -594,6 +603,7 @@ _torch_rand = lambda *a, **k: _TORCH["rand"](*a, **k)  # noqa: E731
 _torch_bernoulli = lambda *a, **k: _TORCH["bernoulli"](*a, **k)  # noqa: E731
 
 
+@pytest.mark.usefixtures("entry_engine")
 def test_draws_behind_the_modes_back_are_detected():
     with xrng.reproducible(seed=0) as r, warnings.catch_warnings():
         warnings.simplefilter("ignore", xrng.ReproducibilityWarning)
