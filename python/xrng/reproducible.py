@@ -2300,6 +2300,10 @@ class reproducible:
             engine = __import__("os").environ.get("XRNG_MODE_ENGINE", "dispatch")
         if engine not in ("entry", "dispatch"):
             raise ValueError(f"engine must be 'entry' or 'dispatch', got {engine!r}")
+        if engine == "entry":
+            warnings.warn("xrng.reproducible: engine='entry' is deprecated and will be removed; the default "
+                          "engine ('dispatch') serves torch's random aten operators and keeps torch's semantics "
+                          "(its dropout and erfinv differ: SPEC.md 8.4)", FutureWarning, stacklevel=2)
         #: How draws reach xrng: "entry" (torch's random entry points are
         #: wrapped) or "dispatch" (xrng's kernels serve torch's random aten
         #: operators: xrng._dispatch).
