@@ -8,9 +8,10 @@
 //
 // The registrations are torch::Library objects made when the first entry
 // starts and destroyed when the last one ends: destroying them restores
-// torch's own kernels. The table of covered operators is kModeOps in mode.cpp
-// (one row per aten operator: its form, the xrng draw, its parameters);
-// mode_ops() lists it.
+// torch's own kernels. The table of covered operators is kModeOps in
+// mode/table.h (one row per aten operator: its form, the xrng draw, its
+// parameters); mode_ops() lists it. The engine: mode.cpp (these functions)
+// and mode/ (streams, table, blocks, draws, kernels; see mode.cpp).
 //
 // Streams (SPEC.md section 8): draws without a generator, or with the default
 // CPU generator, use the global stream Key(seed).fold_in(GLOBAL_TAG); a draw

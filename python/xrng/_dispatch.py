@@ -1,7 +1,7 @@
 """The reproducible mode's dispatcher engine (``reproducible(engine="dispatch")``, issue 25).
 
 While a mode with this engine is active, xrng's C++ kernels serve torch's
-random **aten operators** (``bindings/mode.cpp``): they are registered for the
+random **aten operators** (``bindings/mode.cpp``, ``bindings/mode/``): they are registered for the
 CPU, CUDA and PrivateUse1 dispatch keys when the first entry starts (run-time
 ``torch::Library`` objects) and removed when the last one ends, which brings
 torch's own kernels back. Torch keeps everything above the kernel: argument
@@ -11,7 +11,7 @@ forward mode), ``vmap`` batching rules (``randomness="different"`` /
 and every caller reaches the same kernels: Python, C++ (the LSTM's dropout),
 TorchScript, ``torch.ops.aten``.
 
-The covered operators are the table of ``bindings/mode.cpp`` (:func:`ops`):
+The covered operators are the table of ``bindings/mode/table.h`` (:func:`ops`):
 the in-place fills (``normal_``, ``uniform_``, ``exponential_``,
 ``geometric_``, ``log_normal_``, ``cauchy_``, ``bernoulli_``, ``random_``),
 ``randperm``, ``multinomial``, the tensor forms of ``normal``, the gamma

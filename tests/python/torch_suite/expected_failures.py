@@ -30,7 +30,7 @@ EXPECTED = {
     "test_distributions.py::TestRsample::test_dirichlet_tangent_field": ("c", "continuity-equation error < 0.005 at 20 random points; torch passes for TestCase.setUp's SEED 1234"),
 }
 
-# Defects of the engine found by this suite, fixed (bindings/mode.cpp; the
+# Defects of the engine found by this suite, fixed (bindings/mode/; the
 # regressions are in tests/python/test_mode_dispatch.py): a torch.manual_seed(s)
 # lost after a zero-element draw (12 tests of test_tensor_creation_ops.py), and
 # random_(from, to)'s precision warning given only on the first identical call

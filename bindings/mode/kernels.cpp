@@ -1,0 +1,531 @@
+// The kernels of the reproducible mode: the boxed functor Kernel (one per row
+// of the table, table.h, and dispatch key: the form of the row reads the
+// operator's arguments from the stack) and installation (install/uninstall:
+// torch::Library objects made at the first entry, dropped at the last, when
+// torch's kernels come back).
+// Torch's own kernel of each (operator, key) is kept (getComputedKernelForDispatchKey)
+// for three things: its argument checks (run once on a zero-element tensor
+// for each new (operator, dtype, scalar arguments), so errors are torch's
+// own, word for word), the calls xrng does not draw (reported), and the
+// calls with nothing to draw.
+#include "kernels.h"
+
+#include <ATen/native/Resize.h>
+#include <ATen/core/dispatch/Dispatcher.h>
+#include <ATen/core/stack.h>
+#include <c10/util/Exception.h>
+#include <c10/util/bit_cast.h>
+#include <torch/csrc/autograd/graph_task.h>
+#include <torch/library.h>
+
+#include <array>
+#include <cmath>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "../ops.h"
+#include "blocks.h"
+#include "draws.h"
+#include "streams.h"
+#include "table.h"
+
+namespace xrng::torch_api::mode::detail {
+
+using Stack = torch::jit::Stack;
+
+// torch's own kernels, kept at installation: [row][key]
+std::vector<std::array<std::optional<c10::SafeKernelFunction>, kNumKeys>>& g_torch =
+    *new std::vector<std::array<std::optional<c10::SafeKernelFunction>, kNumKeys>>;
+
+std::optional<at::Generator> generator_arg(const c10::IValue& v) {
+  if (v.isNone()) return std::nullopt;
+  return v.toGenerator();
+}
+
+// Which argument holds the generator (the schema's "generator").
+int generator_index(const c10::FunctionSchema& s) {
+  const auto& a = s.arguments();
+  for (size_t i = 0; i < a.size(); ++i)
+    if (a[i].name() == "generator") return static_cast<int>(i);
+  return -1;
+}
+
+// ---- the kernel ------------------------------------------------------------------------------------
+// The scalar arguments of a call (bit patterns), with its dtype: what torch's
+// argument checks of a fill depend on.
+struct CheckKey {
+  at::ScalarType dtype = at::kFloat;
+  std::array<uint64_t, 6> scalars{};
+  bool operator==(const CheckKey& o) const { return dtype == o.dtype && scalars == o.scalars; }
+};
+
+class Kernel final : public c10::OperatorKernel {
+ public:
+  Kernel(size_t row, size_t key, const c10::FunctionSchema& schema)
+      : row_(row), key_(key), nargs_(schema.arguments().size()), gi_(generator_index(schema)),
+        name_(new std::string(std::string("aten.") + kModeOps[row].name +
+              (kModeOps[row].overload[0] ? std::string(".") + kModeOps[row].overload : ""))) {}
+
+  void operator()(const c10::OperatorHandle& op, c10::DispatchKeySet ks, Stack* stack) {
+    {
+      std::lock_guard<std::recursive_mutex> lock(g_lock);
+      if (g_entries.empty()) {  // another thread is removing the kernels: torch's own
+        torch_kernel(op, ks, stack);
+        return;
+      }
+    }
+    if (std::this_thread::get_id() != g_owner && torch::autograd::get_current_graph_task_id() == -1) {
+      foreign_call(op, ks, stack);
+      return;
+    }
+    const size_t n = nargs_;
+    auto args = torch::jit::last(*stack, n);
+    const std::optional<at::Generator> gen = gi_ >= 0 ? generator_arg(args[gi_]) : std::nullopt;
+    const std::string& name = *name_;
+    try {
+      std::vector<c10::IValue> out = run(op, ks, args, gen, name);
+      torch::jit::drop(*stack, n);
+      for (auto& v : out) torch::jit::push(*stack, std::move(v));
+    } catch (const NoDraw&) {
+      settle(gen, name);
+      torch_kernel(op, ks, stack);
+      absorb(gen);  // (torch's MKL bernoulli_ takes a seed even for no elements)
+    } catch (const Reported& e) {  // drawn by torch, reported
+      report(name, "is not drawn from xrng here (" + e.why + ")");
+      settle(gen, name);
+      torch_kernel(op, ks, stack);
+      absorb(gen);
+    } catch (const c10::ValueError& e) {  // an xrng operator refused them (its errors are ValueErrors)
+      settle(gen, name);
+      torch_kernel(op, ks, stack);
+      absorb(gen);
+      report(name, std::string("is not drawn from xrng here (") + e.what_without_backtrace() + ")");
+    } catch (const Error& e) {  // xrng refused the arguments: torch decides
+      const std::string why = std::string("is not drawn from xrng here (") + e.what() + ")";
+      const Form f = kModeOps[row_].form;
+      if (f == Form::fill || f == Form::random) {
+        report(name, why);  // torch's checks passed already: reported (strict: raised) before anything is written
+        settle(gen, name);
+        torch_kernel(op, ks, stack);
+        absorb(gen);
+      } else {
+        settle(gen, name);
+        torch_kernel(op, ks, stack);  // raises where torch raises
+        absorb(gen);
+        report(name, why);
+      }
+    }
+  }
+
+ private:
+  // A call of a thread without the mode: torch's own kernel draws it, warned
+  // (never raised: the thread has no mode); a draw from the default generator
+  // is reported at the mode's next draw.
+  void foreign_call(const c10::OperatorHandle& op, c10::DispatchKeySet ks, Stack* stack) const {
+    const std::optional<at::Generator> gen =
+        gi_ >= 0 ? generator_arg(torch::jit::last(*stack, nargs_)[gi_]) : std::nullopt;
+    const bool global = !gen.has_value() || !gen->defined() || gen->unsafeGetGeneratorImpl() == default_impl();
+    torch_kernel(op, ks, stack);
+    ReportFn warn;
+    {
+      std::lock_guard<std::recursive_mutex> lock(g_lock);
+      if (g_entries.empty()) return;
+      if (global && g_foreign.find(*name_) == std::string::npos)
+        g_foreign += (g_foreign.empty() ? "" : ", ") + *name_;
+      warn = config().report;
+    }
+    if (warn) warn(*name_, "was called by a thread with no mode: torch's own kernel drew it");  // (without g_lock)
+  }
+
+  void torch_kernel(const c10::OperatorHandle& op, c10::DispatchKeySet ks, Stack* stack) const {
+    const auto& k = g_torch[row_][key_];
+    TORCH_CHECK(k.has_value(), "xrng.reproducible: ", op.schema().name(), " has no kernel of torch's for ",
+                c10::toString(kKeys[key_]));
+    k->callBoxed(op, ks, stack);
+  }
+
+  // torch's argument checks: its own kernel on one-element stand-ins of the
+  // call's tensors (some of torch's kernels return before their dtype checks
+  // when there are no elements) and a throwaway generator, once per set of
+  // dtypes and scalar arguments (errors are raised every time). `n0`: the
+  // argument that is an element count (randperm's n), made 0.
+  void torch_checks(const c10::OperatorHandle& op, c10::DispatchKeySet ks, c10::ArrayRef<c10::IValue> args,
+                    int n0 = -1) const {
+    CheckKey ck;
+    size_t j = 0;
+    for (size_t i = 0; i < args.size() && j < ck.scalars.size(); ++i) {
+      const auto& a = args[i];
+      if (a.isTensor()) {
+        ck.scalars[j++] = 0x7000 + static_cast<uint64_t>(a.toTensor().scalar_type());
+      } else if (static_cast<int>(i) == n0 || a.isGenerator()) {
+        continue;
+      } else if (a.isDouble()) {
+        ck.scalars[j++] = c10::bit_cast<uint64_t>(a.toDouble());
+      } else if (a.isInt()) {
+        ck.scalars[j++] = static_cast<uint64_t>(a.toInt());
+      } else if (a.isBool()) {
+        ck.scalars[j++] = a.toBool() ? 1 : 0;
+      } else if (a.isScalar()) {
+        ck.scalars[j++] = c10::bit_cast<uint64_t>(a.toScalar().to<double>());
+      } else {
+        ck.scalars[j++] = ~uint64_t{0} - static_cast<uint64_t>(a.isNone());
+      }
+    }
+    {
+      std::lock_guard<std::mutex> lock(checked_lock_);
+      for (const CheckKey& k : checked_)
+        if (k == ck) return;
+    }
+    if (!g_torch[row_][key_].has_value()) return;  // a backend without torch kernels: xrng's checks alone
+    c10::Device device = c10::kCPU;
+    for (const auto& a : args)
+      if (a.isTensor()) {
+        device = a.toTensor().device();
+        break;
+      }
+    at::Generator scratch;
+    try {
+      scratch = gi_ >= 0 && !args[gi_].isNone() ? args[gi_].toGenerator().clone()
+                                                : at::globalContext().defaultGenerator(device).clone();
+    } catch (const c10::Error&) {  // a device without generators: its kernel cannot draw either
+      return;
+    }
+    Stack s;
+    for (size_t i = 0; i < args.size(); ++i) {
+      const auto& a = args[i];
+      if (static_cast<int>(i) == gi_) s.push_back(scratch);
+      else if (static_cast<int>(i) == n0) s.push_back(int64_t{0});
+      else if (a.isTensor()) s.push_back(at::empty({n0 >= 0 ? 0 : 1}, a.toTensor().options()));
+      else s.push_back(a);
+    }
+    // torch's warnings are passed on; a check that warned is not kept, so the
+    // next identical call warns too, as torch's own does
+    struct Seen : c10::WarningHandler {
+      c10::WarningHandler* next = c10::WarningUtils::get_warning_handler();
+      bool any = false;
+      void process(const c10::Warning& w) override {
+        any = true;
+        next->process(w);
+      }
+    } seen;
+    {
+      c10::WarningUtils::WarningHandlerGuard guard(&seen);
+      torch_kernel(op, ks, &s);  // raises where torch raises
+    }
+    if (seen.any) return;
+    std::lock_guard<std::mutex> lock(checked_lock_);
+    if (checked_.size() < 64) checked_.push_back(ck);  // a program's few distinct calls
+  }
+
+  std::vector<c10::IValue> run(const c10::OperatorHandle& op, c10::DispatchKeySet ks,
+                               c10::ArrayRef<c10::IValue> args, const std::optional<at::Generator>& gen,
+                               const std::string& name) {
+    const OpRow& r = kModeOps[row_];
+    switch (r.form) {
+      case Form::fill: {
+        at::Tensor self = args[0].toTensor();
+        if (self.numel() == 0 && !in_block(self)) throw NoDraw();  // torch's rules for no elements (it checks less)
+        torch_checks(op, ks, args);
+        at::Tensor t = self.is_complex() ? at::view_as_real(self) : self;
+        DrawParams q;
+        switch (r.dist) {
+          case Dist::normal:
+            q.mean = args[1].toDouble();
+            q.std = args[2].toDouble() / (self.is_complex() ? std::sqrt(2.0) : 1.0);
+            fill_located(t, r.dist, q, gen, name);
+            break;
+          case Dist::uniform:
+            q.low = args[1].toDouble();
+            q.high = args[2].toDouble();
+            if (q.low == q.high) {
+              t.fill_(q.low);
+              break;
+            }
+            fill_draw(t, r.dist, q, gen, name);
+            break;
+          case Dist::exponential:
+            q.rate = args[1].toDouble();
+            fill_draw(t, r.dist, q, gen, name);
+            break;
+          case Dist::geometric:
+            q.p = args[1].toDouble();
+            fill_draw(t, r.dist, q, gen, name);
+            break;
+          case Dist::log_normal:
+            q.mean = args[1].toDouble();
+            q.std = args[2].toDouble();
+            fill_located(t, r.dist, q, gen, name);
+            break;
+          case Dist::cauchy:
+            q.median = args[1].toDouble();
+            q.sigma = args[2].toDouble();
+            fill_located(t, r.dist, q, gen, name);
+            break;
+          case Dist::bernoulli:
+            fill_bernoulli(t, args[1].toDouble(), gen, name);
+            break;
+          default:
+            throw Reported("no fill of this draw");
+        }
+        return {self};
+      }
+      case Form::random: {
+        at::Tensor self = args[0].toTensor();
+        if (self.numel() == 0 && !in_block(self)) throw NoDraw();
+        torch_checks(op, ks, args);
+        __int128 low = 0, high = 0;
+        const std::string ov = r.overload;
+        if (ov.empty()) {
+          high = dtype_max(self.scalar_type()) + 1;
+        } else if (ov == "to") {
+          high = args[1].toInt();
+        } else {
+          low = args[1].toInt();
+          high = args[2].isNone() ? dtype_max(self.scalar_type()) + 1 : static_cast<__int128>(args[2].toInt());
+        }
+        if (self.is_complex()) throw Reported("random_ into a complex dtype");
+        dtype_max(self.scalar_type());  // the dtypes xrng draws
+        if (is_float(self.scalar_type()) && !ov.empty()) {  // torch's checks passed: the range fits int64
+          with_float_type(self.scalar_type(), [&](auto v) {
+            using T = decltype(v);
+            const bool to_given = ov == "to" || !args[2].isNone();
+            int64_t f = static_cast<int64_t>(low), t = static_cast<int64_t>(high - (to_given ? 0 : 1));
+            f = update_from<T>(f);
+            if (to_given) t = update_to<T>(t);
+            low = f;
+            high = static_cast<__int128>(t) + (to_given ? 0 : 1);
+          });
+        }
+        fill_randint(self, low, high, gen, name);
+        return {self};
+      }
+      case Form::bernoulli_tensor: {
+        // bernoulli_.Tensor(self, p): self is the output; bernoulli.out(self = p, out)
+        const bool out_form = std::string(r.overload) == "out";
+        at::Tensor out = out_form ? args[args.size() - 1].toTensor() : args[0].toTensor();
+        const at::Tensor p = out_form ? args[0].toTensor() : args[1].toTensor();
+        if (out_form) at::native::resize_output(out, p.sizes());
+        if (out.numel() == 0) return {out};
+        if (!out_form) (void)at::infer_size(out.sizes(), p.sizes());  // torch's broadcast error
+        out.copy_(bernoulli_mask(out.sizes(), p, gen, name));
+        return {out};
+      }
+      case Form::randperm_out: {
+        const int64_t nn = args[0].toInt();
+        at::Tensor out = args[2].toTensor();
+        if (nn <= 0) throw NoDraw();
+        torch_checks(op, ks, args, /*n0=*/0);  // the dtypes torch's kernel has
+        const at::ScalarType st = out.scalar_type();
+        if (nn > 0 && st != at::kLong && st != at::kInt && st != at::kUInt64) {
+          TORCH_CHECK(!is_float(st) || static_cast<__int128>(nn - 1) <= dtype_max(st),
+                      "n is too large for result tensor type: '", out.toString(), "'");
+          if (!is_float(st)) TORCH_CHECK(static_cast<__int128>(nn - 1) <= dtype_max(st),
+                                         "n is too large for result tensor type: '", out.toString(), "'");
+        }
+        if (st == at::kInt) TORCH_CHECK(nn - 1 <= INT32_MAX, "n is too large for result tensor type: '", out.toString(), "'");
+        at::native::resize_output(out, {nn});
+        if (nn == 0) return {out};
+        DrawParams q;
+        q.n = static_cast<uint64_t>(nn);
+        if (st == at::kLong || st == at::kInt || st == at::kUInt64) {
+          fill_draw(out, Dist::perm, q, gen, name);
+        } else {
+          at::Tensor tmp = at::empty({nn}, out.options().dtype(at::kLong));
+          fill_draw(tmp, Dist::perm, q, gen, name);
+          out.copy_(tmp);
+        }
+        return {out};
+      }
+      case Form::multinomial: {
+        const at::Tensor w = args[0].toTensor();
+        const int64_t ns = args[1].toInt();
+        const bool repl = args[2].toBool();
+        if (!is_float(w.scalar_type()) || (w.dim() != 1 && w.dim() != 2)) throw Error("multinomial: these arguments");
+        const int64_t rows = w.dim() == 1 ? 1 : w.size(0);
+        const int64_t k = w.size(-1);
+        if (ns <= 0 || (!repl && ns > k)) throw Error("multinomial: num_samples");
+        const auto& info = tensor_draw_info(repl ? TensorDraw::multinomial_replacement : TensorDraw::multinomial);
+        const uint64_t words = static_cast<uint64_t>(info.words) * static_cast<uint64_t>(rows) *
+                               static_cast<uint64_t>(repl ? ns : k);
+        at::Tensor res;
+        static auto cat = c10::Dispatcher::singleton()
+                              .findSchemaOrThrow("xrng::categorical", "")
+                              .typed<at::Tensor(const at::Tensor&, int64_t, bool, const at::Tensor&)>();
+        take(gen, words, name, [&](const Key& key, uint64_t offset) {
+          res = cat.call(w, ns, repl, position_tensor(key, offset, config().stream));
+        });
+        if (std::string(r.overload) == "out") {
+          at::Tensor out = args[args.size() - 1].toTensor();
+          at::native::resize_output(out, res.sizes());
+          out.copy_(res);
+          return {out};
+        }
+        return {res};
+      }
+      case Form::normal_tensor: {
+        const std::string ov = r.overload;
+        const bool out_form = ov.size() > 4 && ov.compare(ov.size() - 4, 4, "_out") == 0;
+        const std::string form = out_form ? ov.substr(0, ov.size() - 4) : ov;
+        at::Tensor out;
+        if (form == "Tensor_Tensor") {
+          const at::Tensor mean = args[0].toTensor(), std = args[1].toTensor();
+          TORCH_CHECK(!std.is_complex(), "normal expects standard deviation to be non-complex");
+          TORCH_CHECK(std.numel() == 0 || std.min().ge(0).item<bool>(), "normal expects all elements of std >= 0.0");
+          out = out_form ? args[3].toTensor() : at::empty({0}, mean.options());
+          at::native::resize_output(out, at::infer_size(mean.sizes(), std.sizes()));
+          DrawParams q;
+          fill_located(out, Dist::normal, q, gen, name);
+          out.mul_(std).add_(mean);
+        } else if (form == "Tensor_float") {
+          const at::Tensor mean = args[0].toTensor();
+          const double std = args[1].toDouble();
+          TORCH_CHECK(std >= 0.0, "normal expects std >= 0.0, but found std ", std);
+          out = out_form ? args[3].toTensor() : at::empty_like(mean, at::MemoryFormat::Contiguous);
+          at::native::resize_output(out, mean.sizes());
+          DrawParams q;
+          q.std = std;
+          fill_located(out, Dist::normal, q, gen, name);
+          out.add_(mean);
+        } else {  // float_Tensor
+          const double mean = args[0].toDouble();
+          const at::Tensor std = args[1].toTensor();
+          TORCH_CHECK(!std.is_complex(), "normal expects standard deviation to be non-complex");
+          TORCH_CHECK(std.numel() == 0 || std.min().ge(0).item<bool>(), "normal expects all elements of std >= 0.0");
+          out = out_form ? args[3].toTensor() : at::empty_like(std, at::MemoryFormat::Contiguous);
+          at::native::resize_output(out, std.sizes());
+          DrawParams q;
+          fill_located(out, Dist::normal, q, gen, name);
+          out.mul_(std).add_(mean);
+        }
+        return {out};
+      }
+      case Form::tensor_param: {
+        const bool binomial = std::string(r.name) == "binomial";
+        const at::Tensor x = args[0].toTensor();
+        if (!is_float(x.scalar_type())) throw Error(name + ": dtype");
+        if (binomial && !is_float(args[1].toTensor().scalar_type())) throw Error(name + ": dtype");
+        const uint64_t per = tensor_draw_info(TensorDraw::gamma).words;
+        const uint64_t words = per * static_cast<uint64_t>(x.numel());
+        at::Tensor res;
+        auto h = c10::Dispatcher::singleton().findSchemaOrThrow(r.xop, "");
+        take(gen, words, name, [&](const Key& key, uint64_t offset) {
+          const at::Tensor pos = position_tensor(key, offset, config().stream);
+          if (binomial)
+            res = h.typed<at::Tensor(const at::Tensor&, const at::Tensor&, const at::Tensor&)>().call(
+                x, args[1].toTensor(), pos);
+          else
+            res = h.typed<at::Tensor(const at::Tensor&, const at::Tensor&)>().call(x, pos);
+        });
+        return {res};
+      }
+      case Form::native_dropout: {
+        const at::Tensor in = args[0].toTensor();
+        const double p = args[1].toDouble();
+        const bool train = args[2].isNone() || args[2].toBool();
+        if (!train || p <= 0 || p >= 1 || (in.numel() == 0 && !in_block(in)) || !is_float(in.scalar_type()))
+          throw NoDraw();  // torch's kernel: all kept or all dropped, or its own dtype error
+        // (a rank's empty DTensor shard takes the global draw's words with the
+        // others, and its mask is bool like theirs)
+        at::Tensor keep = at::empty(in.sizes(), in.options().dtype(at::kBool));
+        fill_bernoulli(keep, 1.0 - p, gen, name);
+        // the value of a kept element: 1 / (1 - p) in the dtype, as the CPU's
+        // composite dropout computes it (noise.div_(1 - p))
+        const double v = at::ones({}, at::TensorOptions().dtype(in.scalar_type())).div_(1.0 - p).item<double>();
+        at::Tensor noise = keep.to(in.scalar_type()).mul_(v);
+        return {in * noise, keep};
+      }
+      case Form::sdp_choice: {
+        if (!(args[4].toDouble() > 0)) throw NoDraw();  // torch's choice
+        return {c10::IValue(int64_t{0})};                // sdp::SDPBackend::math
+      }
+      case Form::rrelu: {
+        // torch's CPU kernel: where x <= 0, r = uniform(lower, upper) in the
+        // arithmetic type (float for f16/bf16), output = x * r, noise = r;
+        // elsewhere noise = 1, output = x. xrng draws r for every element
+        // (a fixed number of words) and keeps that arithmetic.
+        const at::Tensor self = args[0].toTensor();
+        at::Tensor noise = args[1].toTensor();
+        const double lower = args[2].toScalar().to<double>(), upper = args[3].toScalar().to<double>();
+        const bool training = args[4].toBool();
+        if (!training || !is_float(self.scalar_type()) || self.numel() == 0) throw NoDraw();
+        torch_checks(op, ks, args);  // the dtypes torch's kernel has
+        TORCH_CHECK(self.sizes() == noise.sizes(), "noise tensor shape must match self tensor shape. Got self.shape = ",
+                    self.sizes(), " noise.shape = ", noise.sizes());
+        const std::string ov = r.overload;
+        const bool inplace = std::string(r.name) == "rrelu_with_noise_";
+        at::Tensor out = ov == "out" ? args[args.size() - 1].toTensor() : at::Tensor();
+        const at::ScalarType math = self.scalar_type() == at::kDouble ? at::kDouble : at::kFloat;
+        at::Tensor slope = at::empty(self.sizes(), self.options().dtype(math));
+        if (self.numel()) {
+          if (!(lower <= upper)) throw Error(name + ": lower > upper");
+          DrawParams q;
+          q.low = lower;
+          q.high = upper;
+          if (lower == upper) slope.fill_(lower);
+          else fill_draw(slope, Dist::uniform, q, gen, name);
+        }
+        const at::Tensor neg = self <= 0;
+        const at::Tensor res = at::where(neg, (self.to(math) * slope).to(self.scalar_type()), self);
+        noise.copy_(at::where(neg, slope, at::ones({}, slope.options())));
+        if (inplace) {
+          at::Tensor s = args[0].toTensor();
+          s.copy_(res);
+          return {s};
+        }
+        if (ov == "out") {
+          at::native::resize_output(out, self.sizes());
+          out.copy_(res);
+          return {out};
+        }
+        return {res};
+      }
+    }
+    throw Reported("no form");
+  }
+
+  size_t row_, key_, nargs_;
+  int gi_;
+  mutable std::mutex checked_lock_;
+  mutable std::vector<CheckKey> checked_;  // calls whose torch checks passed (errors are never kept)
+  // the reported name, "aten.op.overload"; never freed (g_last_op may point to it)
+  const std::string* name_;
+};
+
+// ==== 3. installation ==================================================================================
+std::vector<std::unique_ptr<torch::Library>>& g_libs = *new std::vector<std::unique_ptr<torch::Library>>;
+
+struct Silent : c10::WarningHandler {
+  void process(const c10::Warning&) override {}
+};
+
+void install() {
+  Silent silent;
+  c10::WarningUtils::WarningHandlerGuard guard(&silent);  // torch warns of every kernel overridden
+  auto& d = c10::Dispatcher::singleton();
+  g_torch.assign(kRows, {});
+  for (size_t k = 0; k < kNumKeys; ++k) {
+    auto lib = std::make_unique<torch::Library>(torch::Library::IMPL, "aten", kKeys[k], __FILE__, __LINE__);
+    for (size_t i = 0; i < kRows; ++i) {
+      const OpRow& r = kModeOps[i];
+      auto h = d.findSchemaOrThrow((std::string("aten::") + r.name).c_str(), r.overload);
+      if (h.hasKernelForDispatchKey(kKeys[k])) g_torch[i][k] = h.getComputedKernelForDispatchKey(kKeys[k]);
+      else if (r.form == Form::sdp_choice) continue;  // a choice only where torch makes one
+      const std::string nm = std::string(r.name) + (r.overload[0] ? std::string(".") + r.overload : "");
+      lib->impl(nm.c_str(), torch::CppFunction::makeFromBoxedFunctor(std::make_unique<Kernel>(i, k, h.schema())));
+    }
+    g_libs.push_back(std::move(lib));
+  }
+}
+
+void uninstall() {
+  Silent silent;
+  c10::WarningUtils::WarningHandlerGuard guard(&silent);
+  g_libs.clear();
+  g_torch.clear();
+}
+
+}  // namespace xrng::torch_api::mode::detail
