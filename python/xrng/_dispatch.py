@@ -38,7 +38,10 @@ gets torch's own kernel, warned. Not covered (reported with
 ``_fused_sdp_choice`` makes attention with dropout take its math formulation.
 
 The modules of the mode, by job: this one (the table, :func:`ops`, entering
-and leaving), ``bindings/mode.cpp`` (the kernels, generators and restore),
+and leaving), ``bindings/mode/`` (C++: ``table.h`` the one table,
+``kernels.cpp`` the kernels and their installation, ``streams.cpp``
+generators and restore, ``blocks.cpp`` DTensor shard blocks, ``draws.cpp``
+the draws),
 ``_mode_compiled`` (compiled code: Inductor's ``fallback_random``, Meta
 kernels), ``_mode_distributed`` (DTensor: the tracker and the random ops'
 handler), ``data`` (DataLoader workers), ``reproducible`` (the public class,
