@@ -371,6 +371,42 @@ inline float normal4_lane(const u32x4& w, uint32_t lane) {
   return (lane & 1u) ? b : a;
 }
 
+// ---- whole draws into memory (the CLI's entry; the bindings loop per dtype) ------------
+
+namespace detail {
+inline void store(Type t, void* out, uint64_t i, double v) {
+  switch (t) {
+    case Type::f32: static_cast<float*>(out)[i] = static_cast<float>(v); break;
+    case Type::f64: static_cast<double*>(out)[i] = v; break;
+    case Type::f16: static_cast<uint16_t*>(out)[i] = math::f32_to_f16_bits(static_cast<float>(v)); break;
+    case Type::bf16: static_cast<uint16_t*>(out)[i] = math::f32_to_bf16_bits(static_cast<float>(v)); break;
+  }
+}
+}  // namespace detail
+
+// torch.rand(n, dtype) on the CUDA device `d` (uniform_(0, 1)).
+inline void rand(State& s, Device d, uint64_t n, Type t, void* out) {
+  if (t == Type::f64) {
+    const UniformF64 u(0.0, 1.0);
+    for_each(s, n, 8, 2, d, [&](uint64_t i, const u32x4& w, uint32_t lane) {
+      detail::store(t, out, i, u(uniform2_double(w, lane)));
+    });
+    return;
+  }
+  const UniformF32 u(t, 0.0, 1.0);
+  for_each(s, n, type_size(t), 4, d, [&](uint64_t i, const u32x4& w, uint32_t lane) {
+    detail::store(t, out, i, u(curand_uniform(w.v[lane])));  // already representable in t
+  });
+}
+
+// torch.randn(n, dtype) (float32 / float16 / bfloat16; the modelled normal).
+inline void randn(State& s, Device d, uint64_t n, Type t, float mean, float sd, void* out) {
+  if (t == Type::f64) throw std::invalid_argument("torch_cuda randn: float64 is not reproduced yet");
+  for_each(s, n, type_size(t), 4, d, [&](uint64_t i, const u32x4& w, uint32_t lane) {
+    detail::store(t, out, i, std::fma(normal4_lane(w, lane), sd, mean));
+  });
+}
+
 // ---- dropout (ATen/native/cuda/Dropout.cu, native_dropout) ---------------------------
 
 // The launch of dropout_cuda: the same grid as calc_execution_policy; the

@@ -191,3 +191,17 @@ def test_state_round_trip_and_errors():
     assert g.offset == 4  # refused before advancing
     with pytest.raises(NotImplementedError):
         xrng.rand(4, 4, generator=g, out=torch.empty(4, 4).t())
+
+
+@pytest.mark.parametrize("dt,name", [(torch.float32, "f32"), (torch.float64, "f64"), (torch.bfloat16, "bf16")])
+def test_cli_torch_cuda_equals_python(cli, dt, name):
+    n = 50000  # above one wave of a T4 (40960)
+    g = xrng.torch_cuda(77, profile="t4")
+    ref = xrng.rand(n, dtype=dt, generator=g)
+    out = cli.bin("--stream", "torch-cuda", "--sm-count", 40, "--threads-per-sm", 1024, "--dist", "uniform",
+                  "--dtype", name, "--count", n, "--seed", 77)
+    assert out == ref.view(torch.uint8).numpy().tobytes()
+    g = xrng.torch_cuda(77, sm_count=132)
+    ref = xrng.randn(1001, generator=g)
+    out = cli.bin("--stream", "torch-cuda", "--sm-count", 132, "--dist", "normal", "--count", 1001, "--seed", 77)
+    assert out == ref.numpy().tobytes()
