@@ -48,9 +48,11 @@ uint64_t draw(uint64_t seed, uint64_t offset, const std::string& kind, uint32_t 
     AT_DISPATCH_FLOATING_TYPES_AND2(at::kHalf, at::kBFloat16, dt, "torch_cuda_float", [&] {
       auto* p = out.data_ptr<scalar_t>();
       if constexpr (std::is_same_v<scalar_t, double>) {
-        if (kind == "normal")
-          throw std::invalid_argument("torch_cuda normal: float64 (curand_normal2_double) is not reproduced yet");
-        if (kind == "uniform") {
+        if (kind == "normal") {
+          tg::for_each(s, n, esize, 2, d, [&](uint64_t i, const xrng::u32x4& w, uint32_t lane) {
+            p[i] = std::fma(tg::normal2_double_lane(w, lane), b, a);
+          });
+        } else if (kind == "uniform") {
           const tg::UniformF64 u(a, b);
           tg::for_each(s, n, esize, 2, d, [&](uint64_t i, const xrng::u32x4& w, uint32_t lane) {
             p[i] = u(tg::uniform2_double(w, lane));

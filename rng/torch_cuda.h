@@ -334,6 +334,61 @@ inline float nv_logf(float a) {
   return res;
 }
 
+// libdevice's __nv_sincospi (sin(pi a), cos(pi a) in binary64), as in
+// libdevice.10.bc: every step is an explicit fma / IEEE operation, so this
+// is exact. round.d is round-to-nearest-even (cvt.rni).
+inline void nv_sincospi(double a, double* sp, double* cp) {
+  auto hi = [](double x) { uint64_t u; std::memcpy(&u, &x, 8); return static_cast<uint32_t>(u >> 32); };
+  double x = a;
+  if (hi(a) + hi(a) > 0x86800000u) x = a * 0.0;  // |a| >= 2^53 (or inf, NaN): an integer (NaN for inf)
+  const double r = std::nearbyint(x * 2.0);       // libdevice adds 1 to the exponent: exact
+  const int32_t q = static_cast<int32_t>(static_cast<int64_t>(r));
+  const double t = std::fma(-r, 0.5, x);
+  const double tl = t * 0x1.1a62633145c07p-53;
+  const double y = std::fma(t, 0x1.921fb54442d18p+1, tl);  // pi t
+  const double y2 = y * y;
+  double c = std::fma(-0x1.8ff8320fd8164p-37, y2, 0x1.1eea7c1ef8528p-29);
+  c = std::fma(c, y2, -0x1.27e4f8e06e6d9p-22);
+  c = std::fma(c, y2, 0x1.a01a019ddbce9p-16);
+  c = std::fma(c, y2, -0x1.6c16c16c15d47p-10);
+  c = std::fma(c, y2, 0x1.5555555555551p-5);
+  c = std::fma(c, y2, -0.5);
+  c = std::fma(c, y2, 1.0);
+  double sn = std::fma(0x1.5db65f9785ebap-33, y2, -0x1.ae5f12cb0d246p-26);
+  sn = std::fma(sn, y2, 0x1.71de369ace392p-19);
+  sn = std::fma(sn, y2, -0x1.a01a019db62a1p-13);
+  sn = std::fma(sn, y2, 0x1.1111111110818p-7);
+  sn = std::fma(sn, y2, -0x1.5555555555554p-3);
+  sn = std::fma(sn, y2, 0.0);
+  sn = std::fma(sn, y, y);
+  double s0 = sn, c0 = c;
+  if (q & 1) {
+    s0 = c;
+    c0 = -sn;
+  }
+  if (q & 2) {
+    s0 = -s0;
+    c0 = -c0;
+  }
+  *cp = c0 + 0.0;
+  *sp = (x == std::trunc(x)) ? x * 0.0 : s0;
+}
+
+// _curand_box_muller_double (curand_normal2_double): u = z0 2^-53 + 2^-54,
+// v = z1 2^-52 + 2^-53 (z from words 0,1 and 2,3 as in the uniform),
+// s = sqrt(-2 log(u)) (__nv_log: modelled reciprocal seed, see nv_log),
+// lane 0 = sinpi(v) s, lane 1 = cospi(v) s.
+inline double normal2_double_lane(const u32x4& w, uint32_t lane) {
+  const uint64_t zx = static_cast<uint64_t>(w.v[0]) ^ (static_cast<uint64_t>(w.v[1]) << 21);
+  const uint64_t zy = static_cast<uint64_t>(w.v[2]) ^ (static_cast<uint64_t>(w.v[3]) << 21);
+  const double u = static_cast<double>(zx) * 0x1p-53 + 0x1p-54;
+  const double v = static_cast<double>(zy) * 0x1p-52 + 0x1p-53;
+  const double s = std::sqrt(-2.0 * nv_log(u));
+  double sn, cs;
+  nv_sincospi(v, &sn, &cs);
+  return lane == 0 ? sn * s : cs * s;
+}
+
 // transformation::exponential on CUDA: log = (rand >= 1 - eps/2 ? -eps/2 :
 // at::log(rand)), value = (-1 / lambda) * log. at::log is __logf for float
 // (MUFU.LG2 times ln 2: hardware approximation, modelled here as the
@@ -399,11 +454,18 @@ inline void rand(State& s, Device d, uint64_t n, Type t, void* out) {
   });
 }
 
-// torch.randn(n, dtype) (float32 / float16 / bfloat16; the modelled normal).
-inline void randn(State& s, Device d, uint64_t n, Type t, float mean, float sd, void* out) {
-  if (t == Type::f64) throw std::invalid_argument("torch_cuda randn: float64 is not reproduced yet");
+// torch.randn(n, dtype) (float32 / float16 / bfloat16: the modelled
+// normal; float64: curand_normal2_double, exact but for nv_log's seed).
+inline void randn(State& s, Device d, uint64_t n, Type t, double mean, double sd, void* out) {
+  if (t == Type::f64) {
+    for_each(s, n, 8, 2, d, [&](uint64_t i, const u32x4& w, uint32_t lane) {
+      detail::store(t, out, i, std::fma(normal2_double_lane(w, lane), sd, mean));
+    });
+    return;
+  }
+  const float m = static_cast<float>(mean), sdf = static_cast<float>(sd);
   for_each(s, n, type_size(t), 4, d, [&](uint64_t i, const u32x4& w, uint32_t lane) {
-    detail::store(t, out, i, std::fma(normal4_lane(w, lane), sd, mean));
+    detail::store(t, out, i, std::fma(normal4_lane(w, lane), sdf, m));
   });
 }
 

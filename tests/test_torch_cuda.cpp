@@ -7,6 +7,7 @@
 // only a GPU can show is in tests/gpu/run.sh (test_torch_cuda_gpu.py).
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <map>
@@ -213,4 +214,37 @@ TEST_CASE("torch_cuda: libdevice logf / log ports within 1 ulp of the correctly 
   CHECK(worst <= 1);
   CHECK(tg::nv_log(1.0) == 0.0);
   CHECK(tg::nv_log(0x1p-1070) == doctest::Approx(std::log(0x1p-1070)));
+}
+
+TEST_CASE("torch_cuda: libdevice sincospi port") {
+  double s, c;
+  tg::nv_sincospi(0.5, &s, &c);
+  CHECK(s == 1.0);
+  CHECK(c == 0.0);
+  CHECK_FALSE(std::signbit(c));
+  tg::nv_sincospi(1.0, &s, &c);
+  CHECK(s == 0.0);
+  CHECK(c == -1.0);
+  tg::nv_sincospi(2.0, &s, &c);
+  CHECK(s == 0.0);
+  CHECK(c == 1.0);
+  tg::nv_sincospi(0.25, &s, &c);
+  CHECK(ulp_dist_d(s, std::sqrt(0.5)) <= 1);
+  CHECK(ulp_dist_d(c, std::sqrt(0.5)) <= 1);
+  // the normal's angles v = z 2^-52 + 2^-53 in (0, 2): within 1 ulp of sin/cos(pi v) in long double,
+  // away from the zeros (where an absolute comparison is the meaningful one)
+  const long double pi = 3.141592653589793238462643383279502884L;
+  int64_t worst = 0;
+  double worst_abs = 0;
+  for (uint64_t k = 1; k < (1ull << 53); k += 0x2468ace13579bull) {
+    const double v = static_cast<double>(k) * 0x1p-52 + 0x1p-53;
+    tg::nv_sincospi(v, &s, &c);
+    const double rs = static_cast<double>(std::sin(pi * static_cast<long double>(v)));
+    const double rc = static_cast<double>(std::cos(pi * static_cast<long double>(v)));
+    worst_abs = std::max({worst_abs, std::fabs(s - rs), std::fabs(c - rc)});
+    if (std::fabs(rs) > 1e-3) worst = std::max(worst, ulp_dist_d(s, rs));
+    if (std::fabs(rc) > 1e-3) worst = std::max(worst, ulp_dist_d(c, rc));
+  }
+  CHECK(worst <= 2);
+  CHECK(worst_abs < 1e-15);
 }

@@ -149,8 +149,8 @@ std::string draw_help() {
       "of torch.manual_seed(S); torch.randn(N) (--dist normal, f32, N >= 16, --mean/--std) or torch.rand(N) (--dist\n"
       "uniform, f32 or f64) on a CPU running torch's AVX2 or default kernel; only --seed, --count, --dtype, --format.\n"
       "--stream torch-cuda --sm-count N [--threads-per-sm T (default 2048)]: torch's CUDA generator (SPEC.md section\n"
-      "15): torch.cuda.manual_seed(S); torch.rand(N) (f32, f64, f16, bf16) or torch.randn(N) (f32, f16, bf16: a model,\n"
-      "unmeasured) on a GPU of N SMs (H100 SXM 132, A100 108, L4 58 with T 1536, T4 40 with T 1024).\n"
+      "15): torch.cuda.manual_seed(S); torch.rand(N) (f32, f64, f16, bf16) or torch.randn(N) (f32, f16, bf16: a model;\n"
+      "f64; unmeasured) on a GPU of N SMs (H100 SXM 132, A100 108, L4 58 with T 1536, T4 40 with T 1024).\n"
       "--shape D0,D1,...: draw over a global tensor of that shape (row-major global element indices) and\n"
       "print the elements of its block --block-start S0,S1,... (default 0,...) of --block-size Z0,Z1,...\n"
       "(default: to the end of each dimension), row-major over the block: the same values as those elements\n"
@@ -745,7 +745,6 @@ TorchRequest torch_cuda_request(std::map<std::string, std::string>& kv, const st
     case xrng::DType::bf16: t = tg::Type::bf16; break;
     default: throw Error("--dtype " + kv["--dtype"] + ": torch-cuda gives f32, f64, f16 or bf16");
   }
-  if (dist == "normal" && t == tg::Type::f64) throw Error("--dtype f64: torch-cuda's float64 normal is not reproduced yet");
   const uint64_t seed = kv.count("--seed") ? parse_u64("--seed", kv["--seed"]) : 0;
   r.count = parse_u64("--count", kv["--count"]);
   if (r.count > (1ull << 30)) throw Error("--count: at most 2^30 elements for a torch stream");

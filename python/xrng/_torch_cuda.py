@@ -22,8 +22,9 @@ randint/random_, bernoulli with a scalar p, dropout, and the generator's
 offset after every draw. Modelled, NOT measured on a GPU (SPEC.md section
 15): the float32/16 normal (cuRAND's ``__sincosf`` is a hardware
 approximation), the float32/16 exponential (torch's ``__logf``), and the
-float64 exponential (libdevice ``log``'s hardware reciprocal seed). The
-float64 normal and randperm raise NotImplementedError.
+float64 normal and exponential (exact ports of libdevice's ``sincospi`` and
+``log``, but for ``log``'s hardware reciprocal seed). randperm raises
+NotImplementedError.
 """
 from __future__ import annotations
 

@@ -9,8 +9,8 @@ Exact rows (a difference is a FAIL, exit 1): rand/uniform_ in float32,
 float64, float16, bfloat16; uniform_(a, b); randint (32- and 64-bit paths,
 int64/int32/float32); bernoulli_(p) float32/float64/bool; F.dropout
 (vector sizes 8/4/2/1 by element count); the offsets. Modelled rows
-(printed as an ulp-distance table, never a FAIL): normal float32/float16,
-exponential float32 and float64."""
+(printed as an ulp-distance table, never a FAIL): normal float32/16,
+bfloat16 and float64, exponential float32 and float64."""
 import sys
 import time
 
@@ -107,7 +107,7 @@ def main():
     print("modelled rows (ulp distance, xrng's model vs torch; SPEC.md 15.3):")
     rows = []
     for n in (1000, 3 * wave + 17):
-        for dt in (torch.float32, torch.float16, torch.bfloat16):
+        for dt in (torch.float32, torch.float16, torch.bfloat16, torch.float64):
             torch.cuda.manual_seed(23)
             g.manual_seed(23)
             rows.append((f"randn n={n} {dt}", torch.randn(n, dtype=dt, device=cuda).cpu(),

@@ -186,8 +186,8 @@ def test_state_round_trip_and_errors():
         xrng.torch_cuda(1, profile="a100", sm_count=5)
     with pytest.raises(NotImplementedError):
         xrng.randperm(5, generator=g)
-    with pytest.raises(Exception):
-        xrng.randn(5, dtype=torch.float64, generator=g)
+    with pytest.raises(NotImplementedError):
+        xrng.log_normal_(torch.empty(5), generator=g)
     assert g.offset == 4  # refused before advancing
     with pytest.raises(NotImplementedError):
         xrng.rand(4, 4, generator=g, out=torch.empty(4, 4).t())
@@ -205,3 +205,8 @@ def test_cli_torch_cuda_equals_python(cli, dt, name):
     ref = xrng.randn(1001, generator=g)
     out = cli.bin("--stream", "torch-cuda", "--sm-count", 132, "--dist", "normal", "--count", 1001, "--seed", 77)
     assert out == ref.numpy().tobytes()
+    g = xrng.torch_cuda(77, sm_count=132)
+    ref = xrng.randn(1001, dtype=torch.float64, generator=g)
+    out = cli.bin("--stream", "torch-cuda", "--sm-count", 132, "--dist", "normal", "--dtype", "f64", "--count", 1001,
+                  "--seed", 77)
+    assert g.offset == 4 and out == ref.numpy().tobytes()
