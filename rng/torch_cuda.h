@@ -239,11 +239,12 @@ inline int64_t uniform_int_from_to(uint64_t w, uint64_t range, int64_t base) {
   return static_cast<int64_t>(w % range + static_cast<uint64_t>(base));
 }
 
-// libdevice's __nv_log (binary64 natural log), as in libdevice.10.bc. Its
+// libdevice's __nv_log (binary64 natural log), as in libdevice.10.bc and as
+// the wheel's sm_90 SASS runs it (one contraction: u = fma(rr, f, q)). Its
 // reciprocal starts from rcp.approx.ftz.f64 (MUFU.RCP64H, the hardware's
-// approximation from the high word); modelled here as 1/d rounded to the
-// top 20 bits of its significand (the high word), then libdevice's two
-// fused refinement steps. UNMEASURED: see SPEC.md section 15.
+// approximation from the high word); modelled as 1 / (the high word) cut to
+// its high word, then libdevice's two fused refinement steps, which leave
+// an error near 2^-69 before rounding. UNMEASURED: see SPEC.md section 15.
 inline double nv_log(double a) {
   auto hi = [](double x) { uint64_t u; std::memcpy(&u, &x, 8); return static_cast<int32_t>(u >> 32); };
   auto lo = [](double x) { uint64_t u; std::memcpy(&u, &x, 8); return static_cast<uint32_t>(u); };
@@ -268,13 +269,17 @@ inline double nv_log(double a) {
     }
     const double f = m - 1.0;
     const double g = m + 1.0;
-    double r = 1.0 / g;  // rcp.approx.ftz.f64 model: keep the high word
+    // rcp.approx.ftz.f64 (MUFU.RCP64H on the high word; the low word 0):
+    // modelled as 1 / (g's high word), cut to its high word
+    double r = 1.0 / make(0u, static_cast<uint32_t>(hi(g)));
     r = make(0u, static_cast<uint32_t>(hi(r)));
     const double t0 = std::fma(-g, r, 1.0);
     const double t1 = std::fma(t0, t0, t0);
     const double rr = std::fma(t1, r, r);
     const double q = f * rr;
-    const double u = q + q;
+    // libdevice writes q + q; nvcc's default contraction (seen in the wheel's
+    // SASS: DMUL then DFMA) makes it fma(rr, f, q)
+    const double u = std::fma(rr, f, q);
     const double v = u * u;
     double p = std::fma(0x1.1380b3ae80f1ep-20, v, 0x1.0ee258b7a8b04p-18);
     p = std::fma(p, v, 0x1.3b2669f02676fp-16);
@@ -391,8 +396,9 @@ inline double normal2_double_lane(const u32x4& w, uint32_t lane) {
 
 // transformation::exponential on CUDA: log = (rand >= 1 - eps/2 ? -eps/2 :
 // at::log(rand)), value = (-1 / lambda) * log. at::log is __logf for float
-// (MUFU.LG2 times ln 2: hardware approximation, modelled here as the
-// correctly rounded log2 times float(ln 2); UNMEASURED) and __nv_log for double.
+// (in the SASS: MUFU.LG2, then FMUL by float(ln 2), then FMUL by the IEEE
+// quotient -1/lambda; the MUFU value is modelled as the correctly rounded
+// log2: UNMEASURED) and __nv_log for double.
 inline float exponential_f32(float rand, float lambda) {
   const float eps = 0x1p-23f;
   const float lg = rand >= 1.0f - eps / 2 ? -eps / 2
@@ -405,8 +411,9 @@ inline double exponential_f64(double rand, double lambda) {
   return (-1.0 / lambda) * lg;
 }
 
-// _curand_box_muller (binary32): u = x 2^-32 + 2^-33, v = y (2^-32 2 pi) +
-// (2^-32 2 pi)/2, s = sqrtf(-2 logf(u)) (libdevice's logf, IEEE sqrt),
+// _curand_box_muller (binary32): u = x 2^-32 + 2^-33, v = fma(y, 2^-32 2 pi,
+// (2^-32 2 pi)/2) (FFMA in the SASS), s = sqrtf(-2 logf(u)) (libdevice's
+// logf, IEEE sqrt),
 // __sincosf(v) (MUFU.SIN / MUFU.COS: hardware approximations), then sin v s
 // and cos v s. The model takes sin and cos correctly rounded (from binary64):
 // UNMEASURED (SPEC.md section 15 and the GPU test's ulp table).
@@ -415,8 +422,15 @@ inline void box_muller_f32(uint32_t x, uint32_t y, float* first, float* second) 
   const float u = static_cast<float>(x) * 0x1p-32f + 0x1p-33f;
   const float v = std::fma(static_cast<float>(y), k2pi, k2pi / 2);
   const float s = std::sqrt(-2.0f * nv_logf(u));
-  const float sn = static_cast<float>(std::sin(static_cast<double>(v)));
-  const float cs = static_cast<float>(std::cos(static_cast<double>(v)));
+  // __sincosf in the wheel's SASS: t = v * float(1 / 2 pi) rounded toward
+  // zero (FMUL.RZ), then MUFU.SIN / MUFU.COS of t turns; the MUFU values are
+  // modelled as sin / cos (2 pi t) rounded from binary64.
+  const double prod = static_cast<double>(v) * static_cast<double>(0x1.45f306p-3f);  // exact
+  float t = static_cast<float>(prod);
+  if (std::fabs(static_cast<double>(t)) > std::fabs(prod)) t = std::nextafter(t, 0.0f);
+  const double turn = 6.283185307179586 * static_cast<double>(t);
+  const float sn = static_cast<float>(std::sin(turn));
+  const float cs = static_cast<float>(std::cos(turn));
   *first = sn * s;
   *second = cs * s;
 }
