@@ -123,6 +123,14 @@ uint64_t draw(uint64_t seed, uint64_t offset, const std::string& kind, uint32_t 
         });
       }
     });
+  } else if (kind == "randperm") {
+    if (out.dim() != 1) throw std::invalid_argument("torch_cuda randperm: out must be 1-D");
+    AT_DISPATCH_ALL_TYPES_AND(at::kHalf, dt, "torch_cuda_randperm", [&] {
+      if (n > 0 && static_cast<int64_t>(n - 1) > static_cast<int64_t>(std::numeric_limits<scalar_t>::max()))
+        throw std::invalid_argument("torch_cuda randperm: n does not fit the dtype");
+      auto* p = out.data_ptr<scalar_t>();
+      tg::randperm(s, d, n, [&](uint64_t i, uint32_t v) { p[i] = static_cast<scalar_t>(v); });
+    });
   } else {
     throw std::invalid_argument("torch_cuda draw: unknown kind '" + kind + "'");
   }

@@ -22,9 +22,13 @@
 
 #include <cmath>
 #include <cstdint>
+#include <climits>
 #include <cstring>
 #include <stdexcept>
 #include <string>
+#include <utility>
+#include <vector>
+#include <algorithm>
 
 #include "rng/detail/math.h"
 #include "rng/philox.h"
@@ -481,6 +485,63 @@ inline void randn(State& s, Device d, uint64_t n, Type t, double mean, double sd
   for_each(s, n, type_size(t), 4, d, [&](uint64_t i, const u32x4& w, uint32_t lane) {
     detail::store(t, out, i, std::fma(normal4_lane(w, lane), sdf, m));
   });
+}
+
+// ---- randperm (ATen/native/cuda/Randperm.cu, Randperm.cuh) -----------------------------
+
+// The key width: min(64, ceil(log2(n - (6 n^2 + 1) / (12 log 0.9)))), in
+// binary64 as torch's host code computes it (32 or less up to n = 30,000 or so).
+inline int randperm_bits(uint64_t n) {
+  const double log_threshold_12 = std::log(0.9) * 12;
+  const double nd = static_cast<double>(n);
+  const int b = static_cast<int>(std::ceil(std::log2(nd - (6 * nd * nd + 1) / log_threshold_12)));
+  return b < 64 ? b : 64;
+}
+
+// torch.randperm(n) on CUDA: keys = random_(INT_MIN, INT_MAX) into int32
+// (bits <= 32; int64 and INT64 bounds above), a stable radix sort of
+// arange(n) by the keys' low `bits` bits (cub, signed keys with their sign
+// bit flipped), then each run of equal masked keys of two or more ("island")
+// shuffled by its first position `tid`: Fisher-Yates from the end with
+// curand(&state) % (i + 1), state = curand_init(seed, tid, offset), offset
+// from philox_cuda_state(n). store(i, v): out[i] = v.
+template <class Store>
+void randperm(State& s, Device d, uint64_t n, Store store) {
+  if (n == 0) return;
+  if (n > static_cast<uint64_t>(kInt32Max))
+    throw std::invalid_argument("torch_cuda randperm: n above 2^31 - 1 is not reproduced");
+  const int bits = randperm_bits(n);
+  if (bits >= 64) throw std::invalid_argument("torch_cuda randperm: 64-bit keys (n > ~1.39e9) not reproduced");
+  std::vector<std::pair<uint64_t, uint32_t>> kv(n);
+  const uint64_t mask = (1ull << bits) - 1;
+  if (bits <= 32) {
+    // random_from_to into int32: range 2^32 - 1 >= 2^28, so 64-bit words (unroll 2)
+    for_each(s, n, 4, 2, d, [&](uint64_t i, const u32x4& w, uint32_t lane) {
+      const uint32_t key = static_cast<uint32_t>(uniform_int_from_to(random64(w, lane), 4294967295ull, -2147483648ll));
+      kv[i] = {(key ^ 0x80000000u) & mask, static_cast<uint32_t>(i)};
+    });
+  } else {
+    for_each(s, n, 8, 2, d, [&](uint64_t i, const u32x4& w, uint32_t lane) {
+      const uint64_t key = static_cast<uint64_t>(
+          uniform_int_from_to(random64(w, lane), 18446744073709551615ull, INT64_MIN));
+      kv[i] = {(key ^ 0x8000000000000000ull) & mask, static_cast<uint32_t>(i)};
+    });
+  }
+  std::stable_sort(kv.begin(), kv.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  const uint64_t off = philox_cuda_state(s, n);
+  for (uint64_t t = 0; t + 1 < n; ++t) {
+    if (kv[t].first != kv[t + 1].first) continue;
+    if (t != 0 && kv[t].first == kv[t - 1].first) continue;
+    uint64_t size = 1;
+    while (t + size < n && kv[t + size].first == kv[t].first) ++size;
+    const Stream st{s.seed, t};
+    uint64_t word = off;
+    for (uint64_t i = size - 1; i > 0; --i) {
+      const uint32_t r = stream_word(st, word++) % static_cast<uint32_t>(i + 1);
+      if (i != r) std::swap(kv[t + i].second, kv[t + r].second);
+    }
+  }
+  for (uint64_t i = 0; i < n; ++i) store(i, kv[i].second);
 }
 
 // ---- dropout (ATen/native/cuda/Dropout.cu, native_dropout) ---------------------------

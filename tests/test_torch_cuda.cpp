@@ -248,3 +248,21 @@ TEST_CASE("torch_cuda: libdevice sincospi port") {
   CHECK(worst <= 2);
   CHECK(worst_abs < 1e-15);
 }
+
+TEST_CASE("torch_cuda: randperm (keys, stable sort by masked keys, islands)") {
+  CHECK(tg::randperm_bits(1) == 3);
+  CHECK(tg::randperm_bits(1000) == 23);
+  CHECK(tg::randperm_bits(30000) == 32);
+  CHECK(tg::randperm_bits(31000) == 33);
+  const tg::Device d{4, 1024};
+  for (uint64_t n : {1ull, 2ull, 37ull, 5000ull, 40000ull}) {
+    tg::State s{9, 12};
+    std::vector<uint32_t> out(n, 0xffffffffu);
+    tg::randperm(s, d, n, [&](uint64_t i, uint32_t v) { out[i] = v; });
+    std::vector<uint32_t> sorted = out;
+    std::sort(sorted.begin(), sorted.end());
+    for (uint64_t i = 0; i < n; ++i) REQUIRE(sorted[i] == i);
+    // the keys' draw (unroll 2), then philox_cuda_state(n) for the islands
+    CHECK(s.offset == 12 + tg::launch(n, 2, d).counter_offset + (n + 3) / 4 * 4);
+  }
+}

@@ -756,9 +756,7 @@ def randperm(n: int, *, seed: Optional[int] = None, subseq: int = 0, offset: int
     """
     if isinstance(n, bool) or not isinstance(n, numbers.Integral):
         raise TypeError(f"randperm: n must be an int, got {type(n).__name__}")
-    if isinstance(generator, _torch_cuda.TorchCUDAGenerator):
-        raise NotImplementedError("xrng.torch_cuda: randperm is not reproduced yet")
-    if isinstance(generator, _torch_cpu.TorchCPUGenerator):  # torch's own CPU stream (_torch_cpu.py)
+    if isinstance(generator, _TORCH_GENS):  # torch's own streams (_torch_cpu.py, _torch_cuda.py)
         if n < 0:
             raise ValueError(f"randperm: n must be an int >= 0, got {n!r}")
         return _torch_cpu._draw(generator, "randperm", (n,), dtype, device, out, 0.0, 0.0, torch.int64)

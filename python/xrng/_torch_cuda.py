@@ -3,7 +3,7 @@
 ``xrng.torch_cuda(seed_or_torch_generator, sm_count=..., threads_per_sm=2048,
 profile=None)`` returns a :class:`TorchCUDAGenerator`: pass it as
 ``generator=`` to :func:`xrng.rand`, :func:`xrng.randn`, :func:`xrng.randint`,
-:func:`xrng.bernoulli`, :func:`xrng.dropout` (and :func:`xrng.uniform_`,
+:func:`xrng.bernoulli`, :func:`xrng.dropout`, :func:`xrng.randperm` (and :func:`xrng.uniform_`,
 :func:`xrng.normal_`, :func:`xrng.randint_`, :func:`xrng.bernoulli_`,
 :func:`xrng.exponential_`) to get the values ``torch.cuda.manual_seed(seed)``
 followed by the same torch calls gives on a GPU with that many SMs, computed
@@ -18,13 +18,12 @@ depend on the GPU; above it they depend on the SM count. ``profile=`` names a
 GPU (see :data:`PROFILES`).
 
 Exact from torch's and cuRAND's source: rand/uniform_ (every float dtype),
-randint/random_, bernoulli with a scalar p, dropout, and the generator's
+randint/random_, bernoulli with a scalar p, dropout, randperm, and the generator's
 offset after every draw. Modelled, NOT measured on a GPU (SPEC.md section
 15): the float32/16 normal (cuRAND's ``__sincosf`` is a hardware
 approximation), the float32/16 exponential (torch's ``__logf``), and the
 float64 normal and exponential (exact ports of libdevice's ``sincospi`` and
-``log``, but for ``log``'s hardware reciprocal seed). randperm raises
-NotImplementedError.
+``log``, but for ``log``'s hardware reciprocal seed).
 """
 from __future__ import annotations
 

@@ -8,7 +8,7 @@ generator's state (seed, offset) compared after every call.
 Exact rows (a difference is a FAIL, exit 1): rand/uniform_ in float32,
 float64, float16, bfloat16; uniform_(a, b); randint (32- and 64-bit paths,
 int64/int32/float32); bernoulli_(p) float32/float64/bool; F.dropout
-(vector sizes 8/4/2/1 by element count); the offsets. Modelled rows
+(vector sizes 8/4/2/1 by element count); randperm (32- and 64-bit keys); the offsets. Modelled rows
 (printed as an ulp-distance table, never a FAIL): normal float32/16,
 bfloat16 and float64, exponential float32 and float64."""
 import sys
@@ -113,6 +113,10 @@ def main():
             x = torch.randn(n, dtype=dt, generator=torch.Generator().manual_seed(n)).to(cuda)
             exact(f"dropout(p=0.2) n={n} {dt}", lambda: torch.nn.functional.dropout(x, 0.2, True),
                   lambda g: xrng.dropout(x, 0.2, generator=g), g, 19)
+    for n in (1, 10, 1000, 30000, 40000, 3 * wave + 5):
+        for dt in (torch.int64, torch.int32):
+            exact(f"randperm({n}) {dt}", lambda: torch.randperm(n, dtype=dt, device=cuda),
+                  lambda g: xrng.randperm(n, dtype=dt, generator=g), g, 41)
     print("modelled rows (ulp distance, xrng's model vs torch; SPEC.md 15.3):")
     rows = []
     for n in (1000, 3 * wave + 17):

@@ -185,7 +185,7 @@ def test_state_round_trip_and_errors():
     with pytest.raises(ValueError):
         xrng.torch_cuda(1, profile="a100", sm_count=5)
     with pytest.raises(NotImplementedError):
-        xrng.randperm(5, generator=g)
+        xrng.cauchy_(torch.empty(5), generator=g)
     with pytest.raises(NotImplementedError):
         xrng.log_normal_(torch.empty(5), generator=g)
     assert g.offset == 4  # refused before advancing
@@ -210,3 +210,41 @@ def test_cli_torch_cuda_equals_python(cli, dt, name):
     out = cli.bin("--stream", "torch-cuda", "--sm-count", 132, "--dist", "normal", "--dtype", "f64", "--count", 1001,
                   "--seed", 77)
     assert g.offset == 4 and out == ref.numpy().tobytes()
+
+
+def test_randperm_matches_model():
+    """Keys from random_(INT_MIN, INT_MAX) (64-bit words), a stable sort by
+    the low `bits` bits of the sign-flipped keys, Fisher-Yates inside each
+    island of equal keys from its first position's own subsequence."""
+    import math
+    n, sm, tps = 1000, 1, 256
+    bits = math.ceil(math.log2(n - (6 * n * n + 1) / (math.log(0.9) * 12)))
+    mask = (1 << bits) - 1
+    islands_seen = 0
+    for seed in range(40):
+        g = xrng.torch_cuda(seed, sm_count=sm, threads_per_sm=tps)
+        got = xrng.randperm(n, generator=g).tolist()
+        w, lanes, off = model_words(seed, 0, n, 2, sm, tps)
+        hi = w[np.arange(n), 2 * lanes].astype(np.uint64)
+        lo = w[np.arange(n), 2 * lanes + 1].astype(np.uint64)
+        w64 = [int(v) for v in (hi << np.uint64(32)) | lo]
+        keys = [((v % (2 ** 32 - 1)) + 2 ** 64 - 2 ** 31) % 2 ** 64 & 0xFFFFFFFF for v in w64]
+        sk = [(k ^ 0x80000000) & mask for k in keys]
+        order = sorted(range(n), key=lambda i: sk[i])  # Python's sort is stable
+        ks = [sk[i] for i in order]
+        t = 0
+        while t < n - 1:
+            if ks[t] == ks[t + 1] and (t == 0 or ks[t - 1] != ks[t]):
+                size = 1
+                while t + size < n and ks[t + size] == ks[t]:
+                    size += 1
+                islands_seen += 1
+                words = torch.empty(size - 1, dtype=torch.uint32)
+                xrng.bits_(words, seed=seed, subseq=t, offset=off)
+                for k, i in enumerate(range(size - 1, 0, -1)):
+                    r = int(words[k]) % (i + 1)
+                    order[t + i], order[t + r] = order[t + r], order[t + i]
+            t += 1
+        assert got == order, seed
+        assert g.offset == off + (n + 3) // 4 * 4
+    assert islands_seen > 0  # the island shuffle was exercised
