@@ -124,17 +124,28 @@ class TorchCUDAGenerator:
         return g
 
     def _fill(self, kind: str, out: torch.Tensor, a=0.0, b=1.0) -> torch.Tensor:
-        """Fills ``out`` with ``kind`` draws in TensorIterator's order (a
-        contiguous tensor: row-major; any other layout is refused: torch's
-        offset calculator order is not reproduced yet)."""
-        if not out.is_contiguous():
-            raise NotImplementedError("xrng.torch_cuda: non-contiguous outputs are not reproduced yet")
+        """Fills ``out`` with ``kind`` draws in TensorIterator's order: memory
+        order (dimensions by decreasing stride), row-major for a contiguous
+        tensor. (For a non-contiguous tensor above 2^31 bytes of extent
+        torch's 32-bit split is reckoned on the extent, not reproduced: refused.)"""
         args = (0.0, 0.0, int(a), int(b)) if kind == "randint" else (float(a), float(b), 0, 0)
-        host = out if out.device.type == "cpu" else torch.empty(out.shape, dtype=out.dtype)
+        if out.device.type == "cpu" and out.is_contiguous():
+            host, view = out, None
+        else:
+            view = out
+            if not out.is_contiguous():
+                if kind == "randperm":
+                    raise NotImplementedError("xrng.torch_cuda: randperm into a non-contiguous tensor")
+                extent = 1 + sum((n - 1) * abs(st) for n, st in zip(out.shape, out.stride()) if n > 0)
+                if out.numel() and extent * out.element_size() > 2 ** 31 - 1:
+                    raise NotImplementedError("xrng.torch_cuda: a non-contiguous output of more than 2^31 bytes")
+                perm = sorted(range(out.dim()), key=lambda d: out.stride(d), reverse=True)
+                view = out.permute(perm)
+            host = torch.empty(view.shape, dtype=out.dtype)
         self.offset = _C.torch_cuda_draw(self.seed, self.offset, kind, self.sm_count, self.threads_per_sm, host,
                                          *args)
-        if host is not out:
-            out.copy_(host)
+        if view is not None:
+            view.copy_(host)
         return out
 
     def _dropout(self, input: torch.Tensor, p: float, training: bool, inplace: bool,

@@ -33,12 +33,12 @@ def exact(name, torch_fn, xrng_fn, g, seed):
     torch.cuda.manual_seed(seed)
     g.manual_seed(seed)
     try:
-        t = torch_fn().cpu()
+        t = torch_fn().cpu().contiguous()
     except Exception as e:  # e.g. randint bounds torch refuses for the dtype
         print(f"  {name:<48} torch refuses: {str(e).splitlines()[0][:60]}")
         return
     try:
-        x = xrng_fn(g).cpu()
+        x = xrng_fn(g).cpu().contiguous()
     except Exception as e:
         print(f"  {name:<48} FAIL: xrng raised {type(e).__name__}: {e}")
         fails.append(name)
@@ -113,6 +113,9 @@ def main():
             x = torch.randn(n, dtype=dt, generator=torch.Generator().manual_seed(n)).to(cuda)
             exact(f"dropout(p=0.2) n={n} {dt}", lambda: torch.nn.functional.dropout(x, 0.2, True),
                   lambda g: xrng.dropout(x, 0.2, generator=g), g, 19)
+    for shape in ((400, 700), (3 * wave // 64 + 1, 64)):  # a transposed output: TensorIterator's memory order
+        exact(f"uniform_ into a transposed {shape}", lambda: torch.empty(shape, device=cuda).t().uniform_(),
+              lambda g: xrng.uniform_(torch.empty(shape).t(), generator=g), g, 43)
     for n in (1, 10, 1000, 30000, 40000, 3 * wave + 5):
         for dt in (torch.int64, torch.int32):
             exact(f"randperm({n}) {dt}", lambda: torch.randperm(n, dtype=dt, device=cuda),

@@ -189,8 +189,20 @@ def test_state_round_trip_and_errors():
     with pytest.raises(NotImplementedError):
         xrng.log_normal_(torch.empty(5), generator=g)
     assert g.offset == 4  # refused before advancing
-    with pytest.raises(NotImplementedError):
-        xrng.rand(4, 4, generator=g, out=torch.empty(4, 4).t())
+
+
+
+def test_non_contiguous_output_in_memory_order():
+    g1 = xrng.torch_cuda(4, sm_count=2, threads_per_sm=256)
+    g2 = xrng.torch_cuda(4, sm_count=2, threads_per_sm=256)
+    out = torch.empty(40, 50).t()  # (50, 40), strides (1, 50): memory order is out.t()'s row-major order
+    xrng.rand(50, 40, generator=g1, out=out)
+    ref = xrng.rand(2000, generator=g2)
+    assert torch.equal(out.t().reshape(-1), ref)
+    assert g1.offset == g2.offset
+    sl = torch.zeros(30, 8)[:, ::2]  # a gap: TensorIterator still counts elements, row-major here
+    xrng.uniform_(sl, generator=g1)
+    assert torch.equal(sl.reshape(-1), xrng.rand(120, generator=g2))
 
 
 @pytest.mark.parametrize("dt,name", [(torch.float32, "f32"), (torch.float64, "f64"), (torch.bfloat16, "bf16")])
