@@ -41,6 +41,7 @@
 
 #include "host/xrng.h"
 #include "host/torch_cpu.h"
+#include "rng/torch_cuda.h"
 #include "sha256.h"
 #include "verify.h"
 #if defined(XRNG_HAVE_CUDA)
@@ -147,6 +148,9 @@ std::string draw_help() {
       "--stream torch-cpu-x86 | torch-cpu-scalar: torch's CPU generator (SPEC.md \"torch CPU streams\"): the values\n"
       "of torch.manual_seed(S); torch.randn(N) (--dist normal, f32, N >= 16, --mean/--std) or torch.rand(N) (--dist\n"
       "uniform, f32 or f64) on a CPU running torch's AVX2 or default kernel; only --seed, --count, --dtype, --format.\n"
+      "--stream torch-cuda --sm-count N [--threads-per-sm T (default 2048)]: torch's CUDA generator (SPEC.md section\n"
+      "15): torch.cuda.manual_seed(S); torch.rand(N) (f32, f64, f16, bf16) or torch.randn(N) (f32, f16, bf16: a model;\n"
+      "f64; unmeasured) on a GPU of N SMs (H100 SXM 132, A100 108, L4 58 with T 1536, T4 40 with T 1024).\n"
       "--shape D0,D1,...: draw over a global tensor of that shape (row-major global element indices) and\n"
       "print the elements of its block --block-start S0,S1,... (default 0,...) of --block-size Z0,Z1,...\n"
       "(default: to the end of each dimension), row-major over the block: the same values as those elements\n"
@@ -700,11 +704,18 @@ void write_out(const void* data, size_t n, uint64_t done, uint64_t total) {
 // A sequential stream: it is drawn whole, so --count is bounded.
 
 // The torch stream named by the value of --stream, or nullopt for an xrng version.
-std::optional<xrng::torch_cpu::Kernel> torch_stream(const std::vector<std::string>& args) {
+// torch-cuda (rng/torch_cuda.h) gives torch.manual_seed(S); torch.rand(N) /
+// torch.randn(N) on a CUDA GPU of --sm-count SMs (--threads-per-sm, default 2048).
+struct TorchStream {
+  bool cuda = false;
+  xrng::torch_cpu::Kernel kernel = xrng::torch_cpu::Kernel::x86;
+};
+std::optional<TorchStream> torch_stream(const std::vector<std::string>& args) {
   for (size_t i = 0; i + 1 < args.size(); ++i) {
     if (args[i] != "--stream") continue;
-    if (args[i + 1] == "torch-cpu-x86") return xrng::torch_cpu::Kernel::x86;
-    if (args[i + 1] == "torch-cpu-scalar") return xrng::torch_cpu::Kernel::scalar;
+    if (args[i + 1] == "torch-cpu-x86") return TorchStream{false, xrng::torch_cpu::Kernel::x86};
+    if (args[i + 1] == "torch-cpu-scalar") return TorchStream{false, xrng::torch_cpu::Kernel::scalar};
+    if (args[i + 1] == "torch-cuda") return TorchStream{true, xrng::torch_cpu::Kernel::x86};
   }
   return std::nullopt;
 }
@@ -717,14 +728,59 @@ struct TorchRequest {
   std::string format = "text";
 };
 
-TorchRequest torch_request(const std::vector<std::string>& args, xrng::torch_cpu::Kernel k, bool allow_format) {
+// --stream torch-cuda: the values of torch.cuda.manual_seed(S); torch.rand(N) or torch.randn(N) on a GPU of
+// --sm-count SMs (rng/torch_cuda.h; SPEC.md section 15: the normal is a model, unmeasured).
+TorchRequest torch_cuda_request(std::map<std::string, std::string>& kv, const std::string& dist, TorchRequest& r) {
+  namespace tg = xrng::torch_cuda;
+  if (!kv.count("--sm-count")) throw Error("--sm-count is required for --stream torch-cuda");
+  const uint64_t sm = parse_u64("--sm-count", kv["--sm-count"]);
+  const uint64_t tps = kv.count("--threads-per-sm") ? parse_u64("--threads-per-sm", kv["--threads-per-sm"]) : 2048;
+  if (sm < 1 || sm > 65535) throw Error("--sm-count must be in [1, 65535]");
+  if (tps < 256 || tps > 4096) throw Error("--threads-per-sm must be in [256, 4096]");
+  tg::Type t;
+  switch (r.dtype) {
+    case xrng::DType::f32: t = tg::Type::f32; break;
+    case xrng::DType::f64: t = tg::Type::f64; break;
+    case xrng::DType::f16: t = tg::Type::f16; break;
+    case xrng::DType::bf16: t = tg::Type::bf16; break;
+    default: throw Error("--dtype " + kv["--dtype"] + ": torch-cuda gives f32, f64, f16 or bf16");
+  }
+  const uint64_t seed = kv.count("--seed") ? parse_u64("--seed", kv["--seed"]) : 0;
+  r.count = parse_u64("--count", kv["--count"]);
+  if (r.count > (1ull << 30)) throw Error("--count: at most 2^30 elements for a torch stream");
+  if (dist == "uniform" && (kv.count("--mean") || kv.count("--std"))) throw Error("--mean/--std apply to normal only");
+  const float mean = kv.count("--mean") ? std::stof(kv["--mean"]) : 0.0f;
+  const float stdv = kv.count("--std") ? std::stof(kv["--std"]) : 1.0f;
+  if (kv.count("--format")) {
+    r.format = kv["--format"];
+    if (r.format != "text" && r.format != "hex" && r.format != "bin" && r.format != "null")
+      throw Error("unknown format '" + r.format + "' (text, hex, bin, null)");
+  }
+  tg::State st{seed, 0};
+  const tg::Device d{static_cast<uint32_t>(sm), static_cast<uint32_t>(tps)};
+  r.bytes.resize(r.count * static_cast<uint64_t>(xrng::dtype_size(r.dtype)));
+  if (dist == "normal")
+    tg::randn(st, d, r.count, t, mean, stdv, r.bytes.data());
+  else
+    tg::rand(st, d, r.count, t, r.bytes.data());
+  r.describe = dist + " " + xrng::dtype_name(r.dtype) + " stream=torch-cuda sm_count=" + std::to_string(sm) +
+               " threads_per_sm=" + std::to_string(tps) + " seed=" + std::to_string(seed) +
+               " count=" + std::to_string(r.count);
+  if (dist == "normal" && (mean != 0.0f || stdv != 1.0f)) r.describe += " mean=" + kv["--mean"] + " std=" + kv["--std"];
+  return r;
+}
+
+TorchRequest torch_request(const std::vector<std::string>& args, TorchStream ts, bool allow_format) {
+  const xrng::torch_cpu::Kernel k = ts.kernel;
   std::map<std::string, std::string> kv;
   for (size_t i = 0; i < args.size(); i += 2) {
     const std::string& a = args[i];
-    if (a != "--stream" && a != "--dist" && a != "--dtype" && a != "--seed" && a != "--count" && a != "--format" &&
-        a != "--mean" && a != "--std")
+    const bool cuda_arg = ts.cuda && (a == "--sm-count" || a == "--threads-per-sm");
+    if (!cuda_arg && a != "--stream" && a != "--dist" && a != "--dtype" && a != "--seed" && a != "--count" &&
+        a != "--format" && a != "--mean" && a != "--std")
       throw Error("unknown argument '" + a + "' for a torch stream (--dist normal|uniform, --dtype, --seed, --count, "
-                  "--mean, --std" + (allow_format ? ", --format)" : ")"));
+                  "--mean, --std" + std::string(ts.cuda ? ", --sm-count, --threads-per-sm" : "") +
+                  (allow_format ? ", --format)" : ")"));
     if (i + 1 >= args.size()) throw Error(a + " needs a value");
     if (kv.count(a)) throw Error(a + " given twice");
     kv[a] = args[i + 1];
@@ -735,6 +791,10 @@ TorchRequest torch_request(const std::vector<std::string>& args, xrng::torch_cpu
   if (dist != "normal" && dist != "uniform") throw Error("--dist " + dist + ": a torch stream gives normal or uniform");
   TorchRequest r;
   r.dtype = kv.count("--dtype") ? xrng::parse_dtype(kv["--dtype"]) : xrng::DType::f32;
+  if (ts.cuda) {
+    if (!allow_format && kv.count("--format")) throw Error("--format does not apply to fingerprint");
+    return torch_cuda_request(kv, dist, r);
+  }
   if (!(r.dtype == xrng::DType::f32 || (dist == "uniform" && r.dtype == xrng::DType::f64)))
     throw Error("--dtype " + kv["--dtype"] + ": torch streams give f32 (normal, uniform) or f64 (uniform)");
   const uint64_t seed = kv.count("--seed") ? parse_u64("--seed", kv["--seed"]) : 0;

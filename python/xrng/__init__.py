@@ -63,6 +63,9 @@ from . import _C
 from . import _meta  # noqa: F401  (the fake kernels of the torch.ops.xrng operators)
 from . import _torch_cpu
 from ._torch_cpu import TorchCPUGenerator, torch_cpu  # torch's own CPU generator as a stream
+from . import _torch_cuda
+from ._torch_cuda import TorchCUDAGenerator, torch_cuda  # torch's own CUDA generator, for a given GPU
+_TORCH_GENS = (_torch_cpu.TorchCPUGenerator, _torch_cuda.TorchCUDAGenerator)  # torch's own streams
 
 __all__ = [
     "Generator", "default_generator", "manual_seed", "stream_version", "stream_versions", "simd_isa",
@@ -646,10 +649,11 @@ def rand(*size: _Size, seed: Optional[int] = None, subseq: int = 0, offset: int 
     float64, float16 or bfloat16. ``threads``: host threads (0:
     ``torch.get_num_threads()``); values never depend on it.
     """
-    if isinstance(generator, _torch_cpu.TorchCPUGenerator):  # torch's own CPU stream (_torch_cpu.py)
-        if (low, high) != (0.0, 1.0):
+    if isinstance(generator, _TORCH_GENS):  # torch's own streams (_torch_cpu.py, _torch_cuda.py)
+        if (low, high) != (0.0, 1.0) and isinstance(generator, _torch_cpu.TorchCPUGenerator):
             raise NotImplementedError("xrng.torch_cpu: rand reproduces torch's [0, 1) only")
-        return _finish(_torch_cpu._draw(generator, "uniform", _size(size), dtype, device, out), requires_grad)
+        return _finish(_torch_cpu._draw(generator, "uniform", _size(size), dtype, device, out, low, high),
+                       requires_grad)
     if not _is_compiling():  # the eager fast path (python.cpp, fast_draw): NotImplemented if unusual
         t = _fast_draw(0, low, high, size, seed, subseq, offset, generator, default_generator, out, dtype, device,
                        requires_grad, path, threads, stream)
@@ -675,7 +679,7 @@ def randn(*size: _Size, seed: Optional[int] = None, subseq: int = 0, offset: int
     or bfloat16. ``stream=1`` gives the stream-1 values (binary64 transform)
     of the releases before stream 2; float64 is the same in both.
     """
-    if isinstance(generator, _torch_cpu.TorchCPUGenerator):  # torch's own CPU stream (_torch_cpu.py)
+    if isinstance(generator, _TORCH_GENS):  # torch's own streams (_torch_cpu.py, _torch_cuda.py)
         return _finish(_torch_cpu._draw(generator, "normal", _size(size), dtype, device, out, mean, std),
                        requires_grad)
     if not _is_compiling():  # the eager fast path (python.cpp, fast_draw): NotImplemented if unusual
@@ -717,7 +721,7 @@ def randint(*args, size: Optional[_Size] = None, low: Optional[int] = None, high
         raise TypeError("randint needs high and size")
     low = 0 if low is None else _i64(low, "randint: low")
     high = _i64(high, "randint: high")
-    if isinstance(generator, _torch_cpu.TorchCPUGenerator):  # torch's own CPU stream (_torch_cpu.py)
+    if isinstance(generator, _TORCH_GENS):  # torch's own streams (_torch_cpu.py, _torch_cuda.py)
         return _torch_cpu._draw(generator, "randint", _size((size,)), dtype, device, out, low, high, torch.int64)
     src = _source(seed, subseq, offset, generator)
     return _new("randint", _size((size,)), dtype, torch.int64, device, out, src, "randint",
@@ -733,7 +737,7 @@ def bernoulli(*size: _Size, p: float = 0.5, seed: Optional[int] = None, subseq: 
     One stream word per element, compared with ``round(p * 2**32)``. dtype:
     bool (default) or uint8.
     """
-    if isinstance(generator, _torch_cpu.TorchCPUGenerator):  # torch's own CPU stream (_torch_cpu.py)
+    if isinstance(generator, _TORCH_GENS):  # torch's own streams (_torch_cpu.py, _torch_cuda.py)
         return _torch_cpu._draw(generator, "bernoulli", _size(size), dtype, device, out, p, 0.0, torch.bool)
     src = _source(seed, subseq, offset, generator)
     return _new("bernoulli", _size(size), dtype, torch.bool, device, out, src, "bernoulli", {"p": float(p)}, path,
@@ -752,7 +756,7 @@ def randperm(n: int, *, seed: Optional[int] = None, subseq: int = 0, offset: int
     """
     if isinstance(n, bool) or not isinstance(n, numbers.Integral):
         raise TypeError(f"randperm: n must be an int, got {type(n).__name__}")
-    if isinstance(generator, _torch_cpu.TorchCPUGenerator):  # torch's own CPU stream (_torch_cpu.py)
+    if isinstance(generator, _TORCH_GENS):  # torch's own streams (_torch_cpu.py, _torch_cuda.py)
         if n < 0:
             raise ValueError(f"randperm: n must be an int >= 0, got {n!r}")
         return _torch_cpu._draw(generator, "randperm", (n,), dtype, device, out, 0.0, 0.0, torch.int64)
@@ -776,6 +780,8 @@ def dropout(input: torch.Tensor, p: float = 0.5, training: bool = True, inplace:
     ``inplace=True`` on a tensor that requires grad writes the result back
     with ``copy_`` (tracked by autograd).
     """
+    if isinstance(generator, _torch_cuda.TorchCUDAGenerator):  # torch's own CUDA stream (_torch_cuda.py)
+        return _torch_cuda.dropout(generator, input, p, training, inplace)
     if isinstance(generator, _torch_cpu.TorchCPUGenerator):  # torch's own CPU stream (_torch_cpu.py)
         return _torch_cpu.dropout(generator, input, p, training, inplace)
     if not training:
@@ -835,6 +841,15 @@ def _fill(tensor: torch.Tensor, dist: str, params: dict, kw: dict) -> torch.Tens
     source the keywords name (seed=/subseq=/offset= or generator=), in the
     stream version ``stream=`` names (see :func:`_stream`); a keyword
     no fill takes (a misspelt parameter) is a TypeError, not ignored."""
+    if isinstance(kw.get("generator"), _torch_cuda.TorchCUDAGenerator):  # torch's own CUDA stream
+        g = kw.pop("generator")
+        if kw:
+            raise TypeError(f"{dist}: with a torch_cuda generator, unexpected keyword argument(s) {', '.join(sorted(kw))}")
+        cuda_args = {"uniform": ("low", "high"), "normal": ("mean", "std"), "randint": ("ilow", "ihigh"),
+                     "bernoulli": ("p",), "exponential": ("rate",)}
+        if dist not in cuda_args:
+            raise NotImplementedError(f"xrng.torch_cuda: {dist} is not reproduced yet")
+        return g._fill(dist, tensor, *[params[k] for k in cuda_args[dist]])
     if isinstance(kw.get("generator"), _torch_cpu.TorchCPUGenerator):  # torch's own CPU stream
         g = kw.pop("generator")
         if kw:
@@ -967,7 +982,7 @@ def perm_position(n: int, value: int, *, seed: int = 0, subseq: int = 0, offset:
 
 # Categorical sampling (issue 20; _sampling.py): torch.multinomial's draw.
 from ._sampling import multinomial  # noqa: E402
-__all__ += ["multinomial", "torch_cpu", "TorchCPUGenerator"]
+__all__ += ["multinomial", "torch_cpu", "TorchCPUGenerator", "torch_cuda", "TorchCUDAGenerator"]
 # The gamma family (issue 20; _gamma.py): torch._standard_gamma's and torch._sample_dirichlet's draws.
 from ._gamma import binomial, dirichlet, gamma, poisson  # noqa: E402
 __all__ += ["gamma", "dirichlet", "poisson", "binomial"]

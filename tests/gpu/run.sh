@@ -15,7 +15,9 @@
 # with the CPU), the torch benchmark, the Python CUDA tests (pytest -m cuda,
 # if the bindings exist: CUDA graph capture and replay of xrng draws and
 # torch.compile(mode="reduce-overhead") included, tests/python/test_cudagraph.py),
-# the Python benchmarks (small-tensor latency 1K..16M and a device
+# xrng.torch_cuda against torch's own CUDA draws (tests/gpu/torch_cuda_check.py:
+# exact rows compared bit for bit, the modelled float32 normal and the
+# exponentials as an ulp-distance table), the Python benchmarks (small-tensor latency 1K..16M and a device
 # generator's draws eager and replayed, bench/gpu/bench_small.py; the host->device path,
 # bench/gpu/bench_h2d.py), then the CPU tests and the CPU exhaustive tests
 # while time remains, and prints two tables last: the issue's performance
@@ -169,6 +171,21 @@ elif [ -f pyproject.toml ] && [ -d tests/python ] && [ -f bindings/CMakeLists.tx
   fi
 else
   record "pytest -m cuda" SKIPPED "no Python bindings in this tree"
+fi
+
+phase "torch CUDA streams vs torch's own CUDA draws (tests/gpu/torch_cuda_check.py, about 20 s)"
+if [ -f "$B/pylib/xrng/_torch_cuda.py" ] && [ "$(left)" -gt 60 ]; then
+  t=$(left); [ "$t" -gt 150 ] && t=150
+  PYTHONPATH="$B/pylib${PYTHONPATH:+:$PYTHONPATH}" timeout "$t" python3 tests/gpu/torch_cuda_check.py 2>&1 | tee "$B/torch_cuda_check.txt"
+  rc=${PIPESTATUS[0]}
+  last=$(grep "torch_cuda_check:" "$B/torch_cuda_check.txt" | tail -1)
+  if [ "$rc" = 0 ] && grep -q SKIPPED <<<"$last"; then record "torch_cuda_check.py" SKIPPED "$last"
+  elif [ "$rc" = 0 ]; then record "torch_cuda_check.py" PASS "$last (exact rows; ulp table of the modelled rows in the log)"
+  elif [ "$rc" = 124 ]; then record "torch_cuda_check.py" "NOT RUN" "cut at the time budget"
+  else record "torch_cuda_check.py" FAIL "${last:-rc $rc}"; fi
+  [ -n "${OUT:-}" ] && cp "$B/torch_cuda_check.txt" "$OUT/torch_cuda_check.txt"
+else
+  record "torch_cuda_check.py" "NOT RUN" "no bindings built or time budget spent"
 fi
 
 phase "Sharded draws on NCCL (tests/python/dist_worker.py: DTensor, mode, TP, FSDP2)"

@@ -1,0 +1,195 @@
+// Python entry points of the torch CUDA streams (rng/torch_cuda.h): a thin
+// loop from torch's CUDA generator state (seed, philox offset) into a
+// contiguous CPU tensor, for a GPU of a given SM count. No arithmetic of its
+// own: every value comes from rng/torch_cuda.h (and torch's update_from /
+// update_to bounds, rng/torch_cpu.h, shared by torch's CPU and CUDA random_).
+#include <torch/extension.h>
+#include <pybind11/pybind11.h>
+
+#include <limits>
+#include <string>
+#include <type_traits>
+
+#include "rng/torch_cpu.h"
+#include "rng/torch_cuda.h"
+
+namespace py = pybind11;
+namespace tg = xrng::torch_cuda;
+
+namespace {
+
+template <class T>
+constexpr bool is_float_like = std::is_floating_point_v<T> || std::is_same_v<T, at::Half> ||
+                               std::is_same_v<T, at::BFloat16>;
+
+tg::Type float_type(at::ScalarType dt, const std::string& kind) {
+  if (dt == at::kFloat) return tg::Type::f32;
+  if (dt == at::kDouble) return tg::Type::f64;
+  if (dt == at::kHalf) return tg::Type::f16;
+  if (dt == at::kBFloat16) return tg::Type::bf16;
+  throw std::invalid_argument("torch_cuda " + kind + ": dtype must be a floating type");
+}
+
+// Fills contiguous CPU `out` with draw `kind`; returns the new philox offset.
+uint64_t draw(uint64_t seed, uint64_t offset, const std::string& kind, uint32_t sm_count, uint32_t threads_per_sm,
+              at::Tensor out, double a, double b, int64_t ilow, int64_t ihigh) {
+  if (out.device().type() != at::kCPU || !out.is_contiguous())
+    throw std::invalid_argument("torch_cuda draw: out must be a contiguous CPU tensor");
+  if (offset % 4 != 0) throw std::invalid_argument("torch_cuda: the philox offset must be a multiple of 4");
+  tg::State s{seed, offset};
+  const tg::Device d{sm_count, threads_per_sm};
+  const uint64_t n = static_cast<uint64_t>(out.numel());
+  const uint32_t esize = static_cast<uint32_t>(out.element_size());
+  const auto dt = out.scalar_type();
+  if (kind == "uniform" || kind == "normal" || kind == "exponential") {
+    const tg::Type t = float_type(dt, kind);
+    if (kind == "exponential" && !(a > 0.0))
+      throw std::invalid_argument("torch_cuda exponential: lambda must be > 0");
+    AT_DISPATCH_FLOATING_TYPES_AND2(at::kHalf, at::kBFloat16, dt, "torch_cuda_float", [&] {
+      auto* p = out.data_ptr<scalar_t>();
+      if constexpr (std::is_same_v<scalar_t, double>) {
+        if (kind == "normal") {
+          tg::for_each(s, n, esize, 2, d, [&](uint64_t i, const xrng::u32x4& w, uint32_t lane) {
+            p[i] = std::fma(tg::normal2_double_lane(w, lane), b, a);
+          });
+        } else if (kind == "uniform") {
+          const tg::UniformF64 u(a, b);
+          tg::for_each(s, n, esize, 2, d, [&](uint64_t i, const xrng::u32x4& w, uint32_t lane) {
+            p[i] = u(tg::uniform2_double(w, lane));
+          });
+        } else {
+          tg::for_each(s, n, esize, 2, d, [&](uint64_t i, const xrng::u32x4& w, uint32_t lane) {
+            p[i] = tg::exponential_f64(tg::uniform2_double(w, lane), a);
+          });
+        }
+      } else {
+        if (kind == "uniform") {
+          const tg::UniformF32 u(t, a, b);
+          tg::for_each(s, n, esize, 4, d, [&](uint64_t i, const xrng::u32x4& w, uint32_t lane) {
+            p[i] = static_cast<scalar_t>(u(tg::curand_uniform(w.v[lane])));
+          });
+        } else if (kind == "normal") {
+          const float mean = static_cast<float>(a), sd = static_cast<float>(b);
+          tg::for_each(s, n, esize, 4, d, [&](uint64_t i, const xrng::u32x4& w, uint32_t lane) {
+            p[i] = static_cast<scalar_t>(std::fma(tg::normal4_lane(w, lane), sd, mean));
+          });
+        } else {
+          const float lambda = static_cast<float>(a);
+          tg::for_each(s, n, esize, 4, d, [&](uint64_t i, const xrng::u32x4& w, uint32_t lane) {
+            p[i] = static_cast<scalar_t>(tg::exponential_f32(tg::curand_uniform(w.v[lane]), lambda));
+          });
+        }
+      }
+    });
+  } else if (kind == "bernoulli") {
+    if (!(a >= 0.0 && a <= 1.0)) throw std::invalid_argument("torch_cuda bernoulli: p must be in [0, 1]");
+    AT_DISPATCH_ALL_TYPES_AND3(at::kBool, at::kHalf, at::kBFloat16, dt, "torch_cuda_bernoulli", [&] {
+      auto* p = out.data_ptr<scalar_t>();
+      if constexpr (std::is_same_v<scalar_t, double>) {  // DiscreteDistributionType<double>: curand_uniform2_double
+        tg::for_each(s, n, esize, 2, d, [&](uint64_t i, const xrng::u32x4& w, uint32_t lane) {
+          p[i] = tg::uniform2_double(w, lane) < a ? 1.0 : 0.0;
+        });
+      } else {  // float: curand_uniform4 against float(p)
+        const float pf = static_cast<float>(a);
+        tg::for_each(s, n, esize, 4, d, [&](uint64_t i, const xrng::u32x4& w, uint32_t lane) {
+          p[i] = static_cast<scalar_t>(tg::curand_uniform(w.v[lane]) < pf ? 1.0f : 0.0f);
+        });
+      }
+    });
+  } else if (kind == "randint") {
+    if (!(ihigh > ilow)) throw std::invalid_argument("torch_cuda randint: high must exceed low");
+    AT_DISPATCH_ALL_TYPES_AND2(at::kHalf, at::kBFloat16, dt, "torch_cuda_randint", [&] {
+      int64_t lo = ilow, hi = ihigh;
+      if constexpr (is_float_like<scalar_t>) {
+        auto rt = [](int64_t v) { return static_cast<int64_t>(static_cast<scalar_t>(v)); };
+        lo = xrng::torch_cpu::update_from(lo, std::numeric_limits<scalar_t>::digits, rt);
+        hi = xrng::torch_cpu::update_to(hi, std::numeric_limits<scalar_t>::digits, rt);
+        if (!(lo < hi))
+          throw std::invalid_argument("torch_cuda randint: low and high cast to the dtype leave an empty range");
+      } else {
+        if (ilow < static_cast<int64_t>(std::numeric_limits<scalar_t>::lowest()) ||
+            ihigh - 1 > static_cast<int64_t>(std::numeric_limits<scalar_t>::max()))
+          throw std::invalid_argument("torch_cuda randint: [low, high) does not fit the dtype");
+      }
+      const uint64_t range = static_cast<uint64_t>(hi) - static_cast<uint64_t>(lo);
+      auto* p = out.data_ptr<scalar_t>();
+      if (range >= (1ull << 28)) {  // ulonglong2 from curand4: unroll 2
+        tg::for_each(s, n, esize, 2, d, [&](uint64_t i, const xrng::u32x4& w, uint32_t lane) {
+          p[i] = static_cast<scalar_t>(tg::uniform_int_from_to(tg::random64(w, lane), range, lo));
+        });
+      } else {
+        tg::for_each(s, n, esize, 4, d, [&](uint64_t i, const xrng::u32x4& w, uint32_t lane) {
+          p[i] = static_cast<scalar_t>(tg::uniform_int_from_to(w.v[lane], range, lo));
+        });
+      }
+    });
+  } else if (kind == "randperm") {
+    if (out.dim() != 1) throw std::invalid_argument("torch_cuda randperm: out must be 1-D");
+    AT_DISPATCH_ALL_TYPES_AND(at::kHalf, dt, "torch_cuda_randperm", [&] {
+      if (n > 0 && static_cast<int64_t>(n - 1) > static_cast<int64_t>(std::numeric_limits<scalar_t>::max()))
+        throw std::invalid_argument("torch_cuda randperm: n does not fit the dtype");
+      auto* p = out.data_ptr<scalar_t>();
+      tg::randperm(s, d, n, [&](uint64_t i, uint32_t v) { p[i] = static_cast<scalar_t>(v); });
+    });
+  } else {
+    throw std::invalid_argument("torch_cuda draw: unknown kind '" + kind + "'");
+  }
+  return s.offset;
+}
+
+// native_dropout's output for a contiguous CPU `input` (the GPU tensor's
+// values) with drop probability p: returns (output, mask, new offset).
+// `vec` is get_vector_size's choice (tg::dropout_vec).
+py::tuple dropout(uint64_t seed, uint64_t offset, uint32_t sm_count, uint32_t threads_per_sm, at::Tensor input,
+                  double p, uint32_t vec) {
+  if (input.device().type() != at::kCPU || !input.is_contiguous())
+    throw std::invalid_argument("torch_cuda dropout: input must be a contiguous CPU tensor");
+  if (vec != 1 && vec != 2 && vec != 4 && vec != 8) throw std::invalid_argument("torch_cuda dropout: vec must be 1, 2, 4 or 8");
+  tg::State s{seed, offset};
+  const tg::Device d{sm_count, threads_per_sm};
+  const uint64_t n = static_cast<uint64_t>(input.numel());
+  at::Tensor out = at::empty_like(input);
+  at::Tensor mask = at::empty(input.sizes(), input.options().dtype(at::kBool));
+  if (n == 0) return py::make_tuple(input.clone(), mask, offset);
+  const tg::Launch L = tg::dropout_launch(n, d);
+  const uint64_t off = tg::philox_cuda_state(s, L.counter_offset);
+  const double p1m = 1.0 - p;
+  auto* m = mask.data_ptr<bool>();
+  AT_DISPATCH_FLOATING_TYPES_AND2(at::kHalf, at::kBFloat16, input.scalar_type(), "torch_cuda_dropout", [&] {
+    using acc_t = std::conditional_t<std::is_same_v<scalar_t, double>, double, float>;
+    const acc_t pa = static_cast<acc_t>(p1m);
+    const acc_t scale = static_cast<acc_t>(1.0 / pa);
+    const auto* x = input.data_ptr<scalar_t>();
+    auto* y = out.data_ptr<scalar_t>();
+    for (uint64_t i = 0; i < n; ++i) {
+      const tg::Slot sl = tg::dropout_slot(L, vec, i);
+      const float u = tg::curand_uniform(tg::curand4(seed, off, sl.thread, sl.round).v[sl.lane]);
+      const float keep = static_cast<acc_t>(u) < pa ? 1.0f : 0.0f;
+      // src * keep in scalar_t * float arithmetic (float, or double), then * scale
+      const acc_t prod = static_cast<acc_t>(static_cast<acc_t>(x[i]) * keep);
+      y[i] = static_cast<scalar_t>(prod * scale);
+      m[i] = keep != 0.0f;
+    }
+  });
+  return py::make_tuple(out, mask, s.offset);
+}
+
+py::tuple launch(uint64_t numel, uint32_t unroll, uint32_t sm_count, uint32_t threads_per_sm) {
+  const tg::Launch L = tg::launch(numel, unroll, tg::Device{sm_count, threads_per_sm});
+  return py::make_tuple(L.grid, L.counter_offset);
+}
+
+}  // namespace
+
+void register_torch_cuda(py::module_& m) {
+  m.def("torch_cuda_draw", &draw, py::arg("seed"), py::arg("offset"), py::arg("kind"), py::arg("sm_count"),
+        py::arg("threads_per_sm"), py::arg("out"), py::arg("a") = 0.0, py::arg("b") = 1.0, py::arg("ilow") = 0,
+        py::arg("ihigh") = 0,
+        "Fills contiguous CPU `out` with torch CUDA stream draw `kind` (uniform, normal, exponential, bernoulli, "
+        "randint) from state (seed, offset) on a GPU of sm_count SMs; returns the new philox offset.");
+  m.def("torch_cuda_dropout", &dropout, py::arg("seed"), py::arg("offset"), py::arg("sm_count"),
+        py::arg("threads_per_sm"), py::arg("input"), py::arg("p"), py::arg("vec"),
+        "torch's CUDA native_dropout of contiguous CPU `input`: (output, mask, new offset).");
+  m.def("torch_cuda_launch", &launch, py::arg("numel"), py::arg("unroll"), py::arg("sm_count"),
+        py::arg("threads_per_sm"), "calc_execution_policy: (grid, counter_offset).");
+}

@@ -1,0 +1,584 @@
+// torch's CUDA generator as an xrng stream: the values torch 2.15's CUDA
+// distribution kernels give (Philox4x32-10 through cuRAND's device API,
+// curand_init(seed, thread, offset)) on a GPU with a given number of SMs,
+// computed on any host. SPEC.md "torch CUDA streams" defines them, names the
+// torch version they were read from and says which parts are proven and
+// which are modelled without a GPU to measure them.
+//
+// What makes this stream depend on the GPU is torch's launch arithmetic
+// (ATen/native/cuda/DistributionTemplates.h, calc_execution_policy): a grid
+// of min(ceil(n / 256), sm_count * (threads_per_sm / 256)) blocks of 256
+// threads, each thread running curand_init(seed, its global index, offset)
+// and a grid-stride loop that spreads the 4 (or 2) values of each curand4
+// call over elements `stride` apart. Up to one wave (n <= 256 * the grid
+// cap) the grid is ceil(n / 256) blocks and element i is the first value of
+// thread i's first call: the same on every GPU. Above it, which words an
+// element gets depends on the SM count.
+//
+// Pure functions of (seed, philox offset, device, element): a State is
+// torch's CUDAGeneratorImpl state, (seed, philox_offset_per_thread), and a
+// draw advances its offset exactly as torch's philox_cuda_state does.
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+#include <climits>
+#include <cstring>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+#include <algorithm>
+
+#include "rng/detail/math.h"
+#include "rng/philox.h"
+#include "rng/stream.h"
+
+namespace xrng::torch_cuda {
+
+// The launch parameters torch reads from cudaDeviceProp.
+struct Device {
+  uint32_t sm_count = 132;         // multiProcessorCount
+  uint32_t threads_per_sm = 2048;  // maxThreadsPerMultiProcessor
+};
+
+// torch's CUDA generator state: CUDAGeneratorImpl's seed and
+// philox_offset_per_thread (the offset of curand_init, in 32-bit words; a
+// multiple of 4). get_state() holds these as 16 bytes: seed, then offset.
+struct State {
+  uint64_t seed = 67280421310721ull;  // torch's default_rng_seed_val
+  uint64_t offset = 0;
+};
+
+inline constexpr uint32_t kBlock = 256;            // block_size_bound
+inline constexpr uint64_t kCurandCallWords = 4;    // max_generator_offsets_per_curand_call
+inline constexpr int64_t kInt32Max = 2147483647;  // TensorIterator's 32-bit indexing bound
+
+// philox_cuda_state(increment): the offset before, then the offset moved by
+// the increment rounded up to a multiple of 4.
+inline uint64_t philox_cuda_state(State& s, uint64_t increment) {
+  const uint64_t before = s.offset;
+  s.offset += (increment + 3) / 4 * 4;
+  return before;
+}
+
+// One kernel launch of distribution_elementwise_grid_stride_kernel.
+struct Launch {
+  uint64_t numel = 0;
+  uint32_t grid = 0;     // blocks
+  uint32_t unroll = 4;   // values per curand4 call: 4 (float4/uint4) or 2 (double2/ulonglong2)
+  uint64_t counter_offset = 0;  // the increment handed to philox_cuda_state
+  uint64_t threads() const { return static_cast<uint64_t>(kBlock) * grid; }
+  uint64_t rounds() const { return counter_offset / kCurandCallWords; }  // curand4 calls per thread
+};
+
+// calc_execution_policy(numel, unroll).
+inline Launch launch(uint64_t numel, uint32_t unroll, Device d) {
+  if (numel == 0) throw std::invalid_argument("torch_cuda: a launch of 0 elements");
+  if (d.sm_count == 0 || d.threads_per_sm < kBlock)
+    throw std::invalid_argument("torch_cuda: sm_count must be >= 1 and threads_per_sm >= 256");
+  Launch L;
+  L.numel = numel;
+  L.unroll = unroll;
+  const uint32_t blocks = static_cast<uint32_t>((numel + kBlock - 1) / kBlock);  // dim3: unsigned int
+  const uint32_t blocks_per_sm = d.threads_per_sm / kBlock;
+  const uint32_t cap = d.sm_count * blocks_per_sm;
+  L.grid = blocks < cap ? blocks : cap;
+  L.counter_offset = ((numel - 1) / (static_cast<uint64_t>(kBlock) * L.grid * unroll) + 1) * kCurandCallWords;
+  return L;
+}
+
+// Where element i of a launch takes its value from: thread `thread`
+// (curand_init's subsequence), its curand4 call `round` (words offset + 4
+// round .. + 3), value `lane` of that call (a float4/uint4 component, or a
+// double2/ulonglong2 component built from words 2 lane, 2 lane + 1).
+struct Slot {
+  uint64_t thread, round;
+  uint32_t lane;
+};
+inline Slot slot(const Launch& L, uint64_t i) {
+  const uint64_t S = L.threads();
+  const uint64_t per_round = S * L.unroll;
+  const uint64_t j = i % per_round;
+  return Slot{j % S, i / per_round, static_cast<uint32_t>(j / S)};
+}
+
+// The four words of curand4 call `round` of thread `thread` after
+// curand_init(seed, thread, offset) (offset a multiple of 4): xrng's raw
+// stream (seed, subseq = thread), words offset + 4 round .. + 3.
+inline u32x4 curand4(uint64_t seed, uint64_t offset, uint64_t thread, uint64_t round) {
+  return stream_block(Stream{seed, thread}, offset / 4 + round);
+}
+
+// TensorIterator::can_use_32bit_indexing for a 1-D tensor of `numel`
+// elements of `elem_size` bytes (coalesced contiguous output).
+inline bool can_use_32bit_indexing(uint64_t numel, uint32_t elem_size) {
+  return numel <= static_cast<uint64_t>(kInt32Max) && 1 + (numel - 1) * elem_size <= static_cast<uint64_t>(kInt32Max);
+}
+
+// One launch of a draw: elements [begin, begin + launch.numel) of the
+// tensor, curand_init offset `offset`.
+struct Piece {
+  uint64_t begin;
+  uint64_t offset;
+  Launch launch;
+};
+
+namespace detail {
+template <class F>
+void split_32bit(State& s, uint64_t begin, uint64_t n, uint32_t elem_size, uint32_t unroll, Device d, F& f) {
+  if (can_use_32bit_indexing(n, elem_size)) {
+    const Launch L = launch(n, unroll, d);
+    const uint64_t off = philox_cuda_state(s, L.counter_offset);
+    f(Piece{begin, off, L});
+    return;
+  }
+  // TensorIterator::split(0): the first floor(n/2) elements, then the rest,
+  // each split again until it fits (SplitUntil32Bit, depth first).
+  const uint64_t h = n / 2;
+  split_32bit(s, begin, h, elem_size, unroll, d, f);
+  split_32bit(s, begin + h, n - h, elem_size, unroll, d, f);
+}
+}  // namespace detail
+
+// distribution_nullary_kernel for a contiguous tensor of `numel` elements:
+// the increment for the whole tensor is taken first; above the 32-bit
+// indexing bound torch then launches once per piece of SplitUntil32Bit,
+// each taking its own increment. f(piece) for each launch, in order.
+template <class F>
+void pieces(State& s, uint64_t numel, uint32_t elem_size, uint32_t unroll, Device d, F f) {
+  if (numel == 0) return;
+  const Launch top = launch(numel, unroll, d);
+  const uint64_t off = philox_cuda_state(s, top.counter_offset);
+  if (can_use_32bit_indexing(numel, elem_size)) {
+    f(Piece{0, off, top});
+    return;
+  }
+  detail::split_32bit(s, 0, numel, elem_size, unroll, d, f);
+}
+
+// Runs the grid-stride loop of every launch of a draw: emit(i, words, lane)
+// for every element i (tensor index) with its curand4 words and lane.
+template <class Emit>
+void for_each(State& s, uint64_t numel, uint32_t elem_size, uint32_t unroll, Device d, Emit emit) {
+  pieces(s, numel, elem_size, unroll, d, [&](const Piece& p) {
+    const Launch& L = p.launch;
+    const uint64_t S = L.threads();
+    for (uint64_t r = 0; r < L.rounds(); ++r)
+      for (uint64_t t = 0; t < S; ++t) {
+        const uint64_t first = r * S * L.unroll + t;
+        if (first >= L.numel) break;
+        const u32x4 w = curand4(s.seed, p.offset, t, r);
+        for (uint32_t lane = 0; lane < L.unroll; ++lane) {
+          const uint64_t li = first + lane * S;
+          if (li < L.numel) emit(p.begin + li, w, lane);
+        }
+      }
+  });
+}
+
+// ---- cuRAND's conversions (curand_uniform.h, curand_normal.h) -----------------------
+
+// _curand_uniform: x * 2^-32 + 2^-33 in binary32, in (0, 1]. The product of
+// float(x) (rounded to nearest) and 2^-32 is exact, so a fused or unfused
+// multiply-add gives the same value.
+inline float curand_uniform(uint32_t x) { return static_cast<float>(x) * 0x1p-32f + 0x1p-33f; }
+
+// _curand_uniform_double_hq: z = x ^ (y << 21) (53 bits), z 2^-53 + 2^-54.
+inline double curand_uniform_double_hq(uint32_t x, uint32_t y) {
+  const uint64_t z = static_cast<uint64_t>(x) ^ (static_cast<uint64_t>(y) << 21);
+  return static_cast<double>(z) * 0x1p-53 + 0x1p-54;
+}
+
+// The double2 / ulonglong2 component `lane` (0 or 1) of a curand4 call.
+inline double uniform2_double(const u32x4& w, uint32_t lane) {
+  return curand_uniform_double_hq(w.v[2 * lane], w.v[2 * lane + 1]);
+}
+inline uint64_t random64(const u32x4& w, uint32_t lane) {
+  return (static_cast<uint64_t>(w.v[2 * lane]) << 32) | w.v[2 * lane + 1];
+}
+
+// ---- element values ----------------------------------------------------------------------
+
+enum class Type { f32, f64, f16, bf16 };
+inline uint32_t type_size(Type t) { return t == Type::f64 ? 8u : t == Type::f32 ? 4u : 2u; }
+
+// binary32 -> the 16-bit types, round to nearest even (c10::Half / c10::BFloat16).
+inline float round_to(Type t, float v) {
+  if (t == Type::f16) return math::f16_bits_to_f32(math::f32_to_f16_bits(v));
+  if (t == Type::bf16) return math::bf16_bits_to_f32(math::f32_to_bf16_bits(v));
+  return v;
+}
+
+// uniform_kernel, float/half/bfloat16 (opmath float): from and to are first
+// cast to the dtype, range = float(to - from) computed in the dtype, value =
+// dtype(rand * range + from) with the multiply-add fused (FFMA), then a value
+// equal to `to` becomes `from`.
+struct UniformF32 {
+  Type type;
+  float from, to, range;
+  UniformF32(Type t, double a, double b) : type(t) {
+    from = round_to(t, static_cast<float>(a));
+    to = round_to(t, static_cast<float>(b));
+    range = round_to(t, to - from);
+  }
+  float operator()(float rand) const {
+    const float v = round_to(type, std::fma(rand, range, from));
+    return v == to ? from : v;
+  }
+};
+// uniform_kernel, double: value = fma(rand, to - from, from); to -> from.
+struct UniformF64 {
+  double from, to, range;
+  UniformF64(double a, double b) : from(a), to(b), range(b - a) {}
+  double operator()(double rand) const {
+    const double v = std::fma(rand, range, from);
+    return v == to ? from : v;
+  }
+};
+
+// random_from_to: (w mod range) + base as int64 (32-bit words when range <
+// 2^28, else 64-bit words from random64).
+inline int64_t uniform_int_from_to(uint64_t w, uint64_t range, int64_t base) {
+  return static_cast<int64_t>(w % range + static_cast<uint64_t>(base));
+}
+
+// libdevice's __nv_log (binary64 natural log), as in libdevice.10.bc and as
+// the wheel's sm_90 SASS runs it (one contraction: u = fma(rr, f, q)). Its
+// reciprocal starts from rcp.approx.ftz.f64 (MUFU.RCP64H, the hardware's
+// approximation from the high word); modelled as 1 / (the high word) cut to
+// its high word, then libdevice's two fused refinement steps, which leave
+// an error near 2^-69 before rounding. UNMEASURED: see SPEC.md section 15.
+inline double nv_log(double a) {
+  auto hi = [](double x) { uint64_t u; std::memcpy(&u, &x, 8); return static_cast<int32_t>(u >> 32); };
+  auto lo = [](double x) { uint64_t u; std::memcpy(&u, &x, 8); return static_cast<uint32_t>(u); };
+  auto make = [](uint32_t l, uint32_t h) { const uint64_t u = (static_cast<uint64_t>(h) << 32) | l; double x; std::memcpy(&x, &u, 8); return x; };
+  int32_t ihi = hi(a);
+  uint32_t ilo = lo(a);
+  int32_t e = -1023;
+  double x = a;
+  if (ihi < 1048576) {
+    x = a * 0x1p54;
+    e = -1023 - 54;
+    ihi = hi(x);
+    ilo = lo(x);
+  }
+  if (ihi > 0 && ihi < 2146435072) {
+    int32_t ee = e + (ihi >> 20);
+    const uint32_t mhi = (static_cast<uint32_t>(ihi) & 0x800fffffu) | 0x3ff00000u;
+    double m = make(ilo, mhi);
+    if (static_cast<int32_t>(mhi) > 1073127582) {
+      m = make(lo(m), static_cast<uint32_t>(hi(m)) - (1u << 20));
+      ee += 1;
+    }
+    const double f = m - 1.0;
+    const double g = m + 1.0;
+    // rcp.approx.ftz.f64 (MUFU.RCP64H on the high word; the low word 0):
+    // modelled as 1 / (g's high word), cut to its high word
+    double r = 1.0 / make(0u, static_cast<uint32_t>(hi(g)));
+    r = make(0u, static_cast<uint32_t>(hi(r)));
+    const double t0 = std::fma(-g, r, 1.0);
+    const double t1 = std::fma(t0, t0, t0);
+    const double rr = std::fma(t1, r, r);
+    const double q = f * rr;
+    // libdevice writes q + q; nvcc's default contraction (seen in the wheel's
+    // SASS: DMUL then DFMA) makes it fma(rr, f, q)
+    const double u = std::fma(rr, f, q);
+    const double v = u * u;
+    double p = std::fma(0x1.1380b3ae80f1ep-20, v, 0x1.0ee258b7a8b04p-18);
+    p = std::fma(p, v, 0x1.3b2669f02676fp-16);
+    p = std::fma(p, v, 0x1.745cba9ab0956p-14);
+    p = std::fma(p, v, 0x1.c71c72d1b5154p-12);
+    p = std::fma(p, v, 0x1.24924923be72dp-9);
+    p = std::fma(p, v, 0x1.999999999a3c4p-7);
+    p = std::fma(p, v, 0x1.5555555555554p-4);
+    const double s = 2.0 * (f - u);
+    const double s2 = std::fma(-u, f, s);
+    const double c = rr * s2;
+    const double pv = p * v;
+    const double tail = std::fma(pv, u, c);
+    const double de = static_cast<double>(ee);  // the 2^52 + 2^31 trick gives exactly (double)ee
+    const double hi1 = std::fma(de, 0x1.62e42fefa39efp-1, u);
+    const double back = std::fma(-de, 0x1.62e42fefa39efp-1, hi1);
+    const double d1 = back - u;
+    const double d2 = tail - d1;
+    const double lo1 = std::fma(de, 0x1.abc9e3b39803fp-56, d2);
+    return hi1 + lo1;
+  }
+  const double inf = HUGE_VAL;
+  if ((hi(x) & 0x7fffffff) == 0) return -inf;  // libdevice tests the high word only
+  return std::fma(x, inf, inf);                // +inf, or NaN for a negative or NaN argument
+}
+
+// libdevice's __nv_logf (binary32 logf, no flush to zero), as in
+// libdevice.10.bc: every multiply-add there is an explicit fmaf, so this is
+// exact (for the arguments of cuRAND's uniforms, in [2^-33, 1]).
+inline float nv_logf(float a) {
+  float x = a, i = 0.0f;
+  if (a < 0x1p-126f) {
+    x = a * 0x1p23f;
+    i = -23.0f;
+  }
+  uint32_t ix;
+  std::memcpy(&ix, &x, 4);
+  const uint32_t e = (ix - 1059760811u) & 0xff800000u;  // 0x3f2aaaab
+  const uint32_t im = ix - e;
+  float m;
+  std::memcpy(&m, &im, 4);
+  const float fe = std::fma(static_cast<float>(static_cast<int32_t>(e)), 0x1p-23f, i);
+  const float f = m - 1.0f;
+  float p = std::fma(-0x1.0aa04ep-3f, f, 0x1.2073ecp-3f);
+  p = std::fma(p, f, -0x1.f19b98p-4f);
+  p = std::fma(p, f, 0x1.1e52aap-3f);
+  p = std::fma(p, f, -0x1.55b172p-3f);
+  p = std::fma(p, f, 0x1.99da16p-3f);
+  p = std::fma(p, f, -0x1.fffe44p-3f);
+  p = std::fma(p, f, 0x1.5554f0p-2f);
+  p = std::fma(p, f, -0.5f);
+  const float pf = p * f;
+  const float r = std::fma(pf, f, f);
+  float res = std::fma(fe, 0x1.62e430p-1f, r);
+  if (ix >= 0x7f800000u) res = std::fma(x, HUGE_VALF, HUGE_VALF);  // inf, NaN, negative
+  if (x == 0.0f) res = -HUGE_VALF;
+  return res;
+}
+
+// libdevice's __nv_sincospi (sin(pi a), cos(pi a) in binary64), as in
+// libdevice.10.bc: every step is an explicit fma / IEEE operation, so this
+// is exact. round.d is round-to-nearest-even (cvt.rni).
+inline void nv_sincospi(double a, double* sp, double* cp) {
+  auto hi = [](double x) { uint64_t u; std::memcpy(&u, &x, 8); return static_cast<uint32_t>(u >> 32); };
+  double x = a;
+  if (hi(a) + hi(a) > 0x86800000u) x = a * 0.0;  // |a| >= 2^53 (or inf, NaN): an integer (NaN for inf)
+  const double r = std::nearbyint(x * 2.0);       // libdevice adds 1 to the exponent: exact
+  const int32_t q = static_cast<int32_t>(static_cast<int64_t>(r));
+  const double t = std::fma(-r, 0.5, x);
+  const double tl = t * 0x1.1a62633145c07p-53;
+  const double y = std::fma(t, 0x1.921fb54442d18p+1, tl);  // pi t
+  const double y2 = y * y;
+  double c = std::fma(-0x1.8ff8320fd8164p-37, y2, 0x1.1eea7c1ef8528p-29);
+  c = std::fma(c, y2, -0x1.27e4f8e06e6d9p-22);
+  c = std::fma(c, y2, 0x1.a01a019ddbce9p-16);
+  c = std::fma(c, y2, -0x1.6c16c16c15d47p-10);
+  c = std::fma(c, y2, 0x1.5555555555551p-5);
+  c = std::fma(c, y2, -0.5);
+  c = std::fma(c, y2, 1.0);
+  double sn = std::fma(0x1.5db65f9785ebap-33, y2, -0x1.ae5f12cb0d246p-26);
+  sn = std::fma(sn, y2, 0x1.71de369ace392p-19);
+  sn = std::fma(sn, y2, -0x1.a01a019db62a1p-13);
+  sn = std::fma(sn, y2, 0x1.1111111110818p-7);
+  sn = std::fma(sn, y2, -0x1.5555555555554p-3);
+  sn = std::fma(sn, y2, 0.0);
+  sn = std::fma(sn, y, y);
+  double s0 = sn, c0 = c;
+  if (q & 1) {
+    s0 = c;
+    c0 = -sn;
+  }
+  if (q & 2) {
+    s0 = -s0;
+    c0 = -c0;
+  }
+  *cp = c0 + 0.0;
+  *sp = (x == std::trunc(x)) ? x * 0.0 : s0;
+}
+
+// _curand_box_muller_double (curand_normal2_double): u = z0 2^-53 + 2^-54,
+// v = z1 2^-52 + 2^-53 (z from words 0,1 and 2,3 as in the uniform),
+// s = sqrt(-2 log(u)) (__nv_log: modelled reciprocal seed, see nv_log),
+// lane 0 = sinpi(v) s, lane 1 = cospi(v) s.
+inline double normal2_double_lane(const u32x4& w, uint32_t lane) {
+  const uint64_t zx = static_cast<uint64_t>(w.v[0]) ^ (static_cast<uint64_t>(w.v[1]) << 21);
+  const uint64_t zy = static_cast<uint64_t>(w.v[2]) ^ (static_cast<uint64_t>(w.v[3]) << 21);
+  const double u = static_cast<double>(zx) * 0x1p-53 + 0x1p-54;
+  const double v = static_cast<double>(zy) * 0x1p-52 + 0x1p-53;
+  const double s = std::sqrt(-2.0 * nv_log(u));
+  double sn, cs;
+  nv_sincospi(v, &sn, &cs);
+  return lane == 0 ? sn * s : cs * s;
+}
+
+// transformation::exponential on CUDA: log = (rand >= 1 - eps/2 ? -eps/2 :
+// at::log(rand)), value = (-1 / lambda) * log. at::log is __logf for float
+// (in the SASS: MUFU.LG2, then FMUL by float(ln 2), then FMUL by the IEEE
+// quotient -1/lambda; the MUFU value is modelled as the correctly rounded
+// log2: UNMEASURED) and __nv_log for double.
+inline float exponential_f32(float rand, float lambda) {
+  const float eps = 0x1p-23f;
+  const float lg = rand >= 1.0f - eps / 2 ? -eps / 2
+                                          : static_cast<float>(std::log2(static_cast<double>(rand))) * 0.693147182f;
+  return (-1.0f / lambda) * lg;
+}
+inline double exponential_f64(double rand, double lambda) {
+  const double eps = 0x1p-52;
+  const double lg = rand >= 1.0 - eps / 2 ? -eps / 2 : nv_log(rand);
+  return (-1.0 / lambda) * lg;
+}
+
+// _curand_box_muller (binary32): u = x 2^-32 + 2^-33, v = fma(y, 2^-32 2 pi,
+// (2^-32 2 pi)/2) (FFMA in the SASS), s = sqrtf(-2 logf(u)) (libdevice's
+// logf, IEEE sqrt),
+// __sincosf(v) (MUFU.SIN / MUFU.COS: hardware approximations), then sin v s
+// and cos v s. The model takes sin and cos correctly rounded (from binary64):
+// UNMEASURED (SPEC.md section 15 and the GPU test's ulp table).
+inline void box_muller_f32(uint32_t x, uint32_t y, float* first, float* second) {
+  const float k2pi = 2.3283064e-10f * 6.2831855f;  // CURAND_2POW32_INV_2PI, rounded as the header's float product
+  const float u = static_cast<float>(x) * 0x1p-32f + 0x1p-33f;
+  const float v = std::fma(static_cast<float>(y), k2pi, k2pi / 2);
+  const float s = std::sqrt(-2.0f * nv_logf(u));
+  // __sincosf in the wheel's SASS: t = v * float(1 / 2 pi) rounded toward
+  // zero (FMUL.RZ), then MUFU.SIN / MUFU.COS of t turns; the MUFU values are
+  // modelled as sin / cos (2 pi t) rounded from binary64.
+  const double prod = static_cast<double>(v) * static_cast<double>(0x1.45f306p-3f);  // exact
+  float t = static_cast<float>(prod);
+  if (std::fabs(static_cast<double>(t)) > std::fabs(prod)) t = std::nextafter(t, 0.0f);
+  const double turn = 6.283185307179586 * static_cast<double>(t);
+  const float sn = static_cast<float>(std::sin(turn));
+  const float cs = static_cast<float>(std::cos(turn));
+  *first = sn * s;
+  *second = cs * s;
+}
+inline float normal4_lane(const u32x4& w, uint32_t lane) {
+  float a, b;
+  box_muller_f32(w.v[lane & 2u], w.v[(lane & 2u) + 1], &a, &b);
+  return (lane & 1u) ? b : a;
+}
+
+// ---- whole draws into memory (the CLI's entry; the bindings loop per dtype) ------------
+
+namespace detail {
+inline void store(Type t, void* out, uint64_t i, double v) {
+  switch (t) {
+    case Type::f32: static_cast<float*>(out)[i] = static_cast<float>(v); break;
+    case Type::f64: static_cast<double*>(out)[i] = v; break;
+    case Type::f16: static_cast<uint16_t*>(out)[i] = math::f32_to_f16_bits(static_cast<float>(v)); break;
+    case Type::bf16: static_cast<uint16_t*>(out)[i] = math::f32_to_bf16_bits(static_cast<float>(v)); break;
+  }
+}
+}  // namespace detail
+
+// torch.rand(n, dtype) on the CUDA device `d` (uniform_(0, 1)).
+inline void rand(State& s, Device d, uint64_t n, Type t, void* out) {
+  if (t == Type::f64) {
+    const UniformF64 u(0.0, 1.0);
+    for_each(s, n, 8, 2, d, [&](uint64_t i, const u32x4& w, uint32_t lane) {
+      detail::store(t, out, i, u(uniform2_double(w, lane)));
+    });
+    return;
+  }
+  const UniformF32 u(t, 0.0, 1.0);
+  for_each(s, n, type_size(t), 4, d, [&](uint64_t i, const u32x4& w, uint32_t lane) {
+    detail::store(t, out, i, u(curand_uniform(w.v[lane])));  // already representable in t
+  });
+}
+
+// torch.randn(n, dtype) (float32 / float16 / bfloat16: the modelled
+// normal; float64: curand_normal2_double, exact but for nv_log's seed).
+inline void randn(State& s, Device d, uint64_t n, Type t, double mean, double sd, void* out) {
+  if (t == Type::f64) {
+    for_each(s, n, 8, 2, d, [&](uint64_t i, const u32x4& w, uint32_t lane) {
+      detail::store(t, out, i, std::fma(normal2_double_lane(w, lane), sd, mean));
+    });
+    return;
+  }
+  const float m = static_cast<float>(mean), sdf = static_cast<float>(sd);
+  for_each(s, n, type_size(t), 4, d, [&](uint64_t i, const u32x4& w, uint32_t lane) {
+    detail::store(t, out, i, std::fma(normal4_lane(w, lane), sdf, m));
+  });
+}
+
+// ---- randperm (ATen/native/cuda/Randperm.cu, Randperm.cuh) -----------------------------
+
+// The key width: min(64, ceil(log2(n - (6 n^2 + 1) / (12 log 0.9)))), in
+// binary64 as torch's host code computes it (32 or less up to n = 30,000 or so).
+inline int randperm_bits(uint64_t n) {
+  const double log_threshold_12 = std::log(0.9) * 12;
+  const double nd = static_cast<double>(n);
+  const int b = static_cast<int>(std::ceil(std::log2(nd - (6 * nd * nd + 1) / log_threshold_12)));
+  return b < 64 ? b : 64;
+}
+
+// torch.randperm(n) on CUDA: keys = random_(INT_MIN, INT_MAX) into int32
+// (bits <= 32; int64 and INT64 bounds above), a stable radix sort of
+// arange(n) by the keys' low `bits` bits (cub, signed keys with their sign
+// bit flipped), then each run of equal masked keys of two or more ("island")
+// shuffled by its first position `tid`: Fisher-Yates from the end with
+// curand(&state) % (i + 1), state = curand_init(seed, tid, offset), offset
+// from philox_cuda_state(n). store(i, v): out[i] = v.
+template <class Store>
+void randperm(State& s, Device d, uint64_t n, Store store) {
+  if (n == 0) return;
+  if (n > static_cast<uint64_t>(kInt32Max))
+    throw std::invalid_argument("torch_cuda randperm: n above 2^31 - 1 is not reproduced");
+  const int bits = randperm_bits(n);
+  if (bits >= 64) throw std::invalid_argument("torch_cuda randperm: 64-bit keys (n > ~1.39e9) not reproduced");
+  std::vector<std::pair<uint64_t, uint32_t>> kv(n);
+  const uint64_t mask = (1ull << bits) - 1;
+  if (bits <= 32) {
+    // random_from_to into int32: range 2^32 - 1 >= 2^28, so 64-bit words (unroll 2)
+    for_each(s, n, 4, 2, d, [&](uint64_t i, const u32x4& w, uint32_t lane) {
+      const uint32_t key = static_cast<uint32_t>(uniform_int_from_to(random64(w, lane), 4294967295ull, -2147483648ll));
+      kv[i] = {(key ^ 0x80000000u) & mask, static_cast<uint32_t>(i)};
+    });
+  } else {
+    for_each(s, n, 8, 2, d, [&](uint64_t i, const u32x4& w, uint32_t lane) {
+      const uint64_t key = static_cast<uint64_t>(
+          uniform_int_from_to(random64(w, lane), 18446744073709551615ull, INT64_MIN));
+      kv[i] = {(key ^ 0x8000000000000000ull) & mask, static_cast<uint32_t>(i)};
+    });
+  }
+  std::stable_sort(kv.begin(), kv.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  const uint64_t off = philox_cuda_state(s, n);
+  for (uint64_t t = 0; t + 1 < n; ++t) {
+    if (kv[t].first != kv[t + 1].first) continue;
+    if (t != 0 && kv[t].first == kv[t - 1].first) continue;
+    uint64_t size = 1;
+    while (t + size < n && kv[t + size].first == kv[t].first) ++size;
+    const Stream st{s.seed, t};
+    uint64_t word = off;
+    for (uint64_t i = size - 1; i > 0; --i) {
+      const uint32_t r = stream_word(st, word++) % static_cast<uint32_t>(i + 1);
+      if (i != r) std::swap(kv[t + i].second, kv[t + r].second);
+    }
+  }
+  for (uint64_t i = 0; i < n; ++i) store(i, kv[i].second);
+}
+
+// ---- dropout (ATen/native/cuda/Dropout.cu, native_dropout) ---------------------------
+
+// The launch of dropout_cuda: the same grid as calc_execution_policy; the
+// increment ((n - 1) / (256 grid 4) + 1) 4 (UNROLL = 4 whatever the vector size).
+inline Launch dropout_launch(uint64_t numel, Device d) { return launch(numel, 4, d); }
+
+// get_vector_size: 16 / sizeof(T) for an input aligned to 16 bytes (fewer
+// for a less aligned pointer: `align` = the largest power of two dividing
+// the input's address, capped at 16), halved until it divides numel; 1 for
+// a non-contiguous input (vec_contiguous false).
+inline uint32_t dropout_vec(uint64_t numel, uint32_t elem_size, uint32_t align = 16, bool dense = true) {
+  if (!dense) return 1;
+  uint32_t v = 16 / elem_size;
+  while (v > 1 && (v * elem_size > align)) v /= 2;  // can_vectorize_up_to
+  while (v > 1 && numel % v != 0) v /= 2;
+  return v;
+}
+
+// Where element i of dropout takes its uniform from (thread, curand4 call, lane).
+inline Slot dropout_slot(const Launch& L, uint32_t vec, uint64_t i) {
+  if (vec <= 1) return slot(L, i);  // fused_dropout_kernel: the grid-stride loop of UNROLL 4
+  // fused_dropout_kernel_vec: thread t handles elements [(t + k S) vec, + vec)
+  // in its iteration k, drawing ceil(vec / 4) curand_uniform4 per iteration
+  // (for vec = 2 the .x and .y of a fresh call each iteration).
+  const uint64_t S = L.threads();
+  const uint64_t chunk = i / vec;
+  const uint32_t e = static_cast<uint32_t>(i % vec);
+  const uint64_t calls = (vec + 3) / 4;
+  return Slot{chunk % S, (chunk / S) * calls + e / 4, e % 4};
+}
+
+// The kept-or-dropped test and the value: keep = (uniform < p1m) with p1m
+// = 1 - p as accscalar (float, double for float64), out = T(src * keep *
+// scale), scale = accscalar(1.0 / p1m) computed in double.
+inline bool dropout_keep_f32(float rand, float p1m) { return rand < p1m; }
+inline bool dropout_keep_f64(float rand, double p1m) { return static_cast<double>(rand) < p1m; }
+
+}  // namespace xrng::torch_cuda

@@ -1,0 +1,160 @@
+"""xrng.torch_cuda against torch's own CUDA draws on this GPU (SPEC.md
+section 15). Run by tests/gpu/run.sh with the bindings on PYTHONPATH; about
+20 s. For this GPU's SM count (and, as a control, the named profiles where
+the size is below one wave), each draw is made by torch after
+torch.cuda.manual_seed and by xrng.torch_cuda on the host, values and the
+generator's state (seed, offset) compared after every call.
+
+Exact rows (a difference is a FAIL, exit 1): rand/uniform_ in float32,
+float64, float16, bfloat16; uniform_(a, b); randint (32- and 64-bit paths,
+int64/int32/float32); bernoulli_(p) float32/float64/bool; F.dropout
+(vector sizes 8/4/2/1 by element count); randperm (32- and 64-bit keys); the offsets. Modelled rows
+(printed as an ulp-distance table, never a FAIL): normal float32/16,
+bfloat16 and float64, exponential float32 and float64."""
+import sys
+import time
+
+import torch
+
+import xrng
+
+T0 = time.time()
+fails = []
+
+
+def check_state(g, what):
+    st = torch.cuda.get_rng_state()
+    mine = g.get_state()
+    if not torch.equal(st, mine):
+        fails.append(f"{what}: state torch {st.tolist()} xrng {mine.tolist()}")
+
+
+def exact(name, torch_fn, xrng_fn, g, seed):
+    torch.cuda.manual_seed(seed)
+    g.manual_seed(seed)
+    try:
+        t = torch_fn().cpu().contiguous()
+    except Exception as e:  # e.g. randint bounds torch refuses for the dtype
+        print(f"  {name:<48} torch refuses: {str(e).splitlines()[0][:60]}")
+        return
+    try:
+        x = xrng_fn(g).cpu().contiguous()
+    except Exception as e:
+        print(f"  {name:<48} FAIL: xrng raised {type(e).__name__}: {e}")
+        fails.append(name)
+        return
+    if t.dtype != x.dtype or t.shape != x.shape:
+        fails.append(f"{name}: dtype/shape {t.dtype}{tuple(t.shape)} vs {x.dtype}{tuple(x.shape)}")
+        return
+    same = torch.eq(t.view(torch.uint8) if t.dtype != torch.bool else t,
+                    x.view(torch.uint8) if x.dtype != torch.bool else x)
+    bad = (~same).sum().item()
+    status = "ok" if bad == 0 else f"{bad} bytes differ"
+    print(f"  {name:<48} {status}")
+    if bad:
+        fails.append(name)
+    check_state(g, name)
+
+
+def ulp_table(rows):
+    print(f"  {'row':<40} {'n':>9} {'=0':>9} {'1':>7} {'2':>7} {'3-4':>7} {'5-16':>7} {'>16':>7} {'max':>10}")
+    for name, a, b in rows:
+        if a.dtype == torch.float64:
+            ia, ib = a.view(torch.int64), b.view(torch.int64)
+        elif a.dtype == torch.float32:
+            ia, ib = a.view(torch.int32).to(torch.int64), b.view(torch.int32).to(torch.int64)
+        else:
+            ia, ib = a.view(torch.int16).to(torch.int64), b.view(torch.int16).to(torch.int64)
+        # monotone integer images of the floats (negative values mirrored)
+        bits = {torch.float64: 63, torch.float32: 31}.get(a.dtype, 15)
+        def mono(i):
+            return torch.where(i < 0, -(i & ((1 << bits) - 1)), i)
+        d = (mono(ia) - mono(ib)).abs()
+        c = [(d == 0).sum(), (d == 1).sum(), (d == 2).sum(), ((d >= 3) & (d <= 4)).sum(),
+             ((d >= 5) & (d <= 16)).sum(), (d > 16).sum()]
+        print(f"  {name:<40} {d.numel():>9} {int(c[0]):>9} " + " ".join(f"{int(v):>7}" for v in c[1:]) +
+              f" {int(d.max()):>10}")
+
+
+def main():
+    if not torch.cuda.is_available():
+        print("torch_cuda_check: SKIPPED (torch sees no GPU)")
+        return 0
+    p = torch.cuda.get_device_properties(0)
+    sm, tps = p.multi_processor_count, p.max_threads_per_multi_processor
+    print(f"torch {torch.__version__} on {p.name}: {sm} SMs, {tps} threads/SM")
+    if not torch.__version__.startswith("2.15"):
+        print("  note: the stream is defined against torch 2.15; this torch may differ")
+    g = xrng.torch_cuda(0, sm_count=sm, threads_per_sm=tps)
+    wave = 256 * sm * (tps // 256)
+    sizes = [1, 1000, wave, wave + 1, 3 * wave + 17, 4 * wave + 4]
+    cuda = torch.device("cuda")
+    print("exact rows:")
+    for n in sizes:
+        for dt in (torch.float32, torch.float64, torch.float16, torch.bfloat16):
+            exact(f"rand n={n} {dt}", lambda: torch.rand(n, dtype=dt, device=cuda),
+                  lambda g: xrng.rand(n, dtype=dt, generator=g), g, 7 + n)
+    for n in (999, 3 * wave + 5):
+        for dt in (torch.float32, torch.float64, torch.bfloat16):
+            exact(f"uniform_(-2, 3) n={n} {dt}", lambda: torch.empty(n, dtype=dt, device=cuda).uniform_(-2, 3),
+                  lambda g: xrng.uniform_(torch.empty(n, dtype=dt), -2, 3, generator=g), g, 11)
+        for lo, hi in ((0, 10), (-100, 2 ** 28 + 3), (0, 2 ** 40)):
+            for dt in (torch.int64, torch.int32, torch.float32):
+                if dt == torch.int32 and hi > 2 ** 31:
+                    continue
+                exact(f"randint({lo}, {hi}) n={n} {dt}",
+                      lambda: torch.randint(lo, hi, (n,), dtype=dt, device=cuda),
+                      lambda g: xrng.randint(lo, hi, (n,), dtype=dt, generator=g), g, 13)
+        for dt in (torch.float32, torch.float64, torch.bool):
+            exact(f"bernoulli_(0.3) n={n} {dt}", lambda: torch.empty(n, dtype=dt, device=cuda).bernoulli_(0.3),
+                  lambda g: xrng.bernoulli_(torch.empty(n, dtype=dt), 0.3, generator=g), g, 17)
+    for n in (4096, 4100, 4098, 4099, 3 * wave + 8, 3 * wave + 3):
+        for dt in (torch.float32, torch.float16, torch.bfloat16, torch.float64):
+            x = torch.randn(n, dtype=dt, generator=torch.Generator().manual_seed(n)).to(cuda)
+            exact(f"dropout(p=0.2) n={n} {dt}", lambda: torch.nn.functional.dropout(x, 0.2, True),
+                  lambda g: xrng.dropout(x, 0.2, generator=g), g, 19)
+    for shape in ((400, 700), (3 * wave // 64 + 1, 64)):  # a transposed output: TensorIterator's memory order
+        exact(f"uniform_ into a transposed {shape}", lambda: torch.empty(shape, device=cuda).t().uniform_(),
+              lambda g: xrng.uniform_(torch.empty(shape).t(), generator=g), g, 43)
+    for n in (1, 10, 1000, 30000, 40000, 3 * wave + 5):
+        for dt in (torch.int64, torch.int32):
+            exact(f"randperm({n}) {dt}", lambda: torch.randperm(n, dtype=dt, device=cuda),
+                  lambda g: xrng.randperm(n, dtype=dt, generator=g), g, 41)
+    print("modelled rows (ulp distance, xrng's model vs torch; SPEC.md 15.3):")
+    rows = []
+    for n in (1000, 3 * wave + 17):
+        for dt in (torch.float32, torch.float16, torch.bfloat16, torch.float64):
+            torch.cuda.manual_seed(23)
+            g.manual_seed(23)
+            rows.append((f"randn n={n} {dt}", torch.randn(n, dtype=dt, device=cuda).cpu(),
+                         xrng.randn(n, dtype=dt, generator=g)))
+            check_state(g, f"randn n={n} {dt}")
+        for dt in (torch.float32, torch.float64):
+            torch.cuda.manual_seed(29)
+            g.manual_seed(29)
+            rows.append((f"exponential_(1.5) n={n} {dt}", torch.empty(n, dtype=dt, device=cuda).exponential_(1.5).cpu(),
+                         xrng.exponential_(torch.empty(n, dtype=dt), 1.5, generator=g)))
+            check_state(g, f"exponential n={n} {dt}")
+    ulp_table(rows)
+    # continuing a torch CUDA generator: its state, then the next draw
+    torch.cuda.manual_seed(37)
+    torch.rand(3 * wave + 1, device=cuda)
+    gg = xrng.torch_cuda(torch.cuda.default_generators[0], sm_count=sm, threads_per_sm=tps)
+    t = torch.rand(1000, device=cuda).cpu()
+    if not torch.equal(t, xrng.rand(1000, generator=gg)):
+        fails.append("continuing torch.cuda.default_generators[0]")
+    # the control: below one wave every profile gives this GPU's values
+    torch.cuda.manual_seed(31)
+    t = torch.rand(min(wave, 40960), device=cuda).cpu()
+    for prof in xrng._torch_cuda.PROFILES:
+        v = xrng.rand(t.numel(), generator=xrng.torch_cuda(31, profile=prof))
+        if not torch.equal(t, v):
+            fails.append(f"below one wave: profile {prof}")
+    print(f"torch_cuda_check: {len(fails)} failure(s) in {time.time() - T0:.1f} s")
+    for f in fails[:20]:
+        print("  FAIL", f)
+    return 1 if fails else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,262 @@
+"""xrng.torch_cuda on the CPU (SPEC.md section 15): the values against an
+independent model written here from torch's and cuRAND's source on top of
+xrng's raw stream (xrng.bits_ with seed=/subseq=/offset=, nothing of
+rng/torch_cuda.h), the offsets torch's generator would have after each draw,
+and the property that below one wave the values do not depend on the GPU.
+Comparison with torch's own CUDA draws: tests/gpu/test_torch_cuda_gpu.py
+(run by tests/gpu/run.sh where a GPU is lent)."""
+import numpy as np
+import pytest
+import torch
+
+import xrng
+
+BLOCK = 256
+
+
+# ---- the independent model ---------------------------------------------------------------
+def model_launch(n, unroll, sm, tps):
+    """calc_execution_policy: (grid, counter_offset)."""
+    grid = min((n + BLOCK - 1) // BLOCK, sm * (tps // BLOCK))
+    return grid, ((n - 1) // (BLOCK * grid * unroll) + 1) * 4
+
+
+def model_words(seed, offset, n, unroll, sm, tps):
+    """For each element: the 4 words of its curand4 call and its lane."""
+    grid, co = model_launch(n, unroll, sm, tps)
+    S = BLOCK * grid
+    words = np.empty((n, 4), dtype=np.uint32)
+    lanes = np.empty(n, dtype=np.int64)
+    cache = {}
+    for i in range(n):
+        r, j = divmod(i, S * unroll)
+        lane, t = divmod(j, S)
+        if (t, r) not in cache:
+            w = torch.empty(4, dtype=torch.uint32)
+            xrng.bits_(w, seed=seed, subseq=t, offset=offset + 4 * r)
+            cache[(t, r)] = w.numpy().copy()
+        words[i] = cache[(t, r)]
+        lanes[i] = lane
+    return words, lanes, offset + co
+
+
+def curand_uniform(x):
+    # float(x) * 2^-32 + 2^-33 in binary32 (numpy: one rounding per operation)
+    return (x.astype(np.float32) * np.float32(2.0 ** -32) + np.float32(2.0 ** -33)).astype(np.float32)
+
+
+def curand_uniform_double_hq(x, y):
+    z = x.astype(np.uint64) ^ (y.astype(np.uint64) << np.uint64(21))
+    return z.astype(np.float64) * 2.0 ** -53 + 2.0 ** -54
+
+
+@pytest.mark.parametrize("sm,tps", [(132, 2048), (2, 256), (40, 1024)])
+@pytest.mark.parametrize("n", [1, 1000, 3001])
+def test_rand_f32_matches_model(sm, tps, n):
+    g = xrng.torch_cuda(99, sm_count=sm, threads_per_sm=tps)
+    g.offset = 8
+    got = xrng.rand(n, generator=g).numpy()
+    w, lanes, off = model_words(99, 8, n, 4, sm, tps)
+    u = curand_uniform(w[np.arange(n), lanes])
+    u = np.where(u == np.float32(1.0), np.float32(0.0), u)  # uniform_'s to -> from
+    assert np.array_equal(got.view(np.uint32), u.view(np.uint32))
+    assert g.offset == off
+
+
+@pytest.mark.parametrize("n", [7, 2049])
+def test_rand_f64_matches_model(n):
+    g = xrng.torch_cuda(5, sm_count=2, threads_per_sm=512)
+    got = xrng.rand(n, dtype=torch.float64, generator=g).numpy()
+    w, lanes, off = model_words(5, 0, n, 2, 2, 512)
+    u = curand_uniform_double_hq(w[np.arange(n), 2 * lanes], w[np.arange(n), 2 * lanes + 1])
+    u = np.where(u == 1.0, 0.0, u)
+    assert np.array_equal(got.view(np.uint64), u.view(np.uint64))
+    assert g.offset == off
+
+
+def test_rand_16bit_is_the_f32_uniform_rounded():
+    for dt in (torch.float16, torch.bfloat16):
+        g1 = xrng.torch_cuda(3, sm_count=1, threads_per_sm=256)
+        g2 = xrng.torch_cuda(3, sm_count=1, threads_per_sm=256)
+        a = xrng.rand(1500, dtype=dt, generator=g1)
+        b = xrng.rand(1500, generator=g2).to(dt)
+        b = torch.where(b == 1, torch.zeros((), dtype=dt), b)
+        assert torch.equal(a, b)
+        assert g1.offset == g2.offset
+
+
+def test_randint_both_paths_match_model():
+    n, sm, tps = 1200, 2, 256
+    g = xrng.torch_cuda(11, sm_count=sm, threads_per_sm=tps)
+    got = xrng.randint(-5, 1000, (n,), generator=g).numpy()
+    w, lanes, off = model_words(11, 0, n, 4, sm, tps)
+    assert np.array_equal(got, w[np.arange(n), lanes].astype(np.int64) % 1005 - 5)
+    assert g.offset == off
+    got = xrng.randint(0, 2 ** 40, (n,), generator=g).numpy()  # range >= 2^28: random64, unroll 2
+    w, lanes, off2 = model_words(11, off, n, 2, sm, tps)
+    hi = w[np.arange(n), 2 * lanes].astype(np.uint64)
+    lo = w[np.arange(n), 2 * lanes + 1].astype(np.uint64)
+    assert np.array_equal(got.astype(np.uint64), ((hi << np.uint64(32)) | lo) % np.uint64(2 ** 40))
+    assert g.offset == off2
+
+
+def test_bernoulli_is_uniform_below_p():
+    for dt, p in ((torch.float32, 0.3), (torch.float64, 0.7), (torch.bool, 0.5)):
+        g1 = xrng.torch_cuda(8, sm_count=3, threads_per_sm=256)
+        g2 = xrng.torch_cuda(8, sm_count=3, threads_per_sm=256)
+        t = torch.empty(5000, dtype=dt)
+        xrng.bernoulli_(t, p, generator=g1)
+        # the uniforms of rand before its `to -> from` (a uniform of exactly 1 is never < p)
+        u = xrng.rand(5000, dtype=torch.float64 if dt == torch.float64 else torch.float32, generator=g2)
+        ref = u < (p if dt == torch.float64 else np.float32(p))
+        assert torch.equal(t.to(torch.bool), ref)
+        assert g1.offset == g2.offset
+
+
+@pytest.mark.parametrize("n", [4096, 4100, 4098, 4099])
+def test_dropout_matches_model(n):
+    sm, tps, p = 2, 256, 0.4
+    x = torch.arange(1, n + 1, dtype=torch.float32)
+    g = xrng.torch_cuda(21, sm_count=sm, threads_per_sm=tps)
+    g.offset = 4
+    y = xrng.dropout(x, p, generator=g)
+    vec = 4 if n % 4 == 0 else 2 if n % 2 == 0 else 1
+    grid, co = model_launch(n, 4, sm, tps)
+    S = BLOCK * grid
+    keep = np.empty(n, dtype=bool)
+    for i in range(n):
+        if vec == 1:
+            r, j = divmod(i, S * 4)
+            lane, t = divmod(j, S)
+        else:
+            chunk, e = divmod(i, vec)
+            t, k = chunk % S, chunk // S
+            r, lane = k * ((vec + 3) // 4) + e // 4, e % 4
+        w = torch.empty(4, dtype=torch.uint32)
+        xrng.bits_(w, seed=21, subseq=t, offset=4 + 4 * r)
+        keep[i] = curand_uniform(w.numpy()[lane:lane + 1])[0] < np.float32(1 - p)
+    scale = np.float32(1.0 / np.float64(np.float32(1 - p)))
+    ref = np.where(keep, x.numpy() * scale, np.float32(0.0))
+    assert np.array_equal(y.numpy(), ref)
+    assert g.offset == 4 + co
+
+
+def test_values_do_not_depend_on_the_gpu_below_one_wave():
+    # the smallest wave here: t4, 40 SMs x 1024 threads = 40960 elements
+    for dt in (torch.float32, torch.float64):
+        ref = None
+        for prof in xrng._torch_cuda.PROFILES:
+            g = xrng.torch_cuda(1234, profile=prof)
+            v = xrng.rand(40960, dtype=dt, generator=g)
+            if ref is None:
+                ref = v
+            assert torch.equal(v, ref), prof
+            assert g.offset == 4
+    a = xrng.rand(40961 * 2, generator=xrng.torch_cuda(1234, profile="t4"))
+    b = xrng.rand(40961 * 2, generator=xrng.torch_cuda(1234, profile="h100-sxm"))
+    assert not torch.equal(a, b)
+
+
+def test_offsets_follow_philox_cuda_state():
+    g = xrng.torch_cuda(0, profile="h100-sxm")  # wave: 1056 blocks x 256 = 270336 threads
+    xrng.rand(270336 * 4, generator=g)
+    assert g.offset == 4
+    xrng.rand(270336 * 4 + 1, generator=g)
+    assert g.offset == 12
+    xrng.randn(10, dtype=torch.float32, generator=g)
+    assert g.offset == 16
+    xrng.rand(270336 * 2 + 1, dtype=torch.float64, generator=g)
+    assert g.offset == 24
+    assert xrng._C.torch_cuda_launch(10 ** 6, 4, 132, 2048) == (1056, 4)
+
+
+def test_state_round_trip_and_errors():
+    g = xrng.torch_cuda(2 ** 63 + 5, sm_count=10)
+    xrng.rand(100, generator=g)
+    st = g.get_state()
+    assert st.dtype == torch.uint8 and st.numel() == 16
+    h = xrng.torch_cuda(0, sm_count=10)
+    h.set_state(st)
+    assert (h.seed, h.offset) == (2 ** 63 + 5, 4)
+    with pytest.raises(TypeError):
+        xrng.torch_cuda(1)
+    with pytest.raises(ValueError):
+        xrng.torch_cuda(1, profile="nonesuch")
+    with pytest.raises(ValueError):
+        xrng.torch_cuda(1, profile="a100", sm_count=5)
+    with pytest.raises(NotImplementedError):
+        xrng.cauchy_(torch.empty(5), generator=g)
+    with pytest.raises(NotImplementedError):
+        xrng.log_normal_(torch.empty(5), generator=g)
+    assert g.offset == 4  # refused before advancing
+
+
+
+def test_non_contiguous_output_in_memory_order():
+    g1 = xrng.torch_cuda(4, sm_count=2, threads_per_sm=256)
+    g2 = xrng.torch_cuda(4, sm_count=2, threads_per_sm=256)
+    out = torch.empty(40, 50).t()  # (50, 40), strides (1, 50): memory order is out.t()'s row-major order
+    xrng.rand(50, 40, generator=g1, out=out)
+    ref = xrng.rand(2000, generator=g2)
+    assert torch.equal(out.t().reshape(-1), ref)
+    assert g1.offset == g2.offset
+    sl = torch.zeros(30, 8)[:, ::2]  # a gap: TensorIterator still counts elements, row-major here
+    xrng.uniform_(sl, generator=g1)
+    assert torch.equal(sl.reshape(-1), xrng.rand(120, generator=g2))
+
+
+@pytest.mark.parametrize("dt,name", [(torch.float32, "f32"), (torch.float64, "f64"), (torch.bfloat16, "bf16")])
+def test_cli_torch_cuda_equals_python(cli, dt, name):
+    n = 50000  # above one wave of a T4 (40960)
+    g = xrng.torch_cuda(77, profile="t4")
+    ref = xrng.rand(n, dtype=dt, generator=g)
+    out = cli.bin("--stream", "torch-cuda", "--sm-count", 40, "--threads-per-sm", 1024, "--dist", "uniform",
+                  "--dtype", name, "--count", n, "--seed", 77)
+    assert out == ref.view(torch.uint8).numpy().tobytes()
+    g = xrng.torch_cuda(77, sm_count=132)
+    ref = xrng.randn(1001, generator=g)
+    out = cli.bin("--stream", "torch-cuda", "--sm-count", 132, "--dist", "normal", "--count", 1001, "--seed", 77)
+    assert out == ref.numpy().tobytes()
+    g = xrng.torch_cuda(77, sm_count=132)
+    ref = xrng.randn(1001, dtype=torch.float64, generator=g)
+    out = cli.bin("--stream", "torch-cuda", "--sm-count", 132, "--dist", "normal", "--dtype", "f64", "--count", 1001,
+                  "--seed", 77)
+    assert g.offset == 4 and out == ref.numpy().tobytes()
+
+
+def test_randperm_matches_model():
+    """Keys from random_(INT_MIN, INT_MAX) (64-bit words), a stable sort by
+    the low `bits` bits of the sign-flipped keys, Fisher-Yates inside each
+    island of equal keys from its first position's own subsequence."""
+    import math
+    n, sm, tps = 1000, 1, 256
+    bits = math.ceil(math.log2(n - (6 * n * n + 1) / (math.log(0.9) * 12)))
+    mask = (1 << bits) - 1
+    islands_seen = 0
+    for seed in range(40):
+        g = xrng.torch_cuda(seed, sm_count=sm, threads_per_sm=tps)
+        got = xrng.randperm(n, generator=g).tolist()
+        w, lanes, off = model_words(seed, 0, n, 2, sm, tps)
+        hi = w[np.arange(n), 2 * lanes].astype(np.uint64)
+        lo = w[np.arange(n), 2 * lanes + 1].astype(np.uint64)
+        w64 = [int(v) for v in (hi << np.uint64(32)) | lo]
+        keys = [((v % (2 ** 32 - 1)) + 2 ** 64 - 2 ** 31) % 2 ** 64 & 0xFFFFFFFF for v in w64]
+        sk = [(k ^ 0x80000000) & mask for k in keys]
+        order = sorted(range(n), key=lambda i: sk[i])  # Python's sort is stable
+        ks = [sk[i] for i in order]
+        t = 0
+        while t < n - 1:
+            if ks[t] == ks[t + 1] and (t == 0 or ks[t - 1] != ks[t]):
+                size = 1
+                while t + size < n and ks[t + size] == ks[t]:
+                    size += 1
+                islands_seen += 1
+                words = torch.empty(size - 1, dtype=torch.uint32)
+                xrng.bits_(words, seed=seed, subseq=t, offset=off)
+                for k, i in enumerate(range(size - 1, 0, -1)):
+                    r = int(words[k]) % (i + 1)
+                    order[t + i], order[t + r] = order[t + r], order[t + i]
+            t += 1
+        assert got == order, seed
+        assert g.offset == off + (n + 3) // 4 * 4
+    assert islands_seen > 0  # the island shuffle was exercised

@@ -1,0 +1,268 @@
+// The torch CUDA streams (rng/torch_cuda.h) without a GPU: torch's launch
+// arithmetic (grid, increment, element -> thread / curand4 call / lane), the
+// property that below one wave the values do not depend on the GPU, the
+// 32-bit-indexing split, cuRAND's conversions at their edges, and the
+// libdevice ports against correctly rounded logs (at most 1 ulp, libdevice's
+// documented bound: catches a wrong constant, not a wrong last bit). What
+// only a GPU can show is in tests/gpu/run.sh (test_torch_cuda_gpu.py).
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <map>
+#include <set>
+#include <tuple>
+#include <vector>
+
+#include "rng/stream.h"
+#include "rng/torch_cuda.h"
+
+namespace tg = xrng::torch_cuda;
+
+TEST_CASE("torch_cuda: calc_execution_policy") {
+  const tg::Device h100{132, 2048}, t4{40, 1024}, l4{58, 1536};
+  auto L = tg::launch(1, 4, h100);
+  CHECK(L.grid == 1);
+  CHECK(L.counter_offset == 4);
+  const uint64_t wave = 256ull * 132 * 8 * 4;  // one wave of curand4 values on an H100 SXM
+  L = tg::launch(wave, 4, h100);
+  CHECK(L.grid == 1056);
+  CHECK(L.counter_offset == 4);
+  L = tg::launch(wave + 1, 4, h100);
+  CHECK(L.grid == 1056);
+  CHECK(L.counter_offset == 8);
+  CHECK(tg::launch(wave / 2 + 1, 2, h100).counter_offset == 8);  // double2: unroll 2
+  CHECK(tg::launch(1000, 4, t4).grid == 4);
+  CHECK(tg::launch(1ull << 20, 4, t4).grid == 160);  // 40 SMs x 1024 / 256
+  CHECK(tg::launch(1ull << 20, 4, t4).counter_offset == 4 * 7);  // ceil(2^20 / (160*256*4)) = 7
+  CHECK(tg::launch(1ull << 20, 4, l4).grid == 348);  // 58 x 1536 / 256
+  CHECK_THROWS(tg::launch(0, 4, h100));
+  // philox_cuda_state rounds the increment up to a multiple of 4
+  tg::State s{1, 0};
+  CHECK(tg::philox_cuda_state(s, 10) == 0);
+  CHECK(s.offset == 12);
+}
+
+TEST_CASE("torch_cuda: element -> (thread, round, lane) is the grid-stride loop") {
+  const tg::Device d{3, 512};  // grid cap 6 blocks: 1536 threads
+  for (uint32_t unroll : {2u, 4u}) {
+    for (uint64_t n : {1ull, 255ull, 1536ull * unroll, 1536ull * unroll + 1, 100000ull}) {
+      const auto L = tg::launch(n, unroll, d);
+      std::set<std::tuple<uint64_t, uint64_t, uint32_t>> seen;
+      for (uint64_t i = 0; i < n; ++i) {
+        const auto sl = tg::slot(L, i);
+        REQUIRE(sl.thread < L.threads());
+        REQUIRE(sl.round < L.rounds());
+        REQUIRE(sl.lane < unroll);
+        // the kernel: linear_index = thread + round * S * unroll, li = linear_index + S * lane
+        REQUIRE(sl.thread + sl.round * L.threads() * unroll + L.threads() * sl.lane == i);
+        seen.insert({sl.thread, sl.round, sl.lane});
+      }
+      CHECK(seen.size() == n);
+      // for_each visits every element once, with the words of its slot
+      tg::State s{42, 8};
+      std::vector<int> hits(n, 0);
+      tg::for_each(s, n, 4, unroll, d, [&](uint64_t i, const xrng::u32x4& w, uint32_t lane) {
+        ++hits[i];
+        const auto sl = tg::slot(L, i);
+        CHECK(lane == sl.lane);
+        const auto ref = xrng::stream_block(xrng::Stream{42, sl.thread}, 2 + sl.round);
+        CHECK(std::memcmp(&ref, &w, sizeof w) == 0);
+      });
+      CHECK(s.offset == 8 + L.counter_offset);
+      for (int h : hits) REQUIRE(h == 1);
+    }
+  }
+}
+
+TEST_CASE("torch_cuda: curand4 is the raw stream at (seed, subseq = thread, word offset + 4 round)") {
+  const xrng::Stream st{0x0123456789abcdefull, 77};
+  const auto w = tg::curand4(st.seed, 40, 77, 3);
+  for (int k = 0; k < 4; ++k) CHECK(w.v[k] == xrng::stream_word(st, 40 + 12 + k));
+}
+
+TEST_CASE("torch_cuda: below one wave the values are the same on every GPU") {
+  const tg::Device devs[] = {{40, 1024}, {58, 1536}, {80, 2048}, {108, 2048}, {132, 2048}, {1, 256}};
+  // A wave is 256 * grid cap threads (not times unroll: up to it torch's grid
+  // is ceil(n / 256) blocks, so element i is lane 0 of thread i's first
+  // call on every GPU); {1, 256} has a wave of 256, {40, 1024} of 40960.
+  for (uint32_t unroll : {2u, 4u}) {
+    for (uint64_t n : {1ull, 77ull, 256ull, 40960ull}) {
+      std::vector<std::vector<uint32_t>> vals;
+      std::vector<uint64_t> offs;
+      for (const auto& d : devs) {
+        if (n > 256ull * (d.sm_count * (d.threads_per_sm / 256))) continue;
+        tg::State s{5, 16};
+        std::vector<uint32_t> v(n);
+        tg::for_each(s, n, 4, unroll, d, [&](uint64_t i, const xrng::u32x4& w, uint32_t lane) {
+          v[i] = w.v[lane] ^ (unroll == 2 ? w.v[2 * lane + 1] * 3u : 0u);
+        });
+        vals.push_back(v);
+        offs.push_back(s.offset);
+      }
+      REQUIRE(vals.size() >= 2);
+      for (size_t k = 1; k < vals.size(); ++k) {
+        CHECK(vals[k] == vals[0]);
+        CHECK(offs[k] == 20);  // one curand4 call each
+      }
+    }
+  }
+  // above a wave they differ (torch's CUDA randn changes with the SM count),
+  // even while one call per thread covers the tensor on both GPUs
+  const uint64_t n = 256ull * 160 * 4;
+  std::vector<uint32_t> a(n), b(n);
+  tg::State s1{5, 0}, s2{5, 0};
+  tg::for_each(s1, n, 4, 4, tg::Device{40, 1024}, [&](uint64_t i, const xrng::u32x4& w, uint32_t l) { a[i] = w.v[l]; });
+  tg::for_each(s2, n, 4, 4, tg::Device{132, 2048}, [&](uint64_t i, const xrng::u32x4& w, uint32_t l) { b[i] = w.v[l]; });
+  CHECK(a != b);
+  CHECK(s1.offset == 4);
+  CHECK(s2.offset == 4);
+}
+
+TEST_CASE("torch_cuda: the 32-bit indexing split (TensorIterator, bytes)") {
+  CHECK(tg::can_use_32bit_indexing(536870912ull, 4));  // 2^29 floats: max offset 2^31 - 3
+  CHECK_FALSE(tg::can_use_32bit_indexing(536870913ull, 4));
+  CHECK(tg::can_use_32bit_indexing(2147483647ull, 1));
+  CHECK_FALSE(tg::can_use_32bit_indexing(2147483648ull, 1));
+  const tg::Device d{132, 2048};
+  const uint64_t n = 3000000000ull;  // float32: 12 GB, split into 8 pieces of 375,000,000
+  tg::State s{0, 0};
+  std::vector<tg::Piece> ps;
+  tg::pieces(s, n, 4, 4, d, [&](const tg::Piece& p) { ps.push_back(p); });
+  REQUIRE(ps.size() == 8);
+  uint64_t begin = 0, off = tg::launch(n, 4, d).counter_offset;  // the whole tensor's increment first
+  for (const auto& p : ps) {
+    CHECK(p.begin == begin);
+    CHECK(p.launch.numel == 375000000ull);
+    CHECK(p.offset == off);
+    begin += p.launch.numel;
+    off += p.launch.counter_offset;
+  }
+  CHECK(begin == n);
+  CHECK(s.offset == off);
+  // an odd split: floor(n/2) first
+  tg::State s2{0, 0};
+  std::vector<uint64_t> sizes;
+  tg::pieces(s2, 1073741825ull, 2, 4, d, [&](const tg::Piece& p) { sizes.push_back(p.launch.numel); });
+  CHECK(sizes == std::vector<uint64_t>{536870912ull, 536870913ull});
+}
+
+TEST_CASE("torch_cuda: cuRAND's uniforms at their edges") {
+  CHECK(tg::curand_uniform(0) == 0x1p-33f);
+  CHECK(tg::curand_uniform(0xffffffffu) == 1.0f);
+  CHECK(tg::curand_uniform(0x80000000u) == 0.5f);
+  CHECK(2.3283064e-10f == 0x1p-32f);  // CURAND_2POW32_INV is 2^-32 exactly
+  CHECK(1.1102230246251565e-16 == 0x1p-53);
+  CHECK(tg::curand_uniform_double_hq(0, 0) == 0x1p-54);
+  CHECK(tg::curand_uniform_double_hq(0xffffffffu, 0xffffffffu) ==
+        static_cast<double>(0xffffffffull ^ (0xffffffffull << 21)) * 0x1p-53 + 0x1p-54);
+  CHECK(tg::random64(xrng::u32x4{{1, 2, 3, 4}}, 1) == ((3ull << 32) | 4));
+}
+
+TEST_CASE("torch_cuda: dropout's vector size and slots") {
+  CHECK(tg::dropout_vec(1024, 4) == 4);
+  CHECK(tg::dropout_vec(1026, 4) == 2);
+  CHECK(tg::dropout_vec(1027, 4) == 1);
+  CHECK(tg::dropout_vec(1024, 2) == 8);
+  CHECK(tg::dropout_vec(1024, 8) == 2);
+  CHECK(tg::dropout_vec(1024, 4, 8) == 2);  // an input 8 bytes aligned
+  const tg::Device d{2, 256};              // 512 threads
+  const auto L = tg::dropout_launch(8 * 512 * 3, d);
+  // vec 8: thread t, iteration k covers elements (t + 512 k) 8 .. +8, two curand4 calls
+  auto sl = tg::dropout_slot(L, 8, (5 + 512 * 2) * 8 + 6);
+  CHECK(sl.thread == 5);
+  CHECK(sl.round == 2 * 2 + 1);
+  CHECK(sl.lane == 2);
+  sl = tg::dropout_slot(L, 2, (7 + 512) * 2 + 1);  // vec 2: .x .y of a fresh call per iteration
+  CHECK(sl.thread == 7);
+  CHECK(sl.round == 1);
+  CHECK(sl.lane == 1);
+}
+
+namespace {
+int64_t ulp_dist_f(float a, float b) {
+  int32_t x, y;
+  std::memcpy(&x, &a, 4);
+  std::memcpy(&y, &b, 4);
+  return std::llabs(static_cast<int64_t>(x) - y);
+}
+int64_t ulp_dist_d(double a, double b) {
+  int64_t x, y;
+  std::memcpy(&x, &a, 8);
+  std::memcpy(&y, &b, 8);
+  return x > y ? x - y : y - x;
+}
+}  // namespace
+
+TEST_CASE("torch_cuda: libdevice logf / log ports within 1 ulp of the correctly rounded log") {
+  int64_t worst = 0;
+  for (uint32_t x = 0; x < 0xffffff00u; x += 4099) {  // cuRAND's uniforms
+    const float u = tg::curand_uniform(x);
+    worst = std::max(worst, ulp_dist_f(tg::nv_logf(u), static_cast<float>(std::log(static_cast<double>(u)))));
+  }
+  CHECK(worst <= 1);
+  CHECK(tg::nv_logf(1.0f) == 0.0f);
+  CHECK(tg::nv_logf(0.0f) == -HUGE_VALF);
+  CHECK(std::isnan(tg::nv_logf(-1.0f)));
+  CHECK(tg::nv_logf(0x1p-140f) == doctest::Approx(std::log(0x1p-140)).epsilon(1e-6));  // the subnormal branch
+  worst = 0;
+  for (uint64_t k = 1; k < (1ull << 53); k += 0x1234567891ull) {
+    const double u = static_cast<double>(k) * 0x1p-53 + 0x1p-54;
+    worst = std::max(worst, ulp_dist_d(tg::nv_log(u), std::log(u)));
+  }
+  CHECK(worst <= 1);
+  CHECK(tg::nv_log(1.0) == 0.0);
+  CHECK(tg::nv_log(0x1p-1070) == doctest::Approx(std::log(0x1p-1070)));
+}
+
+TEST_CASE("torch_cuda: libdevice sincospi port") {
+  double s, c;
+  tg::nv_sincospi(0.5, &s, &c);
+  CHECK(s == 1.0);
+  CHECK(c == 0.0);
+  CHECK_FALSE(std::signbit(c));
+  tg::nv_sincospi(1.0, &s, &c);
+  CHECK(s == 0.0);
+  CHECK(c == -1.0);
+  tg::nv_sincospi(2.0, &s, &c);
+  CHECK(s == 0.0);
+  CHECK(c == 1.0);
+  tg::nv_sincospi(0.25, &s, &c);
+  CHECK(ulp_dist_d(s, std::sqrt(0.5)) <= 1);
+  CHECK(ulp_dist_d(c, std::sqrt(0.5)) <= 1);
+  // the normal's angles v = z 2^-52 + 2^-53 in (0, 2): within 1 ulp of sin/cos(pi v) in long double,
+  // away from the zeros (where an absolute comparison is the meaningful one)
+  const long double pi = 3.141592653589793238462643383279502884L;
+  int64_t worst = 0;
+  double worst_abs = 0;
+  for (uint64_t k = 1; k < (1ull << 53); k += 0x2468ace13579bull) {
+    const double v = static_cast<double>(k) * 0x1p-52 + 0x1p-53;
+    tg::nv_sincospi(v, &s, &c);
+    const double rs = static_cast<double>(std::sin(pi * static_cast<long double>(v)));
+    const double rc = static_cast<double>(std::cos(pi * static_cast<long double>(v)));
+    worst_abs = std::max({worst_abs, std::fabs(s - rs), std::fabs(c - rc)});
+    if (std::fabs(rs) > 1e-3) worst = std::max(worst, ulp_dist_d(s, rs));
+    if (std::fabs(rc) > 1e-3) worst = std::max(worst, ulp_dist_d(c, rc));
+  }
+  CHECK(worst <= 2);
+  CHECK(worst_abs < 1e-15);
+}
+
+TEST_CASE("torch_cuda: randperm (keys, stable sort by masked keys, islands)") {
+  CHECK(tg::randperm_bits(1) == 3);
+  CHECK(tg::randperm_bits(1000) == 23);
+  CHECK(tg::randperm_bits(30000) == 32);
+  CHECK(tg::randperm_bits(31000) == 33);
+  const tg::Device d{4, 1024};
+  for (uint64_t n : {1ull, 2ull, 37ull, 5000ull, 40000ull}) {
+    tg::State s{9, 12};
+    std::vector<uint32_t> out(n, 0xffffffffu);
+    tg::randperm(s, d, n, [&](uint64_t i, uint32_t v) { out[i] = v; });
+    std::vector<uint32_t> sorted = out;
+    std::sort(sorted.begin(), sorted.end());
+    for (uint64_t i = 0; i < n; ++i) REQUIRE(sorted[i] == i);
+    // the keys' draw (unroll 2), then philox_cuda_state(n) for the islands
+    CHECK(s.offset == 12 + tg::launch(n, 2, d).counter_offset + (n + 3) / 4 * 4);
+  }
+}
