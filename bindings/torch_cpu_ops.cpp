@@ -36,7 +36,8 @@ at::Tensor seed_state(uint64_t seed) {
 }
 
 // Fills `out` (contiguous CPU) with draw `kind` from `state`, advancing it as
-// torch's CPU generator would. kind: uniform, normal, randint, bernoulli, randperm.
+// torch's CPU generator would. kind: uniform, normal, normal_each (a non-contiguous
+// output's normal: torch's element-wise path), exponential, randint, bernoulli, randperm.
 void draw(at::Tensor state, const std::string& kind, const std::string& kernel, at::Tensor out, double a,
           double b, int64_t ilow, int64_t ihigh) {
   check_state(state);
@@ -46,7 +47,7 @@ void draw(at::Tensor state, const std::string& kind, const std::string& kernel, 
   tc::State s = tc::from_torch_state(state.data_ptr<uint8_t>(), tc::kTorchStateBytes);
   const int64_t n = out.numel();
   const auto dt = out.scalar_type();
-  if (kind == "uniform" || kind == "normal") {
+  if (kind == "uniform" || kind == "normal" || kind == "normal_each" || kind == "exponential") {
     xrng::DType xt;
     if (dt == at::kFloat) xt = xrng::DType::f32;
     else if (dt == at::kDouble) xt = xrng::DType::f64;
@@ -54,9 +55,11 @@ void draw(at::Tensor state, const std::string& kind, const std::string& kernel, 
     else if (dt == at::kBFloat16) xt = xrng::DType::bf16;
     else throw std::invalid_argument("torch_cpu " + kind + ": dtype must be a floating type");
     if (kind == "uniform")
-      tc::rand(s, n, xt, out.data_ptr());
-    else
-      tc::randn(s, n, static_cast<float>(a), static_cast<float>(b), k, xt, out.data_ptr());
+      tc::uniform(s, n, a, b, k, xt, out.data_ptr());
+    else if (kind == "exponential")
+      tc::exponential(s, n, a, xt, out.data_ptr());
+    else  // normal_each: torch's output is not contiguous (element-wise float64 path whatever n)
+      tc::randn(s, n, a, b, k, xt, out.data_ptr(), kind == "normal");
   } else if (kind == "randint") {
     if (!(ihigh > ilow)) throw std::invalid_argument("torch_cpu randint: high must exceed low");
     AT_DISPATCH_ALL_TYPES_AND2(at::kHalf, at::kBFloat16, dt, "torch_cpu_randint", [&] {
@@ -105,7 +108,9 @@ void register_torch_cpu(py::module_& m) {
         "A torch CPU generator state (torch.Generator.get_state() layout, 5056 uint8) seeded as torch seeds it.");
   m.def("torch_cpu_draw", &draw, py::arg("state"), py::arg("kind"), py::arg("kernel"), py::arg("out"),
         py::arg("a") = 0.0, py::arg("b") = 1.0, py::arg("ilow") = 0, py::arg("ihigh") = 0,
-        "Fills contiguous CPU `out` with torch CPU stream draw `kind` (uniform, normal, randint, bernoulli, randperm), "
-        "advancing `state` in place as torch's generator would: a/b are uniform/normal/bernoulli's parameters, "
+        "Fills contiguous CPU `out` with torch CPU stream draw `kind` (uniform, normal, normal_each, exponential, randint, "
+        "bernoulli, randperm), "
+        "advancing `state` in place as torch's generator would: a/b are uniform/normal/bernoulli's parameters "
+        "(exponential: a = lambda), "
         "ilow/ihigh randint's [low, high).");
 }

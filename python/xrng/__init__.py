@@ -647,9 +647,8 @@ def rand(*size: _Size, seed: Optional[int] = None, subseq: int = 0, offset: int 
     ``torch.get_num_threads()``); values never depend on it.
     """
     if isinstance(generator, _torch_cpu.TorchCPUGenerator):  # torch's own CPU stream (_torch_cpu.py)
-        if (low, high) != (0.0, 1.0):
-            raise NotImplementedError("xrng.torch_cpu: rand reproduces torch's [0, 1) only")
-        return _finish(_torch_cpu._draw(generator, "uniform", _size(size), dtype, device, out), requires_grad)
+        return _finish(_torch_cpu._draw(generator, "uniform", _size(size), dtype, device, out, low, high),
+                       requires_grad)
     if not _is_compiling():  # the eager fast path (python.cpp, fast_draw): NotImplemented if unusual
         t = _fast_draw(0, low, high, size, seed, subseq, offset, generator, default_generator, out, dtype, device,
                        requires_grad, path, threads, stream)
@@ -839,8 +838,10 @@ def _fill(tensor: torch.Tensor, dist: str, params: dict, kw: dict) -> torch.Tens
         g = kw.pop("generator")
         if kw:
             raise TypeError(f"{dist}: with a torch_cpu generator, unexpected keyword argument(s) {', '.join(sorted(kw))}")
-        if dist == "uniform" and (params["low"], params["high"]) == (0.0, 1.0):
-            return g._fill("uniform", tensor)
+        if dist == "uniform":
+            return g._fill("uniform", tensor, params["low"], params["high"])
+        if dist == "exponential":
+            return g._fill("exponential", tensor, params["rate"])
         if dist == "normal":
             return g._fill("normal", tensor, params["mean"], params["std"])
         if dist == "randint":

@@ -13,14 +13,18 @@ kernel (every x86-64 CPU with AVX2), ``"scalar"`` torch's default kernel
 torch's would; :meth:`TorchCPUGenerator.to_torch` writes its state back to a
 ``torch.Generator``.
 
-Reproduced so far: rand/uniform_ on [0, 1) (float32, float64, float16,
-bfloat16), randn/normal_ in float32/float16/bfloat16 for 16 or more
-contiguous elements, randint and randint_ (any dtype), randperm (any dtype), bernoulli
-with a scalar p and dropout (torch's non-MKL path: every CPU but Intel's). Other calls
-raise NotImplementedError or ValueError before the generator advances.
+Reproduced so far: rand/uniform_ on any [low, high) (float32, float64,
+float16, bfloat16), randn/normal_ in every floating dtype, any size and
+strides (torch's 16-wide fill for 16 or more contiguous elements, its
+element-wise float64 Box-Muller with the cached second normal otherwise),
+exponential_ (every CPU, Intel's included), randint and randint_ (any dtype), randperm
+(any dtype), bernoulli with a scalar p and dropout (torch's non-MKL path:
+every CPU but Intel's). Other calls raise NotImplementedError or ValueError
+before the generator advances.
 """
 from __future__ import annotations
 
+import math
 from typing import Optional, Union
 
 import torch
@@ -66,9 +70,19 @@ class TorchCPUGenerator:
         order torch's CPU kernels visit its elements: TensorIterator's, memory
         order (dimensions by decreasing stride), which for a contiguous tensor
         is row-major."""
+        # a normal into a tensor torch does not see as contiguous takes its
+        # element-wise float64 path (at::normal_distribution<double>) whatever
+        # its size, in memory order; the host copy below is contiguous, so say so.
         if kind == "normal" and not out.is_contiguous():
-            raise NotImplementedError("xrng.torch_cpu: normal into a non-contiguous tensor takes torch's "
-                                      "float64 path, not reproduced yet")
+            kind = "normal_each"
+        if kind == "uniform" and not (float(a) <= float(b)):
+            raise ValueError(f"uniform_ expects to return a [from, to) range, but found from={a} > to={b}")
+        if kind == "uniform" and not (math.isfinite(float(a)) and math.isfinite(float(b))):
+            raise ValueError(f"uniform_: from and to must be finite, got {a}, {b}")
+        if kind == "exponential" and not float(a) > 0.0:
+            raise ValueError(f"exponential_ expects lambda > 0.0, but found lambda={a}")
+        if kind == "normal" and not float(b) >= 0.0:
+            raise ValueError(f"normal expects std >= 0.0, but found std {b}")
         # randint's bounds travel as int64 (exact beyond 2^53), the rest as float
         args = (0.0, 0.0, int(a), int(b)) if kind == "randint" else (float(a), float(b), 0, 0)
         if out.device.type == "cpu" and out.is_contiguous():
