@@ -101,9 +101,44 @@ void draw(at::Tensor state, const std::string& kind, const std::string& kernel, 
   tc::to_torch_state(s, state.data_ptr<uint8_t>());
 }
 
+// bernoulli_(p) with a tensor p (torch's bernoulli_tensor_cpu kernel, every
+// CPU: no MKL path): out[i] = (uniform < p[i]), the uniform a float32 one
+// (1 word) for float/half/bfloat16 p, a float64 one (2 words) for double p.
+// `p` holds the probabilities already expanded and laid out in torch's
+// order, like `out` (both contiguous CPU, the same numel); every p is
+// checked to lie in [0, 1] before the first word is drawn.
+void bernoulli_tensor(at::Tensor state, at::Tensor out, at::Tensor p) {
+  check_state(state);
+  if (out.device().type() != at::kCPU || !out.is_contiguous() || p.device().type() != at::kCPU ||
+      !p.is_contiguous() || p.numel() != out.numel())
+    throw std::invalid_argument("torch_cpu bernoulli: out and p must be contiguous CPU tensors of the same size");
+  const auto pt = p.scalar_type();
+  if (pt != at::kDouble && pt != at::kFloat && pt != at::kHalf && pt != at::kBFloat16)
+    throw std::invalid_argument("torch_cpu bernoulli: p must be a floating tensor");
+  const at::Tensor pd = p.to(at::kDouble);  // exact for every floating p dtype: only to check and read
+  const double* pv = pd.data_ptr<double>();
+  const int64_t n = out.numel();
+  for (int64_t i = 0; i < n; ++i)
+    if (!(pv[i] >= 0.0 && pv[i] <= 1.0)) throw std::invalid_argument("torch_cpu bernoulli: every p must be in [0, 1]");
+  tc::State s = tc::from_torch_state(state.data_ptr<uint8_t>(), tc::kTorchStateBytes);
+  AT_DISPATCH_ALL_TYPES_AND3(at::kBool, at::kHalf, at::kBFloat16, out.scalar_type(), "torch_cpu_bernoulli_tensor", [&] {
+    auto* o = out.data_ptr<scalar_t>();
+    if (pt == at::kDouble) {
+      for (int64_t i = 0; i < n; ++i) o[i] = static_cast<scalar_t>(tc::bernoulli_value(s, pv[i]));
+    } else {
+      for (int64_t i = 0; i < n; ++i)
+        o[i] = static_cast<scalar_t>(tc::bernoulli_f32_value(s, static_cast<float>(pv[i])));
+    }
+  });
+  tc::to_torch_state(s, state.data_ptr<uint8_t>());
+}
+
 }  // namespace
 
 void register_torch_cpu(py::module_& m) {
+  m.def("torch_cpu_bernoulli_tensor", &bernoulli_tensor, py::arg("state"), py::arg("out"), py::arg("p"),
+        "bernoulli_(p) with a tensor p on the torch CPU stream: contiguous CPU `out` and `p` (same numel, laid out "
+        "in torch's order), advancing `state` in place.");
   m.def("torch_cpu_seed", &seed_state, py::arg("seed"),
         "A torch CPU generator state (torch.Generator.get_state() layout, 5056 uint8) seeded as torch seeds it.");
   m.def("torch_cpu_draw", &draw, py::arg("state"), py::arg("kind"), py::arg("kernel"), py::arg("out"),

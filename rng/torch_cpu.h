@@ -360,6 +360,9 @@ inline int64_t update_to(int64_t to, int digits, RoundTrip round_trip) {
 // bernoulli_(p) with a scalar p on CPUs other than Intel's (torch takes MKL
 // there): a float64 uniform (random64) < p.
 inline bool bernoulli_value(State& s, double p) { return uniform_f64(s.random64()) < p; }
+// bernoulli_(p) with a float, half or bfloat16 tensor p (every CPU: torch's
+// tensor-p kernel has no MKL path): a float32 uniform (1 word) < p as float.
+inline bool bernoulli_f32_value(State& s, float p) { return uniform_f32(s.random()) < p; }
 
 // randperm(n) on CPU: the identity, then for n < 2^32 / 20 torch's
 // Fisher-Yates from the front with z = random() mod (n - i) (n - 1 words);

@@ -733,6 +733,11 @@ def bernoulli(*size: _Size, p: float = 0.5, seed: Optional[int] = None, subseq: 
     bool (default) or uint8.
     """
     if isinstance(generator, _torch_cpu.TorchCPUGenerator):  # torch's own CPU stream (_torch_cpu.py)
+        if isinstance(p, torch.Tensor):  # torch.bernoulli(p): p's shape (or size) and dtype (or dtype=)
+            shape = torch.broadcast_shapes(_size(size), p.shape) if size else p.shape
+            t = out if out is not None else torch.empty(shape, dtype=dtype or p.dtype)
+            _torch_cpu.bernoulli_tensor_(generator, t, p)
+            return t if device is None or out is not None else t.to(device)
         return _torch_cpu._draw(generator, "bernoulli", _size(size), dtype, device, out, p, 0.0, torch.bool)
     src = _source(seed, subseq, offset, generator)
     return _new("bernoulli", _size(size), dtype, torch.bool, device, out, src, "bernoulli", {"p": float(p)}, path,
@@ -873,7 +878,11 @@ def randint_(tensor: torch.Tensor, low: int, high: int, **kw) -> torch.Tensor:
 
 
 def bernoulli_(tensor: torch.Tensor, p: float = 0.5, **kw) -> torch.Tensor:
-    """Fills a bool/uint8 ``tensor`` with a Bernoulli(p) mask."""
+    """Fills a bool/uint8 ``tensor`` with a Bernoulli(p) mask. With a
+    ``xrng.torch_cpu`` generator, ``p`` may be a tensor (torch's
+    ``bernoulli_(p)``), broadcast to ``tensor``'s shape."""
+    if isinstance(p, torch.Tensor) and isinstance(kw.get("generator"), _torch_cpu.TorchCPUGenerator) and len(kw) == 1:
+        return _torch_cpu.bernoulli_tensor_(kw["generator"], tensor, p)
     return _fill(tensor, "bernoulli", {"p": float(p)}, kw)
 
 

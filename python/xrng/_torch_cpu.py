@@ -18,8 +18,8 @@ float16, bfloat16), randn/normal_ in every floating dtype, any size and
 strides (torch's 16-wide fill for 16 or more contiguous elements, its
 element-wise float64 Box-Muller with the cached second normal otherwise),
 exponential_ (every CPU, Intel's included), randint and randint_ (any dtype), randperm
-(any dtype), bernoulli with a scalar p and dropout (torch's non-MKL path:
-every CPU but Intel's). Other calls raise NotImplementedError or ValueError
+(any dtype), bernoulli with a tensor p (every CPU), bernoulli with a scalar p
+and dropout (torch's non-MKL path: every CPU but Intel's). Other calls raise NotImplementedError or ValueError
 before the generator advances.
 """
 from __future__ import annotations
@@ -114,6 +114,24 @@ def _draw(generator: TorchCPUGenerator, kind: str, size, dtype, device, out, a=0
     t = torch.empty(size, dtype=dt)
     generator._fill(kind, t, a, b)
     return t if device is None else t.to(device)
+
+
+def bernoulli_tensor_(generator: TorchCPUGenerator, out: torch.Tensor, p: torch.Tensor) -> torch.Tensor:
+    """torch's ``out.bernoulli_(p)`` with a tensor ``p`` (broadcast to
+    ``out``'s shape; torch.bernoulli(p) is ``empty_like(p).bernoulli_(p)``):
+    torch's tensor-p kernel on every CPU (no MKL path), in TensorIterator
+    order, which ``out``'s strides give (memory order). Each element draws a
+    float32 uniform (1 word) against a float/half/bfloat16 p, a float64 one
+    (2 words) against a double p."""
+    if not isinstance(p, torch.Tensor) or not p.is_floating_point():
+        raise ValueError("bernoulli_: a tensor p must be a floating tensor")
+    pe = p.to("cpu").expand(out.shape)
+    perm = sorted(range(out.dim()), key=lambda d: out.stride(d), reverse=True)
+    view = out.permute(perm)
+    host = torch.empty(view.shape, dtype=out.dtype)
+    _C.torch_cpu_bernoulli_tensor(generator.state, host, pe.permute(perm).contiguous())
+    view.copy_(host)
+    return out
 
 
 def dropout(generator: TorchCPUGenerator, input: torch.Tensor, p: float, training: bool,

@@ -342,3 +342,30 @@ def test_torch_cpu_cached_normal_crosses_get_state_and_set_state():
     # a manual_seed clears the cache in torch; a fresh xrng.torch_cpu(seed) has none
     g.manual_seed(12)
     assert torch.equal(xrng.torch_cpu(12).state, g.get_state())
+
+
+@pytest.mark.parametrize("pdtype", [torch.float32, torch.float64, torch.float16, torch.bfloat16])
+def test_torch_cpu_bernoulli_tensor_p_equals_torch(pdtype):
+    # torch's bernoulli_(p) with a tensor p: every CPU (Intel's too), a float32
+    # uniform per element for float/half/bfloat16 p, a float64 one for double.
+    p = torch.rand(6, 7, generator=torch.Generator().manual_seed(1)).to(pdtype)
+    p[0, 0], p[1, 1] = 0.0, 1.0
+    tg = torch.Generator().manual_seed(5)
+    want = [torch.bernoulli(p, generator=tg),
+            torch.empty(4, 7, dtype=torch.bool).bernoulli_(p[2], generator=tg),  # broadcast p
+            torch.empty(7, 6, dtype=torch.float32).t().bernoulli_(p, generator=tg),  # strided self
+            torch.rand(3, generator=tg)]
+    g = xrng.torch_cpu(5)
+    got = [xrng.bernoulli(p=p, generator=g),
+           xrng.bernoulli_(torch.empty(4, 7, dtype=torch.bool), p[2], generator=g),
+           xrng.bernoulli_(torch.empty(7, 6, dtype=torch.float32).t(), p, generator=g),
+           xrng.rand(3, generator=g)]
+    for a, b in zip(got, want):
+        assert a.dtype == b.dtype and torch.equal(a, b)
+    assert torch.equal(g.state, tg.get_state())
+    before = g.state.clone()
+    with pytest.raises(ValueError, match=r"in \[0, 1\]"):
+        xrng.bernoulli(p=torch.tensor([0.5, 1.5], dtype=pdtype), generator=g)
+    with pytest.raises(ValueError, match="floating"):
+        xrng.bernoulli_(torch.empty(2), torch.tensor([0, 1]), generator=g)
+    assert torch.equal(g.state, before)
