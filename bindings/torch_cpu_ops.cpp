@@ -5,7 +5,9 @@
 #include <torch/extension.h>
 #include <pybind11/pybind11.h>
 
+#include <cmath>
 #include <cstring>
+#include <vector>
 #include <limits>
 #include <type_traits>
 #include <string>
@@ -133,9 +135,54 @@ void bernoulli_tensor(at::Tensor state, at::Tensor out, at::Tensor p) {
   tc::to_torch_state(s, state.data_ptr<uint8_t>());
 }
 
+// multinomial(weights, n, replacement=True), n > 1 (torch's with-replacement
+// CPU kernel, rng/torch_cpu.h multinomial_row): `weights` a contiguous CPU
+// [rows, k] floating tensor; returns int64 [rows, n]. Every row is checked
+// (finite, >= 0, positive total) before the first word is drawn (torch
+// checks row by row while drawing).
+at::Tensor multinomial(at::Tensor state, at::Tensor weights, int64_t n) {
+  check_state(state);
+  if (weights.device().type() != at::kCPU || !weights.is_contiguous() || weights.dim() != 2 || weights.size(1) < 1)
+    throw std::invalid_argument("torch_cpu multinomial: weights must be a contiguous CPU [rows, k] tensor, k >= 1");
+  if (n < 1) throw std::invalid_argument("torch_cpu multinomial: cannot sample n_sample <= 0 samples");
+  const int64_t rows = weights.size(0), k = weights.size(1);
+  at::Tensor out = at::empty({rows, n}, at::kLong);
+  auto run = [&](auto acc_zero, const at::Tensor& w) {
+    using Acc = decltype(acc_zero);
+    const Acc* wp = w.data_ptr<Acc>();
+    for (int64_t r = 0; r < rows; ++r) {
+      Acc sum = 0;
+      for (int64_t j = 0; j < k; ++j) {
+        const Acc v = wp[r * k + j];
+        if (!(v >= 0)) throw std::invalid_argument("invalid multinomial distribution (encountering probability entry < 0)");
+        if (!std::isfinite(v))
+          throw std::invalid_argument("invalid multinomial distribution (encountering probability entry = infinity or NaN)");
+        sum += v;
+      }
+      if (!(sum > 0)) throw std::invalid_argument("invalid multinomial distribution (sum of probabilities <= 0)");
+    }
+    tc::State s = tc::from_torch_state(state.data_ptr<uint8_t>(), tc::kTorchStateBytes);
+    std::vector<Acc> cum(static_cast<size_t>(k));
+    for (int64_t r = 0; r < rows; ++r)
+      tc::multinomial_row(s, wp + r * k, k, n, cum.data(), out.data_ptr<int64_t>() + r * n);
+    tc::to_torch_state(s, state.data_ptr<uint8_t>());
+  };
+  const auto dt = weights.scalar_type();
+  if (dt == at::kDouble)
+    run(0.0, weights);
+  else if (dt == at::kFloat || dt == at::kHalf || dt == at::kBFloat16)
+    run(0.0f, weights.to(at::kFloat));  // torch's float accumulation of 16-bit weights: exact widening
+  else
+    throw std::invalid_argument("torch_cpu multinomial: weights must be a floating tensor");
+  return out;
+}
+
 }  // namespace
 
 void register_torch_cpu(py::module_& m) {
+  m.def("torch_cpu_multinomial", &multinomial, py::arg("state"), py::arg("weights"), py::arg("n"),
+        "multinomial with replacement (n > 1) on the torch CPU stream: contiguous CPU [rows, k] weights, int64 "
+        "[rows, n] out, advancing `state` in place.");
   m.def("torch_cpu_bernoulli_tensor", &bernoulli_tensor, py::arg("state"), py::arg("out"), py::arg("p"),
         "bernoulli_(p) with a tensor p on the torch CPU stream: contiguous CPU `out` and `p` (same numel, laid out "
         "in torch's order), advancing `state` in place.");

@@ -364,6 +364,37 @@ inline bool bernoulli_value(State& s, double p) { return uniform_f64(s.random64(
 // tensor-p kernel has no MKL path): a float32 uniform (1 word) < p as float.
 inline bool bernoulli_f32_value(State& s, float p) { return uniform_f32(s.random()) < p; }
 
+// multinomial(weights, n, replacement=True) for n > 1 on CPU (torch's
+// multinomial_with_replacement_apply), one row of k weights: their running
+// sum in `Acc` (float for float32/float16/bfloat16 weights, double for
+// float64), each divided by the total, the last set to 1; then per sample
+// a float64 uniform u (2 words) and the first category whose normalised
+// running sum is not below u (binary search, comparisons in binary64).
+// `cum` is k elements of scratch. The caller checks first, as torch does
+// per row: weights finite and >= 0, total > 0 (in Acc).
+template <class Acc>
+inline void multinomial_row(State& s, const Acc* w, int64_t k, int64_t n, Acc* cum, int64_t* out) {
+  Acc sum = 0;
+  for (int64_t j = 0; j < k; ++j) {
+    sum += w[j];
+    cum[j] = sum;
+  }
+  for (int64_t j = 0; j < k; ++j) cum[j] /= sum;
+  cum[k - 1] = 1;
+  for (int64_t j = 0; j < n; ++j) {
+    const double u = uniform_f64(s.random64());
+    int64_t left = 0, right = k;
+    while (right - left > 0) {
+      const int64_t mid = left + (right - left) / 2;
+      if (static_cast<double>(cum[mid]) < u)
+        left = mid + 1;
+      else
+        right = mid;
+    }
+    out[j] = left;
+  }
+}
+
 // randperm(n) on CPU: the identity, then for n < 2^32 / 20 torch's
 // Fisher-Yates from the front with z = random() mod (n - i) (n - 1 words);
 // from 2^32 / 20 up, the "inside-out" variant with z = random64() mod (i + 1)

@@ -332,3 +332,23 @@ TEST_CASE("torch_cpu: the float64 normal's cached second value, its words and it
   CHECK_THROWS_AS(tc::randn(f, 4, 0.0, -1.0, tc::Kernel::x86, xrng::DType::f64, out), std::invalid_argument);
   CHECK(f.mt.next == next);
 }
+
+TEST_CASE("torch_cpu: multinomial with replacement: 2 words per sample, the first bucket not below u") {
+  // A row whose weight sits on one category always gives it; the draw takes
+  // exactly two words per sample whatever k; an all-equal row gives the
+  // bucket floor(u k) (up to the rounding of the normalised running sums).
+  float w[5] = {0.0f, 0.0f, 3.0f, 0.0f, 0.0f}, cum[5];
+  int64_t out[64];
+  tc::State s(4), t(4);
+  tc::multinomial_row(s, w, 5, 64, cum, out);
+  for (int64_t v : out) REQUIRE(v == 2);
+  for (int i = 0; i < 128; ++i) t.random();
+  CHECK(s.mt.next == t.mt.next);
+  double eq[4] = {1.0, 1.0, 1.0, 1.0}, cumd[4];
+  tc::State a(9), b(9);
+  tc::multinomial_row(a, eq, 4, 64, cumd, out);
+  for (int j = 0; j < 64; ++j) {
+    const double u = tc::uniform_f64(b.random64());
+    REQUIRE(out[j] == static_cast<int64_t>(u * 4.0) - (u * 4.0 == std::floor(u * 4.0) && u > 0 ? 1 : 0));
+  }
+}

@@ -18,7 +18,8 @@ float16, bfloat16), randn/normal_ in every floating dtype, any size and
 strides (torch's 16-wide fill for 16 or more contiguous elements, its
 element-wise float64 Box-Muller with the cached second normal otherwise),
 exponential_ (every CPU, Intel's included), randint and randint_ (any dtype), randperm
-(any dtype), bernoulli with a tensor p (every CPU), bernoulli with a scalar p
+(any dtype), multinomial (with and without replacement, every CPU),
+bernoulli with a tensor p (every CPU), bernoulli with a scalar p
 and dropout (torch's non-MKL path: every CPU but Intel's). Other calls raise NotImplementedError or ValueError
 before the generator advances.
 """
@@ -132,6 +133,32 @@ def bernoulli_tensor_(generator: TorchCPUGenerator, out: torch.Tensor, p: torch.
     _C.torch_cpu_bernoulli_tensor(generator.state, host, pe.permute(perm).contiguous())
     view.copy_(host)
     return out
+
+
+def multinomial(generator: TorchCPUGenerator, input: torch.Tensor, n: int, replacement: bool) -> torch.Tensor:
+    """torch.multinomial on CPU (arguments already checked as xrng.multinomial
+    checks them). Without replacement or for one sample, torch's Gumbel-max
+    path: ``q = empty_like(input).exponential_(1)`` (2 words per weight, in
+    memory order), then ``argmax(input / q)`` or ``topk(input / q, n)``'s
+    indices, computed here with the same torch operations. With replacement
+    and n > 1, its cumulative-sum kernel (2 words per sample)."""
+    w = input.detach().to("cpu")
+    if w.shape[-1] > 2 ** 24:
+        raise ValueError("multinomial: number of categories cannot exceed 2^24")
+    if not replacement or n == 1:
+        if not bool(((w.max() < math.inf) & (w.min() >= 0)).item()):
+            raise ValueError("multinomial: probability tensor contains either `inf`, `nan` or element < 0")
+        if bool((w.sum(-1) == 0).any().item()):
+            raise ValueError("multinomial: invalid multinomial distribution (sum of probabilities <= 0)")
+        q = torch.empty_like(w)
+        generator._fill("exponential", q, 1.0)
+        q = torch.div(w, q)
+        res = q.argmax(dim=-1, keepdim=True) if n == 1 else torch.topk(q, n)[1]
+    else:
+        res = _C.torch_cpu_multinomial(generator.state, w.reshape(-1, w.shape[-1]).contiguous(), n)
+        if w.dim() == 1:
+            res = res.reshape(n)
+    return res.to(input.device)
 
 
 def dropout(generator: TorchCPUGenerator, input: torch.Tensor, p: float, training: bool,

@@ -369,3 +369,38 @@ def test_torch_cpu_bernoulli_tensor_p_equals_torch(pdtype):
     with pytest.raises(ValueError, match="floating"):
         xrng.bernoulli_(torch.empty(2), torch.tensor([0, 1]), generator=g)
     assert torch.equal(g.state, before)
+
+
+@pytest.mark.parametrize("wdtype", [torch.float32, torch.float64, torch.float16, torch.bfloat16])
+def test_torch_cpu_multinomial_equals_torch(wdtype):
+    # torch.multinomial on CPU (every CPU): with replacement and n > 1 its
+    # cumulative-sum kernel (2 words per sample); otherwise its Gumbel-max
+    # path (exponential_ like the weights, 2 words each, then argmax/topk).
+    w = torch.rand(3, 9, generator=torch.Generator().manual_seed(2)).to(wdtype)
+    w[0, 4] = 0.0
+    w[2] *= 1000.0
+    tg = torch.Generator().manual_seed(8)
+    want = [torch.multinomial(w, 7, True, generator=tg), torch.multinomial(w[1], 5, True, generator=tg),
+            torch.multinomial(w, 1, True, generator=tg), torch.multinomial(w, 4, False, generator=tg),
+            torch.multinomial(w[2], 1, False, generator=tg), torch.multinomial(w.t().contiguous().t(), 3, False,
+                                                                                generator=tg),
+            torch.rand(2, generator=tg)]
+    g = xrng.torch_cpu(8)
+    got = [xrng.multinomial(w, 7, True, generator=g), xrng.multinomial(w[1], 5, True, generator=g),
+           xrng.multinomial(w, 1, True, generator=g), xrng.multinomial(w, 4, False, generator=g),
+           xrng.multinomial(w[2], 1, False, generator=g), xrng.multinomial(w.t().contiguous().t(), 3, False,
+                                                                            generator=g),
+           xrng.rand(2, generator=g)]
+    for a, b in zip(got, want):
+        assert a.dtype == b.dtype and torch.equal(a, b)
+    assert torch.equal(g.state, tg.get_state())
+    before = g.state.clone()
+    bad = w.clone()
+    bad[1, 1] = -1.0
+    with pytest.raises(ValueError, match="< 0"):
+        xrng.multinomial(bad, 3, True, generator=g)
+    with pytest.raises(ValueError, match="< 0"):
+        xrng.multinomial(bad, 3, False, generator=g)
+    with pytest.raises(ValueError, match="sum of probabilities"):
+        xrng.multinomial(torch.zeros(2, 3, dtype=wdtype), 2, True, generator=g)
+    assert torch.equal(g.state, before)
