@@ -239,7 +239,8 @@ TEST_CASE("torch_cpu: binary64 log, log1p, sincos equal this host's glibc on the
   // log1p(-u) (normal_distribution<double>, exponential_) and sincos(2 pi u)
   // for u = k 2^-53. Compared: 2^22 / kStep random k, every k below 2^16 and
   // above 2^53 - 2^16 (theta near 0 and 2 pi, log near 0, log1p near -1),
-  // and 2^12 / kStep k at each power of two (every branch of each function).
+  // 2^12 / kStep k at each power of two (every branch of each function) and
+  // the k around each branch boundary (below).
   // The reference is glibc's x86-64 FMA variant (Debian 12's 2.36, whose
   // log1p FMA variant is the 2.36 branch's backport from 2.39): the ifunc an
   // AVX2+FMA CPU gets.
@@ -279,6 +280,19 @@ TEST_CASE("torch_cpu: binary64 log, log1p, sincos equal this host's glibc on the
   for (int e = 16; e < 53; ++e)
     for (uint32_t i = 0; i < (1u << 12) / kStep; ++i)
       check((1ull << e) | ((static_cast<uint64_t>(mt()) << 32 | mt()) & ((1ull << e) - 1)));
+  // The branch and reduction boundaries: u where theta crosses sincos's
+  // 0.855469 / 2.426265 / Taylor (0.126) thresholds and the multiples of
+  // pi/4 (quadrant and reduction changes), where log leaves its near-1
+  // polynomial (u = 1/16), log1p its k = 0 range (u = 0.2929) and its
+  // power-of-two paths (u = 1/2, 1 - u = 2^-j): 2^13 / kStep k around each.
+  const double centres[] = {0.855469 / two_pi, 2.426265 / two_pi, 0.126 / two_pi, 1.0 / 16, 0.29289321881345,
+                            0.125, 0.25, 0.375, 0.5, 0.625, 0.75, 0.875, 1 - 0.855469 / two_pi, 1 - 0.126 / two_pi};
+  for (double c : centres) {
+    const int64_t k0 = static_cast<int64_t>(c * 0x1p53);
+    for (int64_t d = -(1 << 12); d < (1 << 12); d += kStep) check(static_cast<uint64_t>(k0 + d));
+  }
+  for (int j = 1; j < 53; ++j)
+    for (int64_t d = -64; d < 64; d += 1) check(static_cast<uint64_t>((int64_t{1} << 53) - (int64_t{1} << (53 - j)) + d));
   MESSAGE(n << " inputs compared");
   CHECK(bad_log == 0);
   CHECK(bad_log1p == 0);
