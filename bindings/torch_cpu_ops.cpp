@@ -39,7 +39,7 @@ at::Tensor seed_state(uint64_t seed) {
 
 // Fills `out` (contiguous CPU) with draw `kind` from `state`, advancing it as
 // torch's CPU generator would. kind: uniform, normal, normal_each (a non-contiguous
-// output's normal: torch's element-wise path), exponential, randint, bernoulli, randperm.
+// output's normal: torch's element-wise path), exponential, geometric, randint, bernoulli, randperm.
 void draw(at::Tensor state, const std::string& kind, const std::string& kernel, at::Tensor out, double a,
           double b, int64_t ilow, int64_t ihigh) {
   check_state(state);
@@ -82,6 +82,12 @@ void draw(at::Tensor state, const std::string& kind, const std::string& kernel, 
       const uint64_t range = static_cast<uint64_t>(hi) - static_cast<uint64_t>(lo);
       auto* p = out.data_ptr<scalar_t>();
       for (int64_t i = 0; i < n; ++i) p[i] = static_cast<scalar_t>(tc::randint_value(s, range, lo));
+    });
+  } else if (kind == "geometric") {
+    if (!(a > 0.0 && a < 1.0)) throw std::invalid_argument("torch_cpu geometric_: p must be in (0, 1)");
+    AT_DISPATCH_ALL_TYPES_AND2(at::kHalf, at::kBFloat16, dt, "torch_cpu_geometric", [&] {
+      auto* p = out.data_ptr<scalar_t>();
+      for (int64_t i = 0; i < n; ++i) p[i] = static_cast<scalar_t>(tc::geometric_value(s, a));
     });
   } else if (kind == "bernoulli") {
     if (!(a >= 0.0 && a <= 1.0)) throw std::invalid_argument("torch_cpu bernoulli: p must be in [0, 1]");
@@ -190,9 +196,9 @@ void register_torch_cpu(py::module_& m) {
         "A torch CPU generator state (torch.Generator.get_state() layout, 5056 uint8) seeded as torch seeds it.");
   m.def("torch_cpu_draw", &draw, py::arg("state"), py::arg("kind"), py::arg("kernel"), py::arg("out"),
         py::arg("a") = 0.0, py::arg("b") = 1.0, py::arg("ilow") = 0, py::arg("ihigh") = 0,
-        "Fills contiguous CPU `out` with torch CPU stream draw `kind` (uniform, normal, normal_each, exponential, randint, "
-        "bernoulli, randperm), "
+        "Fills contiguous CPU `out` with torch CPU stream draw `kind` (uniform, normal, normal_each, exponential, geometric, "
+        "randint, bernoulli, randperm), "
         "advancing `state` in place as torch's generator would: a/b are uniform/normal/bernoulli's parameters "
-        "(exponential: a = lambda), "
+        "(exponential: a = lambda; geometric: a = p), "
         "ilow/ihigh randint's [low, high).");
 }

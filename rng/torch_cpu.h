@@ -228,6 +228,15 @@ inline double exponential_value(State& s, double lambda) {
   return -1.0 / lambda * detail::glibc_log1p(-u);
 }
 
+// geometric_(p), 0 < p < 1, on CPU (at::geometric_distribution<double>,
+// every CPU): a float64 uniform u (2 words), ceil(log(u) / log1p(-p)) in
+// binary64; the caller casts to the dtype (u = 0, probability 2^-53, gives
+// +inf, which an integer dtype cannot hold: torch's cast is undefined there).
+inline double geometric_value(State& s, double p) {
+  const double u = uniform_f64(s.random64());
+  return std::ceil(detail::glibc_log(u) / detail::glibc_log1p(-p));
+}
+
 // uniform_(from, to): x the [0, 1) uniform of the opmath type (float:
 // 1 word, double: 2), x (to - from) + from, fused by torch's AVX2 build
 // (kernel x86), not by its default build (kernel scalar). [0, 1) gives x

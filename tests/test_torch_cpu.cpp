@@ -220,6 +220,16 @@ TEST_CASE("torch_cpu: draws equal torch's own fingerprints (tests/data/golden_to
       tc::randn(s, count, mean, std_, k, dt, bytes.data(), dist == "normal");
     else if (dist == "exponential")
       tc::exponential(s, count, mean, dt, bytes.data());
+    else if (dist == "geometric")
+      for (int64_t i = 0; i < count; ++i) {
+        const double v = tc::geometric_value(s, mean);
+        if (dt == xrng::DType::f64)
+          std::memcpy(bytes.data() + 8 * i, &v, 8);
+        else {
+          const float f = static_cast<float>(v);
+          std::memcpy(bytes.data() + 4 * i, &f, 4);
+        }
+      }
     else if (dist == "uniform" && mean == 0.0 && std_ == 1.0)
       tc::rand(s, count, dt, bytes.data());
     else if (dist == "uniform")
@@ -231,7 +241,7 @@ TEST_CASE("torch_cpu: draws equal torch's own fingerprints (tests/data/golden_to
     CHECK_MESSAGE(h.hex() == want, line);
     ++checked;
   }
-  CHECK(checked == 90);  // 45 cases per stream (the first 19 of each from before the float64 normal)
+  CHECK(checked == 94);  // 47 cases per stream (the first 19 of each from before the float64 normal)
 }
 
 TEST_CASE("torch_cpu: binary64 log, log1p, sincos equal this host's glibc on the torch domain") {

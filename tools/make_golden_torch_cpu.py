@@ -14,6 +14,7 @@ elements of the dtype:
                whatever the count (hashed in memory order, torch's order)
   uniform      torch.empty(count).uniform_(mean, std) (the columns are from, to)
   exponential  torch.empty(count).exponential_(mean) (the mean column is lambda)
+  geometric    torch.empty(count).geometric_(mean) (the mean column is p)
 Cases are only ever added (the C++ test counts them): an existing line must
 come out the same.
 
@@ -36,6 +37,8 @@ for dist, dtype, seed, count, mean, std in cases:
         t = torch.empty(7, count // 7, dtype=dt).t().normal_(mean, std).t().contiguous()
     elif dist == "exponential":
         t = torch.empty(count, dtype=dt).exponential_(mean)
+    elif dist == "geometric":
+        t = torch.empty(count, dtype=dt).geometric_(mean)
     elif (mean, std) == (0.0, 1.0):
         t = torch.rand(count, dtype=dt)
     else:
@@ -53,7 +56,9 @@ CASES = ([("normal", "f32", s, n, 0.0, 1.0) for s in (0, 1, 42, 2 ** 32 + 5) for
             ("normal_each", "f32", 11, 1001, 0.0, 1.0), ("normal_each", "f64", 11, 1001, 0.1, 0.3),
             ("exponential", "f32", 3, 1000, 1.0, 1.0), ("exponential", "f64", 3, 100003, 1.0, 1.0),
             ("exponential", "f64", 4, 1000, 0.3, 1.0), ("uniform", "f32", 8, 1000, -2.0, 5.5),
-            ("uniform", "f64", 8, 1000, -2.0, 5.5), ("uniform", "f32", 9, 1000, 0.1, 0.30000001192092896)])
+            ("uniform", "f64", 8, 1000, -2.0, 5.5), ("uniform", "f32", 9, 1000, 0.1, 0.30000001192092896)]
+         # added with geometric_:
+         + [("geometric", "f64", 3, 100003, 0.3, 1.0), ("geometric", "f32", 4, 1000, 0.001, 1.0)])
 
 
 def main():

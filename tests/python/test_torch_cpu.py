@@ -68,6 +68,10 @@ CALLS = [
     ("uniform", 77, torch.float16, -1.0, 1.0),
     ("uniform", 50, torch.bfloat16, 3.0, 3.25),
     ("randn", 1, torch.float64, 0.0, 1.0),
+    ("geometric", 60, torch.int64, 0.3, 0),
+    ("geometric", 40, torch.float32, 0.05, 0),
+    ("geometric", 30, torch.float16, 0.5, 0),
+    ("geometric", 30, torch.int32, 0.999, 0),
 ]
 SEEDS = [0, 1, 42, 2 ** 32 + 5, 123456789, 2 ** 64 - 1]
 
@@ -96,6 +100,8 @@ for seed in seeds:
             vals.append(torch.empty(n, dtype=dtype).exponential_(a, generator=g))
         elif call == "uniform":
             vals.append(torch.empty(n, dtype=dtype).uniform_(a, b, generator=g))
+        elif call == "geometric":
+            vals.append(torch.empty(n, dtype=dtype).geometric_(a, generator=g))
     out["runs"].append((vals, g.get_state()))
 torch.save(out, path)
 """
@@ -151,6 +157,8 @@ def _xrng_values(seed: int, kernel: str):
             vals.append(xrng.exponential_(torch.empty(n, dtype=dtype), a, generator=g))
         elif call == "uniform":
             vals.append(xrng.rand(n, dtype=dtype, low=a, high=b, generator=g))
+        elif call == "geometric":
+            vals.append(xrng.geometric_(torch.empty(n, dtype=dtype), a, generator=g))
     return vals, g
 
 
@@ -245,6 +253,8 @@ def test_torch_cpu_errors():
         xrng.normal_(torch.empty(4), 0.0, -1.0, generator=g)
     with pytest.raises(ValueError, match="floating"):
         xrng.normal_(torch.empty(4, dtype=torch.int32), generator=g)
+    with pytest.raises(ValueError, match=r"p to be in \(0, 1\)"):
+        xrng.geometric_(torch.empty(4), 1.0, generator=g)
     with pytest.raises(NotImplementedError):
         xrng.log_normal_(torch.empty(4), generator=g)
     assert torch.equal(g.state, before)  # refused before anything advanced
