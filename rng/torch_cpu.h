@@ -228,6 +228,13 @@ inline double exponential_value(State& s, double lambda) {
   return -1.0 / lambda * detail::glibc_log1p(-u);
 }
 
+// log_normal_(mean, std) on CPU (at::lognormal_distribution<double>, every
+// CPU): exp of normal_f64_value(mean, std) (its words, its cached second
+// normal, its kernel-dependent fusion); the caller casts to the dtype.
+inline double log_normal_value(State& s, double mean, double std, Kernel k) {
+  return detail::glibc_exp(normal_f64_value(s, mean, std, k));
+}
+
 // geometric_(p), 0 < p < 1, on CPU (at::geometric_distribution<double>,
 // every CPU): a float64 uniform u (2 words), ceil(log(u) / log1p(-p)) in
 // binary64; the caller casts to the dtype (u = 0, probability 2^-53, gives

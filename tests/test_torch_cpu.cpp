@@ -220,9 +220,9 @@ TEST_CASE("torch_cpu: draws equal torch's own fingerprints (tests/data/golden_to
       tc::randn(s, count, mean, std_, k, dt, bytes.data(), dist == "normal");
     else if (dist == "exponential")
       tc::exponential(s, count, mean, dt, bytes.data());
-    else if (dist == "geometric")
+    else if (dist == "geometric" || dist == "log_normal")
       for (int64_t i = 0; i < count; ++i) {
-        const double v = tc::geometric_value(s, mean);
+        const double v = dist == "geometric" ? tc::geometric_value(s, mean) : tc::log_normal_value(s, mean, std_, k);
         if (dt == xrng::DType::f64)
           std::memcpy(bytes.data() + 8 * i, &v, 8);
         else {
@@ -241,10 +241,10 @@ TEST_CASE("torch_cpu: draws equal torch's own fingerprints (tests/data/golden_to
     CHECK_MESSAGE(h.hex() == want, line);
     ++checked;
   }
-  CHECK(checked == 94);  // 47 cases per stream (the first 19 of each from before the float64 normal)
+  CHECK(checked == 100);  // 50 cases per stream (the first 19 of each from before the float64 normal)
 }
 
-TEST_CASE("torch_cpu: binary64 log, log1p, sincos equal this host's glibc on the torch domain") {
+TEST_CASE("torch_cpu: binary64 log, log1p, sincos, exp equal this host's glibc on the torch domain") {
   // torch's float64 normals take log(1 - u) (NormalFill16<double>),
   // log1p(-u) (normal_distribution<double>, exponential_) and sincos(2 pi u)
   // for u = k 2^-53. Compared: 2^22 / kStep random k, every k below 2^16 and
@@ -303,7 +303,21 @@ TEST_CASE("torch_cpu: binary64 log, log1p, sincos equal this host's glibc on the
   }
   for (int j = 1; j < 53; ++j)
     for (int64_t d = -64; d < 64; d += 1) check(static_cast<uint64_t>((int64_t{1} << 53) - (int64_t{1} << (53 - j)) + d));
-  MESSAGE(n << " inputs compared");
+  // exp (log_normal_): on the normals torch's element-wise path gives with
+  // torch's default mean 1, std 2, and on a grid over [-750, 750] (overflow,
+  // the subnormal results, the |x| >= 512 rescaling).
+  long bad_exp = 0, n_exp = 0;
+  tc::State ns(31);
+  for (uint32_t i = 0; i < (1u << 20) / kStep; ++i, ++n_exp) {
+    const double x = tc::normal_f64_value(ns, 1.0, 2.0, tc::Kernel::x86);
+    bad_exp += !same(td::glibc_exp(x), ::exp(x));
+  }
+  for (int64_t j = -(1 << 20); j <= (1 << 20); j += kStep, ++n_exp) {
+    const double x = static_cast<double>(j) * (750.0 / (1 << 20)) + 0x1p-30;
+    bad_exp += !same(td::glibc_exp(x), ::exp(x));
+  }
+  MESSAGE(n << " inputs compared (log, log1p, sincos), " << n_exp << " (exp)");
+  CHECK(bad_exp == 0);
   CHECK(bad_log == 0);
   CHECK(bad_log1p == 0);
   CHECK(bad_sin == 0);

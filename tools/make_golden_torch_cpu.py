@@ -15,6 +15,7 @@ elements of the dtype:
   uniform      torch.empty(count).uniform_(mean, std) (the columns are from, to)
   exponential  torch.empty(count).exponential_(mean) (the mean column is lambda)
   geometric    torch.empty(count).geometric_(mean) (the mean column is p)
+  log_normal   torch.empty(count).log_normal_(mean, std)
 Cases are only ever added (the C++ test counts them): an existing line must
 come out the same.
 
@@ -39,6 +40,8 @@ for dist, dtype, seed, count, mean, std in cases:
         t = torch.empty(count, dtype=dt).exponential_(mean)
     elif dist == "geometric":
         t = torch.empty(count, dtype=dt).geometric_(mean)
+    elif dist == "log_normal":
+        t = torch.empty(count, dtype=dt).log_normal_(mean, std)
     elif (mean, std) == (0.0, 1.0):
         t = torch.rand(count, dtype=dt)
     else:
@@ -58,7 +61,10 @@ CASES = ([("normal", "f32", s, n, 0.0, 1.0) for s in (0, 1, 42, 2 ** 32 + 5) for
             ("exponential", "f64", 4, 1000, 0.3, 1.0), ("uniform", "f32", 8, 1000, -2.0, 5.5),
             ("uniform", "f64", 8, 1000, -2.0, 5.5), ("uniform", "f32", 9, 1000, 0.1, 0.30000001192092896)]
          # added with geometric_:
-         + [("geometric", "f64", 3, 100003, 0.3, 1.0), ("geometric", "f32", 4, 1000, 0.001, 1.0)])
+         + [("geometric", "f64", 3, 100003, 0.3, 1.0), ("geometric", "f32", 4, 1000, 0.001, 1.0)]
+         # added with log_normal_:
+         + [("log_normal", "f64", 5, 10001, 1.0, 2.0), ("log_normal", "f32", 6, 1001, 300.0, 100.0),
+            ("log_normal", "f64", 7, 1001, -500.0, 200.0)])
 
 
 def main():

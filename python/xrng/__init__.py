@@ -849,6 +849,8 @@ def _fill(tensor: torch.Tensor, dist: str, params: dict, kw: dict) -> torch.Tens
             return g._fill("exponential", tensor, params["rate"])
         if dist == "geometric":
             return g._fill("geometric", tensor, params["p"])
+        if dist == "log_normal":
+            return g._fill("log_normal", tensor, params["mean"], params["std"])
         if dist == "normal":
             return g._fill("normal", tensor, params["mean"], params["std"])
         if dist == "randint":

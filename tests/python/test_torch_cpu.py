@@ -72,6 +72,10 @@ CALLS = [
     ("geometric", 40, torch.float32, 0.05, 0),
     ("geometric", 30, torch.float16, 0.5, 0),
     ("geometric", 30, torch.int32, 0.999, 0),
+    ("log_normal", 7, torch.float64, 1.0, 2.0),  # odd: leaves a cached normal for the next
+    ("log_normal", 40, torch.float32, -0.5, 0.3),
+    ("randn", 3, torch.float64, 0.0, 1.0),
+    ("log_normal", 25, torch.bfloat16, 0.0, 1.0),
 ]
 SEEDS = [0, 1, 42, 2 ** 32 + 5, 123456789, 2 ** 64 - 1]
 
@@ -102,6 +106,8 @@ for seed in seeds:
             vals.append(torch.empty(n, dtype=dtype).uniform_(a, b, generator=g))
         elif call == "geometric":
             vals.append(torch.empty(n, dtype=dtype).geometric_(a, generator=g))
+        elif call == "log_normal":
+            vals.append(torch.empty(n, dtype=dtype).log_normal_(a, b, generator=g))
     out["runs"].append((vals, g.get_state()))
 torch.save(out, path)
 """
@@ -159,6 +165,8 @@ def _xrng_values(seed: int, kernel: str):
             vals.append(xrng.rand(n, dtype=dtype, low=a, high=b, generator=g))
         elif call == "geometric":
             vals.append(xrng.geometric_(torch.empty(n, dtype=dtype), a, generator=g))
+        elif call == "log_normal":
+            vals.append(xrng.log_normal_(torch.empty(n, dtype=dtype), a, b, generator=g))
     return vals, g
 
 
@@ -255,8 +263,10 @@ def test_torch_cpu_errors():
         xrng.normal_(torch.empty(4, dtype=torch.int32), generator=g)
     with pytest.raises(ValueError, match=r"p to be in \(0, 1\)"):
         xrng.geometric_(torch.empty(4), 1.0, generator=g)
+    with pytest.raises(ValueError, match="std > 0"):
+        xrng.log_normal_(torch.empty(4), 0.0, 0.0, generator=g)
     with pytest.raises(NotImplementedError):
-        xrng.log_normal_(torch.empty(4), generator=g)
+        xrng.cauchy_(torch.empty(4), generator=g)
     assert torch.equal(g.state, before)  # refused before anything advanced
 
 
