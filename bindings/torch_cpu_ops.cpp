@@ -5,7 +5,9 @@
 #include <torch/extension.h>
 #include <pybind11/pybind11.h>
 
+#include <cmath>
 #include <cstring>
+#include <vector>
 #include <limits>
 #include <type_traits>
 #include <string>
@@ -36,7 +38,9 @@ at::Tensor seed_state(uint64_t seed) {
 }
 
 // Fills `out` (contiguous CPU) with draw `kind` from `state`, advancing it as
-// torch's CPU generator would. kind: uniform, normal, randint, bernoulli, randperm.
+// torch's CPU generator would. kind: uniform, normal, normal_each (a non-contiguous
+// output's normal: torch's element-wise path), exponential, geometric, log_normal, randint,
+// bernoulli, randperm.
 void draw(at::Tensor state, const std::string& kind, const std::string& kernel, at::Tensor out, double a,
           double b, int64_t ilow, int64_t ihigh) {
   check_state(state);
@@ -46,7 +50,7 @@ void draw(at::Tensor state, const std::string& kind, const std::string& kernel, 
   tc::State s = tc::from_torch_state(state.data_ptr<uint8_t>(), tc::kTorchStateBytes);
   const int64_t n = out.numel();
   const auto dt = out.scalar_type();
-  if (kind == "uniform" || kind == "normal") {
+  if (kind == "uniform" || kind == "normal" || kind == "normal_each" || kind == "exponential") {
     xrng::DType xt;
     if (dt == at::kFloat) xt = xrng::DType::f32;
     else if (dt == at::kDouble) xt = xrng::DType::f64;
@@ -54,9 +58,11 @@ void draw(at::Tensor state, const std::string& kind, const std::string& kernel, 
     else if (dt == at::kBFloat16) xt = xrng::DType::bf16;
     else throw std::invalid_argument("torch_cpu " + kind + ": dtype must be a floating type");
     if (kind == "uniform")
-      tc::rand(s, n, xt, out.data_ptr());
-    else
-      tc::randn(s, n, static_cast<float>(a), static_cast<float>(b), k, xt, out.data_ptr());
+      tc::uniform(s, n, a, b, k, xt, out.data_ptr());
+    else if (kind == "exponential")
+      tc::exponential(s, n, a, xt, out.data_ptr());
+    else  // normal_each: torch's output is not contiguous (element-wise float64 path whatever n)
+      tc::randn(s, n, a, b, k, xt, out.data_ptr(), kind == "normal");
   } else if (kind == "randint") {
     if (!(ihigh > ilow)) throw std::invalid_argument("torch_cpu randint: high must exceed low");
     AT_DISPATCH_ALL_TYPES_AND2(at::kHalf, at::kBFloat16, dt, "torch_cpu_randint", [&] {
@@ -78,6 +84,18 @@ void draw(at::Tensor state, const std::string& kind, const std::string& kernel, 
       auto* p = out.data_ptr<scalar_t>();
       for (int64_t i = 0; i < n; ++i) p[i] = static_cast<scalar_t>(tc::randint_value(s, range, lo));
     });
+  } else if (kind == "log_normal") {
+    if (!(b > 0.0)) throw std::invalid_argument("torch_cpu log_normal_: std must be > 0");
+    AT_DISPATCH_FLOATING_TYPES_AND2(at::kHalf, at::kBFloat16, dt, "torch_cpu_log_normal", [&] {
+      auto* p = out.data_ptr<scalar_t>();
+      for (int64_t i = 0; i < n; ++i) p[i] = static_cast<scalar_t>(tc::log_normal_value(s, a, b, k));
+    });
+  } else if (kind == "geometric") {
+    if (!(a > 0.0 && a < 1.0)) throw std::invalid_argument("torch_cpu geometric_: p must be in (0, 1)");
+    AT_DISPATCH_ALL_TYPES_AND2(at::kHalf, at::kBFloat16, dt, "torch_cpu_geometric", [&] {
+      auto* p = out.data_ptr<scalar_t>();
+      for (int64_t i = 0; i < n; ++i) p[i] = static_cast<scalar_t>(tc::geometric_value(s, a));
+    });
   } else if (kind == "bernoulli") {
     if (!(a >= 0.0 && a <= 1.0)) throw std::invalid_argument("torch_cpu bernoulli: p must be in [0, 1]");
     AT_DISPATCH_ALL_TYPES_AND3(at::kBool, at::kHalf, at::kBFloat16, dt, "torch_cpu_bernoulli", [&] {
@@ -98,14 +116,96 @@ void draw(at::Tensor state, const std::string& kind, const std::string& kernel, 
   tc::to_torch_state(s, state.data_ptr<uint8_t>());
 }
 
+// bernoulli_(p) with a tensor p (torch's bernoulli_tensor_cpu kernel, every
+// CPU: no MKL path): out[i] = (uniform < p[i]), the uniform a float32 one
+// (1 word) for float/half/bfloat16 p, a float64 one (2 words) for double p.
+// `p` holds the probabilities already expanded and laid out in torch's
+// order, like `out` (both contiguous CPU, the same numel); every p is
+// checked to lie in [0, 1] before the first word is drawn.
+void bernoulli_tensor(at::Tensor state, at::Tensor out, at::Tensor p) {
+  check_state(state);
+  if (out.device().type() != at::kCPU || !out.is_contiguous() || p.device().type() != at::kCPU ||
+      !p.is_contiguous() || p.numel() != out.numel())
+    throw std::invalid_argument("torch_cpu bernoulli: out and p must be contiguous CPU tensors of the same size");
+  const auto pt = p.scalar_type();
+  if (pt != at::kDouble && pt != at::kFloat && pt != at::kHalf && pt != at::kBFloat16)
+    throw std::invalid_argument("torch_cpu bernoulli: p must be a floating tensor");
+  const at::Tensor pd = p.to(at::kDouble);  // exact for every floating p dtype: only to check and read
+  const double* pv = pd.data_ptr<double>();
+  const int64_t n = out.numel();
+  for (int64_t i = 0; i < n; ++i)
+    if (!(pv[i] >= 0.0 && pv[i] <= 1.0)) throw std::invalid_argument("torch_cpu bernoulli: every p must be in [0, 1]");
+  tc::State s = tc::from_torch_state(state.data_ptr<uint8_t>(), tc::kTorchStateBytes);
+  AT_DISPATCH_ALL_TYPES_AND3(at::kBool, at::kHalf, at::kBFloat16, out.scalar_type(), "torch_cpu_bernoulli_tensor", [&] {
+    auto* o = out.data_ptr<scalar_t>();
+    if (pt == at::kDouble) {
+      for (int64_t i = 0; i < n; ++i) o[i] = static_cast<scalar_t>(tc::bernoulli_value(s, pv[i]));
+    } else {
+      for (int64_t i = 0; i < n; ++i)
+        o[i] = static_cast<scalar_t>(tc::bernoulli_f32_value(s, static_cast<float>(pv[i])));
+    }
+  });
+  tc::to_torch_state(s, state.data_ptr<uint8_t>());
+}
+
+// multinomial(weights, n, replacement=True), n > 1 (torch's with-replacement
+// CPU kernel, rng/torch_cpu.h multinomial_row): `weights` a contiguous CPU
+// [rows, k] floating tensor; returns int64 [rows, n]. Every row is checked
+// (finite, >= 0, positive total) before the first word is drawn (torch
+// checks row by row while drawing).
+at::Tensor multinomial(at::Tensor state, at::Tensor weights, int64_t n) {
+  check_state(state);
+  if (weights.device().type() != at::kCPU || !weights.is_contiguous() || weights.dim() != 2 || weights.size(1) < 1)
+    throw std::invalid_argument("torch_cpu multinomial: weights must be a contiguous CPU [rows, k] tensor, k >= 1");
+  if (n < 1) throw std::invalid_argument("torch_cpu multinomial: cannot sample n_sample <= 0 samples");
+  const int64_t rows = weights.size(0), k = weights.size(1);
+  at::Tensor out = at::empty({rows, n}, at::kLong);
+  auto run = [&](auto acc_zero, const at::Tensor& w) {
+    using Acc = decltype(acc_zero);
+    const Acc* wp = w.data_ptr<Acc>();
+    for (int64_t r = 0; r < rows; ++r) {
+      Acc sum = 0;
+      for (int64_t j = 0; j < k; ++j) {
+        const Acc v = wp[r * k + j];
+        if (!(v >= 0)) throw std::invalid_argument("invalid multinomial distribution (encountering probability entry < 0)");
+        if (!std::isfinite(v))
+          throw std::invalid_argument("invalid multinomial distribution (encountering probability entry = infinity or NaN)");
+        sum += v;
+      }
+      if (!(sum > 0)) throw std::invalid_argument("invalid multinomial distribution (sum of probabilities <= 0)");
+    }
+    tc::State s = tc::from_torch_state(state.data_ptr<uint8_t>(), tc::kTorchStateBytes);
+    std::vector<Acc> cum(static_cast<size_t>(k));
+    for (int64_t r = 0; r < rows; ++r)
+      tc::multinomial_row(s, wp + r * k, k, n, cum.data(), out.data_ptr<int64_t>() + r * n);
+    tc::to_torch_state(s, state.data_ptr<uint8_t>());
+  };
+  const auto dt = weights.scalar_type();
+  if (dt == at::kDouble)
+    run(0.0, weights);
+  else if (dt == at::kFloat || dt == at::kHalf || dt == at::kBFloat16)
+    run(0.0f, weights.to(at::kFloat));  // torch's float accumulation of 16-bit weights: exact widening
+  else
+    throw std::invalid_argument("torch_cpu multinomial: weights must be a floating tensor");
+  return out;
+}
+
 }  // namespace
 
 void register_torch_cpu(py::module_& m) {
+  m.def("torch_cpu_multinomial", &multinomial, py::arg("state"), py::arg("weights"), py::arg("n"),
+        "multinomial with replacement (n > 1) on the torch CPU stream: contiguous CPU [rows, k] weights, int64 "
+        "[rows, n] out, advancing `state` in place.");
+  m.def("torch_cpu_bernoulli_tensor", &bernoulli_tensor, py::arg("state"), py::arg("out"), py::arg("p"),
+        "bernoulli_(p) with a tensor p on the torch CPU stream: contiguous CPU `out` and `p` (same numel, laid out "
+        "in torch's order), advancing `state` in place.");
   m.def("torch_cpu_seed", &seed_state, py::arg("seed"),
         "A torch CPU generator state (torch.Generator.get_state() layout, 5056 uint8) seeded as torch seeds it.");
   m.def("torch_cpu_draw", &draw, py::arg("state"), py::arg("kind"), py::arg("kernel"), py::arg("out"),
         py::arg("a") = 0.0, py::arg("b") = 1.0, py::arg("ilow") = 0, py::arg("ihigh") = 0,
-        "Fills contiguous CPU `out` with torch CPU stream draw `kind` (uniform, normal, randint, bernoulli, randperm), "
-        "advancing `state` in place as torch's generator would: a/b are uniform/normal/bernoulli's parameters, "
+        "Fills contiguous CPU `out` with torch CPU stream draw `kind` (uniform, normal, normal_each, exponential, geometric, "
+        "log_normal, randint, bernoulli, randperm), "
+        "advancing `state` in place as torch's generator would: a/b are uniform/normal/bernoulli's parameters "
+        "(exponential: a = lambda; geometric: a = p), "
         "ilow/ihigh randint's [low, high).");
 }

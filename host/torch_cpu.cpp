@@ -10,7 +10,9 @@
 // tests/test_torch_cpu.cpp compares the two over all 2^24 uniforms.
 #include "torch_cpu.h"
 
+#include <cmath>
 #include <stdexcept>
+#include <string>
 
 #include "../rng/detail/math.h"
 
@@ -165,20 +167,102 @@ bool fill16_is_simd(Kernel k) {
 #endif
 }
 
-void randn(State& s, int64_t n, float mean, float std, Kernel k, DType dtype, void* out) {
-  if (n < 16)
-    throw std::invalid_argument("torch_cpu randn: fewer than 16 elements take torch's float64 path, not reproduced yet");
+namespace {
+// A float64 value stored as `dtype` the way torch's static_cast<scalar_t>
+// does it: float directly; Half and BFloat16 through float (their
+// constructors take a float: two roundings).
+void store_f64(DType dtype, void* out, int64_t i, double v) {
   switch (dtype) {
+    case DType::f64:
+      static_cast<double*>(out)[i] = v;
+      return;
     case DType::f32:
-      return randn_f32(s, n, mean, std, k, static_cast<float*>(out));
+      static_cast<float*>(out)[i] = static_cast<float>(v);
+      return;
     case DType::f16:
-      return randn_f16(s, n, mean, std, k, static_cast<uint16_t*>(out), false);
+      static_cast<uint16_t*>(out)[i] = math::f32_to_f16_bits(static_cast<float>(v));
+      return;
     case DType::bf16:
-      return randn_f16(s, n, mean, std, k, static_cast<uint16_t*>(out), true);
+      static_cast<uint16_t*>(out)[i] = math::f32_to_bf16_bits(static_cast<float>(v));
+      return;
     default:
-      throw std::invalid_argument("torch_cpu randn: dtype must be float32, float16 or bfloat16 "
-                                  "(float64 uses glibc's binary64 log/sin/cos, not reproduced yet)");
+      throw std::invalid_argument("torch_cpu: dtype must be float32, float64, float16 or bfloat16");
   }
+}
+// The float64 loops, compiled with FMA instructions where the CPU has them
+// (their many std::fma are libm calls otherwise: the same values, slower).
+XRNG_FMA_CLONES void normal_each(State& s, int64_t n, double mean, double std, Kernel k, DType dtype, void* out) {
+  for (int64_t i = 0; i < n; ++i) store_f64(dtype, out, i, normal_f64_value(s, mean, std, k));
+}
+XRNG_FMA_CLONES void normal_fill_f64(State& s, int64_t n, double mean, double std, double* out) {
+  normal_f64(s, n, mean, std, out);
+}
+XRNG_FMA_CLONES void exponential_each(State& s, int64_t n, double lambda, DType dtype, void* out) {
+  for (int64_t i = 0; i < n; ++i) store_f64(dtype, out, i, exponential_value(s, lambda));
+}
+void check_float_dtype(DType dtype, const char* what) {
+  if (dtype != DType::f32 && dtype != DType::f64 && dtype != DType::f16 && dtype != DType::bf16)
+    throw std::invalid_argument(std::string("torch_cpu ") + what + ": dtype must be float32, float64, float16 or bfloat16");
+}
+}  // namespace
+
+void randn(State& s, int64_t n, double mean, double std, Kernel k, DType dtype, void* out, bool contiguous) {
+  check_float_dtype(dtype, "randn");
+  if (!(std >= 0.0)) throw std::invalid_argument("torch_cpu randn: std must be >= 0");
+  if (n >= 16 && contiguous) {
+    const float mf = static_cast<float>(mean), sf = static_cast<float>(std);  // torch's opmath cast
+    switch (dtype) {
+      case DType::f32:
+        return randn_f32(s, n, mf, sf, k, static_cast<float*>(out));
+      case DType::f16:
+        return randn_f16(s, n, mf, sf, k, static_cast<uint16_t*>(out), false);
+      case DType::bf16:
+        return randn_f16(s, n, mf, sf, k, static_cast<uint16_t*>(out), true);
+      default:
+        return normal_fill_f64(s, n, mean, std, static_cast<double*>(out));
+    }
+  }
+  normal_each(s, n, mean, std, k, dtype, out);
+}
+
+void uniform(State& s, int64_t n, double from, double to, Kernel k, DType dtype, void* out) {
+  check_float_dtype(dtype, "uniform");
+  if (!(from <= to) || !std::isfinite(from) || !std::isfinite(to))
+    throw std::invalid_argument("torch_cpu uniform: needs finite from <= to");
+  if (dtype == DType::f64) {
+    auto* p = static_cast<double*>(out);
+    for (int64_t i = 0; i < n; ++i) {
+      const double v = uniform_f64_ab(s.random64(), from, to, k);
+      p[i] = v == to ? from : v;
+    }
+    return;
+  }
+  const float f = static_cast<float>(from), t = static_cast<float>(to);  // torch's opmath (float) bounds
+  if (!std::isfinite(t - f)) throw std::invalid_argument("torch_cpu uniform: to - from overflows float");
+  if (dtype == DType::f32) {
+    auto* p = static_cast<float*>(out);
+    for (int64_t i = 0; i < n; ++i) {
+      const float v = uniform_f32_ab(s.random(), f, t, k);
+      p[i] = v == t ? f : v;
+    }
+    return;
+  }
+  // 16-bit: the float value rounded, compared with `to` cast from double (through float).
+  auto cast = [dtype](float v) { return dtype == DType::f16 ? math::f32_to_f16_bits(v) : math::f32_to_bf16_bits(v); };
+  auto* p = static_cast<uint16_t*>(out);
+  const uint16_t to_bits = cast(t), from_bits = cast(f);
+  for (int64_t i = 0; i < n; ++i) {
+    const uint16_t v = cast(uniform_f32_ab(s.random(), f, t, k));
+    // equality as values: +0 and -0 are equal (bit patterns differ only there)
+    const bool zero_v = (v & 0x7fffu) == 0, zero_t = (to_bits & 0x7fffu) == 0;
+    p[i] = (v == to_bits || (zero_v && zero_t)) ? from_bits : v;
+  }
+}
+
+void exponential(State& s, int64_t n, double lambda, DType dtype, void* out) {
+  check_float_dtype(dtype, "exponential");
+  if (!(lambda > 0.0)) throw std::invalid_argument("torch_cpu exponential: lambda must be > 0");
+  exponential_each(s, n, lambda, dtype, out);
 }
 
 void rand(State& s, int64_t n, DType dtype, void* out) {

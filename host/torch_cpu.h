@@ -11,14 +11,31 @@
 
 namespace xrng::torch_cpu {
 
-// torch.randn / normal_(mean, std) into n >= 16 contiguous elements of dtype
-// f32, f16 or bf16 (16-bit types as raw bits); advances `s` as torch does.
-// Throws std::invalid_argument for n < 16 or another dtype, before drawing.
-void randn(State& s, int64_t n, float mean, float std, Kernel k, DType dtype, void* out);
+// torch.randn / normal_(mean, std) into n elements of dtype f32, f64, f16
+// or bf16 (16-bit types as raw bits), laid out in torch's TensorIterator
+// order; advances `s` as torch does. `contiguous`: whether torch's output
+// tensor is contiguous. n >= 16 contiguous takes torch's normal_fill (the
+// 16-wide transform; float32 and the 16-bit types through `k`'s kernel,
+// float64 through NormalFill16<double>), anything else torch's element-wise
+// at::normal_distribution<double> (normal_f64_value, the cached second
+// normal included). Throws std::invalid_argument for another dtype, before
+// drawing.
+void randn(State& s, int64_t n, double mean, double std, Kernel k, DType dtype, void* out, bool contiguous = true);
 
 // torch.rand / uniform_(0, 1) into n contiguous elements of dtype f32, f64,
 // f16 or bf16. Throws std::invalid_argument for another dtype.
 void rand(State& s, int64_t n, DType dtype, void* out);
+
+// uniform_(from, to) (from <= to, both finite) into n elements of dtype
+// f32, f64, f16 or bf16, in torch's order: uniform_f32_ab / uniform_f64_ab,
+// cast to the dtype, a value equal to `to` cast replaced by `from` cast.
+// [0, 1) equals rand(). Throws std::invalid_argument before drawing.
+void uniform(State& s, int64_t n, double from, double to, Kernel k, DType dtype, void* out);
+
+// exponential_(lambda) (lambda > 0) into n elements of dtype f32, f64, f16
+// or bf16, in torch's order (exponential_value cast to the dtype). Throws
+// std::invalid_argument before drawing.
+void exponential(State& s, int64_t n, double lambda, DType dtype, void* out);
 
 // The 16-wide normal transform (normal_fill16) on `nblocks` consecutive
 // blocks of 16 uniforms, in place, as the host runs it: for Kernel::x86 on

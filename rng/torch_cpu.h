@@ -24,6 +24,7 @@
 #include <stdexcept>
 
 #include "rng/detail/torch_cpu_math.h"
+#include "rng/detail/torch_cpu_math64.h"
 
 namespace xrng::torch_cpu {
 
@@ -177,6 +178,85 @@ inline void normal_fill16(float* data, float mean, float std, Kernel k) {
   }
 }
 
+// NormalFill16<double> (torch's scalar template, every kernel: the AVX2
+// specialisation is float's only): 16 float64 uniforms in, 16 normals out,
+// through glibc's binary64 log and sincos.
+inline void normal_fill16_f64(double* data, double mean, double std) {
+  for (int j = 0; j < 8; ++j) {
+    const double u1 = 1.0 - data[j];
+    const double u2 = data[j + 8];
+    const double radius = std::sqrt(-2.0 * detail::glibc_log(u1));
+    const double theta = 2.0 * 3.14159265358979323846 * u2;  // 2.0f * pi<double>, folded
+    double s, c;
+    detail::glibc_sincos(theta, &s, &c);
+    data[j] = std::fma(radius * c, std, mean);
+    data[j + 8] = std::fma(radius * s, std, mean);
+  }
+}
+
+// at::normal_distribution<double>(mean, std) on the CPU generator (what
+// torch's normal kernel runs for fewer than 16 elements or a non-contiguous
+// output, any dtype): the cached second normal if there is one, else two
+// float64 uniforms u1, u2 (4 words), r = sqrt(-2 log1p(-u2)), theta =
+// 2 pi u1, r sin(theta) cached, r cos(theta) returned; then ret * std +
+// mean, which torch's AVX2 build (kernel x86) fuses and its default build
+// (kernel scalar) does not. The caller casts the double to the dtype.
+inline double normal_f64_value(State& s, double mean, double std, Kernel k) {
+  double ret;
+  if (s.has_next_double_normal) {
+    ret = s.next_double_normal;
+    s.has_next_double_normal = false;
+  } else {
+    const double u1 = uniform_f64(s.random64());
+    const double u2 = uniform_f64(s.random64());
+    const double r = std::sqrt(-2.0 * detail::glibc_log1p(-u2));
+    const double theta = 2.0 * 3.14159265358979323846 * u1;
+    double sn, cs;
+    detail::glibc_sincos(theta, &sn, &cs);
+    s.next_double_normal = r * sn;
+    s.has_next_double_normal = true;
+    ret = r * cs;
+  }
+  return k == Kernel::x86 ? std::fma(ret, std, mean) : ret * std + mean;
+}
+
+// exponential_(lambda) on CPU (at::exponential_distribution<double>, every
+// CPU: torch 2.15 has no MKL path for it): a float64 uniform u (2 words),
+// (-1 / lambda) log1p(-u). The caller casts the double to the dtype.
+inline double exponential_value(State& s, double lambda) {
+  const double u = uniform_f64(s.random64());
+  return -1.0 / lambda * detail::glibc_log1p(-u);
+}
+
+// log_normal_(mean, std) on CPU (at::lognormal_distribution<double>, every
+// CPU): exp of normal_f64_value(mean, std) (its words, its cached second
+// normal, its kernel-dependent fusion); the caller casts to the dtype.
+inline double log_normal_value(State& s, double mean, double std, Kernel k) {
+  return detail::glibc_exp(normal_f64_value(s, mean, std, k));
+}
+
+// geometric_(p), 0 < p < 1, on CPU (at::geometric_distribution<double>,
+// every CPU): a float64 uniform u (2 words), ceil(log(u) / log1p(-p)) in
+// binary64; the caller casts to the dtype (u = 0, probability 2^-53, gives
+// +inf, which an integer dtype cannot hold: torch's cast is undefined there).
+inline double geometric_value(State& s, double p) {
+  const double u = uniform_f64(s.random64());
+  return std::ceil(detail::glibc_log(u) / detail::glibc_log1p(-p));
+}
+
+// uniform_(from, to): x the [0, 1) uniform of the opmath type (float:
+// 1 word, double: 2), x (to - from) + from, fused by torch's AVX2 build
+// (kernel x86), not by its default build (kernel scalar). [0, 1) gives x
+// either way.
+inline float uniform_f32_ab(uint32_t w, float from, float to, Kernel k) {
+  const float x = uniform_f32(w);
+  return k == Kernel::x86 ? std::fma(x, to - from, from) : x * (to - from) + from;
+}
+inline double uniform_f64_ab(uint64_t w, double from, double to, Kernel k) {
+  const double x = uniform_f64(w);
+  return k == Kernel::x86 ? std::fma(x, to - from, from) : x * (to - from) + from;
+}
+
 // ---- draws (torch's order of words) ---------------------------------------------------------
 
 // torch.rand / uniform_(0, 1) in float32: n words.
@@ -221,6 +301,19 @@ inline void normal_f32_with(State& s, int64_t n, float* out, Fill16 fill16) {
 }
 inline void normal_f32(State& s, int64_t n, float mean, float std, Kernel k, float* out) {
   normal_f32_with(s, n, out, [=](float* d) { normal_fill16(d, mean, std, k); });
+}
+
+// normal_fill for a contiguous float64 output of n >= 16 elements: as
+// float32's with float64 uniforms (2 words each) and normal_fill16_f64.
+inline void normal_f64(State& s, int64_t n, double mean, double std, double* out) {
+  if (n < 16) throw std::invalid_argument("torch_cpu::normal_f64: n < 16 takes torch's element-wise path");
+  for (int64_t i = 0; i < n; ++i) out[i] = uniform_f64(s.random64());
+  for (int64_t i = 0; i < n - 15; i += 16) normal_fill16_f64(out + i, mean, std);
+  if (n % 16 != 0) {
+    double* tail = out + n - 16;
+    for (int i = 0; i < 16; ++i) tail[i] = uniform_f64(s.random64());
+    normal_fill16_f64(tail, mean, std);
+  }
 }
 
 // normal_fill for float16/bfloat16 (n >= 16, contiguous): float32 blocks of
@@ -283,6 +376,40 @@ inline int64_t update_to(int64_t to, int digits, RoundTrip round_trip) {
 // bernoulli_(p) with a scalar p on CPUs other than Intel's (torch takes MKL
 // there): a float64 uniform (random64) < p.
 inline bool bernoulli_value(State& s, double p) { return uniform_f64(s.random64()) < p; }
+// bernoulli_(p) with a float, half or bfloat16 tensor p (every CPU: torch's
+// tensor-p kernel has no MKL path): a float32 uniform (1 word) < p as float.
+inline bool bernoulli_f32_value(State& s, float p) { return uniform_f32(s.random()) < p; }
+
+// multinomial(weights, n, replacement=True) for n > 1 on CPU (torch's
+// multinomial_with_replacement_apply), one row of k weights: their running
+// sum in `Acc` (float for float32/float16/bfloat16 weights, double for
+// float64), each divided by the total, the last set to 1; then per sample
+// a float64 uniform u (2 words) and the first category whose normalised
+// running sum is not below u (binary search, comparisons in binary64).
+// `cum` is k elements of scratch. The caller checks first, as torch does
+// per row: weights finite and >= 0, total > 0 (in Acc).
+template <class Acc>
+inline void multinomial_row(State& s, const Acc* w, int64_t k, int64_t n, Acc* cum, int64_t* out) {
+  Acc sum = 0;
+  for (int64_t j = 0; j < k; ++j) {
+    sum += w[j];
+    cum[j] = sum;
+  }
+  for (int64_t j = 0; j < k; ++j) cum[j] /= sum;
+  cum[k - 1] = 1;
+  for (int64_t j = 0; j < n; ++j) {
+    const double u = uniform_f64(s.random64());
+    int64_t left = 0, right = k;
+    while (right - left > 0) {
+      const int64_t mid = left + (right - left) / 2;
+      if (static_cast<double>(cum[mid]) < u)
+        left = mid + 1;
+      else
+        right = mid;
+    }
+    out[j] = left;
+  }
+}
 
 // randperm(n) on CPU: the identity, then for n < 2^32 / 20 torch's
 // Fisher-Yates from the front with z = random() mod (n - i) (n - 1 words);

@@ -74,6 +74,15 @@ if [ -x build/xrng ]; then
     a=$("${qemu[@]}" build-arm64/xrng fingerprint --stream $st --dist normal --seed 0 --count 100003 | cut -d' ' -f1)
     b=$(build/xrng fingerprint --stream $st --dist normal --seed 0 --count 100003 | cut -d' ' -f1)
     [ "$a" = "$b" ] || { echo "test_arm64: --stream $st differs between AArch64 and $(uname -m)"; exit 1; }
+    # the float64 paths (glibc's binary64 log/log1p/sincos as xrng's own code)
+    for args in "--dist normal --dtype f64 --count 1003" "--dist normal --dtype f64 --count 15" \
+                "--dist exponential --dtype f64 --count 1000"; do
+      # shellcheck disable=SC2086
+      a=$("${qemu[@]}" build-arm64/xrng fingerprint --stream $st $args --seed 3 | cut -d' ' -f1)
+      # shellcheck disable=SC2086
+      b=$(build/xrng fingerprint --stream $st $args --seed 3 | cut -d' ' -f1)
+      [ "$a" = "$b" ] || { echo "test_arm64: --stream $st $args differs between AArch64 and $(uname -m)"; exit 1; }
+    done
   done
   echo "test_arm64: torch-cpu-x86 and torch-cpu-scalar identical to $(uname -m)'s"
 fi

@@ -209,21 +209,184 @@ TEST_CASE("torch_cpu: draws equal torch's own fingerprints (tests/data/golden_to
     std::string stream, dist, dtype, want;
     uint64_t seed = 0;
     int64_t count = 0;
-    float mean = 0, std_ = 1;
+    double mean = 0, std_ = 1;  // uniform: from, to; exponential: lambda, unused
     in >> stream >> dist >> dtype >> seed >> count >> mean >> std_ >> want;
     REQUIRE(!in.fail());
     const tc::Kernel k = stream == "torch-cpu-x86" ? tc::Kernel::x86 : tc::Kernel::scalar;
     const xrng::DType dt = dtype == "f64" ? xrng::DType::f64 : xrng::DType::f32;
     std::vector<unsigned char> bytes(static_cast<size_t>(count) * (dt == xrng::DType::f64 ? 8 : 4));
     tc::State s(seed);
-    if (dist == "normal")
-      tc::randn(s, count, mean, std_, k, dt, bytes.data());
-    else
+    if (dist == "normal" || dist == "normal_each")
+      tc::randn(s, count, mean, std_, k, dt, bytes.data(), dist == "normal");
+    else if (dist == "exponential")
+      tc::exponential(s, count, mean, dt, bytes.data());
+    else if (dist == "geometric" || dist == "log_normal")
+      for (int64_t i = 0; i < count; ++i) {
+        const double v = dist == "geometric" ? tc::geometric_value(s, mean) : tc::log_normal_value(s, mean, std_, k);
+        if (dt == xrng::DType::f64)
+          std::memcpy(bytes.data() + 8 * i, &v, 8);
+        else {
+          const float f = static_cast<float>(v);
+          std::memcpy(bytes.data() + 4 * i, &f, 4);
+        }
+      }
+    else if (dist == "uniform" && mean == 0.0 && std_ == 1.0)
       tc::rand(s, count, dt, bytes.data());
+    else if (dist == "uniform")
+      tc::uniform(s, count, mean, std_, k, dt, bytes.data());
+    else
+      FAIL("unknown dist " << dist);
     xrng::tools::Sha256 h;
     h.update(bytes.data(), bytes.size());
     CHECK_MESSAGE(h.hex() == want, line);
     ++checked;
   }
-  CHECK(checked == 38);  // 19 cases per stream
+  CHECK(checked == 100);  // 50 cases per stream (the first 19 of each from before the float64 normal)
+}
+
+TEST_CASE("torch_cpu: binary64 log, log1p, sincos, exp equal this host's glibc on the torch domain") {
+  // torch's float64 normals take log(1 - u) (NormalFill16<double>),
+  // log1p(-u) (normal_distribution<double>, exponential_) and sincos(2 pi u)
+  // for u = k 2^-53. Compared: 2^22 / kStep random k, every k below 2^16 and
+  // above 2^53 - 2^16 (theta near 0 and 2 pi, log near 0, log1p near -1),
+  // 2^12 / kStep k at each power of two (every branch of each function) and
+  // the k around each branch boundary (below).
+  // The reference is glibc's x86-64 FMA variant (Debian 12's 2.36, whose
+  // log1p FMA variant is the 2.36 branch's backport from 2.39): the ifunc an
+  // AVX2+FMA CPU gets.
+#if !defined(__GLIBC__) || !defined(__x86_64__)
+  MESSAGE("SKIPPED: not glibc on x86-64: no reference for glibc's FMA variants");
+  return;
+#else
+  __builtin_cpu_init();
+  if (!(__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))) {
+    MESSAGE("SKIPPED: this CPU has no AVX2+FMA: glibc runs its non-FMA variants here");
+    return;
+  }
+  if (!(__GLIBC__ == 2 && __GLIBC_MINOR__ == 36)) {
+    MESSAGE("SKIPPED: glibc " << gnu_get_libc_version() << " is not 2.36 (the version these ports were checked against)");
+    return;
+  }
+  const double two_pi = 2.0 * 3.14159265358979323846;
+  long bad_log = 0, bad_log1p = 0, bad_sin = 0, bad_cos = 0, n = 0;
+  auto same = [](double a, double b) { return td::d2u(a) == td::d2u(b); };
+  auto check = [&](uint64_t k) {
+    const double u = static_cast<double>(k & ((1ull << 53) - 1)) * 0x1p-53;
+    bad_log += !same(td::glibc_log(1.0 - u), ::log(1.0 - u));
+    bad_log1p += !same(td::glibc_log1p(-u), ::log1p(-u));
+    double s, c, s2, c2;
+    td::glibc_sincos(two_pi * u, &s, &c);
+    ::sincos(two_pi * u, &s2, &c2);
+    bad_sin += !same(s, s2);
+    bad_cos += !same(c, c2);
+    ++n;
+  };
+  tc::MT19937 mt(2024);
+  for (uint32_t i = 0; i < (1u << 22) / kStep; ++i) check((static_cast<uint64_t>(mt()) << 32 | mt()) >> 11);
+  for (uint64_t k = 0; k < (1u << 16); k += kStep) {
+    check(k);
+    check((1ull << 53) - 1 - k);
+  }
+  for (int e = 16; e < 53; ++e)
+    for (uint32_t i = 0; i < (1u << 12) / kStep; ++i)
+      check((1ull << e) | ((static_cast<uint64_t>(mt()) << 32 | mt()) & ((1ull << e) - 1)));
+  // The branch and reduction boundaries: u where theta crosses sincos's
+  // 0.855469 / 2.426265 / Taylor (0.126) thresholds and the multiples of
+  // pi/4 (quadrant and reduction changes), where log leaves its near-1
+  // polynomial (u = 1/16), log1p its k = 0 range (u = 0.2929) and its
+  // power-of-two paths (u = 1/2, 1 - u = 2^-j): 2^13 / kStep k around each.
+  const double centres[] = {0.855469 / two_pi, 2.426265 / two_pi, 0.126 / two_pi, 1.0 / 16, 0.29289321881345,
+                            0.125, 0.25, 0.375, 0.5, 0.625, 0.75, 0.875, 1 - 0.855469 / two_pi, 1 - 0.126 / two_pi};
+  for (double c : centres) {
+    const int64_t k0 = static_cast<int64_t>(c * 0x1p53);
+    for (int64_t d = -(1 << 12); d < (1 << 12); d += kStep) check(static_cast<uint64_t>(k0 + d));
+  }
+  for (int j = 1; j < 53; ++j)
+    for (int64_t d = -64; d < 64; d += 1) check(static_cast<uint64_t>((int64_t{1} << 53) - (int64_t{1} << (53 - j)) + d));
+  // exp (log_normal_): on the normals torch's element-wise path gives with
+  // torch's default mean 1, std 2, and on a grid over [-750, 750] (overflow,
+  // the subnormal results, the |x| >= 512 rescaling).
+  long bad_exp = 0, n_exp = 0;
+  tc::State ns(31);
+  for (uint32_t i = 0; i < (1u << 20) / kStep; ++i, ++n_exp) {
+    const double x = tc::normal_f64_value(ns, 1.0, 2.0, tc::Kernel::x86);
+    bad_exp += !same(td::glibc_exp(x), ::exp(x));
+  }
+  for (int64_t j = -(1 << 20); j <= (1 << 20); j += kStep, ++n_exp) {
+    const double x = static_cast<double>(j) * (750.0 / (1 << 20)) + 0x1p-30;
+    bad_exp += !same(td::glibc_exp(x), ::exp(x));
+  }
+  MESSAGE(n << " inputs compared (log, log1p, sincos), " << n_exp << " (exp)");
+  CHECK(bad_exp == 0);
+  CHECK(bad_log == 0);
+  CHECK(bad_log1p == 0);
+  CHECK(bad_sin == 0);
+  CHECK(bad_cos == 0);
+#endif
+}
+
+TEST_CASE("torch_cpu: the float64 normal's cached second value, its words and its state bytes") {
+  // normal_distribution<double>: a fresh pair takes 4 words and caches r sin;
+  // the next call takes no word and returns the cached value (times std,
+  // plus mean); the cache travels in torch's state bytes (offset 5024/5040).
+  tc::State a(77), b(77);
+  const double first = tc::normal_f64_value(a, 0.0, 1.0, tc::Kernel::x86);
+  for (int i = 0; i < 4; ++i) b.random();
+  CHECK(a.mt.next == b.mt.next);
+  CHECK(a.has_next_double_normal);
+  const double cached = a.next_double_normal;
+  std::vector<uint8_t> bytes(tc::kTorchStateBytes);
+  tc::to_torch_state(a, bytes.data());
+  int32_t flag;
+  double stored;
+  std::memcpy(&flag, bytes.data() + 5040, 4);
+  std::memcpy(&stored, bytes.data() + 5024, 8);
+  CHECK(flag == 1);
+  CHECK(stored == cached);
+  tc::State r = tc::from_torch_state(bytes.data(), bytes.size());
+  CHECK(tc::normal_f64_value(r, 2.0, 3.0, tc::Kernel::scalar) == cached * 3.0 + 2.0);
+  CHECK(tc::normal_f64_value(a, 0.0, 1.0, tc::Kernel::x86) == cached);
+  CHECK(a.mt.next == b.mt.next);  // the cached value drew nothing
+  CHECK(!a.has_next_double_normal);
+  CHECK(std::isfinite(first));
+  // randn of 3 elements element-wise: pair, cached, pair (8 words), the
+  // second pair's sine left in the cache.
+  tc::State c(5), d(5);
+  double out[3];
+  tc::randn(c, 3, 0.0, 1.0, tc::Kernel::x86, xrng::DType::f64, out, false);
+  for (int i = 0; i < 8; ++i) d.random();
+  CHECK(c.mt.next == d.mt.next);
+  CHECK(c.has_next_double_normal);
+  // x86 fuses ret * std + mean, scalar does not: equal for std 1, mean 0.
+  tc::State e(5);
+  double out2[3];
+  tc::randn(e, 3, 0.0, 1.0, tc::Kernel::scalar, xrng::DType::f64, out2, false);
+  CHECK(std::memcmp(out, out2, sizeof out) == 0);
+  // refusals come before any word is drawn
+  tc::State f(6);
+  const uint32_t next = f.mt.next;
+  CHECK_THROWS_AS(tc::exponential(f, 4, 0.0, xrng::DType::f64, out), std::invalid_argument);
+  CHECK_THROWS_AS(tc::uniform(f, 4, 2.0, 1.0, tc::Kernel::x86, xrng::DType::f64, out), std::invalid_argument);
+  CHECK_THROWS_AS(tc::randn(f, 4, 0.0, -1.0, tc::Kernel::x86, xrng::DType::f64, out), std::invalid_argument);
+  CHECK(f.mt.next == next);
+}
+
+TEST_CASE("torch_cpu: multinomial with replacement: 2 words per sample, the first bucket not below u") {
+  // A row whose weight sits on one category always gives it; the draw takes
+  // exactly two words per sample whatever k; an all-equal row gives the
+  // bucket floor(u k) (up to the rounding of the normalised running sums).
+  float w[5] = {0.0f, 0.0f, 3.0f, 0.0f, 0.0f}, cum[5];
+  int64_t out[64];
+  tc::State s(4), t(4);
+  tc::multinomial_row(s, w, 5, 64, cum, out);
+  for (int64_t v : out) REQUIRE(v == 2);
+  for (int i = 0; i < 128; ++i) t.random();
+  CHECK(s.mt.next == t.mt.next);
+  double eq[4] = {1.0, 1.0, 1.0, 1.0}, cumd[4];
+  tc::State a(9), b(9);
+  tc::multinomial_row(a, eq, 4, 64, cumd, out);
+  for (int j = 0; j < 64; ++j) {
+    const double u = tc::uniform_f64(b.random64());
+    REQUIRE(out[j] == static_cast<int64_t>(u * 4.0) - (u * 4.0 == std::floor(u * 4.0) && u > 0 ? 1 : 0));
+  }
 }

@@ -5,9 +5,19 @@ check xrng's streams on any host, torch installed or not.
 Each line: stream dist dtype seed count mean std sha256 (of the values'
 little-endian bytes, as `xrng fingerprint --stream ...` hashes them). torch
 runs in a subprocess per stream with ATEN_CPU_CAPABILITY=avx2 (torch-cpu-x86)
-or =default (torch-cpu-scalar), after torch.manual_seed(seed): torch.randn,
-torch.rand or torch.rand(dtype=float64) of `count` elements, then
-.normal_(mean, std) for the lines with mean/std other than 0 1.
+or =default (torch-cpu-scalar), after torch.manual_seed(seed), `count`
+elements of the dtype:
+  normal       torch.empty(count).normal_(mean, std) (16 or more: torch's
+               16-wide fill; fewer: its element-wise float64 path)
+  normal_each  torch.empty(7, count // 7).t().normal_(mean, std): a
+               non-contiguous output, so the element-wise float64 path
+               whatever the count (hashed in memory order, torch's order)
+  uniform      torch.empty(count).uniform_(mean, std) (the columns are from, to)
+  exponential  torch.empty(count).exponential_(mean) (the mean column is lambda)
+  geometric    torch.empty(count).geometric_(mean) (the mean column is p)
+  log_normal   torch.empty(count).log_normal_(mean, std)
+Cases are only ever added (the C++ test counts them): an existing line must
+come out the same.
 
     python3 tools/make_golden_torch_cpu.py [tests/data/golden_torch_cpu.txt]
 """
@@ -21,16 +31,40 @@ cases = eval(sys.argv[1])
 print("# torch", torch.__version__, "capability", torch.backends.cpu.get_cpu_capability())
 for dist, dtype, seed, count, mean, std in cases:
     torch.manual_seed(seed)
+    dt = getattr(torch, {"f32": "float32", "f64": "float64"}[dtype])
     if dist == "normal":
-        t = torch.empty(count).normal_(mean, std)
+        t = torch.empty(count, dtype=dt).normal_(mean, std)
+    elif dist == "normal_each":
+        t = torch.empty(7, count // 7, dtype=dt).t().normal_(mean, std).t().contiguous()
+    elif dist == "exponential":
+        t = torch.empty(count, dtype=dt).exponential_(mean)
+    elif dist == "geometric":
+        t = torch.empty(count, dtype=dt).geometric_(mean)
+    elif dist == "log_normal":
+        t = torch.empty(count, dtype=dt).log_normal_(mean, std)
+    elif (mean, std) == (0.0, 1.0):
+        t = torch.rand(count, dtype=dt)
     else:
-        t = torch.rand(count, dtype=getattr(torch, {"f32": "float32", "f64": "float64"}[dtype]))
+        t = torch.empty(count, dtype=dt).uniform_(mean, std)
     print(dist, dtype, seed, count, repr(mean), repr(std), hashlib.sha256(t.numpy().tobytes()).hexdigest())
 """
 
 CASES = ([("normal", "f32", s, n, 0.0, 1.0) for s in (0, 1, 42, 2 ** 32 + 5) for n in (16, 17, 1000, 100003)]
          + [("normal", "f32", 7, 4099, 1.5, 0.25), ("uniform", "f32", 3, 1000, 0.0, 1.0),
-            ("uniform", "f64", 3, 1000, 0.0, 1.0)])
+            ("uniform", "f64", 3, 1000, 0.0, 1.0)]
+         # added with the float64 normal, exponential_ and uniform_(a, b):
+         + [("normal", "f64", s, n, 0.0, 1.0) for s in (0, 42) for n in (1, 5, 15, 16, 17, 1000, 100003)]
+         + [("normal", "f64", 7, 4099, 1.5, 0.25), ("normal", "f64", 7, 9, -2.0, 3.0),
+            ("normal", "f32", 0, 15, 0.0, 1.0), ("normal", "f32", 5, 7, 0.5, 2.0),
+            ("normal_each", "f32", 11, 1001, 0.0, 1.0), ("normal_each", "f64", 11, 1001, 0.1, 0.3),
+            ("exponential", "f32", 3, 1000, 1.0, 1.0), ("exponential", "f64", 3, 100003, 1.0, 1.0),
+            ("exponential", "f64", 4, 1000, 0.3, 1.0), ("uniform", "f32", 8, 1000, -2.0, 5.5),
+            ("uniform", "f64", 8, 1000, -2.0, 5.5), ("uniform", "f32", 9, 1000, 0.1, 0.30000001192092896)]
+         # added with geometric_:
+         + [("geometric", "f64", 3, 100003, 0.3, 1.0), ("geometric", "f32", 4, 1000, 0.001, 1.0)]
+         # added with log_normal_:
+         + [("log_normal", "f64", 5, 10001, 1.0, 2.0), ("log_normal", "f32", 6, 1001, 300.0, 100.0),
+            ("log_normal", "f64", 7, 1001, -500.0, 200.0)])
 
 
 def main():

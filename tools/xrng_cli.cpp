@@ -699,9 +699,11 @@ void write_out(const void* data, size_t n, uint64_t done, uint64_t total) {
 
 // ---- torch's CPU generator (--stream torch-cpu-x86 | torch-cpu-scalar) -----------------------
 // The values of `torch.manual_seed(S); torch.randn(N)` (--dist normal,
-// f32, N >= 16) or `torch.rand(N)` (--dist uniform, f32 or f64) on a CPU
-// running torch's x86 (AVX2) or default normal kernel (rng/torch_cpu.h).
-// A sequential stream: it is drawn whole, so --count is bounded.
+// f32 or f64, --mean/--std), `torch.rand(N)` / `uniform_(low, high)`
+// (--dist uniform, --low/--high) or `exponential_(lambda)` (--dist
+// exponential, --lambda) on a CPU running torch's x86 (AVX2) or default
+// kernels (rng/torch_cpu.h). A sequential stream: it is drawn whole, so
+// --count is bounded.
 
 // The torch stream named by the value of --stream, or nullopt for an xrng version.
 // torch-cuda (rng/torch_cuda.h) gives torch.manual_seed(S); torch.rand(N) /
@@ -748,6 +750,9 @@ TorchRequest torch_cuda_request(std::map<std::string, std::string>& kv, const st
   const uint64_t seed = kv.count("--seed") ? parse_u64("--seed", kv["--seed"]) : 0;
   r.count = parse_u64("--count", kv["--count"]);
   if (r.count > (1ull << 30)) throw Error("--count: at most 2^30 elements for a torch stream");
+  if (dist != "normal" && dist != "uniform") throw Error("--dist " + dist + ": torch-cuda gives normal or uniform");
+  for (const char* a : {"--low", "--high", "--lambda"})
+    if (kv.count(a)) throw Error(std::string(a) + " does not apply to --stream torch-cuda");
   if (dist == "uniform" && (kv.count("--mean") || kv.count("--std"))) throw Error("--mean/--std apply to normal only");
   const float mean = kv.count("--mean") ? std::stof(kv["--mean"]) : 0.0f;
   const float stdv = kv.count("--std") ? std::stof(kv["--std"]) : 1.0f;
@@ -777,34 +782,43 @@ TorchRequest torch_request(const std::vector<std::string>& args, TorchStream ts,
     const std::string& a = args[i];
     const bool cuda_arg = ts.cuda && (a == "--sm-count" || a == "--threads-per-sm");
     if (!cuda_arg && a != "--stream" && a != "--dist" && a != "--dtype" && a != "--seed" && a != "--count" &&
-        a != "--format" && a != "--mean" && a != "--std")
-      throw Error("unknown argument '" + a + "' for a torch stream (--dist normal|uniform, --dtype, --seed, --count, "
-                  "--mean, --std" + std::string(ts.cuda ? ", --sm-count, --threads-per-sm" : "") +
-                  (allow_format ? ", --format)" : ")"));
+        a != "--format" && a != "--mean" && a != "--std" && a != "--low" && a != "--high" && a != "--lambda")
+      throw Error("unknown argument '" + a + "' for a torch stream (--dist normal|uniform|exponential, --dtype, "
+                  "--seed, --count, --mean, --std, --low, --high, --lambda" +
+                  std::string(ts.cuda ? ", --sm-count, --threads-per-sm" : "") + (allow_format ? ", --format)" : ")"));
     if (i + 1 >= args.size()) throw Error(a + " needs a value");
     if (kv.count(a)) throw Error(a + " given twice");
     kv[a] = args[i + 1];
   }
-  if (!kv.count("--dist")) throw Error("--dist is required (normal or uniform for a torch stream)");
+  if (!kv.count("--dist")) throw Error("--dist is required (normal, uniform or exponential for a torch stream)");
   if (!kv.count("--count")) throw Error("--count is required");
   const std::string dist = kv["--dist"];
-  if (dist != "normal" && dist != "uniform") throw Error("--dist " + dist + ": a torch stream gives normal or uniform");
+  if (dist != "normal" && dist != "uniform" && dist != "exponential")
+    throw Error("--dist " + dist + ": a torch stream gives normal, uniform or exponential");
   TorchRequest r;
   r.dtype = kv.count("--dtype") ? xrng::parse_dtype(kv["--dtype"]) : xrng::DType::f32;
   if (ts.cuda) {
     if (!allow_format && kv.count("--format")) throw Error("--format does not apply to fingerprint");
     return torch_cuda_request(kv, dist, r);
   }
-  if (!(r.dtype == xrng::DType::f32 || (dist == "uniform" && r.dtype == xrng::DType::f64)))
-    throw Error("--dtype " + kv["--dtype"] + ": torch streams give f32 (normal, uniform) or f64 (uniform)");
+  if (r.dtype != xrng::DType::f32 && r.dtype != xrng::DType::f64)
+    throw Error("--dtype " + kv["--dtype"] + ": torch streams give f32 or f64");
   const uint64_t seed = kv.count("--seed") ? parse_u64("--seed", kv["--seed"]) : 0;
   r.count = parse_u64("--count", kv["--count"]);
   if (r.count > (1ull << 30)) throw Error("--count: a torch stream is drawn whole, at most 2^30 elements");
-  if (dist == "normal" && r.count < 16)
-    throw Error("--count: torch's randn of fewer than 16 elements takes its float64 path, not reproduced");
-  if (dist == "uniform" && (kv.count("--mean") || kv.count("--std"))) throw Error("--mean/--std apply to normal only");
-  const float mean = kv.count("--mean") ? std::stof(kv["--mean"]) : 0.0f;
-  const float stdv = kv.count("--std") ? std::stof(kv["--std"]) : 1.0f;
+  auto allowed = [&](std::initializer_list<const char*> names) {
+    for (const char* a : {"--mean", "--std", "--low", "--high", "--lambda"}) {
+      bool ok = false;
+      for (const char* b : names) ok = ok || std::string(a) == b;
+      if (kv.count(a) && !ok) throw Error(std::string(a) + " does not apply to --dist " + dist);
+    }
+  };
+  auto num = [&](const char* a, double dflt) { return kv.count(a) ? std::stod(kv[a]) : dflt; };
+  const double mean = num("--mean", 0.0), stdv = num("--std", 1.0);
+  const double low = num("--low", 0.0), high = num("--high", 1.0), lambda = num("--lambda", 1.0);
+  if (dist == "normal") allowed({"--mean", "--std"});
+  if (dist == "uniform") allowed({"--low", "--high"});
+  if (dist == "exponential") allowed({"--lambda"});
   if (kv.count("--format")) {
     if (!allow_format) throw Error("--format does not apply to fingerprint");
     r.format = kv["--format"];
@@ -813,13 +827,19 @@ TorchRequest torch_request(const std::vector<std::string>& args, TorchStream ts,
   }
   xrng::torch_cpu::State st(seed);
   r.bytes.resize(r.count * static_cast<uint64_t>(xrng::dtype_size(r.dtype)));
+  const auto n = static_cast<int64_t>(r.count);
   if (dist == "normal")
-    xrng::torch_cpu::randn(st, static_cast<int64_t>(r.count), mean, stdv, k, r.dtype, r.bytes.data());
+    xrng::torch_cpu::randn(st, n, mean, stdv, k, r.dtype, r.bytes.data());
+  else if (dist == "exponential")
+    xrng::torch_cpu::exponential(st, n, lambda, r.dtype, r.bytes.data());
+  else if (low == 0.0 && high == 1.0)
+    xrng::torch_cpu::rand(st, n, r.dtype, r.bytes.data());
   else
-    xrng::torch_cpu::rand(st, static_cast<int64_t>(r.count), r.dtype, r.bytes.data());
+    xrng::torch_cpu::uniform(st, n, low, high, k, r.dtype, r.bytes.data());
   r.describe = dist + " " + xrng::dtype_name(r.dtype) + " stream=" + kv["--stream"] + " seed=" + std::to_string(seed) +
                " count=" + std::to_string(r.count);
-  if (dist == "normal" && (mean != 0.0f || stdv != 1.0f)) r.describe += " mean=" + kv["--mean"] + " std=" + kv["--std"];
+  for (const char* a : {"--mean", "--std", "--low", "--high", "--lambda"})
+    if (kv.count(a)) r.describe += std::string(" ") + (a + 2) + "=" + kv[a];
   return r;
 }
 

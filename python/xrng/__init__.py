@@ -650,8 +650,6 @@ def rand(*size: _Size, seed: Optional[int] = None, subseq: int = 0, offset: int 
     ``torch.get_num_threads()``); values never depend on it.
     """
     if isinstance(generator, _TORCH_GENS):  # torch's own streams (_torch_cpu.py, _torch_cuda.py)
-        if (low, high) != (0.0, 1.0) and isinstance(generator, _torch_cpu.TorchCPUGenerator):
-            raise NotImplementedError("xrng.torch_cpu: rand reproduces torch's [0, 1) only")
         return _finish(_torch_cpu._draw(generator, "uniform", _size(size), dtype, device, out, low, high),
                        requires_grad)
     if not _is_compiling():  # the eager fast path (python.cpp, fast_draw): NotImplemented if unusual
@@ -738,6 +736,12 @@ def bernoulli(*size: _Size, p: float = 0.5, seed: Optional[int] = None, subseq: 
     bool (default) or uint8.
     """
     if isinstance(generator, _TORCH_GENS):  # torch's own streams (_torch_cpu.py, _torch_cuda.py)
+        if isinstance(p, torch.Tensor) and isinstance(generator, _torch_cpu.TorchCPUGenerator):
+            # torch.bernoulli(p): p's shape (or size) and dtype (or dtype=)
+            shape = torch.broadcast_shapes(_size(size), p.shape) if size else p.shape
+            t = out if out is not None else torch.empty(shape, dtype=dtype or p.dtype)
+            _torch_cpu.bernoulli_tensor_(generator, t, p)
+            return t if device is None or out is not None else t.to(device)
         return _torch_cpu._draw(generator, "bernoulli", _size(size), dtype, device, out, p, 0.0, torch.bool)
     src = _source(seed, subseq, offset, generator)
     return _new("bernoulli", _size(size), dtype, torch.bool, device, out, src, "bernoulli", {"p": float(p)}, path,
@@ -854,8 +858,14 @@ def _fill(tensor: torch.Tensor, dist: str, params: dict, kw: dict) -> torch.Tens
         g = kw.pop("generator")
         if kw:
             raise TypeError(f"{dist}: with a torch_cpu generator, unexpected keyword argument(s) {', '.join(sorted(kw))}")
-        if dist == "uniform" and (params["low"], params["high"]) == (0.0, 1.0):
-            return g._fill("uniform", tensor)
+        if dist == "uniform":
+            return g._fill("uniform", tensor, params["low"], params["high"])
+        if dist == "exponential":
+            return g._fill("exponential", tensor, params["rate"])
+        if dist == "geometric":
+            return g._fill("geometric", tensor, params["p"])
+        if dist == "log_normal":
+            return g._fill("log_normal", tensor, params["mean"], params["std"])
         if dist == "normal":
             return g._fill("normal", tensor, params["mean"], params["std"])
         if dist == "randint":
@@ -887,7 +897,11 @@ def randint_(tensor: torch.Tensor, low: int, high: int, **kw) -> torch.Tensor:
 
 
 def bernoulli_(tensor: torch.Tensor, p: float = 0.5, **kw) -> torch.Tensor:
-    """Fills a bool/uint8 ``tensor`` with a Bernoulli(p) mask."""
+    """Fills a bool/uint8 ``tensor`` with a Bernoulli(p) mask. With a
+    ``xrng.torch_cpu`` generator, ``p`` may be a tensor (torch's
+    ``bernoulli_(p)``), broadcast to ``tensor``'s shape."""
+    if isinstance(p, torch.Tensor) and isinstance(kw.get("generator"), _torch_cpu.TorchCPUGenerator) and len(kw) == 1:
+        return _torch_cpu.bernoulli_tensor_(kw["generator"], tensor, p)
     return _fill(tensor, "bernoulli", {"p": float(p)}, kw)
 
 

@@ -9,7 +9,7 @@ from typing import Optional
 
 import torch
 
-from . import _C, _bits64, _position, _source, _traced, _u
+from . import _C, _bits64, _position, _source, _torch_cpu, _traced, _u
 
 _FLOAT_WEIGHTS = (torch.float32, torch.float64, torch.float16, torch.bfloat16)
 # words per unit (a sample with replacement, a category without): the registry's XRNG_TENSOR_DRAWS
@@ -98,6 +98,12 @@ def multinomial(input: torch.Tensor, num_samples: int, replacement: bool = False
     if not replacement and num_samples > k:
         raise ValueError(f"multinomial: cannot sample num_samples = {num_samples} > {k} categories without "
                          "replacement")
+    if isinstance(generator, _torch_cpu.TorchCPUGenerator):  # torch's own CPU stream (_torch_cpu.py)
+        if seed is not None or subseq or offset:
+            raise TypeError("multinomial: seed/subseq/offset do not apply to a torch_cpu generator")
+        if out is not None and out.dtype != torch.int64:
+            raise ValueError(f"multinomial: out must be int64, got {out.dtype}")
+        return _into(out, _torch_cpu.multinomial(generator, input, num_samples, replacement))
     words = _words(rows, k, num_samples, replacement)
     if words >= 2**63:
         raise ValueError(f"multinomial: the draw needs {words} stream words (at most 2**63 - 1 per draw)")

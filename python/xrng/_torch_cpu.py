@@ -13,14 +13,19 @@ kernel (every x86-64 CPU with AVX2), ``"scalar"`` torch's default kernel
 torch's would; :meth:`TorchCPUGenerator.to_torch` writes its state back to a
 ``torch.Generator``.
 
-Reproduced so far: rand/uniform_ on [0, 1) (float32, float64, float16,
-bfloat16), randn/normal_ in float32/float16/bfloat16 for 16 or more
-contiguous elements, randint and randint_ (any dtype), randperm (any dtype), bernoulli
-with a scalar p and dropout (torch's non-MKL path: every CPU but Intel's). Other calls
-raise NotImplementedError or ValueError before the generator advances.
+Reproduced so far: rand/uniform_ on any [low, high) (float32, float64,
+float16, bfloat16), randn/normal_ in every floating dtype, any size and
+strides (torch's 16-wide fill for 16 or more contiguous elements, its
+element-wise float64 Box-Muller with the cached second normal otherwise),
+exponential_, geometric_ and log_normal_ (every CPU, Intel's included), randint and randint_ (any dtype), randperm
+(any dtype), multinomial (with and without replacement, every CPU),
+bernoulli with a tensor p (every CPU), bernoulli with a scalar p
+and dropout (torch's non-MKL path: every CPU but Intel's). Other calls raise NotImplementedError or ValueError
+before the generator advances.
 """
 from __future__ import annotations
 
+import math
 from typing import Optional, Union
 
 import torch
@@ -66,9 +71,23 @@ class TorchCPUGenerator:
         order torch's CPU kernels visit its elements: TensorIterator's, memory
         order (dimensions by decreasing stride), which for a contiguous tensor
         is row-major."""
+        # a normal into a tensor torch does not see as contiguous takes its
+        # element-wise float64 path (at::normal_distribution<double>) whatever
+        # its size, in memory order; the host copy below is contiguous, so say so.
         if kind == "normal" and not out.is_contiguous():
-            raise NotImplementedError("xrng.torch_cpu: normal into a non-contiguous tensor takes torch's "
-                                      "float64 path, not reproduced yet")
+            kind = "normal_each"
+        if kind == "uniform" and not (float(a) <= float(b)):
+            raise ValueError(f"uniform_ expects to return a [from, to) range, but found from={a} > to={b}")
+        if kind == "uniform" and not (math.isfinite(float(a)) and math.isfinite(float(b))):
+            raise ValueError(f"uniform_: from and to must be finite, got {a}, {b}")
+        if kind == "exponential" and not float(a) > 0.0:
+            raise ValueError(f"exponential_ expects lambda > 0.0, but found lambda={a}")
+        if kind == "geometric" and not 0.0 < float(a) < 1.0:
+            raise ValueError(f"geometric_ expects p to be in (0, 1), but got p={a}")
+        if kind == "log_normal" and not float(b) > 0.0:
+            raise ValueError(f"log_normal_ expects std > 0.0, but found std={b}")
+        if kind == "normal" and not float(b) >= 0.0:
+            raise ValueError(f"normal expects std >= 0.0, but found std {b}")
         # randint's bounds travel as int64 (exact beyond 2^53), the rest as float
         args = (0.0, 0.0, int(a), int(b)) if kind == "randint" else (float(a), float(b), 0, 0)
         if out.device.type == "cpu" and out.is_contiguous():
@@ -100,6 +119,50 @@ def _draw(generator: TorchCPUGenerator, kind: str, size, dtype, device, out, a=0
     t = torch.empty(size, dtype=dt)
     generator._fill(kind, t, a, b)
     return t if device is None else t.to(device)
+
+
+def bernoulli_tensor_(generator: TorchCPUGenerator, out: torch.Tensor, p: torch.Tensor) -> torch.Tensor:
+    """torch's ``out.bernoulli_(p)`` with a tensor ``p`` (broadcast to
+    ``out``'s shape; torch.bernoulli(p) is ``empty_like(p).bernoulli_(p)``):
+    torch's tensor-p kernel on every CPU (no MKL path), in TensorIterator
+    order, which ``out``'s strides give (memory order). Each element draws a
+    float32 uniform (1 word) against a float/half/bfloat16 p, a float64 one
+    (2 words) against a double p."""
+    if not isinstance(p, torch.Tensor) or not p.is_floating_point():
+        raise ValueError("bernoulli_: a tensor p must be a floating tensor")
+    pe = p.to("cpu").expand(out.shape)
+    perm = sorted(range(out.dim()), key=lambda d: out.stride(d), reverse=True)
+    view = out.permute(perm)
+    host = torch.empty(view.shape, dtype=out.dtype)
+    _C.torch_cpu_bernoulli_tensor(generator.state, host, pe.permute(perm).contiguous())
+    view.copy_(host)
+    return out
+
+
+def multinomial(generator: TorchCPUGenerator, input: torch.Tensor, n: int, replacement: bool) -> torch.Tensor:
+    """torch.multinomial on CPU (arguments already checked as xrng.multinomial
+    checks them). Without replacement or for one sample, torch's Gumbel-max
+    path: ``q = empty_like(input).exponential_(1)`` (2 words per weight, in
+    memory order), then ``argmax(input / q)`` or ``topk(input / q, n)``'s
+    indices, computed here with the same torch operations. With replacement
+    and n > 1, its cumulative-sum kernel (2 words per sample)."""
+    w = input.detach().to("cpu")
+    if w.shape[-1] > 2 ** 24:
+        raise ValueError("multinomial: number of categories cannot exceed 2^24")
+    if not replacement or n == 1:
+        if not bool(((w.max() < math.inf) & (w.min() >= 0)).item()):
+            raise ValueError("multinomial: probability tensor contains either `inf`, `nan` or element < 0")
+        if bool((w.sum(-1) == 0).any().item()):
+            raise ValueError("multinomial: invalid multinomial distribution (sum of probabilities <= 0)")
+        q = torch.empty_like(w)
+        generator._fill("exponential", q, 1.0)
+        q = torch.div(w, q)
+        res = q.argmax(dim=-1, keepdim=True) if n == 1 else torch.topk(q, n)[1]
+    else:
+        res = _C.torch_cpu_multinomial(generator.state, w.reshape(-1, w.shape[-1]).contiguous(), n)
+        if w.dim() == 1:
+            res = res.reshape(n)
+    return res.to(input.device)
 
 
 def dropout(generator: TorchCPUGenerator, input: torch.Tensor, p: float, training: bool,

@@ -45,6 +45,37 @@ CALLS = [
     ("randperm", 1000, torch.int64, 0, 0),
     ("randperm", 300, torch.float32, 0, 0),
     ("randperm", 77, torch.int32, 0, 0),
+    # torch's float64 normal paths: normal_fill<double> (n >= 16 contiguous)
+    # and normal_distribution<double> (fewer, or non-contiguous: "normal_t",
+    # a transposed (n/5, 5) view), whose cached second normal carries over
+    # from one call to the next (an odd count leaves one behind) and is
+    # untouched by the 16-wide fills in between.
+    ("randn", 8, torch.float64, 0.0, 1.0),
+    ("randn", 5, torch.float32, 0.0, 1.0),
+    ("randn", 1000, torch.float64, 0.0, 1.0),
+    ("randn", 3, torch.float64, 0.1, 0.3),
+    ("randn", 3, torch.float16, 0.0, 1.0),
+    ("randn", 7, torch.bfloat16, -1.0, 2.0),
+    ("randn", 33, torch.float64, 1.5, 0.7),
+    ("normal_t", 40, torch.float32, 0.0, 1.0),
+    ("normal_t", 45, torch.float64, -0.3, 1.7),
+    ("normal_t", 35, torch.float16, 0.0, 1.0),
+    ("exponential", 100, torch.float32, 1.5, 0),
+    ("exponential", 51, torch.float64, 0.3, 0),
+    ("exponential", 40, torch.bfloat16, 1.0, 0),
+    ("uniform", 100, torch.float32, -2.0, 5.5),
+    ("uniform", 60, torch.float64, 0.1, 0.3),
+    ("uniform", 77, torch.float16, -1.0, 1.0),
+    ("uniform", 50, torch.bfloat16, 3.0, 3.25),
+    ("randn", 1, torch.float64, 0.0, 1.0),
+    ("geometric", 60, torch.int64, 0.3, 0),
+    ("geometric", 40, torch.float32, 0.05, 0),
+    ("geometric", 30, torch.float16, 0.5, 0),
+    ("geometric", 30, torch.int32, 0.999, 0),
+    ("log_normal", 7, torch.float64, 1.0, 2.0),  # odd: leaves a cached normal for the next
+    ("log_normal", 40, torch.float32, -0.5, 0.3),
+    ("randn", 3, torch.float64, 0.0, 1.0),
+    ("log_normal", 25, torch.bfloat16, 0.0, 1.0),
 ]
 SEEDS = [0, 1, 42, 2 ** 32 + 5, 123456789, 2 ** 64 - 1]
 
@@ -67,6 +98,16 @@ for seed in seeds:
             vals.append(torch.empty(n, dtype=dtype).bernoulli_(a, generator=g))
         elif call == "randperm":
             vals.append(torch.randperm(n, dtype=dtype, generator=g))
+        elif call == "normal_t":
+            vals.append(torch.empty(5, n // 5, dtype=dtype).t().normal_(a, b, generator=g))
+        elif call == "exponential":
+            vals.append(torch.empty(n, dtype=dtype).exponential_(a, generator=g))
+        elif call == "uniform":
+            vals.append(torch.empty(n, dtype=dtype).uniform_(a, b, generator=g))
+        elif call == "geometric":
+            vals.append(torch.empty(n, dtype=dtype).geometric_(a, generator=g))
+        elif call == "log_normal":
+            vals.append(torch.empty(n, dtype=dtype).log_normal_(a, b, generator=g))
     out["runs"].append((vals, g.get_state()))
 torch.save(out, path)
 """
@@ -116,6 +157,16 @@ def _xrng_values(seed: int, kernel: str):
             vals.append(xrng.bernoulli(n, p=a, dtype=dtype, generator=g))
         elif call == "randperm":
             vals.append(xrng.randperm(n, dtype=dtype, generator=g))
+        elif call == "normal_t":
+            vals.append(xrng.normal_(torch.empty(5, n // 5, dtype=dtype).t(), a, b, generator=g))
+        elif call == "exponential":
+            vals.append(xrng.exponential_(torch.empty(n, dtype=dtype), a, generator=g))
+        elif call == "uniform":
+            vals.append(xrng.rand(n, dtype=dtype, low=a, high=b, generator=g))
+        elif call == "geometric":
+            vals.append(xrng.geometric_(torch.empty(n, dtype=dtype), a, generator=g))
+        elif call == "log_normal":
+            vals.append(xrng.log_normal_(torch.empty(n, dtype=dtype), a, b, generator=g))
     return vals, g
 
 
@@ -138,11 +189,14 @@ def test_torch_cpu_sweep_equals_torch(capability, kernel):
         for (call, n, dtype, a, b), t, x in zip(_calls(), tvals, xvals):
             assert x.dtype == t.dtype and x.shape == t.shape, (call, n, dtype)
             # bit for bit: compare the raw bytes (NaN-safe, signed zeros).
+            assert x.stride() == t.stride(), (call, n, dtype)
+            x, t = x.contiguous(), t.contiguous()
             assert torch.equal(x.view(torch.uint8) if x.dtype != torch.bool else x,
                                t.view(torch.uint8) if t.dtype != torch.bool else t), \
                 f"seed {seed}: {call}({n}, {dtype}, {a}, {b}) differs from torch {capability}"
-        # the generator stands where torch's does (mt19937 words and position).
-        assert torch.equal(g.state[:5016], tstate[:5016]), f"seed {seed}: generator state differs"
+        # the generator stands where torch's does: mt19937 words and position,
+        # and the cached float64 normal (value and flag), all 5056 bytes.
+        assert torch.equal(g.state, tstate), f"seed {seed}: generator state differs"
 
 
 def test_torch_cpu_continues_and_writes_back_torch_generator():
@@ -195,13 +249,24 @@ def test_torch_cpu_errors():
     with pytest.raises(ValueError, match="seed must be in"):
         xrng.torch_cpu(-1)
     g = xrng.torch_cpu(0)
+    xrng.randn(1, dtype=torch.float64, generator=g)  # leaves a cached normal: refusals keep it too
     before = g.state.clone()
-    with pytest.raises(ValueError, match="fewer than 16"):
-        xrng.randn(15, generator=g)
-    with pytest.raises(ValueError, match="float64"):
-        xrng.randn(32, dtype=torch.float64, generator=g)
+    with pytest.raises(ValueError, match="lambda > 0"):
+        xrng.exponential_(torch.empty(4), 0.0, generator=g)
+    with pytest.raises(ValueError, match="from=2.0 > to=1.0"):
+        xrng.rand(4, low=2.0, high=1.0, generator=g)
+    with pytest.raises(ValueError, match="finite"):
+        xrng.uniform_(torch.empty(4), 0.0, float("inf"), generator=g)
+    with pytest.raises(ValueError, match="std >= 0"):
+        xrng.normal_(torch.empty(4), 0.0, -1.0, generator=g)
+    with pytest.raises(ValueError, match="floating"):
+        xrng.normal_(torch.empty(4, dtype=torch.int32), generator=g)
+    with pytest.raises(ValueError, match=r"p to be in \(0, 1\)"):
+        xrng.geometric_(torch.empty(4), 1.0, generator=g)
+    with pytest.raises(ValueError, match="std > 0"):
+        xrng.log_normal_(torch.empty(4), 0.0, 0.0, generator=g)
     with pytest.raises(NotImplementedError):
-        xrng.rand(4, low=1.0, high=2.0, generator=g)
+        xrng.cauchy_(torch.empty(4), generator=g)
     assert torch.equal(g.state, before)  # refused before anything advanced
 
 
@@ -218,8 +283,18 @@ def test_cli_torch_stream_fingerprint_equals_torch(cli, stream, capability):
     want_n, want_u = r.stdout.split()
     assert cli.fingerprint("--stream", stream, "--dist", "normal", "--seed", 9, "--count", 100001) == want_n
     assert cli.fingerprint("--stream", stream, "--dist", "uniform", "--seed", 9, "--count", 1000) == want_u
-    with pytest.raises(RuntimeError, match="fewer than 16"):
-        cli.fingerprint("--stream", stream, "--dist", "normal", "--count", 15)
+    code = ("import hashlib, torch; torch.manual_seed(9); a = torch.randn(15, dtype=torch.float64).numpy().tobytes(); "
+            "torch.manual_seed(9); b = torch.empty(999).exponential_(0.5).numpy().tobytes(); "
+            "print(hashlib.sha256(a).hexdigest(), hashlib.sha256(b).hexdigest())")
+    r = subprocess.run([sys.executable, "-c", code], env=dict(os.environ, ATEN_CPU_CAPABILITY=capability),
+                       capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    want_n, want_e = r.stdout.split()
+    assert cli.fingerprint("--stream", stream, "--dist", "normal", "--dtype", "f64", "--seed", 9, "--count", 15) == want_n
+    assert cli.fingerprint("--stream", stream, "--dist", "exponential", "--lambda", 0.5, "--seed", 9,
+                           "--count", 999) == want_e
+    with pytest.raises(RuntimeError, match="lambda must be > 0"):
+        cli.fingerprint("--stream", stream, "--dist", "exponential", "--lambda", 0, "--count", 15)
 
 
 @pytest.mark.parametrize("dtype", [torch.float32, torch.float64, torch.bfloat16, torch.float16])
@@ -262,5 +337,90 @@ def test_torch_cpu_inplace_fills_and_out_equal_torch():
     for a, b in zip(got, want):
         assert torch.equal(a, b)
     assert torch.equal(g.state[:5016], tg.get_state()[:5016])
-    with pytest.raises(NotImplementedError, match="non-contiguous"):
-        xrng.normal_(torch.empty(40, 8).t(), generator=g)
+    # a non-contiguous normal_ takes torch's element-wise float64 path
+    tg2 = torch.Generator().manual_seed(3)
+    want = torch.empty(40, 8).t().normal_(0.5, 2.0, generator=tg2)
+    g2 = xrng.torch_cpu(3, kernel="x86" if _cpu_has("avx2") else "scalar")
+    assert torch.equal(xrng.normal_(torch.empty(40, 8).t(), 0.5, 2.0, generator=g2), want)
+    assert torch.equal(g2.state, tg2.get_state())
+
+
+def test_torch_cpu_cached_normal_crosses_get_state_and_set_state():
+    # torch leaves a float64 normal in its generator's state (randn of an odd
+    # count below 16); xrng.torch_cpu(g) continues with it, and to_torch()
+    # hands xrng's cached value back to torch.
+    kernel = "x86" if _cpu_has("avx2") else "scalar"
+    g = torch.Generator().manual_seed(12)
+    torch.randn(3, dtype=torch.float64, generator=g)
+    x = xrng.torch_cpu(g, kernel=kernel)
+    assert torch.equal(xrng.randn(4, dtype=torch.float64, generator=x), torch.randn(4, dtype=torch.float64, generator=g))
+    xrng.randn(1, dtype=torch.float64, generator=x)  # xrng now holds the cached one
+    torch.randn(1, dtype=torch.float64, generator=g)
+    t = x.to_torch()
+    assert torch.equal(t.get_state(), g.get_state())
+    assert torch.equal(torch.randn(5, generator=t), torch.randn(5, generator=g))  # 5 < 16: uses the cache
+    # a manual_seed clears the cache in torch; a fresh xrng.torch_cpu(seed) has none
+    g.manual_seed(12)
+    assert torch.equal(xrng.torch_cpu(12).state, g.get_state())
+
+
+@pytest.mark.parametrize("pdtype", [torch.float32, torch.float64, torch.float16, torch.bfloat16])
+def test_torch_cpu_bernoulli_tensor_p_equals_torch(pdtype):
+    # torch's bernoulli_(p) with a tensor p: every CPU (Intel's too), a float32
+    # uniform per element for float/half/bfloat16 p, a float64 one for double.
+    p = torch.rand(6, 7, generator=torch.Generator().manual_seed(1)).to(pdtype)
+    p[0, 0], p[1, 1] = 0.0, 1.0
+    tg = torch.Generator().manual_seed(5)
+    want = [torch.bernoulli(p, generator=tg),
+            torch.empty(4, 7, dtype=torch.bool).bernoulli_(p[2], generator=tg),  # broadcast p
+            torch.empty(7, 6, dtype=torch.float32).t().bernoulli_(p, generator=tg),  # strided self
+            torch.rand(3, generator=tg)]
+    g = xrng.torch_cpu(5)
+    got = [xrng.bernoulli(p=p, generator=g),
+           xrng.bernoulli_(torch.empty(4, 7, dtype=torch.bool), p[2], generator=g),
+           xrng.bernoulli_(torch.empty(7, 6, dtype=torch.float32).t(), p, generator=g),
+           xrng.rand(3, generator=g)]
+    for a, b in zip(got, want):
+        assert a.dtype == b.dtype and torch.equal(a, b)
+    assert torch.equal(g.state, tg.get_state())
+    before = g.state.clone()
+    with pytest.raises(ValueError, match=r"in \[0, 1\]"):
+        xrng.bernoulli(p=torch.tensor([0.5, 1.5], dtype=pdtype), generator=g)
+    with pytest.raises(ValueError, match="floating"):
+        xrng.bernoulli_(torch.empty(2), torch.tensor([0, 1]), generator=g)
+    assert torch.equal(g.state, before)
+
+
+@pytest.mark.parametrize("wdtype", [torch.float32, torch.float64, torch.float16, torch.bfloat16])
+def test_torch_cpu_multinomial_equals_torch(wdtype):
+    # torch.multinomial on CPU (every CPU): with replacement and n > 1 its
+    # cumulative-sum kernel (2 words per sample); otherwise its Gumbel-max
+    # path (exponential_ like the weights, 2 words each, then argmax/topk).
+    w = torch.rand(3, 9, generator=torch.Generator().manual_seed(2)).to(wdtype)
+    w[0, 4] = 0.0
+    w[2] *= 1000.0
+    tg = torch.Generator().manual_seed(8)
+    want = [torch.multinomial(w, 7, True, generator=tg), torch.multinomial(w[1], 5, True, generator=tg),
+            torch.multinomial(w, 1, True, generator=tg), torch.multinomial(w, 4, False, generator=tg),
+            torch.multinomial(w[2], 1, False, generator=tg), torch.multinomial(w.t().contiguous().t(), 3, False,
+                                                                                generator=tg),
+            torch.rand(2, generator=tg)]
+    g = xrng.torch_cpu(8)
+    got = [xrng.multinomial(w, 7, True, generator=g), xrng.multinomial(w[1], 5, True, generator=g),
+           xrng.multinomial(w, 1, True, generator=g), xrng.multinomial(w, 4, False, generator=g),
+           xrng.multinomial(w[2], 1, False, generator=g), xrng.multinomial(w.t().contiguous().t(), 3, False,
+                                                                            generator=g),
+           xrng.rand(2, generator=g)]
+    for a, b in zip(got, want):
+        assert a.dtype == b.dtype and torch.equal(a, b)
+    assert torch.equal(g.state, tg.get_state())
+    before = g.state.clone()
+    bad = w.clone()
+    bad[1, 1] = -1.0
+    with pytest.raises(ValueError, match="< 0"):
+        xrng.multinomial(bad, 3, True, generator=g)
+    with pytest.raises(ValueError, match="< 0"):
+        xrng.multinomial(bad, 3, False, generator=g)
+    with pytest.raises(ValueError, match="sum of probabilities"):
+        xrng.multinomial(torch.zeros(2, 3, dtype=wdtype), 2, True, generator=g)
+    assert torch.equal(g.state, before)
