@@ -436,16 +436,37 @@ XRNG_INLINE FR<R> sqrt_(const FR<R>& a) {
   for (int r = 0; r < R; ++r) o.v[r] = vsqrt32(a.v[r]);
   return o;
 }
+// On x86 one instruction each: MINPS / MAXPS (dst, src) return dst if dst < src
+// (resp. dst > src), else src (equal values, zeros of either sign, a NaN:
+// src), so minps(b, a) is `b < a ? b : a` and maxps(b, a) is `a < b ? b : a`
+// in every case, NaNs and signed zeros included. (GCC emits a compare and a
+// blend for the ?: form.)
 template <int R>
 XRNG_INLINE FR<R> min_(const FR<R>& a, const FR<R>& b) {
   FR<R> o;
-  for (int r = 0; r < R; ++r) o.v[r] = b.v[r] < a.v[r] ? b.v[r] : a.v[r];
+  for (int r = 0; r < R; ++r) {
+#if XRNG_SIMD_BYTES == 32
+    o.v[r] = (vf32)_mm256_min_ps((__m256)b.v[r], (__m256)a.v[r]);
+#elif XRNG_SIMD_BYTES == 64
+    o.v[r] = (vf32)_mm512_min_ps((__m512)b.v[r], (__m512)a.v[r]);
+#else
+    o.v[r] = b.v[r] < a.v[r] ? b.v[r] : a.v[r];
+#endif
+  }
   return o;
 }
 template <int R>
 XRNG_INLINE FR<R> max_(const FR<R>& a, const FR<R>& b) {
   FR<R> o;
-  for (int r = 0; r < R; ++r) o.v[r] = a.v[r] < b.v[r] ? b.v[r] : a.v[r];
+  for (int r = 0; r < R; ++r) {
+#if XRNG_SIMD_BYTES == 32
+    o.v[r] = (vf32)_mm256_max_ps((__m256)b.v[r], (__m256)a.v[r]);
+#elif XRNG_SIMD_BYTES == 64
+    o.v[r] = (vf32)_mm512_max_ps((__m512)b.v[r], (__m512)a.v[r]);
+#else
+    o.v[r] = a.v[r] < b.v[r] ? b.v[r] : a.v[r];
+#endif
+  }
   return o;
 }
 template <int R>
@@ -477,6 +498,19 @@ XRNG_INLINE FR<R> cvt_i32(const W32<R>& a) {  // vcvtdq2ps; exact for |value| < 
   FR<R> o;
   for (int r = 0; r < R; ++r) o.v[r] = __builtin_convertvector((vi32)a.v[r], vf32);
   return o;
+}
+
+// x where bit 30 of m is set, else y (lane by lane): vptestmd and a masked
+// blend on AVX-512, a shift and vblendvps (which reads the sign bit) on AVX2.
+XRNG_INLINE vf32 select_bit30(vu32 m, vf32 x, vf32 y) {
+#if XRNG_SIMD_BYTES == 64
+  return (vf32)_mm512_mask_blend_ps(_mm512_test_epi32_mask((__m512i)m, _mm512_set1_epi32(0x40000000)), (__m512)y,
+                                    (__m512)x);
+#elif XRNG_SIMD_BYTES == 32
+  return (vf32)_mm256_blendv_ps((__m256)y, (__m256)x, (__m256)(m << 1));
+#else
+  return (vi32)(m << 1) < 0 ? x : y;
+#endif
 }
 
 // One register: the lane types of the simple kernels.

@@ -37,20 +37,24 @@ struct PhiloxKeys {
   }
 };
 
-// Words of blocks b .. b + kBatchBlocks - 1 of the stream, in stream order.
-__attribute__((flatten)) XRNG_INLINE void philox_batch(const PhiloxKeys& k, uint64_t b, uint32_t* out) {
-  vu64 c0[kRegs], c1[kRegs], c2[kRegs], c3[kRegs];
-  for (int r = 0; r < kRegs; ++r) {
-    const vu64 blk = iota<vu64>() + (b + static_cast<uint64_t>(r * N64));
-    c0[r] = blk;  // only the low 32 bits of a lane are ever read (mul32, pack_lo32)
-    c1[r] = blk >> 32;
+// Philox4x32-10 of P registers of blocks: lane i of register r computes the
+// block blk[r][i] (any block numbers: the fill and the fused kernels choose
+// the order of the lanes). On return c0..c3 hold the four output words of
+// each block in the low 32 bits of its 64-bit lane (the high halves are
+// don't-care).
+template <int P>
+XRNG_INLINE void philox_blocks(const PhiloxKeys& k, const vu64 (&blk)[P], vu64 (&c0)[P], vu64 (&c1)[P], vu64 (&c2)[P],
+                               vu64 (&c3)[P]) {
+  for (int r = 0; r < P; ++r) {
+    c0[r] = blk[r];  // only the low 32 bits of a lane are ever read (mul32, pack_lo32)
+    c1[r] = blk[r] >> 32;
     c2[r] = k.ctr2;
     c3[r] = k.ctr3;
   }
   const vu64 m0 = bcast<vu64>(uint64_t{kPhiloxM0}), m1 = bcast<vu64>(uint64_t{kPhiloxM1});
 #pragma GCC unroll 10
   for (int round = 0; round < 10; ++round) {
-    for (int r = 0; r < kRegs; ++r) {
+    for (int r = 0; r < P; ++r) {
       // philox_round: products keep lo in the low half; the high half (hi)
       // there is don't-care for the next round, which reads low halves only.
       const vu64 p0 = mul32(c0[r], m0), p1 = mul32(c2[r], m1);
@@ -60,6 +64,13 @@ __attribute__((flatten)) XRNG_INLINE void philox_batch(const PhiloxKeys& k, uint
       c3[r] = p0;
     }
   }
+}
+
+// Words of blocks b .. b + kBatchBlocks - 1 of the stream, in stream order.
+__attribute__((flatten)) XRNG_INLINE void philox_batch(const PhiloxKeys& k, uint64_t b, uint32_t* out) {
+  vu64 blk[kRegs], c0[kRegs], c1[kRegs], c2[kRegs], c3[kRegs];
+  for (int r = 0; r < kRegs; ++r) blk[r] = iota<vu64>() + (b + static_cast<uint64_t>(r * N64));
+  philox_blocks<kRegs>(k, blk, c0, c1, c2, c3);
   for (int r = 0; r < kRegs; ++r) {
     const vu64 a = pack_lo32(c0[r], c1[r]), bb = pack_lo32(c2[r], c3[r]);  // words 0,1 | words 2,3
     storeu(out + r * 4 * N64, shuffle<kInterleaveLo>(a, bb));
