@@ -32,6 +32,21 @@ struct Unpack32 {
   }();
 };
 
+// Dword lanes {x0, y0, x2, y2, ...} (kOdd false) or {x1, y1, x3, y3, ...}
+// (true) of two registers x, y: the low (high) halves of their 64-bit lanes,
+// side by side.
+template <bool kOdd>
+struct kOddOf {
+  static constexpr Lanes<N32> lanes = [] {
+    Lanes<N32> l{};
+    for (int j = 0; j < N64; ++j) {
+      l.i[2 * j] = 2 * j + (kOdd ? 1 : 0);
+      l.i[2 * j + 1] = N32 + 2 * j + (kOdd ? 1 : 0);
+    }
+    return l;
+  }();
+};
+
 // Fused<DI, T, V>::kFused says whether the row has a fused kernel;
 // step(keys, block, plan, o) writes the kGroups groups whose words are those
 // of the kBlocks blocks from `block` on, in stream order, to o.
@@ -66,19 +81,28 @@ struct FusedNormalV2 {
     return l;
   }();
 
+  // Not inlined into fill_kernel: alone, the loop gets the registers to itself
+  // (inlined there it spilled more: AVX2 1.57 against 1.33 ns per value).
   template <bool kUnit>
-  __attribute__((flatten)) static void run(const PhiloxKeys& k, uint64_t block, uint64_t steps, const NormalParams& p,
-                                           out_t* o) {
+  __attribute__((noinline, flatten)) static void run(const PhiloxKeys& k, uint64_t block, uint64_t steps,
+                                                     const NormalParams& p, out_t* o) {
     vu64 lane;
     for (int i = 0; i < N64; ++i) lane[i] = static_cast<uint64_t>(kBlockLane.i[i]);
+    const vu32 k9 = (vu32)(k.k0[9] | (k.k1[9] << 32));  // round 10's keys: k0 in the low, k1 in the high half
+    const vu64 m0 = bcast<vu64>(uint64_t{kPhiloxM0}), m1 = bcast<vu64>(uint64_t{kPhiloxM1});
     for (uint64_t s = 0; s < steps; ++s, block += kBlocks, o += 2 * kGroups) {
       vu64 blk[P], c0[P], c1[P], c2[P], c3[P];
       for (int r = 0; r < P; ++r) blk[r] = lane + (block + static_cast<uint64_t>(r * N64));
-      philox_blocks<P>(k, blk, c0, c1, c2, c3);
+      philox_blocks<P, 9>(k, blk, c0, c1, c2, c3);
+      // Round 10 (philox_blocks' round) straight into the pairs' words:
+      // a = w0 | w2 << 32 = (hi p1 ^ c1 ^ k0) | (hi p0 ^ c3 ^ k1) << 32,
+      // b = w1 | w3 << 32 = lo p1 | lo p0 << 32: the high halves of p0 are
+      // already in place, and the xor of the keys is one for both words.
       W32<P> a, b;
       for (int r = 0; r < P; ++r) {
-        a.v[r] = (vu32)pack_lo32(c0[r], c2[r]);
-        b.v[r] = (vu32)pack_lo32(c1[r], c3[r]);
+        const vu32 p0 = (vu32)mul32(c0[r], m0), p1 = (vu32)mul32(c2[r], m1);
+        a.v[r] = shuffle<kOddOf<true>::lanes>(p1, p0) ^ shuffle<kOddOf<false>::lanes>((vu32)c1[r], (vu32)c3[r]) ^ k9;
+        b.v[r] = shuffle<kOddOf<false>::lanes>(p1, p0);
       }
       FR<P> z0, z1;
       normal_v2_pairs<kUnit, P>(a, b, p, &z0, &z1);

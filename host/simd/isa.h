@@ -162,6 +162,8 @@ XRNG_INLINE vu64 mul32(vu64 a, vu64 b) { return (vu64)_mm256_mul_epu32((__m256i)
 XRNG_INLINE vf64 vfma(vf64 a, vf64 b, vf64 c) { return (vf64)_mm256_fmadd_pd((__m256d)a, (__m256d)b, (__m256d)c); }
 XRNG_INLINE vf64 vsqrt(vf64 a) { return (vf64)_mm256_sqrt_pd((__m256d)a); }
 XRNG_INLINE vf32 vsqrt32(vf32 a) { return (vf32)_mm256_sqrt_ps((__m256)a); }
+// a * b - c rounded once (vfmsub): only where that value is exact (fused.h, kernels.h: sincos_turns_v2).
+XRNG_INLINE vf32 vfms32(vf32 a, vf32 b, vf32 c) { return (vf32)_mm256_fmsub_ps((__m256)a, (__m256)b, (__m256)c); }
 // vcvtps2ph with rounding mode 0 (nearest even), independent of MXCSR.RC.
 XRNG_INLINE vu16h f32_to_f16(vf32 x) { return (vu16h)_mm256_cvtps_ph((__m256)x, _MM_FROUND_TO_NEAREST_INT); }
 XRNG_INLINE vf32 f16_to_f32(vu16h h) { return (vf32)_mm256_cvtph_ps((__m128i)h); }
@@ -225,6 +227,9 @@ XRNG_INLINE vu64 mul32(vu64 a, vu64 b) {
 XRNG_INLINE vf64 vfma(vf64 a, vf64 b, vf64 c) { return (vf64)vfmaq_f64((float64x2_t)c, (float64x2_t)a, (float64x2_t)b); }
 XRNG_INLINE vf64 vsqrt(vf64 a) { return (vf64)vsqrtq_f64((float64x2_t)a); }
 XRNG_INLINE vf32 vsqrt32(vf32 a) { return (vf32)vsqrtq_f32((float32x4_t)a); }
+XRNG_INLINE vf32 vfms32(vf32 a, vf32 b, vf32 c) {  // a * b - c rounded once: -(c - a b) = -fmls
+  return (vf32)vnegq_f32(vfmsq_f32((float32x4_t)c, (float32x4_t)a, (float32x4_t)b));
+}
 // fcvtn / fcvtl: IEEE conversions in the FPCR's rounding mode (nearest even
 // by default); a NaN keeps its sign and the top 10 bits of its payload and is
 // quieted (FPCR.DN clear), as F16C's and as math::f32_to_f16_bits.
@@ -280,6 +285,7 @@ XRNG_INLINE vu64 mul32(vu64 a, vu64 b) { return (vu64)_mm512_mul_epu32((__m512i)
 XRNG_INLINE vf64 vfma(vf64 a, vf64 b, vf64 c) { return (vf64)_mm512_fmadd_pd((__m512d)a, (__m512d)b, (__m512d)c); }
 XRNG_INLINE vf64 vsqrt(vf64 a) { return (vf64)_mm512_sqrt_pd((__m512d)a); }
 XRNG_INLINE vf32 vsqrt32(vf32 a) { return (vf32)_mm512_sqrt_ps((__m512)a); }
+XRNG_INLINE vf32 vfms32(vf32 a, vf32 b, vf32 c) { return (vf32)_mm512_fmsub_ps((__m512)a, (__m512)b, (__m512)c); }
 XRNG_INLINE vu16h f32_to_f16(vf32 x) { return (vu16h)_mm512_cvtps_ph((__m512)x, _MM_FROUND_TO_NEAREST_INT); }
 XRNG_INLINE vf32 f16_to_f32(vu16h h) { return (vf32)_mm512_cvtph_ps((__m256i)h); }
 XRNG_INLINE unsigned mask_bits(vi32 m) { return static_cast<unsigned>(_mm512_movepi32_mask((__m512i)m)); }

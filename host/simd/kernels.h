@@ -351,7 +351,7 @@ constexpr int kV2Regs = kBytes == 32 ? 1 : 2;
 //    rounded once: the same value), and rr = r - R (exact, |rr| <= 16) is the
 //    integer difference r - int(R) converted (exact both ways), where the
 //    scalar form splits r into two halves and takes a Fast2Sum;
-//  * R's split for Dekker's product is a mask (below);
+//  * Dekker's exact product error is one fused multiply-subtract (below);
 //  * the quadrant's swap and sign flips read the bits of m = b + 2^29
 //    directly: q odd is bit 30, sin's flip ((q & 2) << 30) is bit 31, cos's
 //    (((q + 1) & 2) << 30) is bit 31 of m + 2^30, and the swap is a select.
@@ -364,15 +364,15 @@ XRNG_INLINE void sincos_turns_v2(const W32<R>& b, FR<R>* c_out, FR<R>* s_out) {
     const vi32 r = (vi32)((b.v[k] + (1u << 29)) & 0x3fffffffu) - (1 << 29);
     const vf32 rn = __builtin_convertvector(r, vf32);
     const vf32 rr = __builtin_convertvector(r - __builtin_convertvector(rn, vi32), vf32);
-    // math32::reduced_angle<6>(r, 1) from here on, but R split into its 12
-    // leading bits and the rest by a mask instead of Veltkamp's product
-    // (cv = R * 4097, Rh = cv - (cv - R)): a different split, both exact, and
-    // Dekker's sum below gives the same e (R * CH - xh, exact) from either, for
-    // every r in [-2^29, 2^29) (checked over all of them; the probe's sweep).
-    const vf32 rh = (vf32)((vu32)rn & 0xfffff000u);
-    const vf32 rl = rn - rh;
+    // math32::reduced_angle<6>(r, 1) from here on. Its e, Dekker's exact
+    // product error R * CH - xh (Veltkamp split, four products, four sums),
+    // is that exact value; a fused multiply-subtract rounds it once, which
+    // leaves it as it is: the same e, in one operation (equal for every r in
+    // [-2^29, 2^29), checked one by one; and the probe's sweep of all 2^32
+    // words). The one FMA of stream v2's vector code (test_simd_no_fused_v2
+    // knows it).
     const vf32 p = rn * math32::kCH;
-    const vf32 e = ((rh * math32::kCH1 - p) + rh * math32::kCH2 + rl * math32::kCH1) + rl * math32::kCH2;
+    const vf32 e = vfms32(rn, bcast<vf32>(math32::kCH), p);
     xh.v[k] = p;
     xl.v[k] = e + (rn * math32::kCL + rr * math32::kCH);
   }

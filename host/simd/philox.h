@@ -42,7 +42,8 @@ struct PhiloxKeys {
 // the order of the lanes). On return c0..c3 hold the four output words of
 // each block in the low 32 bits of its 64-bit lane (the high halves are
 // don't-care).
-template <int P>
+// kRounds < 10 stops early (fused.h does the last round itself).
+template <int P, int kRounds = 10>
 XRNG_INLINE void philox_blocks(const PhiloxKeys& k, const vu64 (&blk)[P], vu64 (&c0)[P], vu64 (&c1)[P], vu64 (&c2)[P],
                                vu64 (&c3)[P]) {
   for (int r = 0; r < P; ++r) {
@@ -53,7 +54,7 @@ XRNG_INLINE void philox_blocks(const PhiloxKeys& k, const vu64 (&blk)[P], vu64 (
   }
   const vu64 m0 = bcast<vu64>(uint64_t{kPhiloxM0}), m1 = bcast<vu64>(uint64_t{kPhiloxM1});
 #pragma GCC unroll 10
-  for (int round = 0; round < 10; ++round) {
+  for (int round = 0; round < kRounds; ++round) {
     for (int r = 0; r < P; ++r) {
       // philox_round: products keep lo in the low half; the high half (hi)
       // there is don't-care for the next round, which reads low halves only.
