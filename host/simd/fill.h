@@ -83,18 +83,15 @@ void fill_kernel(const Plan& p, const Stream& s, uint64_t off, uint64_t start, u
     const uint64_t to_block = static_cast<uint64_t>((4 - (off + g * K) % 4) % 4);  // words to the next block
     if (to_block % K == 0 && g + to_block / K < g_full) {
       window(g + to_block / K);
-      uint64_t steps = static_cast<uint64_t>((g_full - g) / Fz::kGroups);
-      uint64_t block = static_cast<uint64_t>((off + g * K) / 4);
-      constexpr uint64_t kStageSteps = kTileGroups / Fz::kGroups;
-      while (steps > 0) {
-        const uint64_t n = nt ? lmin(steps, kStageSteps) : steps;
-        Fz::steps(src.keys, block, n, p, nt ? stage : o);
-        if (nt) stream_copy(o, stage, n * Fz::kGroups * G * sizeof(out_t));
-        o += n * Fz::kGroups * G;
-        g += n * Fz::kGroups;
-        block += n * Fz::kBlocks;
-        steps -= n;
-      }
+      // Ordinary stores straight to the output, whatever its size: this
+      // kernel produces about 4 GB/s, where the streaming stores of the
+      // window path (staged or straight from the registers) cost more than
+      // they save (16 MiB of f32, Zen 4: 0.95 against 1.00-1.05 ns per value
+      // with AVX-512, 1.33 against 1.40-1.44 with AVX2).
+      const uint64_t steps = static_cast<uint64_t>((g_full - g) / Fz::kGroups);
+      Fz::steps(src.keys, static_cast<uint64_t>((off + g * K) / 4), steps, p, o);
+      o += steps * Fz::kGroups * G;
+      g += steps * Fz::kGroups;
     }
   }
   window(g_full);
