@@ -162,6 +162,8 @@ XRNG_INLINE vu64 mul32(vu64 a, vu64 b) { return (vu64)_mm256_mul_epu32((__m256i)
 XRNG_INLINE vf64 vfma(vf64 a, vf64 b, vf64 c) { return (vf64)_mm256_fmadd_pd((__m256d)a, (__m256d)b, (__m256d)c); }
 XRNG_INLINE vf64 vsqrt(vf64 a) { return (vf64)_mm256_sqrt_pd((__m256d)a); }
 XRNG_INLINE vf32 vsqrt32(vf32 a) { return (vf32)_mm256_sqrt_ps((__m256)a); }
+// a * b - c rounded once (vfmsub): only where that value is exact (fused.h, kernels.h: sincos_turns_v2).
+XRNG_INLINE vf32 vfms32(vf32 a, vf32 b, vf32 c) { return (vf32)_mm256_fmsub_ps((__m256)a, (__m256)b, (__m256)c); }
 // vcvtps2ph with rounding mode 0 (nearest even), independent of MXCSR.RC.
 XRNG_INLINE vu16h f32_to_f16(vf32 x) { return (vu16h)_mm256_cvtps_ph((__m256)x, _MM_FROUND_TO_NEAREST_INT); }
 XRNG_INLINE vf32 f16_to_f32(vu16h h) { return (vf32)_mm256_cvtph_ps((__m128i)h); }
@@ -225,6 +227,9 @@ XRNG_INLINE vu64 mul32(vu64 a, vu64 b) {
 XRNG_INLINE vf64 vfma(vf64 a, vf64 b, vf64 c) { return (vf64)vfmaq_f64((float64x2_t)c, (float64x2_t)a, (float64x2_t)b); }
 XRNG_INLINE vf64 vsqrt(vf64 a) { return (vf64)vsqrtq_f64((float64x2_t)a); }
 XRNG_INLINE vf32 vsqrt32(vf32 a) { return (vf32)vsqrtq_f32((float32x4_t)a); }
+XRNG_INLINE vf32 vfms32(vf32 a, vf32 b, vf32 c) {  // a * b - c rounded once: -(c - a b) = -fmls
+  return (vf32)vnegq_f32(vfmsq_f32((float32x4_t)c, (float32x4_t)a, (float32x4_t)b));
+}
 // fcvtn / fcvtl: IEEE conversions in the FPCR's rounding mode (nearest even
 // by default); a NaN keeps its sign and the top 10 bits of its payload and is
 // quieted (FPCR.DN clear), as F16C's and as math::f32_to_f16_bits.
@@ -280,6 +285,7 @@ XRNG_INLINE vu64 mul32(vu64 a, vu64 b) { return (vu64)_mm512_mul_epu32((__m512i)
 XRNG_INLINE vf64 vfma(vf64 a, vf64 b, vf64 c) { return (vf64)_mm512_fmadd_pd((__m512d)a, (__m512d)b, (__m512d)c); }
 XRNG_INLINE vf64 vsqrt(vf64 a) { return (vf64)_mm512_sqrt_pd((__m512d)a); }
 XRNG_INLINE vf32 vsqrt32(vf32 a) { return (vf32)_mm512_sqrt_ps((__m512)a); }
+XRNG_INLINE vf32 vfms32(vf32 a, vf32 b, vf32 c) { return (vf32)_mm512_fmsub_ps((__m512)a, (__m512)b, (__m512)c); }
 XRNG_INLINE vu16h f32_to_f16(vf32 x) { return (vu16h)_mm512_cvtps_ph((__m512)x, _MM_FROUND_TO_NEAREST_INT); }
 XRNG_INLINE vf32 f16_to_f32(vu16h h) { return (vf32)_mm512_cvtph_ps((__m256i)h); }
 XRNG_INLINE unsigned mask_bits(vi32 m) { return static_cast<unsigned>(_mm512_movepi32_mask((__m512i)m)); }
@@ -436,16 +442,37 @@ XRNG_INLINE FR<R> sqrt_(const FR<R>& a) {
   for (int r = 0; r < R; ++r) o.v[r] = vsqrt32(a.v[r]);
   return o;
 }
+// On x86 one instruction each: MINPS / MAXPS (dst, src) return dst if dst < src
+// (resp. dst > src), else src (equal values, zeros of either sign, a NaN:
+// src), so minps(b, a) is `b < a ? b : a` and maxps(b, a) is `a < b ? b : a`
+// in every case, NaNs and signed zeros included. (GCC emits a compare and a
+// blend for the ?: form.)
 template <int R>
 XRNG_INLINE FR<R> min_(const FR<R>& a, const FR<R>& b) {
   FR<R> o;
-  for (int r = 0; r < R; ++r) o.v[r] = b.v[r] < a.v[r] ? b.v[r] : a.v[r];
+  for (int r = 0; r < R; ++r) {
+#if XRNG_SIMD_BYTES == 32
+    o.v[r] = (vf32)_mm256_min_ps((__m256)b.v[r], (__m256)a.v[r]);
+#elif XRNG_SIMD_BYTES == 64
+    o.v[r] = (vf32)_mm512_min_ps((__m512)b.v[r], (__m512)a.v[r]);
+#else
+    o.v[r] = b.v[r] < a.v[r] ? b.v[r] : a.v[r];
+#endif
+  }
   return o;
 }
 template <int R>
 XRNG_INLINE FR<R> max_(const FR<R>& a, const FR<R>& b) {
   FR<R> o;
-  for (int r = 0; r < R; ++r) o.v[r] = a.v[r] < b.v[r] ? b.v[r] : a.v[r];
+  for (int r = 0; r < R; ++r) {
+#if XRNG_SIMD_BYTES == 32
+    o.v[r] = (vf32)_mm256_max_ps((__m256)b.v[r], (__m256)a.v[r]);
+#elif XRNG_SIMD_BYTES == 64
+    o.v[r] = (vf32)_mm512_max_ps((__m512)b.v[r], (__m512)a.v[r]);
+#else
+    o.v[r] = a.v[r] < b.v[r] ? b.v[r] : a.v[r];
+#endif
+  }
   return o;
 }
 template <int R>
@@ -477,6 +504,19 @@ XRNG_INLINE FR<R> cvt_i32(const W32<R>& a) {  // vcvtdq2ps; exact for |value| < 
   FR<R> o;
   for (int r = 0; r < R; ++r) o.v[r] = __builtin_convertvector((vi32)a.v[r], vf32);
   return o;
+}
+
+// x where bit 30 of m is set, else y (lane by lane): vptestmd and a masked
+// blend on AVX-512, a shift and vblendvps (which reads the sign bit) on AVX2.
+XRNG_INLINE vf32 select_bit30(vu32 m, vf32 x, vf32 y) {
+#if XRNG_SIMD_BYTES == 64
+  return (vf32)_mm512_mask_blend_ps(_mm512_test_epi32_mask((__m512i)m, _mm512_set1_epi32(0x40000000)), (__m512)y,
+                                    (__m512)x);
+#elif XRNG_SIMD_BYTES == 32
+  return (vf32)_mm256_blendv_ps((__m256)y, (__m256)x, (__m256)(m << 1));
+#else
+  return (vi32)(m << 1) < 0 ? x : y;
+#endif
 }
 
 // One register: the lane types of the simple kernels.

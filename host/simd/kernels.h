@@ -343,6 +343,72 @@ struct Kernel<Dist::randint, DType::i64> : VectorKernel {
 // Registers per step: AVX2 has 16 vector registers, two chains would spill;
 // AVX-512 and NEON have 32.
 constexpr int kV2Regs = kBytes == 32 ? 1 : 2;
+// cos and sin of 2 pi b 2^-32: math32::sincos_turns (SPEC.md 9.3, 9.4), the
+// same values by fewer vector operations. Where the scalar form takes an exact
+// detour, this takes a shorter exact one; every rounded operation is the
+// scalar one, in the scalar order (math32::sincos_pairs itself):
+//  * the reduced angle's R = RN(r) is vcvtdq2ps of r (A + B = r exactly,
+//    rounded once: the same value), and rr = r - R (exact, |rr| <= 16) is the
+//    integer difference r - int(R) converted (exact both ways), where the
+//    scalar form splits r into two halves and takes a Fast2Sum;
+//  * Dekker's exact product error is one fused multiply-subtract (below);
+//  * the quadrant's swap and sign flips read the bits of m = b + 2^29
+//    directly: q odd is bit 30, sin's flip ((q & 2) << 30) is bit 31, cos's
+//    (((q + 1) & 2) << 30) is bit 31 of m + 2^30, and the swap is a select.
+// tests/simd (test_simd_exhaustive, probe v2_sincos) compares it with the
+// scalar reference over all 2^32 words.
+template <int R>
+XRNG_INLINE void sincos_turns_v2(const W32<R>& b, FR<R>* c_out, FR<R>* s_out) {
+  FR<R> xh, xl;
+  for (int k = 0; k < R; ++k) {
+    const vi32 r = (vi32)((b.v[k] + (1u << 29)) & 0x3fffffffu) - (1 << 29);
+    const vf32 rn = __builtin_convertvector(r, vf32);
+    const vf32 rr = __builtin_convertvector(r - __builtin_convertvector(rn, vi32), vf32);
+    // math32::reduced_angle<6>(r, 1) from here on. Its e, Dekker's exact
+    // product error R * CH - xh (Veltkamp split, four products, four sums),
+    // is that exact value; a fused multiply-subtract rounds it once, which
+    // leaves it as it is: the same e, in one operation (equal for every r in
+    // [-2^29, 2^29), checked one by one; and the probe's sweep of all 2^32
+    // words). The one FMA of stream v2's vector code (test_simd_no_fused_v2
+    // knows it).
+    const vf32 p = rn * math32::kCH;
+    const vf32 e = vfms32(rn, bcast<vf32>(math32::kCH), p);
+    xh.v[k] = p;
+    xl.v[k] = e + (rn * math32::kCL + rr * math32::kCH);
+  }
+  const math32::SinCosPairs<FR<R>> t = math32::sincos_pairs<false, FR<R>, W32<R>>(xh, xl);
+  for (int k = 0; k < R; ++k) {
+    const vu32 m = b.v[k] + (1u << 29);
+    const vf32 sn = t.sh.v[k] + t.sl.v[k];
+    const vf32 cs = t.ch.v[k] + t.cl.v[k];
+    const vu32 cflip = (m + (1u << 30)) & 0x80000000u, sflip = m & 0x80000000u;
+    c_out->v[k] = (vf32)((vu32)select_bit30(m, sn, cs) ^ cflip);  // q odd: swap
+    s_out->v[k] = (vf32)((vu32)select_bit30(m, cs, sn) ^ sflip);
+  }
+}
+// The normal pairs of words (a, b): dist::v2::normal_pair_core with the
+// angle of sincos_turns_v2. kUnit (mean 0, std 1): 0 + 1 * (r c) is (r c) + 0
+// bit for bit (1 * v = v exactly, and +0 + v = v + 0 turns -0 into +0 and
+// keeps everything else): the same values with one operation per element
+// instead of two.
+template <bool kUnit, int R>
+XRNG_INLINE void normal_v2_pairs(const W32<R>& a, const W32<R>& b, const NormalParams& p, FR<R>* z0, FR<R>* z1) {
+  const FR<R> r = math32::radius<FR<R>, W32<R>>(a);
+  FR<R> c, sn;
+  sincos_turns_v2<R>(b, &c, &sn);
+  if constexpr (kUnit) {
+    *z0 = r * c + FR<R>(0.0f);
+    *z1 = r * sn + FR<R>(0.0f);
+  } else {
+    const FR<R> mean(p.mean32), sd(p.std32);
+    *z0 = mean + sd * (r * c);
+    *z1 = mean + sd * (r * sn);
+  }
+}
+XRNG_INLINE bool normal_is_unit(const NormalParams& p) {
+  return p.mean32 == 0.0f && p.std32 == 1.0f && (__builtin_bit_cast(uint32_t, p.mean32) >> 31) == 0;
+}
+
 // Pairs (normal, log_normal): words a0 b0 a1 b1 ... of N32 pairs per register;
 // z0 z1 interleaved on output, stored as f32 / f16 / bf16.
 template <Dist DI, DType T>
@@ -360,18 +426,10 @@ struct PairV2Kernel : VectorKernel {
     FR<R> z0, z1;
     if constexpr (DI == Dist::log_normal) {
       dist::v2::log_normal_core<FR<R>, W32<R>>(a, b, FR<R>(pl.normal.mean32), FR<R>(pl.normal.std32), &z0, &z1);
-    } else if (pl.normal.mean32 == 0.0f && pl.normal.std32 == 1.0f &&
-               (__builtin_bit_cast(uint32_t, pl.normal.mean32) >> 31) == 0) {
-      // mean 0, std 1: 0 + 1 * (r c) is (r c) + 0 bit for bit (1 * v = v
-      // exactly, and +0 + v = v + 0 turns -0 into +0 and keeps everything else):
-      // the same values with one operation per element instead of two.
-      const FR<R> r = math32::radius<FR<R>, W32<R>>(a);
-      FR<R> c, sn;
-      math32::sincos_turns<FR<R>, W32<R>>(b, &c, &sn);
-      z0 = r * c + FR<R>(0.0f);
-      z1 = r * sn + FR<R>(0.0f);
+    } else if (normal_is_unit(pl.normal)) {
+      normal_v2_pairs<true, R>(a, b, pl.normal, &z0, &z1);
     } else {
-      dist::v2::normal_pair_core<FR<R>, W32<R>>(a, b, FR<R>(pl.normal.mean32), FR<R>(pl.normal.std32), &z0, &z1);
+      normal_v2_pairs<false, R>(a, b, pl.normal, &z0, &z1);
     }
     for (int r = 0; r < R; ++r) {
       store_f32_as<T>(o + 2 * N32 * r, shuffle<kZipLo32>(z0.v[r], z1.v[r]));

@@ -34,23 +34,51 @@ struct PhiloxKeys {
     }
     ctr2 = bcast<vu64>(s.subseq & kLo32);
     ctr3 = bcast<vu64>(s.subseq >> 32);
+    // Counter words 2 and 3 are the same in every block of a stream, so round
+    // 1's product of word 2 and what it feeds are constants: the low halves of
+    // r0_c0 = hi(ctr2 M1) ^ k0[0] (round 1's word 0 is hi(word 2 M1) ^ word 1
+    // ^ k0[0], word 1 the block's high half), r0_c2 = ctr3 ^ k1[0], and
+    // r1_c0 = lo(ctr2 M1) ^ k0[1] (round 1 leaves lo(ctr2 M1) as word 1;
+    // round 2 xors it with k0[1]).
+    const uint64_t p1 = (s.subseq & kLo32) * uint64_t{kPhiloxM1};
+    const uint32_t k00 = static_cast<uint32_t>(s.seed), k10 = static_cast<uint32_t>(s.seed >> 32);
+    r0_c0 = bcast<vu64>(uint64_t{static_cast<uint32_t>(p1 >> 32) ^ k00});
+    r0_c2 = bcast<vu64>(uint64_t{static_cast<uint32_t>(s.subseq >> 32) ^ k10});
+    r1_c0 = bcast<vu64>(uint64_t{static_cast<uint32_t>(p1) ^ (k00 + kPhiloxW0)});
   }
+  vu64 r0_c0, r0_c2, r1_c0;
 };
 
-// Words of blocks b .. b + kBatchBlocks - 1 of the stream, in stream order.
-__attribute__((flatten)) XRNG_INLINE void philox_batch(const PhiloxKeys& k, uint64_t b, uint32_t* out) {
-  vu64 c0[kRegs], c1[kRegs], c2[kRegs], c3[kRegs];
-  for (int r = 0; r < kRegs; ++r) {
-    const vu64 blk = iota<vu64>() + (b + static_cast<uint64_t>(r * N64));
-    c0[r] = blk;  // only the low 32 bits of a lane are ever read (mul32, pack_lo32)
-    c1[r] = blk >> 32;
-    c2[r] = k.ctr2;
-    c3[r] = k.ctr3;
-  }
+// Philox4x32-10 of P registers of blocks: lane i of register r computes the
+// block blk[r][i] (any block numbers: the fill and the fused kernels choose
+// the order of the lanes). On return c0..c3 hold the four output words of
+// each block in the low 32 bits of its 64-bit lane (the high halves are
+// don't-care).
+// kRounds < 10 stops early (fused.h does the last round itself).
+template <int P, int kRounds = 10>
+XRNG_INLINE void philox_blocks(const PhiloxKeys& k, const vu64 (&blk)[P], vu64 (&c0)[P], vu64 (&c1)[P], vu64 (&c2)[P],
+                               vu64 (&c3)[P]) {
   const vu64 m0 = bcast<vu64>(uint64_t{kPhiloxM0}), m1 = bcast<vu64>(uint64_t{kPhiloxM1});
+  static_assert(kRounds >= 2);
+  // Rounds 1 and 2 (philox_round) with the constants of PhiloxKeys: the
+  // counter's words are (blk, blk >> 32, ctr2, ctr3), and only low halves of
+  // the lanes are ever read (mul32, the final pack).
+  for (int r = 0; r < P; ++r) {
+    const vu64 p0 = mul32(blk[r], m0);
+    c0[r] = (blk[r] >> 32) ^ k.r0_c0;
+    c2[r] = (p0 >> 32) ^ k.r0_c2;
+    c3[r] = p0;
+  }
+  for (int r = 0; r < P; ++r) {
+    const vu64 p0 = mul32(c0[r], m0), p1 = mul32(c2[r], m1);
+    c0[r] = (p1 >> 32) ^ k.r1_c0;
+    c1[r] = p1;
+    c2[r] = (p0 >> 32) ^ c3[r] ^ k.k1[1];
+    c3[r] = p0;
+  }
 #pragma GCC unroll 10
-  for (int round = 0; round < 10; ++round) {
-    for (int r = 0; r < kRegs; ++r) {
+  for (int round = 2; round < kRounds; ++round) {
+    for (int r = 0; r < P; ++r) {
       // philox_round: products keep lo in the low half; the high half (hi)
       // there is don't-care for the next round, which reads low halves only.
       const vu64 p0 = mul32(c0[r], m0), p1 = mul32(c2[r], m1);
@@ -60,6 +88,13 @@ __attribute__((flatten)) XRNG_INLINE void philox_batch(const PhiloxKeys& k, uint
       c3[r] = p0;
     }
   }
+}
+
+// Words of blocks b .. b + kBatchBlocks - 1 of the stream, in stream order.
+__attribute__((flatten)) XRNG_INLINE void philox_batch(const PhiloxKeys& k, uint64_t b, uint32_t* out) {
+  vu64 blk[kRegs], c0[kRegs], c1[kRegs], c2[kRegs], c3[kRegs];
+  for (int r = 0; r < kRegs; ++r) blk[r] = iota<vu64>() + (b + static_cast<uint64_t>(r * N64));
+  philox_blocks<kRegs>(k, blk, c0, c1, c2, c3);
   for (int r = 0; r < kRegs; ++r) {
     const vu64 a = pack_lo32(c0[r], c1[r]), bb = pack_lo32(c2[r], c3[r]);  // words 0,1 | words 2,3
     storeu(out + r * 4 * N64, shuffle<kInterleaveLo>(a, bb));

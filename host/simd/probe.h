@@ -27,7 +27,7 @@ enum class Probe : int {
   cauchy_f32,       // out: float[n], dist::cauchy_f32(w, plan.cauchy)
   // stream v2 (binary32, math32.h):
   v2_radius,          // out: float[n], math32::radius(w)
-  v2_sincos,          // out: float[2n], (cos, sin) of math32::sincos_turns(w), interleaved
+  v2_sincos,          // out: float[2n], (cos, sin) of math32::sincos_turns(w), interleaved (by sincos_turns_v2)
   v2_neg_log,         // out: float[n], math32::neg_log(w)
   v2_tan,             // out: float[n], math32::tan_centered(w)
   v2_exp,             // out: float[n], math32::exp_(bits w as float)

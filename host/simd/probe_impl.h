@@ -66,7 +66,7 @@ bool probe_impl(Probe which, const Plan& plan, const uint32_t* in, size_t n, voi
         alignas(64) float r[2 * N32];
         if (which == Probe::v2_sincos) {
           F c, sn;
-          math32::sincos_turns<F, I>(x, &c, &sn);
+          sincos_turns_v2<1>(x, &c, &sn);  // the normal kernels' form of math32::sincos_turns
           storeu(r, shuffle<kZipLo32>(c.v[0], sn.v[0]));
           storeu(r + N32, shuffle<kZipHi32>(c.v[0], sn.v[0]));
           std::memcpy(o + 2 * i, r, 2 * m * sizeof(float));

@@ -156,6 +156,40 @@ TEST_CASE("simd fill equals scalar: large counts, misaligned outputs, streaming 
   }
 }
 
+TEST_CASE("simd fill equals scalar: fused kernels, every block phase and step boundary") {
+  // Rows with a fused kernel (host/simd/fused.h: Philox and the transform in
+  // registers, on whole blocks) switch between it and the word window at the
+  // first group that starts a block and at the last whole step: every word
+  // offset mod 4, start phases, counts around the step (P registers of N64
+  // blocks: at most 128 values on AVX-512) and the staging tile (2048
+  // values), blocks crossing 2^32, and calls above the streaming threshold.
+  const uint64_t offs[] = {0, 1, 2, 3, 4, 6, (uint64_t{1} << 34) - 16, (uint64_t{1} << 34) - 14, (uint64_t{1} << 34) - 13};
+  const uint64_t counts[] = {126, 127, 128, 129, 130, 255, 256, 257, 259, 2046, 2048, 2049, 2050, 4099, 6147, 20000};
+  const RowInfo* last = nullptr;
+  int failures = 0;
+  for (const RowCase& c : xrng_test::row_cases(false, Kind::element)) {
+    const bool first_params = c.row != last;
+    last = c.row;
+    if (!first_params || c.row->version != 2) continue;  // the fused rows are stream-v2 rows
+    for (uint64_t off : offs)
+      for (uint64_t start : {uint64_t{0}, uint64_t{1}, uint64_t{2}, uint64_t{3}})
+        for (uint64_t count : counts)
+          if (!same_fill(c.plan, off, start, count, start % 2) && failures++ < 10)
+            FAIL_CHECK(c.name << " offset=" << off << " start=" << start << " count=" << count);
+    // above the streaming threshold (the fused kernel stores as it goes, the
+    // window around it streams through the tile), aligned and odd destinations
+    const uint64_t big = ((uint64_t{5} << 20) / dtype_size(c.plan.dtype)) + 77;
+    for (uint64_t off : {uint64_t{0}, uint64_t{2}})
+      for (uint64_t start : {uint64_t{0}, uint64_t{1}}) {
+        const std::vector<unsigned char> ref = reference(c.plan, off, start, big);
+        for (size_t shift : {size_t{0}, size_t{1}, size_t{4}, size_t{16}, size_t{32}, size_t{48}})
+          if (!same_as(ref, c.plan, off, start, big, shift) && failures++ < 10)
+            FAIL_CHECK(c.name << " streaming, offset=" << off << " start=" << start << " shift=" << shift);
+      }
+  }
+  CHECK(failures == 0);
+}
+
 TEST_CASE("simd fill: thread count and call splitting do not change values") {
   for (const RowCase& c : xrng_test::row_cases(false, Kind::element)) {
     const uint64_t count = 300007;
