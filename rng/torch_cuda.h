@@ -31,6 +31,7 @@
 #include <algorithm>
 
 #include "rng/detail/math.h"
+#include "rng/detail/torch_cpu_math64.h"
 #include "rng/philox.h"
 #include "rng/stream.h"
 
@@ -433,8 +434,10 @@ inline void box_muller_f32(uint32_t x, uint32_t y, float* first, float* second) 
   float t = static_cast<float>(prod);
   if (std::fabs(static_cast<double>(t)) > std::fabs(prod)) t = std::nextafter(t, 0.0f);
   const double turn = 6.283185307179586 * static_cast<double>(t);
-  const float sn = static_cast<float>(std::sin(turn));
-  const float cs = static_cast<float>(std::cos(turn));
+  double sd, cd;  // xrng's port of glibc's sincos, never the host's libm
+  xrng::torch_cpu::detail::glibc_sincos(turn, &sd, &cd);
+  const float sn = static_cast<float>(sd);
+  const float cs = static_cast<float>(cd);
   *first = sn * s;
   *second = cs * s;
 }
