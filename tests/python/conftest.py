@@ -154,23 +154,11 @@ def same_bits(a: torch.Tensor, b: torch.Tensor) -> bool:
 
 
 def mode_dropout(x: torch.Tensor, p: float, generator) -> torch.Tensor:
-    """What the reproducible mode's default engine gives for F.dropout(x, p) in
-    training, drawn at `generator` (an xrng.Generator): under the dispatch
-    engine torch's own CPU composite, `x * (bernoulli(1 - p) / (1 - p))`, with
-    the mode's bernoulli (1 where word < round(q 2^32), one word per element)
-    and the division in x's dtype (SPEC.md 8.4); under the entry engine
-    xrng.dropout (SPEC.md 8.2)."""
+    """What the reproducible mode gives for F.dropout(x, p) in training on the
+    CPU, drawn at `generator` (an xrng.Generator): torch's own CPU composite,
+    `x * (bernoulli(1 - p) / (1 - p))`, with the mode's bernoulli (1 where
+    word < round(q 2^32), one word per element) and the division in x's dtype
+    (SPEC.md 8.4)."""
     import xrng
-    if xrng.reproducible(seed=0).engine == "entry":
-        return xrng.dropout(x, p, generator=generator)
     noise = xrng.bernoulli(tuple(x.shape), p=1.0 - p, generator=generator).to(x.dtype).to(x.device)
     return x * noise.div_(1.0 - p)
-
-
-@pytest.fixture
-def entry_engine(monkeypatch):
-    """Runs a test of the entry engine's own definitions (its dropout, its
-    erfinv, what its Python entry points can and cannot see) on that engine:
-    `xrng.reproducible(engine="entry")`, no longer the default. The dispatch
-    engine's counterparts are in test_mode_dispatch.py."""
-    monkeypatch.setenv("XRNG_MODE_ENGINE", "entry")

@@ -1,13 +1,10 @@
 """Explicit torch.Generator arguments inside torch.compile'd regions under the
 reproducible mode (issue 16 item 3): ``torch.randn(..., generator=g)`` and the
-other torch functions that take ``generator=`` draw, compiled, from g's own
-stream at the position the eager call draws from (xrng::mode_take with the
-generator's number; Dynamo guards the graph on the generator's identity), so
-the compiled program equals the eager one bit for bit, with one graph per
-generator. Tensor methods with ``generator=`` (``uniform_(..., generator=g)``)
-are a graph break in Dynamo itself (it cannot put a generator into a graph,
-with or without the mode): the call runs eagerly between the graphs, drawn by
-the mode, so the values are the same. A diffusers DDPM sampling step compiled
+other calls that take ``generator=`` draw from g's own stream at the position
+the eager call draws from, so the compiled program equals the eager one bit
+for bit. Dynamo cannot put a torch.Generator into a graph (with or without
+the mode): such a call breaks the graph and runs eagerly between the graphs,
+where the mode's kernels draw it. A diffusers DDPM sampling step compiled
 whole (UNet and scheduler.step with generator=) draws eager's noise."""
 import time
 
@@ -16,13 +13,6 @@ import torch
 import torch._dynamo
 
 import xrng
-
-# generator= inside a fullgraph region: the entry engine's compiled handlers
-# take it; the dispatch engine (the default) keeps torch's semantics, where
-# Dynamo cannot put a torch.Generator in a graph: the call breaks the graph and
-# runs eagerly (same values)
-_WHOLE = xrng.reproducible(seed=0).engine == "entry"
-
 
 @pytest.fixture(autouse=True)
 def _fresh_dynamo():
@@ -56,11 +46,10 @@ def test_torch_functions_with_a_generator_compile_to_eagers_values():
     eager = run(_draws)
     graphs = torch._dynamo.utils.counters["stats"]["unique_graphs"]
     t0 = time.perf_counter()
-    compiled = run(torch.compile(_draws, fullgraph=_WHOLE, backend="aot_eager"))
+    compiled = run(torch.compile(_draws, backend="aot_eager"))  # generator=: graph breaks, drawn eagerly
     secs = time.perf_counter() - t0
     assert all(torch.equal(a, b) for a, b in zip(eager, compiled))
-    if _WHOLE:  # g and g2; g's graph runs again
-        assert torch._dynamo.utils.counters["stats"]["unique_graphs"] - graphs == 2
+    assert torch._dynamo.utils.counters["stats"]["unique_graphs"] - graphs >= 1  # it was compiled
     # the values are the generators' own streams: the first draw is xrng's randn of seed 7's stream
     assert torch.equal(eager[0], xrng.randn(3, generator=xrng.reproducible.generator_for(7)))
     print(f"generator draws compiled: {secs:.1f} s")

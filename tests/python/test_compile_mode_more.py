@@ -1,4 +1,4 @@
-"""The reproducible mode inside torch.compile'd regions, the entry points
+"""The reproducible mode inside torch.compile'd regions, the random calls
 beyond rand/randn/dropout (issue 16, item 3): in-place fills (weight init),
 randint/randperm, the dropout variants and bernoulli with tensor
 probabilities. Each test runs a small function eagerly twice under the mode,
@@ -170,28 +170,19 @@ class _RandomTo(torch.nn.Module):
 def test_random_fills():
     # Dynamo never traces Tensor.random_ (a graph break of its own, whatever
     # the mode): the call runs eagerly between the graphs, drawn by the mode's
-    # eager handler at its place in the stream
+    # kernels at its place in the stream
     x = torch.zeros(8, dtype=torch.int64)
     _same(_Random(), x, fullgraph=False, backend="aot_eager")  # nine graphs of torch.empty: no Inductor
-    if xrng.reproducible(seed=0).engine == "entry":
-        # non-strict torch.export traces it as Python: the compiled handler
-        model = _Random()
-        with _mode():
-            eager = [_flat(model(x)) for _ in range(2)]
-        with _mode():
-            ep = torch.export.export(model, (x,), strict=False)
-        assert "xrng.mode_take" in ep.graph_module.code and "aten.random_" not in ep.graph_module.code
-    else:
-        # the dispatch engine: the exported graph holds torch's aten.random_
-        # calls, which xrng's kernels serve when it runs under the mode.
-        # (random_.from is left out: torch 2.15's FX code generation writes
-        # `aten.random_.from`, a SyntaxError, with or without the mode)
-        model = _RandomTo()
-        with _mode():
-            eager = [_flat(model(x)) for _ in range(2)]
-        with _mode():
-            ep = torch.export.export(model, (x,), strict=False)
-        assert "aten.random_" in ep.graph_module.code
+    # the exported graph holds torch's aten.random_ calls, which xrng's
+    # kernels serve when it runs under the mode. (random_.from is left out:
+    # torch 2.15's FX code generation writes `aten.random_.from`, a
+    # SyntaxError, with or without the mode)
+    model = _RandomTo()
+    with _mode():
+        eager = [_flat(model(x)) for _ in range(2)]
+    with _mode():
+        ep = torch.export.export(model, (x,), strict=False)
+    assert "aten.random_" in ep.graph_module.code
     with _mode():
         exported = [_flat(ep.module()(x)) for _ in range(2)]
     for e, c in zip(eager, exported):
@@ -214,31 +205,6 @@ def _ints(x):
 def test_randint_randperm():
     _same(_ints, torch.zeros(4, dtype=torch.int64))
     _no_break(_ints, torch.zeros(4, dtype=torch.int64))
-
-
-def _timm_trunc_normal_(t, mean=0.0, std=1.0, a=-2.0, b=2.0):
-    # timm.layers.trunc_normal_ (torch's before 2.10): uniform_, erfinv_ (the
-    # mode's own erfinv, the same bits on every device), torch arithmetic
-    def norm_cdf(x):
-        return (1.0 + math.erf(x / math.sqrt(2.0))) / 2.0
-    lo, hi = norm_cdf((a - mean) / std), norm_cdf((b - mean) / std)
-    with torch.no_grad():
-        t.uniform_(2 * lo - 1, 2 * hi - 1)
-        t.erfinv_()
-        t.mul_(std * math.sqrt(2.0))
-        t.add_(mean)
-        t.clamp_(min=a, max=b)
-    return t
-
-
-@pytest.mark.usefixtures("entry_engine")
-def test_erfinv_trunc_normal():
-    def fn(x):
-        w = _timm_trunc_normal_(torch.empty(4, 5), std=0.02)
-        v = _timm_trunc_normal_(torch.empty(6, dtype=torch.float64), mean=1.0, std=2.0, a=-1.0, b=4.0)
-        u = torch.rand(5)
-        return x + w[0], v, torch.erfinv(u * 2 - 1), torch.special.erfinv(u), u.erfinv()
-    _same(fn, torch.zeros(5))
 
 
 def test_torch_trunc_normal_with_graph_breaks():

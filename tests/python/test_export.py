@@ -103,43 +103,36 @@ def _bert():
 
 
 def test_export_under_the_mode_bert_train():
-    """Exported under the mode, a program's dropout draws are xrng::mode_take
-    (the position resolved when the program runs, from the mode active then)
-    and xrng::dropout: saved and loaded, it draws, call after call, what the
-    eager module draws under the same mode; outside a mode it refuses to run."""
+    """Exported under the mode, a program's dropout draws are torch's own
+    random aten operators, which the mode's kernels serve when the program
+    runs under a mode: saved and loaded, it draws, call after call, what the
+    eager module draws under the same mode."""
     model = _bert()
     ids = torch.arange(8).reshape(1, 8)
     with xrng.reproducible(seed=1, strict=True):  # strict: every random call of the trace is covered
         ep = torch.export.export(model, (ids,))
     targets = _targets(ep)
-    entry = xrng.reproducible(seed=0).engine == "entry"
-    if entry:
-        assert {"xrng.mode_take.default", "xrng.dropout.default"} <= targets
-        assert not any(t.startswith("aten.native_dropout") or "bernoulli" in t for t in targets)
-    else:  # the dispatch engine: torch's own graph, whose random aten ops xrng's kernels serve when it runs
-        assert any(t.startswith("aten.native_dropout") or "bernoulli" in t or t.startswith("aten.dropout")
-                   for t in targets), targets
-        assert not any(t.startswith("xrng.") for t in targets)
+    # torch's own graph, whose random aten ops xrng's kernels serve when it runs
+    assert any(t.startswith("aten.native_dropout") or "bernoulli" in t or t.startswith("aten.dropout")
+               for t in targets), targets
+    assert not any(t.startswith("xrng.") for t in targets)
     with xrng.reproducible(seed=1):
         eager = [model(ids).last_hidden_state for _ in range(2)]
     assert not torch.equal(eager[0], eager[1])
-    for prog in (ep, ep.run_decompositions()):  # the second: mode_take ordered by effect tokens
+    for prog in (ep, ep.run_decompositions()):
         m = _roundtrip(prog).module()
         with xrng.reproducible(seed=1):
             got = [m(ids)[0] for _ in range(2)]
         assert all(torch.equal(a, b) for a, b in zip(got, eager))
-        if entry:
-            with pytest.raises(xrng.NotReproducibleError, match="runs outside it"):
-                m(ids)
 
 
 _AOTI_COMPILE = """
 import sys
 import torch
-import xrng  # registers the xrng operators (and mode_take) for the loaded program
+import xrng  # registers the xrng operators for the loaded program
 from torch._inductor import aoti_compile_and_package
 import torch._inductor.config as ic
-# aten's random ops kept as calls (so a mode of the dispatch engine serves them)
+# aten's random ops kept as calls (so the mode's kernels serve them)
 ic.fallback_random = len(sys.argv) > 3 and sys.argv[3] == "fallback_random"
 aoti_compile_and_package(torch.export.load(sys.argv[1]), package_path=sys.argv[2])
 """
@@ -188,8 +181,9 @@ def test_aoti_package_python_and_cpp(tmp_path):
 
 @pytest.mark.slow
 def test_aoti_package_exported_under_the_mode(tmp_path):
-    """A package of a program exported under the mode runs (in Python: mode_take
-    is a Python operator) with the draws of the eager module under the mode."""
+    """A package of a program exported under the mode, packaged with Inductor's
+    fallback_random (as inside the mode), calls aten's random ops, which the
+    mode serves: it draws what the eager module draws under the mode."""
     class Net(torch.nn.Module):
         def __init__(self):
             super().__init__()
@@ -205,10 +199,7 @@ def test_aoti_package_exported_under_the_mode(tmp_path):
     with xrng.reproducible(seed=5):
         ep = torch.export.export(net, (x,))
         eager = [net(x) for _ in range(2)]
-    # the dispatch engine: packaged with Inductor's fallback_random (as inside
-    # the mode), the package calls aten's random ops, which the mode serves
-    dispatch = xrng.reproducible(seed=0).engine == "dispatch"
-    loaded = torch._inductor.aoti_load_package(_aoti_package(ep, tmp_path, "mode", fallback_random=dispatch))
+    loaded = torch._inductor.aoti_load_package(_aoti_package(ep, tmp_path, "mode", fallback_random=True))
     with xrng.reproducible(seed=5):
         assert all(torch.equal(loaded(x), e) for e in eager)
 

@@ -358,7 +358,7 @@ def test_mode_invalid_alpha_is_torchs_business():
     with xrng.reproducible(seed=0) as m:
         with pytest.warns(xrng.ReproducibilityWarning):
             torch._standard_gamma(torch.tensor([1.0, -1.0]))
-    assert {"torch._standard_gamma", "aten._standard_gamma"} & set(m.reported)  # (entry / dispatch engine)
+    assert "aten._standard_gamma" in m.reported
 
 
 def _mixup_cutmix(outer_seed, n_threads):

@@ -352,32 +352,16 @@ def test_seed_records_under_the_reproducible_mode():
     assert not bool((a.tensors["0#0:out"] == 0).any())  # (so the zeros after dropout are the mask's)
 
 
-class Sampler(nn.Module):
-    """An LSTM with inter-layer dropout, whose masks torch draws inside C++: the
-    mode cannot make them the same on every device. (This was torch.multinomial
-    until issue 20 made it an xrng draw.)"""
-
-    def __init__(self):
-        super().__init__()
-        self.rnn = nn.LSTM(4, 4, num_layers=2, dropout=0.5)
-
-    def forward(self, p):
-        return self.rnn(p)[0]
-
-
 class GammaOutside(nn.Module):
-    """A draw the dispatch engine leaves to torch: an alpha xrng's gamma refuses."""
+    """A draw the mode leaves to torch: an alpha xrng's gamma refuses."""
     def forward(self, p):
         return p + torch._standard_gamma(torch.tensor([1.0, -1.0])).nan_to_num().sum()
 
 
 def test_ops_the_mode_cannot_reproduce_are_recorded_or_refused(tmp_path, capsys):
-    # the entry engine cannot see the LSTM's dropout (a C++ draw); the dispatch
-    # engine serves it, and leaves to torch the calls xrng refuses
-    if xrng.reproducible(seed=0).engine == "entry":
-        model, op = Sampler(), "torch.lstm"
-    else:
-        model, op = GammaOutside(), "aten._standard_gamma"
+    # the mode serves the LSTM's dropout too (a C++ draw), and leaves to torch
+    # the calls xrng refuses
+    model, op = GammaOutside(), "aten._standard_gamma"
     with pytest.warns(xrng.ReproducibilityWarning, match=op.split(".")[1]):
         rec = migrate.record(model, torch.ones(3, 4), tmp_path / "s.json", seed=0)
     assert list(rec.meta["not_reproducible"]) == [op]

@@ -54,9 +54,9 @@ def test_checkpoint_recomputation_redraws_the_same_masks(bert, use_reentrant):
 @pytest.mark.parametrize("use_reentrant", [False, True])
 def test_compiled_checkpoint_redraws_the_eager_masks(use_reentrant):
     """torch.compile of a checkpointed block with dropout under the mode: the
-    forward draws eager's mask (xrng::mode_take), the recomputation in the
-    backward does not draw again (the effectful take is not replayed), so the
-    gradients are bitwise eager's and the stream ends where eager's does."""
+    forward draws eager's mask (the mode's kernels serve the compiled code's
+    aten calls), the recomputation in the backward gets the same mask,
+    so the gradients are bitwise eager's and the stream ends where eager's does."""
     import time
     import torch._dynamo
     import torch.nn.functional as F

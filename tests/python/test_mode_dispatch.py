@@ -1,4 +1,4 @@
-"""The reproducible mode's dispatcher engine (engine="dispatch", issue 25):
+"""The reproducible mode (issue 25: its only engine serves aten operators):
 xrng's kernels serve torch's random aten operators, so torch keeps its own
 semantics around every draw (vmap, forward AD, jit.trace, TorchScript,
 memory formats, subclasses, argument checks) and every caller draws xrng's
@@ -17,7 +17,7 @@ G = xrng.reproducible.global_generator
 
 
 def mode(seed=0, **kw):
-    return xrng.reproducible(seed=seed, engine="dispatch", **kw)
+    return xrng.reproducible(seed=seed, **kw)
 
 
 # ---- the draws: the stream, the key derivation, the kernels come and go --------------------------------
@@ -33,17 +33,45 @@ def _program():
             torch.bernoulli(torch.full((6,), 0.5)), torch.rand(3, generator=torch.Generator().manual_seed(9))]
 
 
-def test_same_words_as_the_entry_engine_for_every_shared_draw():
-    """Each aten op draws the words the entry-point engine draws for the call
-    that reaches it: the values are the same (dropout is defined at bernoulli_
-    now, see test_dropout_is_bernoulli_of_the_keep_probability)."""
+def _expected():
+    """_program()'s tensors drawn with xrng's public functions from the keys
+    SPEC.md 8.1 names (torch.manual_seed(3) restarts the global stream at
+    G(3); a torch.Generator seeded with 9 draws generator_for(9)), each call
+    the words SPEC.md 8.4 lists."""
+    g = G(3)
+    e = lambda *s, dtype=torch.float32: torch.empty(*s, dtype=dtype)  # noqa: E731
+    out = [xrng.randn(5, generator=g), xrng.rand(1000, generator=g),
+           xrng.randint(0, 10, (8,), generator=g),  # int64: the i64 draw
+           xrng.normal_(e(7, dtype=torch.float64), 2.0, 3.0, generator=g), xrng.exponential_(e(5), 2.0, generator=g),
+           xrng.uniform_(e(5), -1.0, 1.0, generator=g), xrng.randperm(10, generator=g)]
+    w = xrng.rand(100, generator=g)  # torch.rand(100), then the multinomial of it
+    out.append(xrng.multinomial(w, 3, False, generator=g))
+    u8 = xrng.bernoulli_(e(9, dtype=torch.uint8), 0.3, generator=g)  # bernoulli: one word per element
+    out.append(u8.to(torch.float32))
+    i32 = xrng.randint_(e(4, dtype=torch.int32), 0, 100, generator=g)  # half random_: the i32 draw, converted
+    out.append(i32.to(torch.half))
+    out += [xrng.log_normal_(e(3, dtype=torch.bfloat16), 1.0, 2.0, generator=g),
+            xrng.cauchy_(e(3), 0.0, 1.0, generator=g), xrng.geometric_(e(3), 0.3, generator=g)]
+    out.append(xrng.randn(3, generator=g) * torch.ones(3) + torch.zeros(3))  # normal(mean, std): z * std + mean
+    out += [xrng.gamma(torch.full((4,), 2.0), generator=g), xrng.poisson(torch.full((4,), 3.0), generator=g),
+            xrng.binomial(torch.full((4,), 10.0), torch.full((4,), 0.3), generator=g)]
+    words = xrng.bits_(e(6, dtype=torch.uint32), generator=g).to(torch.int64) & 0xFFFFFFFF  # tensor p: w < p 2^32
+    out.append((words < 2**31).to(torch.float32))
+    out.append(xrng.rand(3, generator=xrng.reproducible.generator_for(9)))
+    return out
+
+
+def test_every_draw_equals_xrngs_public_draw():
+    """Each aten op draws, from the stream SPEC.md 8.1 names, the words and
+    values of xrng's public draw of SPEC.md 8.4's row (dropout, defined at
+    bernoulli_: test_dropout_is_bernoulli_of_the_keep_probability)."""
     with mode(strict=True) as m:
-        new = _program()
-    with xrng.reproducible(seed=0, engine="entry", strict=True):
-        old = _program()
+        got = _program()
     assert m.reported == {}
-    for a, b in zip(new, old):
-        assert a.dtype == b.dtype and torch.equal(a, b)
+    want = _expected()
+    assert len(got) == len(want)
+    for i, (a, b) in enumerate(zip(got, want)):
+        assert a.dtype == b.dtype and torch.equal(a, b), i
 
 
 def test_global_stream_and_generator_streams():
@@ -472,3 +500,15 @@ def test_torchs_warnings_are_given_every_call():
                 warnings.simplefilter("always")
                 t.random_(-42, 2 ** 11 + 10)
             assert any("out of bounds" in str(x.message) for x in w)
+
+
+def test_torchs_python_functions_are_never_replaced():
+    """The mode wraps no torch function: its draws happen in the aten kernels."""
+    import torch.nn.functional as F
+    names = [(torch, "rand"), (torch, "randn"), (torch, "normal"), (torch, "multinomial"), (torch, "bernoulli"),
+             (torch.Tensor, "uniform_"), (torch.Tensor, "normal_"), (torch, "dropout"), (torch._VF, "dropout"),
+             (F, "dropout"), (F, "scaled_dot_product_attention"), (torch, "erfinv"), (torch, "set_rng_state")]
+    before = [getattr(o, n) for o, n in names]
+    with mode():
+        assert all(getattr(o, n) is f for (o, n), f in zip(names, before))
+    assert all(getattr(o, n) is f for (o, n), f in zip(names, before))

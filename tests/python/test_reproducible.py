@@ -16,7 +16,7 @@ import torch
 import torch.nn.functional as F
 
 import xrng
-from conftest import as_bytes, same_bits
+from conftest import as_bytes, mode_dropout, same_bits
 
 G = xrng.reproducible.global_generator
 f32, f64, bf16, f16 = torch.float32, torch.float64, torch.bfloat16, torch.float16
@@ -150,111 +150,44 @@ def test_normal_tensor_forms_broadcast_and_keep_zero_gradients():
     assert torch.equal(m.grad, torch.zeros_like(m))  # torch.normal is not a reparameterised sample
 
 
-# ---- dropout family ----------------------------------------------------------------------------------
-@pytest.mark.usefixtures("entry_engine")
-def test_dropout_equals_xrng_dropout_and_mirrors_torchs_special_cases():
+# ---- dropout family: torch's composites over the mode's bernoulli_ (SPEC.md 8.4) ---------------------
+def test_dropout_draws_one_word_per_element_and_keeps_torchs_special_cases():
     x = host(0, 4, 5)
-    with xrng.reproducible(seed=11) as r:
+    with xrng.reproducible(seed=11, strict=True) as r:
         y = F.dropout(x, 0.3)
         z = torch.nn.Dropout(0.5)(x)
         e = torch.nn.Dropout(0.5).eval()(x)
         q = F.dropout(x, 0.0)
         o = F.dropout(x, 1.0)
-        v = torch.dropout(x, 0.2, True)
-        out, keep = torch.native_dropout(x, 0.4, True)
         end = r.global_position().offset
     g = G(11)
-    assert same_bits(y, xrng.dropout(x, 0.3, generator=g))
-    assert same_bits(z, xrng.dropout(x, 0.5, generator=g))
-    assert e is x and q is x  # no draw: torch returns the input itself
+    assert same_bits(y, mode_dropout(x, 0.3, g)) and same_bits(z, mode_dropout(x, 0.5, g))
+    assert same_bits(e, x) and same_bits(q, x)  # no draw
     assert torch.equal(o, torch.zeros_like(x))
-    assert same_bits(v, xrng.dropout(x, 0.2, generator=g))
-    pos = g.offset
-    assert same_bits(out, xrng.dropout(x, 0.4, generator=g))
-    assert torch.equal(keep, ~xrng.bernoulli(4, 5, p=0.4, seed=g.seed, subseq=g.subseq, offset=pos))
-    assert end == g.offset == 4 * 20
+    assert end == g.offset == 2 * 20
 
 
-@pytest.mark.usefixtures("entry_engine")
-def test_dropout_autograd_replays_the_mask():
-    x = host(1, 6, 7)
-    with xrng.reproducible(seed=12):
-        a = x.clone().requires_grad_()
-        F.dropout(a, 0.4).backward(torch.ones(6, 7))
-        b = x.clone().requires_grad_()
-        h = b * 1.0
-        F.dropout(h, 0.4, inplace=True)  # in place on a non-leaf
-        h.backward(torch.ones(6, 7))
-    g = G(12)
-    assert same_bits(a.grad, xrng.dropout(torch.ones(6, 7), 0.4, generator=g))
-    assert same_bits(b.grad, xrng.dropout(torch.ones(6, 7), 0.4, generator=g))
-    with xrng.reproducible(seed=12), pytest.raises(RuntimeError, match="leaf Variable"):
-        F.dropout(x.clone().requires_grad_(), 0.5, inplace=True)
-
-
-@pytest.mark.usefixtures("entry_engine")
-def test_feature_dropout_draws_one_word_per_channel():
-    x = host(2, 2, 3, 4, 4)
-    with xrng.reproducible(seed=13) as r:
-        y2 = F.dropout2d(x, 0.5)
-        y1 = F.dropout1d(x[0, :, :, 0], 0.5)  # unbatched (C, L): N = 1
-        y3 = torch.nn.Dropout3d(0.25)(x.unsqueeze(2))
-        end = r.global_position().offset
-    g = G(13)
-
-    def expect(t, p, n_c):
-        scale = xrng.dropout(torch.ones(n_c), p, generator=g)
-        scale = scale.view(t.shape[:2] + (1,) * (t.dim() - 2)) if t.dim() > 2 else scale.view(-1, 1)
-        return torch.where(scale != 0, t * scale, 0.0)
-    assert same_bits(y2, expect(x, 0.5, 6))
-    assert same_bits(y1, expect(x[0, :, :, 0], 0.5, 3))
-    assert same_bits(y3, expect(x.unsqueeze(2), 0.25, 6))
-    assert end == g.offset == 15
-    channels = y2.flatten(2)
-    assert bool(((channels == 0).all(2) | (channels != 0).all(2)).all())  # whole channels are dropped
-
-
-def _alpha(x, p, keep):
+def _alpha(x, p, noise):
+    """torch's alpha dropout over a keep mask `noise` (1.0 kept, 0.0 dropped), step by step."""
     alpha = 1.7580993408473766
     a = 1.0 / math.sqrt((alpha * alpha * p + 1) * (1 - p))
-    return torch.where(keep, x * a + alpha * a * p, -alpha * a + alpha * a * p)
+    b = noise.add(-1).mul_(alpha * a).add_(alpha * a * p)
+    return (x * noise.mul(a)).add_(b)
 
 
-@pytest.mark.usefixtures("entry_engine")
-def test_alpha_dropout_and_feature_alpha_dropout():
-    x = host(3, 2, 3, 5)
-    with xrng.reproducible(seed=14) as r:
-        a = F.alpha_dropout(x, 0.2, training=True)
-        same = F.alpha_dropout(x, 0.2)  # torch's default: training=False
+def test_feature_and_alpha_dropout_draw_the_keep_mask_of_their_noise_shape():
+    x = host(2, 2, 3, 4, 4)
+    with xrng.reproducible(seed=13, strict=True) as r:
+        y2 = F.dropout2d(x, 0.5)  # one word per (sample, channel)
+        a = F.alpha_dropout(x, 0.2, training=True)  # one per element
         b = F.feature_alpha_dropout(x, 0.3, training=True)
         end = r.global_position().offset
-    g = G(14)
-    keep = ~xrng.bernoulli(2, 3, 5, p=0.2, generator=g)
-    assert same_bits(a, _alpha(x, 0.2, keep))
-    assert same is x
-    keep_c = ~xrng.bernoulli(2, 3, p=0.3, generator=g)
-    assert same_bits(b, _alpha(x, 0.3, keep_c.view(2, 3, 1)))
-    assert end == g.offset == 30 + 6
-
-
-@pytest.mark.usefixtures("entry_engine")
-def test_sdpa_dropout_is_xrng_dropout_on_the_attention_weights():
-    B, H, L, S = 2, 3, 4, 5
-    q, k = torch.zeros(B, H, L, 8), torch.zeros(B, H, S, 8)
-    v = torch.eye(S).expand(B, H, S, S)  # output = the attention weights after dropout, exactly
-    with xrng.reproducible(seed=15) as r:
-        out = F.scaled_dot_product_attention(q, k, v, dropout_p=0.25)
-        words = r.global_position().offset
-        plain = F.scaled_dot_product_attention(q, k, v)  # dropout_p = 0: torch's own SDPA, no words
-        assert r.global_position().offset == words and torch.allclose(plain, torch.full((B, H, L, S), 1 / S))
-        gqa = F.scaled_dot_product_attention(q, k[:, :1], v[:, :1], dropout_p=0.5, enable_gqa=True)
-        causal = F.scaled_dot_product_attention(host(4, B, H, L, 8), host(5, B, H, S, 8), v, dropout_p=0.5,
-                                                is_causal=True)
-    g = G(15)
-    assert same_bits(out, xrng.dropout(torch.full((B, H, L, S), 1 / S), 0.25, generator=g))
-    assert words == B * H * L * S
-    assert same_bits(gqa, xrng.dropout(torch.full((B, H, L, S), 1 / S), 0.5, generator=g))
-    assert bool((causal.triu(1) == 0).all())  # masked positions stay 0 after softmax and dropout
+    g = G(13)
+    noise = xrng.bernoulli(2, 3, p=1 - 0.5, generator=g).float().div_(1 - 0.5)
+    assert same_bits(y2, x * noise.view(2, 3, 1, 1))
+    assert same_bits(a, _alpha(x, 0.2, xrng.bernoulli(*x.shape, p=1 - 0.2, generator=g).float()))
+    assert same_bits(b, _alpha(x, 0.3, xrng.bernoulli(2, 3, p=1 - 0.3, generator=g).float().view(2, 3, 1, 1)))
+    assert end == g.offset == 6 + 96 + 6
 
 
 def test_multi_head_attention_dropout_inside_a_python_wrapper_is_drawn():
@@ -338,34 +271,6 @@ def test_nn_init_patched_by_a_library_is_still_drawn():
     assert same_bits(w, xrng.randn(5, std=0.1, generator=G(18)))
 
 
-# ---- erfinv: xrng's own, so that inverse-CDF samplers (timm's trunc_normal_) are identical -----------
-def test_erfinv64_accuracy_and_special_values():
-    sp = pytest.importorskip("scipy.special")
-    from xrng.reproducible import erfinv64
-    y = torch.cat([xrng.rand(20000, dtype=f64, low=-1.0, high=1.0, seed=1), 1 - xrng.rand(200, dtype=f64, seed=2) * 1e-12,
-                   torch.tensor([0.85, -0.85, 0.5, 1e-300], dtype=f64)])
-    r = erfinv64(y).numpy()
-    ref = sp.erfinv(y.numpy())
-    assert (abs(r - ref) / abs(ref)).max() < 2e-15  # measured: 9.5e-16 (4.3 ulp of binary64)
-    s = erfinv64(torch.tensor([1.0, -1.0, 1.5, -2.0, math.nan, 0.0, -0.0], dtype=f64))
-    assert s[:2].tolist() == [math.inf, -math.inf] and bool(s[2:5].isnan().all())
-    assert as_bytes(s[5:]) == as_bytes(torch.tensor([0.0, -0.0], dtype=f64))
-
-
-@pytest.mark.usefixtures("entry_engine")
-def test_erfinv_under_the_mode_is_host_exact_and_close_to_torchs():
-    from xrng.reproducible import erfinv64
-    x = xrng.rand(100000, low=-1.0, high=1.0, seed=3)
-    with xrng.reproducible(seed=0):
-        a = torch.erfinv(x)
-        b = x.clone().erfinv_()
-        c = torch.special.erfinv(x.to(bf16))
-    assert same_bits(a, erfinv64(x.double()).float()) and same_bits(a, b)
-    assert same_bits(c, erfinv64(x.to(bf16).double()).to(bf16))
-    ulps = (a.view(torch.int32) - torch.erfinv(x).view(torch.int32)).abs()
-    assert int(ulps.max()) <= 1  # torch's kernel agrees to the last bit but one
-
-
 # ---- torch.Generator objects -------------------------------------------------------------------------
 def test_torch_generators_have_their_own_streams():
     g = torch.Generator().manual_seed(21)
@@ -418,19 +323,9 @@ def test_manual_seed_fork_rng_and_rng_state_move_the_global_stream_like_torch():
 
 
 # ---- entering and leaving --------------------------------------------------------------------------
-@pytest.mark.usefixtures("entry_engine")
-def test_entry_points_are_torchs_own_outside_the_mode():
-    originals = (torch.rand, torch.Tensor.uniform_, torch._VF.dropout, F.scaled_dot_product_attention)
-    assert torch.rand is torch._C._VariableFunctions.rand and torch.Tensor.uniform_ is torch._C.TensorBase.uniform_
-    with xrng.reproducible(seed=0):
-        assert torch.rand is not originals[0] and torch.rand.__xrng_original__ is originals[0]
-        with xrng.reproducible(seed=1):
-            pass
-        assert torch._VF.dropout is not originals[2]  # still active: the outer entry
-    assert (torch.rand, torch.Tensor.uniform_, torch._VF.dropout, F.scaled_dot_product_attention) == originals
 
 
-def test_module_level_aliases_bound_before_the_mode_are_wrapped():
+def test_module_level_aliases_bound_before_the_mode_draw_the_stream():
     import types
     mod = types.ModuleType("xrng_test_aliases")
     exec("from torch import randn\nfrom torch.utils.data import random_split", mod.__dict__)
@@ -443,7 +338,7 @@ def test_module_level_aliases_bound_before_the_mode_are_wrapped():
         g = G(22)
         assert same_bits(a, xrng.randn(5, generator=g))
         assert list(parts[0].indices) + list(parts[1].indices) == xrng.randperm(10, generator=g).tolist()
-        assert mod.randn is torch._C._VariableFunctions.randn  # restored
+        assert mod.randn is torch._C._VariableFunctions.randn  # nothing was replaced
     finally:
         del sys.modules[mod.__name__]
 
@@ -548,76 +443,28 @@ def test_xdev_sdpa_trunc_normal_and_erfinv_equal_cpu(xdev):
 
 
 # ---- reporting ---------------------------------------------------------------------------------------
-@pytest.mark.usefixtures("entry_engine")
-def test_unreproducible_ops_are_reported_once_and_strict_raises():
-    # (torch.multinomial was the example here; it is drawn from xrng since issue 20:
-    # the RNNs' inter-layer dropout, drawn inside C++, is still only reported)
-    lstm = torch.nn.LSTM(4, 4, num_layers=2, dropout=0.5)
-    gru = torch.nn.GRU(4, 4, num_layers=2, dropout=0.5)
-    x = torch.ones(3, 4)
-    with xrng.reproducible(seed=0) as r, warnings.catch_warnings(record=True) as w:
-        warnings.simplefilter("always")
-        lstm(x)
-        lstm(x)
-        gru(x)
-        torch.multinomial(torch.ones(4), 2)  # drawn from xrng: not reported
-    hits = [x for x in w if issubclass(x.category, xrng.ReproducibilityWarning)]
-    assert len(hits) == 2 and "torch.lstm" in str(hits[0].message)
-    assert set(r.reported) == {"torch.lstm", "torch.gru"}
-    with xrng.reproducible(seed=0, strict=True), pytest.raises(xrng.NotReproducibleError, match="lstm"):
-        lstm(x)
 
 
-@pytest.mark.usefixtures("entry_engine")
-def test_lstm_dropout_compile_unsupported_dtypes_and_direct_aten_calls_are_reported():
-    lstm = torch.nn.LSTM(4, 4, num_layers=2, dropout=0.5)
-    with xrng.reproducible(seed=0) as r, warnings.catch_warnings():
-        warnings.simplefilter("ignore", xrng.ReproducibilityWarning)
-        torch.nn.LSTM(4, 4, num_layers=2)(host(9, 3, 1, 4))
-        assert r.reported == {}  # no dropout: nothing random
-        lstm(host(9, 3, 1, 4))
-        z = torch.randn(2, dtype=torch.complex64)
-        torch.ops.aten.bernoulli.default(torch.full((3,), 0.5))  # below the entry points: caught by the watch
-        torch.rand(2)
-    assert z.dtype == torch.complex64
-    assert set(r.reported) == {"torch.lstm", "torch.randn", "torch's default generator"}
-    assert "between torch.randn and torch.rand" in r.reported["torch's default generator"]
-
-    # in a compiled region torch.rand is drawn from xrng (issue 16); LSTM dropout is not covered there
-    # (torch.multinomial, then torch.binomial were the examples here; both are covered since issue 20)
-    @torch.compile(backend="eager")
-    def compiled(x):
-        return lstm(x)[0] + torch.rand(1)
-    with warnings.catch_warnings(), xrng.reproducible(seed=0) as r:
-        warnings.simplefilter("ignore", xrng.ReproducibilityWarning)
-        compiled(host(9, 3, 1, 4))
-    assert "torch.compile'd region" in r.reported.get("torch.lstm", "")
-    assert "torch.rand" not in r.reported
-
-
-# torch's own builtins, held where the mode does not look (a module-level alias
-# such as `from torch import rand` is found and wrapped; a reference inside an
-# object is not), as C++ code or a stored reference would call them
+# torch's own builtins, held where no Python wrapper could look (as C++ code
+# or a stored reference would call them): the mode's kernels serve them all
 _TORCH = {"rand": torch._C._VariableFunctions.rand, "bernoulli": torch._C._VariableFunctions.bernoulli}
 _torch_rand = lambda *a, **k: _TORCH["rand"](*a, **k)  # noqa: E731
 _torch_bernoulli = lambda *a, **k: _TORCH["bernoulli"](*a, **k)  # noqa: E731
 
 
-@pytest.mark.usefixtures("entry_engine")
-def test_draws_behind_the_modes_back_are_detected():
-    with xrng.reproducible(seed=0) as r, warnings.catch_warnings():
-        warnings.simplefilter("ignore", xrng.ReproducibilityWarning)
-        torch.rand(2)
-        _torch_rand(2)  # torch's generator, unseen by the entry points
-        torch.rand(2)
-    assert "between torch.rand and torch.rand" in r.reported["torch's default generator"]
-    with pytest.raises(xrng.NotReproducibleError, match="default generator"):
-        with xrng.reproducible(seed=0, check_dispatch=False, strict=True):
-            _torch_rand(2)  # found when the mode ends
-    # the dispatcher-level check names the aten op itself, before it runs
-    with pytest.raises(xrng.NotReproducibleError, match="aten.bernoulli"):
-        with xrng.reproducible(seed=0, strict=True):
-            _torch_bernoulli(torch.full((3,), 0.5))
+def test_draws_through_stored_references_and_aten_follow_the_stream():
+    with xrng.reproducible(seed=0, strict=True) as r:
+        a = [torch.rand(2), _torch_rand(2), _torch_bernoulli(torch.full((3,), 0.5)),
+             torch.ops.aten.bernoulli.default(torch.full((3,), 0.5)), torch.rand(2)]
+    assert r.reported == {}
+    g = G(0)
+
+    def words(n):
+        return xrng.bits_(torch.empty(n, dtype=torch.uint32), generator=g).to(torch.int64) & 0xFFFFFFFF
+    want = [xrng.rand(2, generator=g), xrng.rand(2, generator=g), (words(3) < 2**31).float(),
+            (words(3) < 2**31).float(), xrng.rand(2, generator=g)]
+    for u, v in zip(a, want):
+        assert same_bits(u, v)
 
 
 def test_meta_tensors_and_errors():
@@ -679,13 +526,13 @@ def test_cuda_generators_and_dropout_training_equal_cpu():
 
 
 @pytest.mark.cuda
-def test_cuda_generator_draws_behind_the_mode_are_detected():
-    with xrng.reproducible(seed=0) as r, warnings.catch_warnings():
-        warnings.simplefilter("ignore", xrng.ReproducibilityWarning)
-        torch.rand(2, device="cuda")
-        _torch_rand(2, device="cuda")  # the CUDA generator, unseen by the entry points
-        torch.rand(2, device="cuda")
-    assert any("CUDA generator" in k for k in r.reported)
+def test_cuda_draws_through_stored_references_follow_the_stream():
+    with xrng.reproducible(seed=0, strict=True) as r:
+        a = [torch.rand(2, device="cuda"), _torch_rand(2, device="cuda"), torch.rand(2, device="cuda")]
+    assert r.reported == {}
+    g = G(0)
+    for u in a:
+        assert same_bits(u.cpu(), xrng.rand(2, generator=g))
 
 
 # ---- stream versions (SPEC.md section 7) -------------------------------------------------------------

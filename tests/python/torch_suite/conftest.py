@@ -1,5 +1,5 @@
 """Runs PyTorch's own test files (pytorch_tests/, fetched by get_pytorch_tests.sh,
-see README.md) with every test inside ``xrng.reproducible(seed=0, engine="dispatch")``.
+see README.md) with every test inside ``xrng.reproducible(seed=0)``.
 
 Environment:
   XRNG_TORCH_SUITE_PLAIN=1  the same tests without the mode (for comparison);
@@ -144,7 +144,7 @@ def _xrng_dispatch_mode(request, monkeypatch):
             yield
             return
         import xrng
-        with xrng.reproducible(seed=0, engine="dispatch"):
+        with xrng.reproducible(seed=0):
             yield
     finally:
         torch.set_default_dtype(before)

@@ -1,5 +1,5 @@
 """The tests of PyTorch's own files that fail under
-``xrng.reproducible(seed=0, engine="dispatch")`` for a reason that is not a
+``xrng.reproducible(seed=0)`` for a reason that is not a
 defect of the mode, each with its class and reason (docs/torch-suite.md).
 
 Classes:
@@ -9,7 +9,7 @@ Classes:
      (under the mode the global stream has a different key from a Generator's).
   c: a statistical threshold torch passes only for its tuned seed; plain torch
      fails it too for other seeds (evidence in docs/torch-suite.md).
-  d: a defect of the dispatch engine (not an expected failure: marked
+  d: a defect of the mode's kernels (not an expected failure: marked
      xfail(strict=False) until it is fixed; the bug report is in the docs).
 
 Keys are pytest node ids relative to the torch test file:
