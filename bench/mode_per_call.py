@@ -1,11 +1,11 @@
 """Per-call cost of torch's random calls under the reproducible mode (issue 25),
-CPU: torch's own call, the same call under ``reproducible(engine="dispatch")``
-(xrng's kernels serve the aten ops) and under ``engine="entry"`` (torch's
-Python entry points wrapped), in one run. Each condition: the best of
+CPU: torch's own call and the same call under ``xrng.reproducible`` (xrng's
+kernels serve the aten ops), in one run. Each condition: the best of
 `repeats` means of `calls` calls; conditions alternate within each repeat,
-so all see the same machine load. Prints a markdown table in microseconds
-and each engine's time as a multiple of torch's own (the goal of issue 25:
-dispatch <= 1.5x). Timing is never asserted by a test.
+so both see the same machine load. Prints a markdown table in microseconds
+and the mode's time as a multiple of torch's own (the goal of issue 25:
+<= 1.5x). Timing is never asserted by a test. (The entry-point engine, a
+column here until it was removed, cost 8-30x on the same calls: docs/reproducible.md.)
 
     python3 bench/mode_per_call.py [--threads 1] [--calls 4000] [--repeats 5]
 """
@@ -47,26 +47,26 @@ def main():
     a = ap.parse_args()
     torch.set_num_threads(a.threads)
     cs = cases()
-    conds = {"torch": None, "dispatch": "dispatch", "entry": "entry"}
+    conds = ("torch", "mode")
     best = {(c, k): float("inf") for c in conds for k in cs}
     for _ in range(a.repeats):
-        for c, engine in conds.items():
-            mode = xrng.reproducible(seed=0, engine=engine) if engine else None
+        for c in conds:
+            mode = xrng.reproducible(seed=0) if c == "mode" else None
             if mode:
                 mode.enable()
             try:
                 for k, fn in cs.items():
                     fn()  # warm
-                    best[c, k] = min(best[c, k], mean_us(fn, a.calls if c != "entry" else max(a.calls // 4, 1)))
+                    best[c, k] = min(best[c, k], mean_us(fn, a.calls))
             finally:
                 if mode:
                     mode.disable()
     print(f"CPU, {a.threads} thread(s), best of {a.repeats} x {a.calls} calls; us per call\n")
-    print("| call | torch | dispatch engine | ratio | entry engine | ratio |")
-    print("|---|---|---|---|---|---|")
+    print("| call | torch | under the mode | ratio |")
+    print("|---|---|---|---|")
     for k in cs:
-        t, d, e = best["torch", k], best["dispatch", k], best["entry", k]
-        print(f"| `{k}` | {t:.2f} | {d:.2f} | {d / t:.2f}x | {e:.2f} | {e / t:.1f}x |")
+        t, d = best["torch", k], best["mode", k]
+        print(f"| `{k}` | {t:.2f} | {d:.2f} | {d / t:.2f}x |")
 
 
 if __name__ == "__main__":

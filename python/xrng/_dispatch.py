@@ -1,6 +1,8 @@
-"""The reproducible mode's dispatcher engine (``reproducible(engine="dispatch")``, issue 25).
+"""The reproducible mode's engine: xrng's kernels serve torch's random aten
+operators (issue 25; the mode's only engine since the entry-point engine was
+removed).
 
-While a mode with this engine is active, xrng's C++ kernels serve torch's
+While a mode is active, xrng's C++ kernels serve torch's
 random **aten operators** (``bindings/mode.cpp``, ``bindings/mode/``): they are registered for the
 CPU, CUDA and PrivateUse1 dispatch keys when the first entry starts (run-time
 ``torch::Library`` objects) and removed when the last one ends, which brings
@@ -21,17 +23,17 @@ family, ``poisson``, ``binomial`` and ``native_dropout``. The factories
 ``nn.init`` and ``torch.distributions`` reach them. Words per call: SPEC.md
 section 8.4.
 
-Streams are those of the entry-point engine (SPEC.md 8.1): the global stream
+Streams (SPEC.md 8.1): the global stream
 ``Key(seed).fold_in(GLOBAL_TAG)`` for draws without a generator (or with the
 default CPU generator), ``Key(g.initial_seed())`` for a ``torch.Generator``
 ``g``; re-seeds, restores (``fork_rng``, ``set_rng_state``) and copied states
 are recognised by the generator's state, which is marked after every draw.
 
-Differences from the entry-point engine (deprecated), by design: a draw is
-defined at the aten operator, so ``F.dropout`` on the CPU draws
+A draw is defined at the aten operator, so ``F.dropout`` on the CPU draws
 ``bernoulli_(1 - p)`` (keep where the word is below the threshold of
 ``1 - p``) and torch's ``div_`` and ``mul`` make the output; ``erfinv`` is
-torch's. The kernels are process-wide and check the calling thread: a thread
+torch's (the removed entry-point engine had its own: SPEC.md 8.2, 8.3, and
+8.4's revision). The kernels are process-wide and check the calling thread: a thread
 that did not enter the mode (and is not running one of its backward passes)
 gets torch's own kernel, warned. Not covered (reported with
 ``check_dispatch``): cuDNN RNN dropout, ``_fused_dropout``;
@@ -59,7 +61,7 @@ __all__ = ["ops"]
 
 
 def ops() -> list:
-    """The aten operators the dispatcher engine serves: ``[(name, draw, words)]``."""
+    """The aten operators the mode's kernels serve: ``[(name, draw, words)]``."""
     return [tuple(r) for r in _C._mode_ops()]
 
 
@@ -94,11 +96,9 @@ def _served() -> frozenset:
 
 
 def enable(mode) -> None:
-    """Starts an entry of `mode` (a reproducible with engine="dispatch")."""
+    """Starts an entry of `mode` (an xrng.reproducible)."""
     from . import _mode_compiled, _mode_distributed
     r = _mode_module()
-    if r._installed:
-        raise RuntimeError("xrng.reproducible: a mode with engine='entry' is active; the two engines do not nest")
     seed = torch.initial_seed() if mode.seed is None else mode.seed
     _C._mode_begin(seed % 2**64, r.GLOBAL_TAG, mode.stream, mode._report_native)
     try:
@@ -131,7 +131,7 @@ def global_position():
 
 
 def report_check(owner, func, args, kwargs) -> None:
-    """The dispatch check's rule under this engine: a random aten operator that
+    """The dispatch check's rule: a random aten operator that
     none of xrng's kernels serves (an op with a generator argument outside
     the served set, or a kernel with a dropout argument of its own)."""
     r = _mode_module()

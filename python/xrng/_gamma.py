@@ -4,9 +4,10 @@
 ``dirichlet``, ``poisson_counts`` and ``binomial_counts`` (bindings/gamma_ops.cpp). Argument handling and
 torch's reparameterised gradients only: every value comes from the operators.
 
-Through ``torch.distributions`` these give Gamma, Chi2 and StudentT
-(``torch._standard_gamma``) and Dirichlet and Beta (``torch._sample_dirichlet``)
-under the reproducible mode (``_mode_sampling.py``).
+Under the reproducible mode the same draws serve ``torch._standard_gamma``
+(``torch.distributions``' Gamma, Chi2 and StudentT), ``torch._sample_dirichlet``
+(Dirichlet, Beta), ``torch.poisson`` and ``torch.binomial``: the mode's kernels
+(``bindings/mode/``, SPEC.md 8.4).
 """
 from __future__ import annotations
 

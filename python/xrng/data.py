@@ -229,14 +229,12 @@ class _ModeWorkerInit:
     are the same under every start method. Picklable (spawn sends it to the
     worker)."""
 
-    def __init__(self, stream: int, strict: bool, check_dispatch: bool, user_init_fn=None,
-                 engine: str = "dispatch") -> None:
-        self.stream, self.strict, self.check_dispatch, self.engine = stream, strict, check_dispatch, engine
+    def __init__(self, stream: int, strict: bool, check_dispatch: bool, user_init_fn=None) -> None:
+        self.stream, self.strict, self.check_dispatch = stream, strict, check_dispatch
         self.user_init_fn = user_init_fn
 
     def __call__(self, worker_id: int) -> None:
         from .reproducible import reproducible
-        reproducible(None, stream=self.stream, strict=self.strict, check_dispatch=self.check_dispatch,
-                     engine=self.engine).enable()
+        reproducible(None, stream=self.stream, strict=self.strict, check_dispatch=self.check_dispatch).enable()
         if self.user_init_fn is not None:
             self.user_init_fn(worker_id)

@@ -502,9 +502,19 @@ def test_torchs_warnings_are_given_every_call():
             assert any("out of bounds" in str(x.message) for x in w)
 
 
+def test_the_entry_engine_was_removed(monkeypatch):
+    with pytest.raises(ValueError, match=r"engine='entry' was removed .*SPEC\.md 8\.4"):
+        xrng.reproducible(seed=0, engine="entry")
+    with pytest.raises(ValueError, match="the only engine"):
+        xrng.reproducible(seed=0, engine="aten")
+    assert xrng.reproducible(seed=0, engine="dispatch").engine == "dispatch"
+    monkeypatch.setenv("XRNG_MODE_ENGINE", "entry")  # a run pinned to the old engine fails, not silently revised
+    with pytest.raises(ValueError, match="was removed"):
+        xrng.reproducible(seed=0)
+
+
 def test_torchs_python_functions_are_never_replaced():
     """The mode wraps no torch function: its draws happen in the aten kernels."""
-    import torch.nn.functional as F
     names = [(torch, "rand"), (torch, "randn"), (torch, "normal"), (torch, "multinomial"), (torch, "bernoulli"),
              (torch.Tensor, "uniform_"), (torch.Tensor, "normal_"), (torch, "dropout"), (torch._VF, "dropout"),
              (F, "dropout"), (F, "scaled_dot_product_attention"), (torch, "erfinv"), (torch, "set_rng_state")]
