@@ -3,8 +3,9 @@ randomised (fixed-seed) set of torch random calls, odd parameters included
 (NaN, infinities, negative, float where torch wants an int, bool, unsigned
 and complex dtypes, empty and scalar shapes), runs without and with the mode;
 the outcome must be the same: the same exception type where torch raises, a
-tensor of the same shape and dtype where torch returns one. A new entry point
-or a changed handler cannot drift from torch without failing here."""
+tensor of the same shape and dtype where torch returns one. A new operator
+of the mode's table or a changed kernel cannot drift from torch without
+failing here."""
 import math
 import random
 import warnings
