@@ -5,7 +5,7 @@ kernels serve the aten ops), in one run. Each condition: the best of
 so both see the same machine load. Prints a markdown table in microseconds
 and the mode's time as a multiple of torch's own (the goal of issue 25:
 <= 1.5x). Timing is never asserted by a test. (The entry-point engine, a
-column here until it was removed, cost 8-30x on the same calls: docs/reproducible.md.)
+column here until it was removed, cost 2.4-30x on the same calls: docs/reproducible.md.)
 
     python3 bench/mode_per_call.py [--threads 1] [--calls 4000] [--repeats 5]
 """
