@@ -149,8 +149,9 @@ std::string draw_help() {
       "of torch.manual_seed(S); torch.randn(N) (--dist normal, f32, N >= 16, --mean/--std) or torch.rand(N) (--dist\n"
       "uniform, f32 or f64) on a CPU running torch's AVX2 or default kernel; only --seed, --count, --dtype, --format.\n"
       "--stream torch-cuda --sm-count N [--threads-per-sm T (default 2048)]: torch's CUDA generator (SPEC.md section\n"
-      "15): torch.cuda.manual_seed(S); torch.rand(N) (f32, f64, f16, bf16) or torch.randn(N) (f32, f16, bf16: a model;\n"
-      "f64; unmeasured) on a GPU of N SMs (H100 SXM 132, A100 108, L4 58 with T 1536, T4 40 with T 1024).\n"
+      "15): torch.cuda.manual_seed(S); torch.rand(N) / uniform_(--low, --high) (f32, f64, f16, bf16), torch.randn(N)\n"
+      "or exponential_(--lambda) (models, unmeasured) on a GPU of N SMs (H100 SXM 132, A100 108, L4 58 with T 1536,\n"
+      "T4 40 with T 1024).\n"
       "--shape D0,D1,...: draw over a global tensor of that shape (row-major global element indices) and\n"
       "print the elements of its block --block-start S0,S1,... (default 0,...) of --block-size Z0,Z1,...\n"
       "(default: to the end of each dimension), row-major over the block: the same values as those elements\n"
@@ -730,8 +731,9 @@ struct TorchRequest {
   std::string format = "text";
 };
 
-// --stream torch-cuda: the values of torch.cuda.manual_seed(S); torch.rand(N) or torch.randn(N) on a GPU of
-// --sm-count SMs (rng/torch_cuda.h; SPEC.md section 15: the normal is a model, unmeasured).
+// --stream torch-cuda: the values of torch.cuda.manual_seed(S); torch.randn(N) (--mean/--std),
+// torch.rand(N) / uniform_(low, high) or exponential_(lambda) on a GPU of --sm-count SMs (rng/torch_cuda.h;
+// SPEC.md section 15: the normal and the exponential are models, unmeasured).
 TorchRequest torch_cuda_request(std::map<std::string, std::string>& kv, const std::string& dist, TorchRequest& r) {
   namespace tg = xrng::torch_cuda;
   if (!kv.count("--sm-count")) throw Error("--sm-count is required for --stream torch-cuda");
@@ -750,12 +752,21 @@ TorchRequest torch_cuda_request(std::map<std::string, std::string>& kv, const st
   const uint64_t seed = kv.count("--seed") ? parse_u64("--seed", kv["--seed"]) : 0;
   r.count = parse_u64("--count", kv["--count"]);
   if (r.count > (1ull << 30)) throw Error("--count: at most 2^30 elements for a torch stream");
-  if (dist != "normal" && dist != "uniform") throw Error("--dist " + dist + ": torch-cuda gives normal or uniform");
-  for (const char* a : {"--low", "--high", "--lambda"})
-    if (kv.count(a)) throw Error(std::string(a) + " does not apply to --stream torch-cuda");
-  if (dist == "uniform" && (kv.count("--mean") || kv.count("--std"))) throw Error("--mean/--std apply to normal only");
+  const std::map<std::string, std::vector<const char*>> params = {
+      {"normal", {"--mean", "--std"}}, {"uniform", {"--low", "--high"}}, {"exponential", {"--lambda"}}};
+  for (const char* a : {"--mean", "--std", "--low", "--high", "--lambda"}) {
+    bool ok = false;
+    for (const char* b : params.at(dist)) ok = ok || std::string(a) == b;
+    if (kv.count(a) && !ok) throw Error(std::string(a) + " does not apply to --dist " + dist);
+  }
   const float mean = kv.count("--mean") ? std::stof(kv["--mean"]) : 0.0f;
   const float stdv = kv.count("--std") ? std::stof(kv["--std"]) : 1.0f;
+  const double low = kv.count("--low") ? std::stod(kv["--low"]) : 0.0;
+  const double high = kv.count("--high") ? std::stod(kv["--high"]) : 1.0;
+  const double lambda = kv.count("--lambda") ? std::stod(kv["--lambda"]) : 1.0;
+  if (dist == "uniform" && !(low <= high && std::isfinite(low) && std::isfinite(high)))
+    throw Error("--low/--high: need finite low <= high");
+  if (dist == "exponential" && !(lambda > 0.0)) throw Error("--lambda must be > 0");
   if (kv.count("--format")) {
     r.format = kv["--format"];
     if (r.format != "text" && r.format != "hex" && r.format != "bin" && r.format != "null")
@@ -766,12 +777,18 @@ TorchRequest torch_cuda_request(std::map<std::string, std::string>& kv, const st
   r.bytes.resize(r.count * static_cast<uint64_t>(xrng::dtype_size(r.dtype)));
   if (dist == "normal")
     tg::randn(st, d, r.count, t, mean, stdv, r.bytes.data());
-  else
+  else if (dist == "exponential")
+    tg::exponential(st, d, r.count, t, lambda, r.bytes.data());
+  else if (low == 0.0 && high == 1.0)
     tg::rand(st, d, r.count, t, r.bytes.data());
+  else
+    tg::uniform(st, d, r.count, t, low, high, r.bytes.data());
   r.describe = dist + " " + xrng::dtype_name(r.dtype) + " stream=torch-cuda sm_count=" + std::to_string(sm) +
                " threads_per_sm=" + std::to_string(tps) + " seed=" + std::to_string(seed) +
                " count=" + std::to_string(r.count);
   if (dist == "normal" && (mean != 0.0f || stdv != 1.0f)) r.describe += " mean=" + kv["--mean"] + " std=" + kv["--std"];
+  if (dist == "uniform" && (low != 0.0 || high != 1.0)) r.describe += " low=" + kv["--low"] + " high=" + kv["--high"];
+  if (dist == "exponential") r.describe += " lambda=" + (kv.count("--lambda") ? kv["--lambda"] : std::string("1"));
   return r;
 }
 
