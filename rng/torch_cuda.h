@@ -749,6 +749,22 @@ inline void exponential(State& s, Device d, uint64_t n, Type t, double lambda, v
   });
 }
 
+// torch.empty(n, dtype).cauchy_(median, sigma) on `d` (modelled: __tanf for
+// the 32/16-bit types, the seed of __nv_tan's reciprocal for float64).
+inline void cauchy(State& s, Device d, uint64_t n, Type t, double median, double sigma, void* out) {
+  if (!(sigma > 0.0)) throw std::invalid_argument("torch_cuda cauchy: sigma must be > 0");
+  if (t == Type::f64) {
+    for_each(s, n, 8, 2, d, [&](uint64_t i, const u32x4& w, uint32_t lane) {
+      detail::store(t, out, i, cauchy_f64(uniform2_double(w, lane), median, sigma));
+    });
+    return;
+  }
+  const float m = static_cast<float>(median), sg = static_cast<float>(sigma);
+  for_each(s, n, type_size(t), 4, d, [&](uint64_t i, const u32x4& w, uint32_t lane) {
+    detail::store(t, out, i, cauchy_f32(curand_uniform(w.v[lane]), m, sg));
+  });
+}
+
 // torch.randn(n, dtype) (float32 / float16 / bfloat16: the modelled
 // normal; float64: curand_normal2_double, exact but for nv_log's seed).
 inline void randn(State& s, Device d, uint64_t n, Type t, double mean, double sd, void* out) {

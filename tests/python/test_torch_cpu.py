@@ -310,6 +310,16 @@ def test_cli_torch_stream_fingerprint_equals_torch(cli, stream, capability):
     assert cli.fingerprint("--stream", stream, "--dist", "normal", "--dtype", "f64", "--seed", 9, "--count", 15) == want_n
     assert cli.fingerprint("--stream", stream, "--dist", "exponential", "--lambda", 0.5, "--seed", 9,
                            "--count", 999) == want_e
+    code = ("import hashlib, torch; torch.manual_seed(9); a = torch.empty(1001, dtype=torch.float64).cauchy_(1.5, 0.3)"
+            ".numpy().tobytes(); torch.manual_seed(9); b = torch.empty(999).cauchy_().numpy().tobytes(); "
+            "print(hashlib.sha256(a).hexdigest(), hashlib.sha256(b).hexdigest())")
+    r = subprocess.run([sys.executable, "-c", code], env=dict(os.environ, ATEN_CPU_CAPABILITY=capability),
+                       capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    want_c64, want_c32 = r.stdout.split()
+    assert cli.fingerprint("--stream", stream, "--dist", "cauchy", "--dtype", "f64", "--median", 1.5, "--sigma", 0.3,
+                           "--seed", 9, "--count", 1001) == want_c64
+    assert cli.fingerprint("--stream", stream, "--dist", "cauchy", "--seed", 9, "--count", 999) == want_c32
     with pytest.raises(RuntimeError, match="lambda must be > 0"):
         cli.fingerprint("--stream", stream, "--dist", "exponential", "--lambda", 0, "--count", 15)
 

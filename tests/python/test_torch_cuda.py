@@ -351,6 +351,11 @@ def test_cli_torch_cuda_equals_python(cli, dt, name):
     out = cli.bin("--stream", "torch-cuda", "--sm-count", 40, "--threads-per-sm", 1024, "--dist", "exponential",
                   "--lambda", 0.5, "--dtype", name, "--count", n, "--seed", 77)
     assert out == ref.view(torch.uint8).numpy().tobytes()
+    g = xrng.torch_cuda(77, profile="t4")
+    ref = xrng.cauchy_(torch.empty(n, dtype=dt), -1.0, 0.3, generator=g)
+    out = cli.bin("--stream", "torch-cuda", "--sm-count", 40, "--threads-per-sm", 1024, "--dist", "cauchy",
+                  "--median", -1, "--sigma", 0.3, "--dtype", name, "--count", n, "--seed", 77)
+    assert out == ref.view(torch.uint8).numpy().tobytes()
 
 
 def test_randperm_matches_model():
