@@ -39,8 +39,8 @@ at::Tensor seed_state(uint64_t seed) {
 
 // Fills `out` (contiguous CPU) with draw `kind` from `state`, advancing it as
 // torch's CPU generator would. kind: uniform, normal, normal_each (a non-contiguous
-// output's normal: torch's element-wise path), exponential, geometric, log_normal, randint,
-// bernoulli, randperm.
+// output's normal: torch's element-wise path), exponential, geometric, log_normal, cauchy,
+// randint, bernoulli, randperm.
 void draw(at::Tensor state, const std::string& kind, const std::string& kernel, at::Tensor out, double a,
           double b, int64_t ilow, int64_t ihigh) {
   check_state(state);
@@ -89,6 +89,12 @@ void draw(at::Tensor state, const std::string& kind, const std::string& kernel, 
     AT_DISPATCH_FLOATING_TYPES_AND2(at::kHalf, at::kBFloat16, dt, "torch_cpu_log_normal", [&] {
       auto* p = out.data_ptr<scalar_t>();
       for (int64_t i = 0; i < n; ++i) p[i] = static_cast<scalar_t>(tc::log_normal_value(s, a, b, k));
+    });
+  } else if (kind == "cauchy") {
+    if (!(b > 0.0)) throw std::invalid_argument("torch_cpu cauchy_: sigma must be > 0");
+    AT_DISPATCH_FLOATING_TYPES_AND2(at::kHalf, at::kBFloat16, dt, "torch_cpu_cauchy", [&] {
+      auto* p = out.data_ptr<scalar_t>();
+      for (int64_t i = 0; i < n; ++i) p[i] = static_cast<scalar_t>(tc::cauchy_value(s, a, b, k));
     });
   } else if (kind == "geometric") {
     if (!(a > 0.0 && a < 1.0)) throw std::invalid_argument("torch_cpu geometric_: p must be in (0, 1)");
@@ -204,8 +210,8 @@ void register_torch_cpu(py::module_& m) {
   m.def("torch_cpu_draw", &draw, py::arg("state"), py::arg("kind"), py::arg("kernel"), py::arg("out"),
         py::arg("a") = 0.0, py::arg("b") = 1.0, py::arg("ilow") = 0, py::arg("ihigh") = 0,
         "Fills contiguous CPU `out` with torch CPU stream draw `kind` (uniform, normal, normal_each, exponential, geometric, "
-        "log_normal, randint, bernoulli, randperm), "
+        "log_normal, cauchy, randint, bernoulli, randperm), "
         "advancing `state` in place as torch's generator would: a/b are uniform/normal/bernoulli's parameters "
-        "(exponential: a = lambda; geometric: a = p), "
+        "(exponential: a = lambda; geometric: a = p; cauchy: a = median, b = sigma), "
         "ilow/ihigh randint's [low, high).");
 }

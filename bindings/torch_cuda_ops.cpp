@@ -81,6 +81,40 @@ uint64_t draw(uint64_t seed, uint64_t offset, const std::string& kind, uint32_t 
         }
       }
     });
+  } else if (kind == "log_normal" || kind == "cauchy") {
+    float_type(dt, kind);
+    if (!(b > 0.0)) throw std::invalid_argument("torch_cuda " + kind + ": " + (kind == "cauchy" ? "sigma" : "std") + " must be > 0");
+    const bool ln = kind == "log_normal";
+    AT_DISPATCH_FLOATING_TYPES_AND2(at::kHalf, at::kBFloat16, dt, "torch_cuda_ln_cauchy", [&] {
+      auto* p = out.data_ptr<scalar_t>();
+      if constexpr (std::is_same_v<scalar_t, double>) {
+        tg::for_each(s, n, esize, 2, d, [&](uint64_t i, const xrng::u32x4& w, uint32_t lane) {
+          p[i] = ln ? tg::log_normal_f64(w, lane, a, b) : tg::cauchy_f64(tg::uniform2_double(w, lane), a, b);
+        });
+      } else {
+        const float fa = static_cast<float>(a), fb = static_cast<float>(b);
+        tg::for_each(s, n, esize, 4, d, [&](uint64_t i, const xrng::u32x4& w, uint32_t lane) {
+          p[i] = static_cast<scalar_t>(ln ? tg::log_normal_f32(w, lane, fa, fb)
+                                          : tg::cauchy_f32(tg::curand_uniform(w.v[lane]), fa, fb));
+        });
+      }
+    });
+  } else if (kind == "geometric") {
+    if (!(a > 0.0 && a < 1.0)) throw std::invalid_argument("torch_cuda geometric: p must be in (0, 1)");
+    AT_DISPATCH_ALL_TYPES_AND2(at::kHalf, at::kBFloat16, dt, "torch_cuda_geometric", [&] {
+      auto* p = out.data_ptr<scalar_t>();
+      if constexpr (std::is_same_v<scalar_t, double>) {  // DiscreteDistributionType<double>: curand_uniform2_double
+        const double log_q = tg::nv_log1p(-a);
+        tg::for_each(s, n, esize, 2, d, [&](uint64_t i, const xrng::u32x4& w, uint32_t lane) {
+          p[i] = tg::geometric_f64(tg::uniform2_double(w, lane), log_q);
+        });
+      } else {  // float: curand_uniform4
+        const float log_q = tg::geometric_f32_log_q(a);
+        tg::for_each(s, n, esize, 4, d, [&](uint64_t i, const xrng::u32x4& w, uint32_t lane) {
+          p[i] = static_cast<scalar_t>(tg::geometric_f32(tg::curand_uniform(w.v[lane]), log_q));
+        });
+      }
+    });
   } else if (kind == "bernoulli") {
     if (!(a >= 0.0 && a <= 1.0)) throw std::invalid_argument("torch_cuda bernoulli: p must be in [0, 1]");
     AT_DISPATCH_ALL_TYPES_AND3(at::kBool, at::kHalf, at::kBFloat16, dt, "torch_cuda_bernoulli", [&] {
@@ -174,6 +208,40 @@ py::tuple dropout(uint64_t seed, uint64_t offset, uint32_t sm_count, uint32_t th
   return py::make_tuple(out, mask, s.offset);
 }
 
+// bernoulli_(p) with a tensor p: `out` and `p` contiguous CPU tensors of the
+// same numel, p already expanded to out's shape and cast as torch casts it
+// (float64 for a float64 out, float32 otherwise). Every p is checked to lie
+// in [0, 1] first. Returns the new philox offset.
+uint64_t bernoulli_tensor(uint64_t seed, uint64_t offset, at::Tensor out, at::Tensor p) {
+  if (out.device().type() != at::kCPU || !out.is_contiguous() || p.device().type() != at::kCPU ||
+      !p.is_contiguous() || p.numel() != out.numel())
+    throw std::invalid_argument("torch_cuda bernoulli: out and p must be contiguous CPU tensors of the same size");
+  const bool dbl = out.scalar_type() == at::kDouble;
+  if (p.scalar_type() != (dbl ? at::kDouble : at::kFloat))
+    throw std::invalid_argument("torch_cuda bernoulli: p must be float64 for a float64 out, float32 otherwise");
+  if (offset % 4 != 0) throw std::invalid_argument("torch_cuda: the philox offset must be a multiple of 4");
+  const int64_t n = out.numel();
+  const at::Tensor pd = p.to(at::kDouble);
+  const double* pv = pd.data_ptr<double>();
+  for (int64_t i = 0; i < n; ++i)
+    if (!(pv[i] >= 0.0 && pv[i] <= 1.0)) throw std::invalid_argument("torch_cuda bernoulli: every p must be in [0, 1]");
+  tg::State s{seed, offset};
+  AT_DISPATCH_ALL_TYPES_AND3(at::kBool, at::kHalf, at::kBFloat16, out.scalar_type(), "torch_cuda_bernoulli_tensor", [&] {
+    auto* o = out.data_ptr<scalar_t>();
+    if (dbl) {
+      tg::bernoulli_tensor(s, static_cast<uint64_t>(n), [&](uint64_t i, float u) {
+        o[i] = static_cast<scalar_t>(static_cast<double>(u) <= pv[i]);
+      });
+    } else {
+      const float* pf = p.data_ptr<float>();
+      tg::bernoulli_tensor(s, static_cast<uint64_t>(n), [&](uint64_t i, float u) {
+        o[i] = static_cast<scalar_t>(u <= pf[i]);
+      });
+    }
+  });
+  return s.offset;
+}
+
 py::tuple launch(uint64_t numel, uint32_t unroll, uint32_t sm_count, uint32_t threads_per_sm) {
   const tg::Launch L = tg::launch(numel, unroll, tg::Device{sm_count, threads_per_sm});
   return py::make_tuple(L.grid, L.counter_offset);
@@ -185,11 +253,15 @@ void register_torch_cuda(py::module_& m) {
   m.def("torch_cuda_draw", &draw, py::arg("seed"), py::arg("offset"), py::arg("kind"), py::arg("sm_count"),
         py::arg("threads_per_sm"), py::arg("out"), py::arg("a") = 0.0, py::arg("b") = 1.0, py::arg("ilow") = 0,
         py::arg("ihigh") = 0,
-        "Fills contiguous CPU `out` with torch CUDA stream draw `kind` (uniform, normal, exponential, bernoulli, "
-        "randint) from state (seed, offset) on a GPU of sm_count SMs; returns the new philox offset.");
+        "Fills contiguous CPU `out` with torch CUDA stream draw `kind` (uniform, normal, exponential, log_normal, "
+        "geometric, cauchy, bernoulli, randint) from state (seed, offset) on a GPU of sm_count SMs; returns the new philox offset.");
   m.def("torch_cuda_dropout", &dropout, py::arg("seed"), py::arg("offset"), py::arg("sm_count"),
         py::arg("threads_per_sm"), py::arg("input"), py::arg("p"), py::arg("vec"),
         "torch's CUDA native_dropout of contiguous CPU `input`: (output, mask, new offset).");
+  m.def("torch_cuda_bernoulli_tensor", &bernoulli_tensor, py::arg("seed"), py::arg("offset"), py::arg("out"),
+        py::arg("p"),
+        "bernoulli_(p) with a tensor p on the torch CUDA stream: contiguous CPU `out` and `p` (expanded, float64 "
+        "for a float64 out, float32 otherwise); returns the new philox offset.");
   m.def("torch_cuda_launch", &launch, py::arg("numel"), py::arg("unroll"), py::arg("sm_count"),
         py::arg("threads_per_sm"), "calc_execution_policy: (grid, counter_offset).");
 }

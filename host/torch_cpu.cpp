@@ -200,6 +200,10 @@ XRNG_FMA_CLONES void normal_fill_f64(State& s, int64_t n, double mean, double st
 XRNG_FMA_CLONES void exponential_each(State& s, int64_t n, double lambda, DType dtype, void* out) {
   for (int64_t i = 0; i < n; ++i) store_f64(dtype, out, i, exponential_value(s, lambda));
 }
+XRNG_FMA_CLONES void cauchy_each(State& s, int64_t n, double median, double sigma, Kernel k, DType dtype,
+                                 void* out) {
+  for (int64_t i = 0; i < n; ++i) store_f64(dtype, out, i, cauchy_value(s, median, sigma, k));
+}
 void check_float_dtype(DType dtype, const char* what) {
   if (dtype != DType::f32 && dtype != DType::f64 && dtype != DType::f16 && dtype != DType::bf16)
     throw std::invalid_argument(std::string("torch_cpu ") + what + ": dtype must be float32, float64, float16 or bfloat16");
@@ -257,6 +261,12 @@ void uniform(State& s, int64_t n, double from, double to, Kernel k, DType dtype,
     const bool zero_v = (v & 0x7fffu) == 0, zero_t = (to_bits & 0x7fffu) == 0;
     p[i] = (v == to_bits || (zero_v && zero_t)) ? from_bits : v;
   }
+}
+
+void cauchy(State& s, int64_t n, double median, double sigma, Kernel k, DType dtype, void* out) {
+  check_float_dtype(dtype, "cauchy");
+  if (!(sigma > 0.0)) throw std::invalid_argument("torch_cpu cauchy: sigma must be > 0");
+  cauchy_each(s, n, median, sigma, k, dtype, out);
 }
 
 void exponential(State& s, int64_t n, double lambda, DType dtype, void* out) {

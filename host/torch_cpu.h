@@ -37,6 +37,11 @@ void uniform(State& s, int64_t n, double from, double to, Kernel k, DType dtype,
 // std::invalid_argument before drawing.
 void exponential(State& s, int64_t n, double lambda, DType dtype, void* out);
 
+// cauchy_(median, sigma) (sigma > 0) into n elements of dtype f32, f64, f16
+// or bf16, in torch's order (cauchy_value, fused per `k`, cast to the
+// dtype). Throws std::invalid_argument before drawing.
+void cauchy(State& s, int64_t n, double median, double sigma, Kernel k, DType dtype, void* out);
+
 // The 16-wide normal transform (normal_fill16) on `nblocks` consecutive
 // blocks of 16 uniforms, in place, as the host runs it: for Kernel::x86 on
 // an AVX2+FMA CPU, 8-lane AVX2 code (fill16_is_simd tells), else the

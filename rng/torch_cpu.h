@@ -244,6 +244,18 @@ inline double geometric_value(State& s, double p) {
   return std::ceil(detail::glibc_log(u) / detail::glibc_log1p(-p));
 }
 
+// cauchy_(median, sigma) on CPU (at::cauchy_distribution<double>, every CPU,
+// every dtype): a float64 uniform u (2 words), x = (u - 1/2) pi (both steps
+// exact but the product's rounding; u = 0 gives -pi/2 rounded, whose tan is
+// -1.633e16), then median + sigma tan(x) with glibc's tan, fused by torch's
+// AVX2 build (kernel x86: vfmadd132sd after the call to tan), a product and
+// a sum in its default build (kernel scalar). The caller casts to the dtype.
+inline double cauchy_value(State& s, double median, double sigma, Kernel k) {
+  const double u = uniform_f64(s.random64());
+  const double t = detail::glibc_tan((u - 0.5) * 3.14159265358979323846);
+  return k == Kernel::x86 ? std::fma(t, sigma, median) : t * sigma + median;
+}
+
 // uniform_(from, to): x the [0, 1) uniform of the opmath type (float:
 // 1 word, double: 2), x (to - from) + from, fused by torch's AVX2 build
 // (kernel x86), not by its default build (kernel scalar). [0, 1) gives x

@@ -244,6 +244,85 @@ inline int64_t uniform_int_from_to(uint64_t w, uint64_t range, int64_t base) {
   return static_cast<int64_t>(w % range + static_cast<uint64_t>(base));
 }
 
+// ---- the GPU's approximate instructions, modelled (UNMEASURED: SPEC.md section 15) ----------
+// The MUFU values are not specified by NVIDIA; each model below is the exact
+// function rounded to float (from binary64 values of xrng's ports of glibc's
+// functions, never the host's libm), inside the instruction sequences the
+// wheel's sm_90 SASS wraps around them (read, exact).
+
+// __sincosf / sin.approx / cos.approx as the SASS runs them: t = v * float(1 /
+// 2 pi) rounded toward zero (FMUL.RZ), then MUFU.SIN / MUFU.COS of t turns,
+// modelled as sin / cos (2 pi t) rounded from binary64.
+inline void fast_sincosf(float v, float* sn, float* cs) {
+  const double prod = static_cast<double>(v) * static_cast<double>(0x1.45f306p-3f);  // exact
+  float t = static_cast<float>(prod);
+  if (std::fabs(static_cast<double>(t)) > std::fabs(prod)) t = std::nextafter(t, 0.0f);
+  const double turn = 6.283185307179586 * static_cast<double>(t);
+  double sd, cd;  // xrng's port of glibc's sincos, never the host's libm
+  xrng::torch_cpu::detail::glibc_sincos(turn, &sd, &cd);
+  *sn = static_cast<float>(sd);
+  *cs = static_cast<float>(cd);
+}
+
+// MUFU.LG2 of a positive normal float, modelled as log2 x rounded to float.
+inline float mufu_lg2(float x) {
+  return static_cast<float>(xrng::torch_cpu::detail::glibc_log(static_cast<double>(x)) * 1.4426950408889634);
+}
+// __logf (torch's at::log / at::log1p of a float on CUDA) as the SASS runs it:
+// an argument below 2^-126 is scaled by 2^24 first and 24 taken off the
+// MUFU.LG2 result, then FMUL by float(ln 2).
+inline float fast_logf(float x) {
+  const bool tiny = std::fabs(x) < 0x1p-126f;
+  float l = mufu_lg2(tiny ? x * 0x1p24f : x);
+  if (tiny) l = l - 24.0f;
+  return l * 0.693147182f;
+}
+// MUFU.EX2, modelled as 2^t rounded to float.
+inline float mufu_ex2(float t) {
+  return static_cast<float>(xrng::torch_cpu::detail::glibc_exp(static_cast<double>(t) * 0.6931471805599453));
+}
+// __expf (torch's at::exp of a float on CUDA) as the SASS runs it: t = x *
+// float(log2 e) (FMUL); below -126 (or NaN) t is halved and the MUFU.EX2
+// result squared.
+inline float fast_expf(float x) {
+  float t = x * 1.44269502f;
+  const bool low = !(t >= -126.0f);
+  if (low) t = t * 0.5f;
+  float r = mufu_ex2(t);
+  if (low) r = r * r;
+  return r;
+}
+// MUFU.RCP, modelled as the correctly rounded reciprocal.
+inline float mufu_rcp(float x) { return static_cast<float>(1.0 / static_cast<double>(x)); }
+// __tanf (torch's at::tan of a float on CUDA; libdevice's __nv_fast_tanf:
+// sin.approx / cos.approx, div.approx) as the SASS runs it: MUFU.SIN and
+// MUFU.COS of the same turns, both scaled by 2^24 when |cos| < 2^-126,
+// then MUFU.RCP of the cosine times the sine.
+inline float fast_tanf(float x) {
+  float sn, cs;
+  fast_sincosf(x, &sn, &cs);
+  if (!(std::fabs(cs) >= 0x1p-126f)) {
+    cs = cs * 0x1p24f;
+    sn = sn * 0x1p24f;
+  }
+  return mufu_rcp(cs) * sn;
+}
+
+// rcp.approx.ftz.f64 (MUFU.RCP64H on the high word, the low word 0): modelled
+// as 1 / (the high word) cut to its high word (see nv_log).
+inline double rcp64h_model(double g) {
+  uint64_t u;
+  std::memcpy(&u, &g, 8);
+  double h, r;
+  u &= 0xffffffff00000000ull;
+  std::memcpy(&h, &u, 8);
+  r = 1.0 / h;
+  std::memcpy(&u, &r, 8);
+  u &= 0xffffffff00000000ull;
+  std::memcpy(&r, &u, 8);
+  return r;
+}
+
 // libdevice's __nv_log (binary64 natural log), as in libdevice.10.bc and as
 // the wheel's sm_90 SASS runs it (one contraction: u = fma(rr, f, q)). Its
 // reciprocal starts from rcp.approx.ftz.f64 (MUFU.RCP64H, the hardware's
@@ -309,6 +388,118 @@ inline double nv_log(double a) {
   const double inf = HUGE_VAL;
   if ((hi(x) & 0x7fffffff) == 0) return -inf;  // libdevice tests the high word only
   return std::fma(x, inf, inf);                // +inf, or NaN for a negative or NaN argument
+}
+
+// libdevice's __nv_exp (binary64 exp), as in libdevice.10.bc: every step an
+// explicit fma or IEEE operation (no approximate instruction), so this is
+// exact: x = k ln2 + r (k = round(x log2 e) by the 1.5 2^52 trick), a
+// degree-11 polynomial, 2^k put into the exponent (in two halves near the
+// overflow and underflow limits).
+inline double nv_exp(double a) {
+  auto hi = [](double x) { uint64_t u; std::memcpy(&u, &x, 8); return static_cast<uint32_t>(u >> 32); };
+  auto lo = [](double x) { uint64_t u; std::memcpy(&u, &x, 8); return static_cast<uint32_t>(u); };
+  auto make = [](uint32_t l, uint32_t h) { const uint64_t u = (static_cast<uint64_t>(h) << 32) | l; double x; std::memcpy(&x, &u, 8); return x; };
+  const double t = std::fma(a, 0x1.71547652b82fep+0, 0x1.8p52);
+  const int32_t k = static_cast<int32_t>(lo(t));
+  const double kd = t + -0x1.8p52;
+  double r = std::fma(kd, -0x1.62e42fefa39efp-1, a);
+  r = std::fma(kd, -0x1.abc9e3b39803fp-56, r);
+  double p = std::fma(0x1.ade1569ce2bdfp-26, r, 0x1.28af3fca213eap-22);
+  p = std::fma(p, r, 0x1.71dee62401315p-19);
+  p = std::fma(p, r, 0x1.a01997c89eb71p-16);
+  p = std::fma(p, r, 0x1.a01a014761f65p-13);
+  p = std::fma(p, r, 0x1.6c16c1852b7afp-10);
+  p = std::fma(p, r, 0x1.1111111122322p-7);
+  p = std::fma(p, r, 0x1.55555555502a1p-5);
+  p = std::fma(p, r, 0x1.5555555555511p-3);
+  p = std::fma(p, r, 0x1.000000000000bp-1);
+  p = std::fma(p, r, 1.0);
+  p = std::fma(p, r, 1.0);
+  const uint32_t ahi = hi(a) & 0x7fffffffu;  // libdevice compares |hi| as floats: the same order
+  if (ahi < 0x4086232bu) return make(lo(p), hi(p) + (static_cast<uint32_t>(k) << 20));
+  double z = a < 0.0 ? 0.0 : a + HUGE_VAL;
+  if (ahi < 0x40874800u) {
+    const int32_t k1 = k / 2;  // sdiv: toward zero
+    const double s1 = make(lo(p), hi(p) + (static_cast<uint32_t>(k1) << 20));
+    const double s2 = make(0u, 1072693248u + (static_cast<uint32_t>(k - k1) << 20));
+    z = s1 * s2;
+  }
+  return z;
+}
+
+// libdevice's __nv_log1p (binary64), as in libdevice.10.bc: for a in about
+// (-0.4, 0.667) (libdevice compares a's high word as a float) the series in
+// s = a - a (a / (a + 2)) (IEEE division, the product and the difference
+// unfused as the wheel's sm_90 SASS has them); elsewhere __nv_log(1 + a)
+// (nv_log: its reciprocal seed modelled).
+inline double nv_log1p(double a) {
+  uint64_t u;
+  std::memcpy(&u, &a, 8);
+  const uint32_t h = static_cast<uint32_t>(u >> 32);
+  float hf, lim_hi, lim_lo;
+  const uint32_t b_hi = 1071994197u, b_lo = 0xbfd99999u;
+  std::memcpy(&hf, &h, 4);
+  std::memcpy(&lim_hi, &b_hi, 4);
+  std::memcpy(&lim_lo, &b_lo, 4);
+  if (hf < lim_hi && hf > lim_lo) {
+    const double q = a / (a + 2.0);
+    const double m = -a * q;
+    const double s = a + m;
+    const double y = s * s;
+    double p = std::fma(0x1.372fb2fbe14b5p-20, y, 0x1.087ffceb2dc44p-18);
+    p = std::fma(p, y, 0x1.3b9ff890f468cp-16);
+    p = std::fma(p, y, 0x1.7457efd51baf8p-14);
+    p = std::fma(p, y, 0x1.c71c8de3ce825p-12);
+    p = std::fma(p, y, 0x1.249248fa4661fp-9);
+    p = std::fma(p, y, 0x1.99999999d70c4p-7);
+    p = std::fma(p, y, 0x1.5555555555462p-4);
+    const double py = p * y;
+    return std::fma(py, s, m) + a;
+  }
+  return nv_log(a + 1.0);
+}
+
+// libdevice's __nv_tan (binary64) for |a| < 2^31 (torch's Cauchy gives
+// |a| <= pi/2; beyond 2^31 libdevice's Payne-Hanek path, not ported: NaN):
+// q = round(a 2/pi) (d2i.rn), a - q pi/2 in three fused steps, a degree-27
+// odd polynomial; for odd q, -1/tan through rcp.approx.ftz.f64 (MUFU.RCP64H,
+// modelled as in nv_log) and libdevice's fused refinement and correction
+// (read in the wheel's SASS of DistributionCauchyKernel.cu: the same
+// sequence, instruction for instruction). Exact but for the modelled seed.
+inline double nv_tan(double a) {
+  if (std::fabs(a) == HUGE_VAL) return a * 0.0;
+  if (!(std::fabs(a) < 0x1p31)) return NAN;
+  const int32_t q = static_cast<int32_t>(std::nearbyint(a * 0x1.45f306dc9c883p-1));
+  const double qd = static_cast<double>(q);
+  double z = std::fma(-qd, 0x1.921fb54442d18p+0, a);
+  z = std::fma(-qd, 0x1.1a62633145c00p-54, z);
+  z = std::fma(-qd, 0x1.b839a252049c0p-104, z);
+  const double z2 = z * z;
+  double p = std::fma(0x1.48dac2799bcb9p-17, z2, -0x1.9757c5b27ebb1p-16);
+  p = std::fma(p, z2, 0x1.980e90fd91e04p-15);
+  p = std::fma(p, z2, -0x1.ae2b0417d7e1dp-16);
+  p = std::fma(p, z2, 0x1.19f5341bfba57p-14);
+  p = std::fma(p, z2, 0x1.5e791a00f6919p-14);
+  p = std::fma(p, z2, 0x1.ff2e7fadec73ap-13);
+  p = std::fma(p, z2, 0x1.34bc1b206da62p-11);
+  p = std::fma(p, z2, 0x1.7db18ef2f83f9p-10);
+  p = std::fma(p, z2, 0x1.d6d2e7ae49fbcp-9);
+  p = std::fma(p, z2, 0x1.226e3a816a776p-7);
+  p = std::fma(p, z2, 0x1.664f485d25660p-6);
+  p = std::fma(p, z2, 0x1.ba1ba1babf31dp-5);
+  p = std::fma(p, z2, 0x1.11111111105d2p-3);
+  p = std::fma(p, z2, 0x1.555555555555ep-2);
+  const double pz = p * z2;
+  const double t = std::fma(pz, z, z);
+  if ((q & 1) == 0) return t;
+  const double e = std::fma(pz, z, -(t - z));  // t's rounding error
+  const double r0 = rcp64h_model(t);
+  double c = std::fma(-t, r0, 1.0);
+  c = std::fma(c, c, c);
+  const double r = std::fma(c, r0, r0);
+  const double d = std::fma(t, -r, 1.0);
+  const double d2 = std::fma(-r, e, d);
+  return std::fma(d2, -r, -r);
 }
 
 // libdevice's __nv_logf (binary32 logf, no flush to zero), as in
@@ -427,17 +618,8 @@ inline void box_muller_f32(uint32_t x, uint32_t y, float* first, float* second) 
   const float u = static_cast<float>(x) * 0x1p-32f + 0x1p-33f;
   const float v = std::fma(static_cast<float>(y), k2pi, k2pi / 2);
   const float s = std::sqrt(-2.0f * nv_logf(u));
-  // __sincosf in the wheel's SASS: t = v * float(1 / 2 pi) rounded toward
-  // zero (FMUL.RZ), then MUFU.SIN / MUFU.COS of t turns; the MUFU values are
-  // modelled as sin / cos (2 pi t) rounded from binary64.
-  const double prod = static_cast<double>(v) * static_cast<double>(0x1.45f306p-3f);  // exact
-  float t = static_cast<float>(prod);
-  if (std::fabs(static_cast<double>(t)) > std::fabs(prod)) t = std::nextafter(t, 0.0f);
-  const double turn = 6.283185307179586 * static_cast<double>(t);
-  double sd, cd;  // xrng's port of glibc's sincos, never the host's libm
-  xrng::torch_cpu::detail::glibc_sincos(turn, &sd, &cd);
-  const float sn = static_cast<float>(sd);
-  const float cs = static_cast<float>(cd);
+  float sn, cs;
+  fast_sincosf(v, &sn, &cs);
   *first = sn * s;
   *second = cs * s;
 }
@@ -445,6 +627,67 @@ inline float normal4_lane(const u32x4& w, uint32_t lane) {
   float a, b;
   box_muller_f32(w.v[lane & 2u], w.v[(lane & 2u) + 1], &a, &b);
   return (lane & 1u) ? b : a;
+}
+
+// ---- log_normal_, geometric_, cauchy_ (normal_and_transform / uniform_and_transform) -------
+// The launch, offsets and lanes are those of 15.2 (unroll 4 for every dtype
+// but float64, whose lanes come from curand_normal2_double /
+// curand_uniform2_double with unroll 2); the transforms, as the wheel's sm_90
+// SASS computes them:
+
+// log_normal_(mean, std), float32 / float16 / bfloat16: __expf(fma(normal, std,
+// mean)) on the modelled normal of curand_normal4 (MODELLED).
+inline float log_normal_f32(const u32x4& w, uint32_t lane, float mean, float sd) {
+  return fast_expf(std::fma(normal4_lane(w, lane), sd, mean));
+}
+// log_normal_, float64: __nv_exp(fma(normal, std, mean)) on curand_normal2_double
+// (nv_exp exact; the normal modelled only through nv_log's seed).
+inline double log_normal_f64(const u32x4& w, uint32_t lane, double mean, double sd) {
+  return nv_exp(std::fma(normal2_double_lane(w, lane), sd, mean));
+}
+
+// geometric_(p), every dtype but float64 (accscalar float): ceil(__logf(u) /
+// __logf(1 - float(p))), an IEEE float division (MODELLED: __logf). `log_q`
+// is geometric_f32_log_q(p), the same for every element.
+inline float geometric_f32_log_q(double p) { return fast_logf(1.0f + -static_cast<float>(p)); }
+inline float geometric_f32(float rand, float log_q) { return std::ceil(fast_logf(rand) / log_q); }
+// geometric_, float64: ceil(__nv_log(u) / __nv_log1p(-p)) (the seed of
+// __nv_log's reciprocal modelled; log_q = nv_log1p(-p)).
+inline double geometric_f64(double rand, double log_q) { return std::ceil(nv_log(rand) / log_q); }
+
+// cauchy_(median, sigma), float32 / float16 / bfloat16 (torch's generic
+// transformation::cauchy): u clipped to [2^-23, 1 - 2^-23] (FMNMX), x = (u -
+// 1/2) float(pi) (FADD, FMUL), fma(__tanf(x), sigma, median) (MODELLED:
+// __tanf's MUFU.SIN, MUFU.COS, MUFU.RCP).
+inline float cauchy_f32(float rand, float median, float sigma) {
+  float u = rand < 0x1.fffffep-1f ? rand : 0x1.fffffep-1f;
+  u = u > 0x1p-23f ? u : 0x1p-23f;
+  const float x = (u - 0.5f) * 3.14159274f;
+  return std::fma(fast_tanf(x), sigma, median);
+}
+// cauchy_, float64: fma(__nv_tan((u - 1/2) pi), sigma, median), no clipping
+// (DADD, DMUL, then __nv_tan, DFMA: exact but for nv_tan's modelled seed in
+// its odd quadrant, |x| > pi/4).
+inline double cauchy_f64(double rand, double median, double sigma) {
+  return std::fma(nv_tan((rand - 0.5) * 3.141592653589793), sigma, median);
+}
+
+// bernoulli_(p) with a tensor p (bernoulli_tensor_cuda_kernel through
+// CUDA_tensor_apply2 with step 4 and 512-thread blocks): the offset moves by
+// philox_cuda_state(10) (12 words); the grid, ceil(n / 2048) blocks (capped
+// at maxGridSize.x = 2^31 - 1, beyond any tensor here), lets each thread t
+// run its loop once: curand_init(seed, t, offset), one curand_uniform4, and
+// elements 4t .. 4t + 3 (the row-major index of a contiguous output) take
+// its lanes 0 .. 3: value u <= p, p as float (as double for a float64
+// output). The same on every GPU. emit(i, u) for each element.
+template <class Emit>
+void bernoulli_tensor(State& s, uint64_t n, Emit emit) {
+  if (n > (1ull << 34)) throw std::invalid_argument("torch_cuda bernoulli: a tensor p above 2^34 elements is not reproduced");
+  const uint64_t off = philox_cuda_state(s, 10);
+  for (uint64_t t = 0; 4 * t < n; ++t) {
+    const u32x4 w = curand4(s.seed, off, t, 0);
+    for (uint32_t lane = 0; lane < 4 && 4 * t + lane < n; ++lane) emit(4 * t + lane, curand_uniform(w.v[lane]));
+  }
 }
 
 // ---- whole draws into memory (the CLI's entry; the bindings loop per dtype) ------------
@@ -472,6 +715,53 @@ inline void rand(State& s, Device d, uint64_t n, Type t, void* out) {
   const UniformF32 u(t, 0.0, 1.0);
   for_each(s, n, type_size(t), 4, d, [&](uint64_t i, const u32x4& w, uint32_t lane) {
     detail::store(t, out, i, u(curand_uniform(w.v[lane])));  // already representable in t
+  });
+}
+
+// torch.empty(n, dtype).uniform_(a, b) on the CUDA device `d` (exact).
+inline void uniform(State& s, Device d, uint64_t n, Type t, double a, double b, void* out) {
+  if (t == Type::f64) {
+    const UniformF64 u(a, b);
+    for_each(s, n, 8, 2, d, [&](uint64_t i, const u32x4& w, uint32_t lane) {
+      detail::store(t, out, i, u(uniform2_double(w, lane)));
+    });
+    return;
+  }
+  const UniformF32 u(t, a, b);
+  for_each(s, n, type_size(t), 4, d, [&](uint64_t i, const u32x4& w, uint32_t lane) {
+    detail::store(t, out, i, u(curand_uniform(w.v[lane])));  // already representable in t
+  });
+}
+
+// torch.empty(n, dtype).exponential_(lambda) on `d` (modelled: __logf, or
+// __nv_log's reciprocal seed for float64).
+inline void exponential(State& s, Device d, uint64_t n, Type t, double lambda, void* out) {
+  if (!(lambda > 0.0)) throw std::invalid_argument("torch_cuda exponential: lambda must be > 0");
+  if (t == Type::f64) {
+    for_each(s, n, 8, 2, d, [&](uint64_t i, const u32x4& w, uint32_t lane) {
+      detail::store(t, out, i, exponential_f64(uniform2_double(w, lane), lambda));
+    });
+    return;
+  }
+  const float l = static_cast<float>(lambda);
+  for_each(s, n, type_size(t), 4, d, [&](uint64_t i, const u32x4& w, uint32_t lane) {
+    detail::store(t, out, i, exponential_f32(curand_uniform(w.v[lane]), l));
+  });
+}
+
+// torch.empty(n, dtype).cauchy_(median, sigma) on `d` (modelled: __tanf for
+// the 32/16-bit types, the seed of __nv_tan's reciprocal for float64).
+inline void cauchy(State& s, Device d, uint64_t n, Type t, double median, double sigma, void* out) {
+  if (!(sigma > 0.0)) throw std::invalid_argument("torch_cuda cauchy: sigma must be > 0");
+  if (t == Type::f64) {
+    for_each(s, n, 8, 2, d, [&](uint64_t i, const u32x4& w, uint32_t lane) {
+      detail::store(t, out, i, cauchy_f64(uniform2_double(w, lane), median, sigma));
+    });
+    return;
+  }
+  const float m = static_cast<float>(median), sg = static_cast<float>(sigma);
+  for_each(s, n, type_size(t), 4, d, [&](uint64_t i, const u32x4& w, uint32_t lane) {
+    detail::store(t, out, i, cauchy_f32(curand_uniform(w.v[lane]), m, sg));
   });
 }
 

@@ -220,9 +220,11 @@ TEST_CASE("torch_cpu: draws equal torch's own fingerprints (tests/data/golden_to
       tc::randn(s, count, mean, std_, k, dt, bytes.data(), dist == "normal");
     else if (dist == "exponential")
       tc::exponential(s, count, mean, dt, bytes.data());
-    else if (dist == "geometric" || dist == "log_normal")
+    else if (dist == "geometric" || dist == "log_normal" || dist == "cauchy")
       for (int64_t i = 0; i < count; ++i) {
-        const double v = dist == "geometric" ? tc::geometric_value(s, mean) : tc::log_normal_value(s, mean, std_, k);
+        const double v = dist == "geometric"    ? tc::geometric_value(s, mean)
+                         : dist == "cauchy"     ? tc::cauchy_value(s, mean, std_, k)
+                                                : tc::log_normal_value(s, mean, std_, k);
         if (dt == xrng::DType::f64)
           std::memcpy(bytes.data() + 8 * i, &v, 8);
         else {
@@ -241,7 +243,7 @@ TEST_CASE("torch_cpu: draws equal torch's own fingerprints (tests/data/golden_to
     CHECK_MESSAGE(h.hex() == want, line);
     ++checked;
   }
-  CHECK(checked == 100);  // 50 cases per stream (the first 19 of each from before the float64 normal)
+  CHECK(checked == 108);  // 54 cases per stream (the first 19 of each from before the float64 normal, the last 4 cauchy_)
 }
 
 TEST_CASE("torch_cpu: binary64 log, log1p, sincos, exp equal this host's glibc on the torch domain") {
@@ -322,6 +324,84 @@ TEST_CASE("torch_cpu: binary64 log, log1p, sincos, exp equal this host's glibc o
   CHECK(bad_log1p == 0);
   CHECK(bad_sin == 0);
   CHECK(bad_cos == 0);
+#endif
+}
+
+TEST_CASE("torch_cpu: binary64 tan equals this host's glibc on cauchy_'s domain") {
+  // cauchy_ takes tan(x), x = (u - 1/2) pi for u = k 2^-53, k < 2^53 (u - 1/2
+  // exact, the product rounded): |x| <= pi/2, which reaches glibc's branches
+  // I (|x| <= 1.259e-8), II (<= 0.0608), III (the table, <= 0.787) and the
+  // reduction by pi/2 (odd multiple: -cot, by the polynomial when
+  // |pi/2 - |x|| <= 0.0608, else the table). Compared: 2^23 / kStep random
+  // k; every k below 2^16 and above 2^53 - 2^16 (x near -pi/2 and pi/2: the
+  // largest values, u = 0 included); every k within 2^16 of 2^52 (x near 0);
+  // 2^12 / kStep k at each power of two of |k - 2^52|, both signs; 2^11 /
+  // kStep k around every branch limit and every table-row boundary, in |x|
+  // and in the reduced |pi/2 - |x||, both signs. Then 2^21 / kStep random x
+  // over [-25, 25] (the whole ported range) and across 2^-60..2^-20.
+#if !defined(__GLIBC__) || !defined(__x86_64__)
+  MESSAGE("SKIPPED: not glibc on x86-64: no reference for glibc's FMA variants");
+  return;
+#else
+  __builtin_cpu_init();
+  if (!(__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))) {
+    MESSAGE("SKIPPED: this CPU has no AVX2+FMA: glibc runs its non-FMA variants here");
+    return;
+  }
+  if (!(__GLIBC__ == 2 && __GLIBC_MINOR__ == 36)) {
+    MESSAGE("SKIPPED: glibc " << gnu_get_libc_version() << " is not 2.36 (the version this port was checked against)");
+    return;
+  }
+  const double pi = 3.14159265358979323846;
+  long bad = 0, n = 0;
+  double first_bad = 0;
+  auto check_x = [&](double x) {
+    const double got = td::glibc_tan(x), want = ::tan(x);
+    if (td::d2u(got) != td::d2u(want) && bad++ == 0) first_bad = x;
+    ++n;
+  };
+  auto check = [&](int64_t k) {
+    if (k < 0 || k >= (int64_t{1} << 53)) return;
+    check_x((static_cast<double>(k) * 0x1p-53 - 0.5) * pi);
+  };
+  tc::MT19937 mt(2026);
+  auto r64 = [&] { return static_cast<uint64_t>(mt()) << 32 | mt(); };
+  const int64_t half = int64_t{1} << 52;
+  for (uint32_t i = 0; i < (1u << 23) / kStep; ++i) check(static_cast<int64_t>(r64() >> 11));
+  for (int64_t k = 0; k < (1 << 16); k += kStep) {
+    check(k);
+    check((int64_t{1} << 53) - 1 - k);
+    check(half + k);
+    check(half - k);
+  }
+  for (int e = 16; e < 52; ++e)
+    for (uint32_t i = 0; i < (1u << 12) / kStep; ++i) {
+      const int64_t j = (int64_t{1} << e) | static_cast<int64_t>(r64() & ((uint64_t{1} << e) - 1));
+      check(half + j);
+      check(half - j);
+    }
+  // |x| = w at the limits g1, g2, g3, the table rows' boundaries
+  // (256 w - 15.5 an integer), and the same for the reduced pi/2 - w.
+  std::vector<double> limits = {td::kTanG1, td::kTanG2, td::kTanG3, pi / 2 - td::kTanG2, pi / 2 - td::kTanG3};
+  for (int m = 1; m <= 186; ++m) {
+    const double w = (m + 15.5) / 256;
+    limits.push_back(w);
+    limits.push_back(pi / 2 - w);
+  }
+  for (double w : limits)
+    for (int sign : {-1, 1}) {
+      const int64_t k0 = static_cast<int64_t>((0.5 + sign * w / pi) * 0x1p53);
+      for (int64_t d = -(1 << 10); d < (1 << 10); d += kStep) check(k0 + d);
+    }
+  const long n_torch = n;
+  for (uint32_t i = 0; i < (1u << 20) / kStep; ++i) {
+    check_x((static_cast<double>(r64() >> 11) * 0x1p-53 - 0.5) * 50.0);
+    check_x(std::ldexp(static_cast<double>(r64() >> 11) * 0x1p-53, -20 - static_cast<int>(mt() % 41)) *
+            ((mt() & 1) ? 1.0 : -1.0));
+  }
+  MESSAGE(n_torch << " inputs of cauchy_'s domain and " << n - n_torch << " others compared");
+  CHECK_MESSAGE(bad == 0, "first difference at x = " << first_bad);
+  CHECK(std::isnan(td::glibc_tan(25.5)));  // outside the ported range: NaN, never a wrong value
 #endif
 }
 

@@ -249,6 +249,65 @@ TEST_CASE("torch_cuda: libdevice sincospi port") {
   CHECK(worst_abs < 1e-15);
 }
 
+TEST_CASE("torch_cuda: libdevice exp / log1p / tan ports and the modelled fast intrinsics near their functions") {
+  // Not proofs of equality with the GPU (no GPU here): a wrong constant or
+  // step in the ports would show as a large error. libdevice documents exp,
+  // log1p at 1 ulp and tan at 2 ulp; the references are long double.
+  int64_t worst_exp = 0, worst_tan = 0, worst_l1p = 0;
+  for (uint64_t k = 1; k < (1ull << 53); k += 0x1234567891ull) {
+    const double u = static_cast<double>(k) * 0x1p-53;
+    const double x = (u - 0.5) * 1400.0;  // [-700, 700]
+    worst_exp = std::max(worst_exp, ulp_dist_d(tg::nv_exp(x), static_cast<double>(std::exp(static_cast<long double>(x)))));
+    const double t = (u - 0.5) * 3.141592653589793;  // cauchy_'s domain
+    worst_tan = std::max(worst_tan, ulp_dist_d(tg::nv_tan(t), static_cast<double>(std::tan(static_cast<long double>(t)))));
+    const double a = -u;  // geometric_'s -p
+    if (u < 1.0)
+      worst_l1p = std::max(worst_l1p, ulp_dist_d(tg::nv_log1p(a), static_cast<double>(std::log1p(static_cast<long double>(a)))));
+  }
+  CHECK(worst_exp <= 1);
+  CHECK(worst_tan <= 2);
+  CHECK(worst_l1p <= 1);
+  CHECK(tg::nv_exp(0.0) == 1.0);
+  CHECK(tg::nv_exp(710.0) == HUGE_VAL);
+  CHECK(tg::nv_exp(-746.0) == 0.0);
+  CHECK(tg::nv_exp(-740.0) == doctest::Approx(std::exp(-740.0)).epsilon(1e-12));  // the two-step scaling
+  CHECK(tg::nv_tan(0.0) == 0.0);
+  CHECK(std::isnan(tg::nv_tan(3e9)));  // the Payne-Hanek range is not ported
+  CHECK(tg::nv_log1p(-0.5) == doctest::Approx(std::log(0.5)).epsilon(1e-15));
+  // the float models: within a few ulp of the exact functions
+  int64_t worst_tf = 0, worst_ef = 0, worst_lf = 0;
+  for (uint32_t w = 0; w < 0xffffff00u; w += 40961) {
+    const float u = tg::curand_uniform(w);
+    const float x = (u - 0.5f) * 3.14159274f;
+    if (std::fabs(x) < 1.5f)
+      worst_tf = std::max(worst_tf, ulp_dist_f(tg::fast_tanf(x), static_cast<float>(std::tan(static_cast<double>(x)))));
+    const float e = (u - 0.5f) * 160.0f;
+    worst_ef = std::max(worst_ef, ulp_dist_f(tg::fast_expf(e), static_cast<float>(std::exp(static_cast<double>(e)))));
+    worst_lf = std::max(worst_lf, ulp_dist_f(tg::fast_logf(u), static_cast<float>(std::log(static_cast<double>(u)))));
+  }
+  CHECK(worst_tf <= 64);  // the turns t = RZ(x / 2 pi) lose up to an ulp: tan's condition 1 / (sin cos) up to ~30 here
+  CHECK(worst_ef <= 64);  // __expf's error grows with |x| (the rounded product x log2 e)
+  CHECK(worst_lf <= 4);
+  CHECK(tg::fast_expf(-100.0f) == doctest::Approx(std::exp(-100.0)).epsilon(1e-5));  // the halved, squared branch
+  // cauchy f32 clips u to [2^-23, 1 - 2^-23]: finite at u = 1 (curand's largest uniform)
+  CHECK(std::isfinite(tg::cauchy_f32(1.0f, 0.0f, 1.0f)));
+  CHECK(tg::cauchy_f32(1.0f, 0.0f, 1.0f) > 1e6f);
+  // geometric: ceil of a positive quotient; u = 1 gives 0 (log 1 = 0)
+  CHECK(tg::geometric_f32(1.0f, tg::geometric_f32_log_q(0.3)) == 0.0f);
+  CHECK(tg::geometric_f64(1.0, tg::nv_log1p(-0.3)) == 0.0);
+}
+
+TEST_CASE("torch_cuda: bernoulli with a tensor p: thread i / 4, lane i % 4, offset + 12, on any GPU") {
+  tg::State s{42, 8};
+  std::vector<float> u(11);
+  tg::bernoulli_tensor(s, 11, [&](uint64_t i, float v) { u[i] = v; });
+  CHECK(s.offset == 20);
+  for (uint64_t i = 0; i < 11; ++i) {
+    const xrng::u32x4 w = xrng::stream_block(xrng::Stream{42, i / 4}, 8 / 4);
+    CHECK(u[i] == tg::curand_uniform(w.v[i % 4]));
+  }
+}
+
 TEST_CASE("torch_cuda: randperm (keys, stable sort by masked keys, islands)") {
   CHECK(tg::randperm_bits(1) == 3);
   CHECK(tg::randperm_bits(1000) == 23);

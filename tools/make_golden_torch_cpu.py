@@ -16,6 +16,7 @@ elements of the dtype:
   exponential  torch.empty(count).exponential_(mean) (the mean column is lambda)
   geometric    torch.empty(count).geometric_(mean) (the mean column is p)
   log_normal   torch.empty(count).log_normal_(mean, std)
+  cauchy       torch.empty(count).cauchy_(mean, std) (the columns are median, sigma)
 Cases are only ever added (the C++ test counts them): an existing line must
 come out the same.
 
@@ -42,6 +43,8 @@ for dist, dtype, seed, count, mean, std in cases:
         t = torch.empty(count, dtype=dt).geometric_(mean)
     elif dist == "log_normal":
         t = torch.empty(count, dtype=dt).log_normal_(mean, std)
+    elif dist == "cauchy":
+        t = torch.empty(count, dtype=dt).cauchy_(mean, std)
     elif (mean, std) == (0.0, 1.0):
         t = torch.rand(count, dtype=dt)
     else:
@@ -64,7 +67,10 @@ CASES = ([("normal", "f32", s, n, 0.0, 1.0) for s in (0, 1, 42, 2 ** 32 + 5) for
          + [("geometric", "f64", 3, 100003, 0.3, 1.0), ("geometric", "f32", 4, 1000, 0.001, 1.0)]
          # added with log_normal_:
          + [("log_normal", "f64", 5, 10001, 1.0, 2.0), ("log_normal", "f32", 6, 1001, 300.0, 100.0),
-            ("log_normal", "f64", 7, 1001, -500.0, 200.0)])
+            ("log_normal", "f64", 7, 1001, -500.0, 200.0)]
+         # added with cauchy_ (glibc's tan):
+         + [("cauchy", "f64", 8, 100003, 0.0, 1.0), ("cauchy", "f32", 9, 10001, 0.0, 1.0),
+            ("cauchy", "f64", 10, 10001, 1.5, 0.3), ("cauchy", "f32", 11, 1001, -3.0, 7.0)])
 
 
 def main():

@@ -146,11 +146,13 @@ std::string draw_help() {
       "--stream V: the stream version (SPEC.md section 7), 1 or 2, default " +
       std::to_string(xrng::kStreamVersion) + "; 1 gives the values of the releases before stream 2.\n"
       "--stream torch-cpu-x86 | torch-cpu-scalar: torch's CPU generator (SPEC.md \"torch CPU streams\"): the values\n"
-      "of torch.manual_seed(S); torch.randn(N) (--dist normal, f32, N >= 16, --mean/--std) or torch.rand(N) (--dist\n"
-      "uniform, f32 or f64) on a CPU running torch's AVX2 or default kernel; only --seed, --count, --dtype, --format.\n"
+      "of torch.manual_seed(S); torch.randn(N) (--dist normal, --mean/--std), torch.rand(N) / uniform_ (--dist\n"
+      "uniform, --low/--high), exponential_ (--lambda) or cauchy_ (--median/--sigma), f32 or f64, on a CPU running\n"
+      "torch's AVX2 or default kernel; besides those only --seed, --count, --dtype, --format.\n"
       "--stream torch-cuda --sm-count N [--threads-per-sm T (default 2048)]: torch's CUDA generator (SPEC.md section\n"
-      "15): torch.cuda.manual_seed(S); torch.rand(N) (f32, f64, f16, bf16) or torch.randn(N) (f32, f16, bf16: a model;\n"
-      "f64; unmeasured) on a GPU of N SMs (H100 SXM 132, A100 108, L4 58 with T 1536, T4 40 with T 1024).\n"
+      "15): torch.cuda.manual_seed(S); torch.rand(N) / uniform_(--low, --high) (f32, f64, f16, bf16), torch.randn(N)\n"
+      "exponential_(--lambda) or cauchy_(--median, --sigma) (models, unmeasured) on a GPU of N SMs (H100 SXM 132,\n"
+      "A100 108, L4 58 with T 1536, T4 40 with T 1024).\n"
       "--shape D0,D1,...: draw over a global tensor of that shape (row-major global element indices) and\n"
       "print the elements of its block --block-start S0,S1,... (default 0,...) of --block-size Z0,Z1,...\n"
       "(default: to the end of each dimension), row-major over the block: the same values as those elements\n"
@@ -700,8 +702,9 @@ void write_out(const void* data, size_t n, uint64_t done, uint64_t total) {
 // ---- torch's CPU generator (--stream torch-cpu-x86 | torch-cpu-scalar) -----------------------
 // The values of `torch.manual_seed(S); torch.randn(N)` (--dist normal,
 // f32 or f64, --mean/--std), `torch.rand(N)` / `uniform_(low, high)`
-// (--dist uniform, --low/--high) or `exponential_(lambda)` (--dist
-// exponential, --lambda) on a CPU running torch's x86 (AVX2) or default
+// (--dist uniform, --low/--high), `exponential_(lambda)` (--dist
+// exponential, --lambda) or `cauchy_(median, sigma)` (--dist cauchy,
+// --median/--sigma) on a CPU running torch's x86 (AVX2) or default
 // kernels (rng/torch_cpu.h). A sequential stream: it is drawn whole, so
 // --count is bounded.
 
@@ -730,8 +733,9 @@ struct TorchRequest {
   std::string format = "text";
 };
 
-// --stream torch-cuda: the values of torch.cuda.manual_seed(S); torch.rand(N) or torch.randn(N) on a GPU of
-// --sm-count SMs (rng/torch_cuda.h; SPEC.md section 15: the normal is a model, unmeasured).
+// --stream torch-cuda: the values of torch.cuda.manual_seed(S); torch.randn(N) (--mean/--std),
+// torch.rand(N) / uniform_(low, high), exponential_(lambda) or cauchy_(median, sigma) on a GPU of --sm-count SMs
+// (rng/torch_cuda.h; SPEC.md section 15: the normal, exponential and cauchy are models, unmeasured).
 TorchRequest torch_cuda_request(std::map<std::string, std::string>& kv, const std::string& dist, TorchRequest& r) {
   namespace tg = xrng::torch_cuda;
   if (!kv.count("--sm-count")) throw Error("--sm-count is required for --stream torch-cuda");
@@ -750,12 +754,25 @@ TorchRequest torch_cuda_request(std::map<std::string, std::string>& kv, const st
   const uint64_t seed = kv.count("--seed") ? parse_u64("--seed", kv["--seed"]) : 0;
   r.count = parse_u64("--count", kv["--count"]);
   if (r.count > (1ull << 30)) throw Error("--count: at most 2^30 elements for a torch stream");
-  if (dist != "normal" && dist != "uniform") throw Error("--dist " + dist + ": torch-cuda gives normal or uniform");
-  for (const char* a : {"--low", "--high", "--lambda"})
-    if (kv.count(a)) throw Error(std::string(a) + " does not apply to --stream torch-cuda");
-  if (dist == "uniform" && (kv.count("--mean") || kv.count("--std"))) throw Error("--mean/--std apply to normal only");
+  const std::map<std::string, std::vector<const char*>> params = {
+      {"normal", {"--mean", "--std"}}, {"uniform", {"--low", "--high"}}, {"exponential", {"--lambda"}},
+      {"cauchy", {"--median", "--sigma"}}};
+  for (const char* a : {"--mean", "--std", "--low", "--high", "--lambda", "--median", "--sigma"}) {
+    bool ok = false;
+    for (const char* b : params.at(dist)) ok = ok || std::string(a) == b;
+    if (kv.count(a) && !ok) throw Error(std::string(a) + " does not apply to --dist " + dist);
+  }
   const float mean = kv.count("--mean") ? std::stof(kv["--mean"]) : 0.0f;
   const float stdv = kv.count("--std") ? std::stof(kv["--std"]) : 1.0f;
+  const double low = kv.count("--low") ? std::stod(kv["--low"]) : 0.0;
+  const double high = kv.count("--high") ? std::stod(kv["--high"]) : 1.0;
+  const double lambda = kv.count("--lambda") ? std::stod(kv["--lambda"]) : 1.0;
+  const double median = kv.count("--median") ? std::stod(kv["--median"]) : 0.0;
+  const double sigma = kv.count("--sigma") ? std::stod(kv["--sigma"]) : 1.0;
+  if (dist == "cauchy" && !(sigma > 0.0)) throw Error("--sigma must be > 0");
+  if (dist == "uniform" && !(low <= high && std::isfinite(low) && std::isfinite(high)))
+    throw Error("--low/--high: need finite low <= high");
+  if (dist == "exponential" && !(lambda > 0.0)) throw Error("--lambda must be > 0");
   if (kv.count("--format")) {
     r.format = kv["--format"];
     if (r.format != "text" && r.format != "hex" && r.format != "bin" && r.format != "null")
@@ -766,12 +783,22 @@ TorchRequest torch_cuda_request(std::map<std::string, std::string>& kv, const st
   r.bytes.resize(r.count * static_cast<uint64_t>(xrng::dtype_size(r.dtype)));
   if (dist == "normal")
     tg::randn(st, d, r.count, t, mean, stdv, r.bytes.data());
-  else
+  else if (dist == "exponential")
+    tg::exponential(st, d, r.count, t, lambda, r.bytes.data());
+  else if (dist == "cauchy")
+    tg::cauchy(st, d, r.count, t, median, sigma, r.bytes.data());
+  else if (low == 0.0 && high == 1.0)
     tg::rand(st, d, r.count, t, r.bytes.data());
+  else
+    tg::uniform(st, d, r.count, t, low, high, r.bytes.data());
   r.describe = dist + " " + xrng::dtype_name(r.dtype) + " stream=torch-cuda sm_count=" + std::to_string(sm) +
                " threads_per_sm=" + std::to_string(tps) + " seed=" + std::to_string(seed) +
                " count=" + std::to_string(r.count);
   if (dist == "normal" && (mean != 0.0f || stdv != 1.0f)) r.describe += " mean=" + kv["--mean"] + " std=" + kv["--std"];
+  if (dist == "uniform" && (low != 0.0 || high != 1.0)) r.describe += " low=" + kv["--low"] + " high=" + kv["--high"];
+  if (dist == "exponential") r.describe += " lambda=" + (kv.count("--lambda") ? kv["--lambda"] : std::string("1"));
+  for (const char* a : {"--median", "--sigma"})
+    if (kv.count(a)) r.describe += std::string(" ") + (a + 2) + "=" + kv[a];
   return r;
 }
 
@@ -782,19 +809,20 @@ TorchRequest torch_request(const std::vector<std::string>& args, TorchStream ts,
     const std::string& a = args[i];
     const bool cuda_arg = ts.cuda && (a == "--sm-count" || a == "--threads-per-sm");
     if (!cuda_arg && a != "--stream" && a != "--dist" && a != "--dtype" && a != "--seed" && a != "--count" &&
-        a != "--format" && a != "--mean" && a != "--std" && a != "--low" && a != "--high" && a != "--lambda")
-      throw Error("unknown argument '" + a + "' for a torch stream (--dist normal|uniform|exponential, --dtype, "
-                  "--seed, --count, --mean, --std, --low, --high, --lambda" +
+        a != "--format" && a != "--mean" && a != "--std" && a != "--low" && a != "--high" && a != "--lambda" &&
+        a != "--median" && a != "--sigma")
+      throw Error("unknown argument '" + a + "' for a torch stream (--dist normal|uniform|exponential|cauchy, "
+                  "--dtype, --seed, --count, --mean, --std, --low, --high, --lambda, --median, --sigma" +
                   std::string(ts.cuda ? ", --sm-count, --threads-per-sm" : "") + (allow_format ? ", --format)" : ")"));
     if (i + 1 >= args.size()) throw Error(a + " needs a value");
     if (kv.count(a)) throw Error(a + " given twice");
     kv[a] = args[i + 1];
   }
-  if (!kv.count("--dist")) throw Error("--dist is required (normal, uniform or exponential for a torch stream)");
+  if (!kv.count("--dist")) throw Error("--dist is required (normal, uniform, exponential or cauchy for a torch stream)");
   if (!kv.count("--count")) throw Error("--count is required");
   const std::string dist = kv["--dist"];
-  if (dist != "normal" && dist != "uniform" && dist != "exponential")
-    throw Error("--dist " + dist + ": a torch stream gives normal, uniform or exponential");
+  if (dist != "normal" && dist != "uniform" && dist != "exponential" && dist != "cauchy")
+    throw Error("--dist " + dist + ": a torch stream gives normal, uniform, exponential or cauchy");
   TorchRequest r;
   r.dtype = kv.count("--dtype") ? xrng::parse_dtype(kv["--dtype"]) : xrng::DType::f32;
   if (ts.cuda) {
@@ -807,7 +835,7 @@ TorchRequest torch_request(const std::vector<std::string>& args, TorchStream ts,
   r.count = parse_u64("--count", kv["--count"]);
   if (r.count > (1ull << 30)) throw Error("--count: a torch stream is drawn whole, at most 2^30 elements");
   auto allowed = [&](std::initializer_list<const char*> names) {
-    for (const char* a : {"--mean", "--std", "--low", "--high", "--lambda"}) {
+    for (const char* a : {"--mean", "--std", "--low", "--high", "--lambda", "--median", "--sigma"}) {
       bool ok = false;
       for (const char* b : names) ok = ok || std::string(a) == b;
       if (kv.count(a) && !ok) throw Error(std::string(a) + " does not apply to --dist " + dist);
@@ -819,6 +847,9 @@ TorchRequest torch_request(const std::vector<std::string>& args, TorchStream ts,
   if (dist == "normal") allowed({"--mean", "--std"});
   if (dist == "uniform") allowed({"--low", "--high"});
   if (dist == "exponential") allowed({"--lambda"});
+  if (dist == "cauchy") allowed({"--median", "--sigma"});
+  const double median = num("--median", 0.0), sigma = num("--sigma", 1.0);
+  if (dist == "cauchy" && !(sigma > 0.0)) throw Error("--sigma must be > 0");
   if (kv.count("--format")) {
     if (!allow_format) throw Error("--format does not apply to fingerprint");
     r.format = kv["--format"];
@@ -832,13 +863,15 @@ TorchRequest torch_request(const std::vector<std::string>& args, TorchStream ts,
     xrng::torch_cpu::randn(st, n, mean, stdv, k, r.dtype, r.bytes.data());
   else if (dist == "exponential")
     xrng::torch_cpu::exponential(st, n, lambda, r.dtype, r.bytes.data());
+  else if (dist == "cauchy")
+    xrng::torch_cpu::cauchy(st, n, median, sigma, k, r.dtype, r.bytes.data());
   else if (low == 0.0 && high == 1.0)
     xrng::torch_cpu::rand(st, n, r.dtype, r.bytes.data());
   else
     xrng::torch_cpu::uniform(st, n, low, high, k, r.dtype, r.bytes.data());
   r.describe = dist + " " + xrng::dtype_name(r.dtype) + " stream=" + kv["--stream"] + " seed=" + std::to_string(seed) +
                " count=" + std::to_string(r.count);
-  for (const char* a : {"--mean", "--std", "--low", "--high", "--lambda"})
+  for (const char* a : {"--mean", "--std", "--low", "--high", "--lambda", "--median", "--sigma"})
     if (kv.count(a)) r.describe += std::string(" ") + (a + 2) + "=" + kv[a];
   return r;
 }

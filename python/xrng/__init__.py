@@ -736,11 +736,14 @@ def bernoulli(*size: _Size, p: float = 0.5, seed: Optional[int] = None, subseq: 
     bool (default) or uint8.
     """
     if isinstance(generator, _TORCH_GENS):  # torch's own streams (_torch_cpu.py, _torch_cuda.py)
-        if isinstance(p, torch.Tensor) and isinstance(generator, _torch_cpu.TorchCPUGenerator):
+        if isinstance(p, torch.Tensor):
             # torch.bernoulli(p): p's shape (or size) and dtype (or dtype=)
             shape = torch.broadcast_shapes(_size(size), p.shape) if size else p.shape
             t = out if out is not None else torch.empty(shape, dtype=dtype or p.dtype)
-            _torch_cpu.bernoulli_tensor_(generator, t, p)
+            if isinstance(generator, _torch_cpu.TorchCPUGenerator):
+                _torch_cpu.bernoulli_tensor_(generator, t, p)
+            else:
+                _torch_cuda.bernoulli_tensor_(generator, t, p)
             return t if device is None or out is not None else t.to(device)
         return _torch_cpu._draw(generator, "bernoulli", _size(size), dtype, device, out, p, 0.0, torch.bool)
     src = _source(seed, subseq, offset, generator)
@@ -850,7 +853,8 @@ def _fill(tensor: torch.Tensor, dist: str, params: dict, kw: dict) -> torch.Tens
         if kw:
             raise TypeError(f"{dist}: with a torch_cuda generator, unexpected keyword argument(s) {', '.join(sorted(kw))}")
         cuda_args = {"uniform": ("low", "high"), "normal": ("mean", "std"), "randint": ("ilow", "ihigh"),
-                     "bernoulli": ("p",), "exponential": ("rate",)}
+                     "bernoulli": ("p",), "exponential": ("rate",), "geometric": ("p",),
+                     "log_normal": ("mean", "std"), "cauchy": ("median", "sigma")}
         if dist not in cuda_args:
             raise NotImplementedError(f"xrng.torch_cuda: {dist} is not reproduced yet")
         return g._fill(dist, tensor, *[params[k] for k in cuda_args[dist]])
@@ -866,6 +870,8 @@ def _fill(tensor: torch.Tensor, dist: str, params: dict, kw: dict) -> torch.Tens
             return g._fill("geometric", tensor, params["p"])
         if dist == "log_normal":
             return g._fill("log_normal", tensor, params["mean"], params["std"])
+        if dist == "cauchy":
+            return g._fill("cauchy", tensor, params["median"], params["sigma"])
         if dist == "normal":
             return g._fill("normal", tensor, params["mean"], params["std"])
         if dist == "randint":
@@ -898,10 +904,12 @@ def randint_(tensor: torch.Tensor, low: int, high: int, **kw) -> torch.Tensor:
 
 def bernoulli_(tensor: torch.Tensor, p: float = 0.5, **kw) -> torch.Tensor:
     """Fills a bool/uint8 ``tensor`` with a Bernoulli(p) mask. With a
-    ``xrng.torch_cpu`` generator, ``p`` may be a tensor (torch's
-    ``bernoulli_(p)``), broadcast to ``tensor``'s shape."""
+    ``xrng.torch_cpu`` or ``xrng.torch_cuda`` generator, ``p`` may be a
+    tensor (torch's ``bernoulli_(p)``), broadcast to ``tensor``'s shape."""
     if isinstance(p, torch.Tensor) and isinstance(kw.get("generator"), _torch_cpu.TorchCPUGenerator) and len(kw) == 1:
         return _torch_cpu.bernoulli_tensor_(kw["generator"], tensor, p)
+    if isinstance(p, torch.Tensor) and isinstance(kw.get("generator"), _torch_cuda.TorchCUDAGenerator) and len(kw) == 1:
+        return _torch_cuda.bernoulli_tensor_(kw["generator"], tensor, p)
     return _fill(tensor, "bernoulli", {"p": float(p)}, kw)
 
 

@@ -17,7 +17,7 @@ Reproduced so far: rand/uniform_ on any [low, high) (float32, float64,
 float16, bfloat16), randn/normal_ in every floating dtype, any size and
 strides (torch's 16-wide fill for 16 or more contiguous elements, its
 element-wise float64 Box-Muller with the cached second normal otherwise),
-exponential_, geometric_ and log_normal_ (every CPU, Intel's included), randint and randint_ (any dtype), randperm
+exponential_, geometric_, log_normal_ and cauchy_ (every CPU, Intel's included), randint and randint_ (any dtype), randperm
 (any dtype), multinomial (with and without replacement, every CPU),
 bernoulli with a tensor p (every CPU), bernoulli with a scalar p
 and dropout (torch's non-MKL path: every CPU but Intel's). Other calls raise NotImplementedError or ValueError
@@ -84,6 +84,10 @@ class TorchCPUGenerator:
             raise ValueError(f"exponential_ expects lambda > 0.0, but found lambda={a}")
         if kind == "geometric" and not 0.0 < float(a) < 1.0:
             raise ValueError(f"geometric_ expects p to be in (0, 1), but got p={a}")
+        if kind == "cauchy" and not float(b) > 0.0:
+            raise ValueError(f"cauchy_ expects sigma > 0.0, but found sigma={b}")
+        if kind == "cauchy" and not out.is_floating_point():
+            raise ValueError("cauchy_: a Cauchy draw needs a floating dtype, got " + str(out.dtype))
         if kind == "log_normal" and not float(b) > 0.0:
             raise ValueError(f"log_normal_ expects std > 0.0, but found std={b}")
         if kind == "normal" and not float(b) >= 0.0:

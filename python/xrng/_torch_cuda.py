@@ -4,8 +4,9 @@
 profile=None)`` returns a :class:`TorchCUDAGenerator`: pass it as
 ``generator=`` to :func:`xrng.rand`, :func:`xrng.randn`, :func:`xrng.randint`,
 :func:`xrng.bernoulli`, :func:`xrng.dropout`, :func:`xrng.randperm` (and :func:`xrng.uniform_`,
-:func:`xrng.normal_`, :func:`xrng.randint_`, :func:`xrng.bernoulli_`,
-:func:`xrng.exponential_`) to get the values ``torch.cuda.manual_seed(seed)``
+:func:`xrng.normal_`, :func:`xrng.randint_`, :func:`xrng.bernoulli_` (``p`` a float
+or a tensor), :func:`xrng.exponential_`, :func:`xrng.geometric_`,
+:func:`xrng.log_normal_`, :func:`xrng.cauchy_`) to get the values ``torch.cuda.manual_seed(seed)``
 followed by the same torch calls gives on a GPU with that many SMs, computed
 on the host of any machine (other devices filled on the host, then moved).
 
@@ -18,12 +19,15 @@ depend on the GPU; above it they depend on the SM count. ``profile=`` names a
 GPU (see :data:`PROFILES`).
 
 Exact from torch's and cuRAND's source: rand/uniform_ (every float dtype),
-randint/random_, bernoulli with a scalar p, dropout, randperm, and the generator's
-offset after every draw. Modelled, NOT measured on a GPU (SPEC.md section
-15): the float32/16 normal (cuRAND's ``__sincosf`` is a hardware
-approximation), the float32/16 exponential (torch's ``__logf``), and the
-float64 normal and exponential (exact ports of libdevice's ``sincospi`` and
-``log``, but for ``log``'s hardware reciprocal seed).
+randint/random_, bernoulli with a scalar or a tensor p, dropout, randperm,
+and the generator's offset after every draw. Modelled, NOT measured on a
+GPU (SPEC.md section 15): the float32/16 normal and log_normal (cuRAND's
+``__sincosf``, torch's ``__expf``: hardware approximations), the float32/16
+exponential and geometric (torch's ``__logf``), the float32/16 cauchy
+(``__tanf``), and the float64 normal, exponential, log_normal, geometric and
+cauchy (exact ports of libdevice's ``sincospi``, ``log``, ``exp``, ``log1p``
+and ``tan``, but for the hardware reciprocal seed of ``log`` and of ``tan``'s
+cotangent branch).
 """
 from __future__ import annotations
 
@@ -163,6 +167,26 @@ def torch_cuda(seed_or_generator: Union[int, torch.Generator, None] = None, sm_c
     """A generator reproducing torch's CUDA generator on a GPU of ``sm_count``
     SMs (or the named ``profile``); see the module doc."""
     return TorchCUDAGenerator(seed_or_generator, sm_count, threads_per_sm, profile)
+
+
+def bernoulli_tensor_(generator: TorchCUDAGenerator, out: torch.Tensor, p: torch.Tensor) -> torch.Tensor:
+    """torch's CUDA ``out.bernoulli_(p)`` with a tensor ``p`` (``torch.bernoulli(p)``
+    is ``empty_like(p).bernoulli_(p)``): ``p`` cast to float32 (float64 for a
+    float64 ``out``) and broadcast to ``out``'s shape; the offset moves by 12
+    and element i (row-major) is lane i % 4 of thread i // 4's
+    curand_uniform4, ``u <= p`` (the same on every GPU: SPEC.md 15.3)."""
+    if not isinstance(p, torch.Tensor) or not p.is_floating_point():
+        raise ValueError("bernoulli_: a tensor p must be a floating tensor")
+    if not out.is_contiguous():
+        raise NotImplementedError("xrng.torch_cuda: bernoulli_ with a tensor p into a non-contiguous tensor "
+                                  "is not reproduced yet")
+    pt = torch.float64 if out.dtype == torch.float64 else torch.float32
+    pe = p.detach().to("cpu").to(pt).expand(out.shape).contiguous()
+    host = out if out.device.type == "cpu" else torch.empty(out.shape, dtype=out.dtype)
+    generator.offset = _C.torch_cuda_bernoulli_tensor(generator.seed, generator.offset, host, pe)
+    if host is not out:
+        out.copy_(host)
+    return out
 
 
 def dropout_vec(input: torch.Tensor) -> int:

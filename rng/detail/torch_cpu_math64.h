@@ -1,8 +1,8 @@
-// glibc's binary64 log, log1p, exp and sincos, the functions under torch's
+// glibc's binary64 log, log1p, exp, sincos and tan, the functions under torch's
 // CPU float64 kernels (at::normal_distribution<double>: log1p, sin, cos;
 // NormalFill16<double>: log, sin, cos; GCC merges each sin/cos pair into one
 // sincos call in libtorch_cpu.so; exponential_: log1p; geometric_: log,
-// log1p; log_normal_: exp), written out as scalar code so any host
+// log1p; log_normal_: exp; cauchy_: tan), written out as scalar code so any host
 // reproduces them bit for bit. Never the host's libm.
 //
 // Which glibc: 2.36 as Debian 12 ships it (the release/2.36 branch, which
@@ -11,7 +11,7 @@
 // compiled with -mfma -mavx2, where GCC contracts a*b+c into one fused
 // multiply-add. Every std::fma below stands where that object code has a
 // vfmadd/vfmsub/vfnmadd (objdump -d of __sincos_fma, __log_fma,
-// __log1p_fma, __exp_fma in libm.so.6); every other operation is the plain IEEE one.
+// __log1p_fma, __exp_fma, __tan_fma in libm.so.6); every other operation is the plain IEEE one.
 //
 // Algorithms (ported, not copied; the tables are the published constants):
 //  * log: Szabolcs Nagy's 2018 log (ARM Optimized Routines; glibc
@@ -29,6 +29,16 @@
 //    and cos at multiples of 1/128 (each a double-double) and short Taylor
 //    polynomials. Only |x| < 105414350 is reproduced (the torch streams give
 //    [0, 2 pi)); the Payne-Hanek branch (__branred) is not.
+//  * tan: IBM Accurate Mathematical Library (glibc s_tan.c, utan.h,
+//    utan.tbl, dla.h; glibc 2.35 removed its multi-precision fallbacks, so
+//    2.36's tan is the double-precision code alone): a Taylor polynomial
+//    near 0, a 186-entry table of (x_i, tan x_i, cot x_i) at steps of 1/256
+//    with a degree-5 correction, and for |x| > 0.787 a reduction by pi/2
+//    in three parts. Only |x| <= 25 is reproduced (the torch streams give
+//    |x| <= pi/2).
+// glibc's IBM and ARM code is LGPL-2.1-or-later; what is here is an
+// independent transcription of the algorithms and their published
+// constants, checked against the binary.
 //
 // tests/test_torch_cpu.cpp compares each with this host's glibc on the
 // inputs torch's kernels give them (many millions, and the edges).
@@ -628,6 +638,282 @@ inline void glibc_sincos(double x, double* sinx, double* cosx) {
   *ps = sincos_do_sin(a, da);
   const double xx = sincos_do_cos(a, da);
   *pc = (n & 2) ? -xx : xx;
+}
+
+// ---- tan (s_tan.c, FMA build) ------------------------------------------------------------------
+
+// utan.tbl's xfg[i] for i = 0..185 (the table's rows 16..201): x_i near
+// (i + 16) / 256, then tan(x_i) and cot(x_i) (the fourth column, unused by
+// the double-precision path, is left out).
+inline constexpr uint64_t kTanXfg[186][3] = {
+    {0x3fb000001e519d60ull, 0x3fb0055796c4e240ull, 0x402ff554628127b7ull},
+    {0x3fb100001b1a7010ull, 0x3fb10668aab892b7ull, 0x402e12c7be3fdf74ull},
+    {0x3fb200002505e350ull, 0x3fb2079bff547824ull, 0x402c65c5de853633ull},
+    {0x3fb2fffffcdc4252ull, 0x3fb308f35eb16c68ull, 0x402ae5dae56be74full},
+    {0x3fb3ffffe3ff849full, 0x3fb40a71154999ccull, 0x40298c43046b7352ull},
+    {0x3fb4ffffedc9590full, 0x3fb50c17429bdd80ull, 0x4028538491b5d674ull},
+    {0x3fb6000000ee83f7ull, 0x3fb60de7da80cc21ull, 0x40273724ef21a2a7ull},
+    {0x3fb6ffffeb05ea41ull, 0x3fb70fe4b8c51beaull, 0x40263370fae562ffull},
+    {0x3fb7ffffdc0515f7ull, 0x3fb812101db54498ull, 0x402545530e7eab5cull},
+    {0x3fb8ffffe384d7abull, 0x3fb9146c2a8d3727ull, 0x40246a33fd57f3fdull},
+    {0x3fb9ffffe4832347ull, 0x3fba16fad50e1050ull, 0x40239fe2c5537a96ull},
+    {0x3fbb0000274540e3ull, 0x3fbb19be7ae68517ull, 0x4022e4813637e946ull},
+    {0x3fbbfffffebf2e9bull, 0x3fbc1cb88369cd19ull, 0x4022367617aef223ull},
+    {0x3fbd000023529045ull, 0x3fbd1febc11d7ef7ull, 0x4021945fb8e43d4eull},
+    {0x3fbdffffd872a829ull, 0x3fbe23598ee4d6b7ull, 0x4020fd0c76195d5full},
+    {0x3fbeffffff323b84ull, 0x3fbf2704ec9073e5ull, 0x40206f713020200full},
+    {0x3fc000000ce79195ull, 0x3fc01577bc30cc61ull, 0x401fd549d6564a88ull},
+    {0x3fc07fffee40e918ull, 0x3fc0978d8279ac01ull, 0x401edbb59294bc03ull},
+    {0x3fc100000cc091fdull, 0x3fc119c544dfb2f7ull, 0x401df0bb067d8e18ull},
+    {0x3fc180000d9936a1ull, 0x3fc19c1fb9085a4bull, 0x401d131a71ce3629ull},
+    {0x3fc1ffffed5f3188ull, 0x3fc21e9dee74bf2dull, 0x401c41b6ff0cd655ull},
+    {0x3fc2800005f06a51ull, 0x3fc2a141550b313full, 0x401b7b921702e6d2ull},
+    {0x3fc2fffffe3d339eull, 0x3fc3240aa75f76dfull, 0x401abfc8fcb6409dull},
+    {0x3fc37fffed888d6full, 0x3fc3a6fb13cc5db7ull, 0x401a0d8f8ed5320dull},
+    {0x3fc4000002ca050dull, 0x3fc42a13e25776bbull, 0x4019642dfa84c2bcull},
+    {0x3fc47ffff2531f5cull, 0x3fc4ad55deb73404ull, 0x4018c2fef86e9035ull},
+    {0x3fc5000013774992ull, 0x3fc530c27d0ee307ull, 0x4018296c370caf35ull},
+    {0x3fc57fffedddcb2dull, 0x3fc5b45a5db4347dull, 0x401796ee52190c0eull},
+    {0x3fc5fffff41949a0ull, 0x3fc6381f13bf986aull, 0x40170b092d2255fdull},
+    {0x3fc67ffff834d3a1ull, 0x3fc6bc118ec85952ull, 0x4016854c62cf2268ull},
+    {0x3fc6fffffd9106eaull, 0x3fc74032f298f6f7ull, 0x401605511f4f84a9ull},
+    {0x3fc780000f649a4full, 0x3fc7c4846ca53abcull, 0x40158ab94809d175ull},
+    {0x3fc7ffffef06bbd8ull, 0x3fc84906df7d76adull, 0x4015152edd2b30a6ull},
+    {0x3fc88000021c6334ull, 0x3fc8cdbbd965f986ull, 0x4014a46251b74296ull},
+    {0x3fc8fffff38d0756ull, 0x3fc952a428e173c7ull, 0x4014380b17b59ebdull},
+    {0x3fc98000104efca1ull, 0x3fc9d7c14644d23cull, 0x4013cfe5cb1eabd5ull},
+    {0x3fca000009417b30ull, 0x3fca5d14096d76aaull, 0x40136bb4b3723db0ull},
+    {0x3fca7fffeb1c23ecull, 0x3fcae29dab60288dull, 0x40130b3e783071d7ull},
+    {0x3fcafffffb171c13ull, 0x3fcb685fa221a96bull, 0x4012ae4dd8c0747dull},
+    {0x3fcb80000aba44beull, 0x3fcbee5aecdf241full, 0x401254b1c6fad63bull},
+    {0x3fcc0000113d2a3eull, 0x3fcc7490b3e92543ull, 0x4011fe3c9a62c035ull},
+    {0x3fcc7ffff49e00ceull, 0x3fccfb020f59eab0ull, 0x4011aac3e956a631ull},
+    {0x3fcd000005f611abull, 0x3fcd81b089e6844eull, 0x40115a1ff391268dull},
+    {0x3fcd800014764cebull, 0x3fce089d27debf0dull, 0x40110c2bfbc84740ull},
+    {0x3fce000014bcea76ull, 0x3fce8fc916dbc820ull, 0x4010c0c5a00ca48eull},
+    {0x3fce7ffffd7995bdull, 0x3fcf173588b50424ull, 0x401077ccbe02169aull},
+    {0x3fcf00000cc35436ull, 0x3fcf9ee3fd21a40bull, 0x401031231ee7ffe8ull},
+    {0x3fcf800001d1da33ull, 0x3fd0136ab7dbe15cull, 0x400fd95977d559e5ull},
+    {0x3fd00000060c13b2ull, 0x3fd05785aaad4f18ull, 0x400f549e2675d182ull},
+    {0x3fd0400003885492ull, 0x3fd09bc3660542d7ull, 0x400ed3e2df3f5fecull},
+    {0x3fd08000052f5a13ull, 0x3fd0e0249a195045ull, 0x400e56f8fa68f2c8ull},
+    {0x3fd0c00002ba1af5ull, 0x3fd124a9e2e7f24bull, 0x400dddb4bffe633full},
+    {0x3fd0fffff76642c1ull, 0x3fd16953e162ffe6ull, 0x400d67ed0311d5d5ull},
+    {0x3fd14000033602f0ull, 0x3fd1ae235f49508eull, 0x400cf57ab8708266ull},
+    {0x3fd17ffffefd1a13ull, 0x3fd1f318db2a9ba1ull, 0x400c86398d11009eull},
+    {0x3fd1bffff718365dull, 0x3fd238350c41e3acull, 0x400c1a06e02be47cull},
+    {0x3fd1ffffff001e00ull, 0x3fd27d78b2f6395eull, 0x400bb0c1f2fe9a85ull},
+    {0x3fd23ffffe425a6aull, 0x3fd2c2e4618faabeull, 0x400b4a4c190b18dfull},
+    {0x3fd28000059ec1dbull, 0x3fd30878d8583884ull, 0x400ae6880cd82bc2ull},
+    {0x3fd2c000000dd081ull, 0x3fd34e36affdb6d8ull, 0x400a855a5270fc15ull},
+    {0x3fd2fffffc1dcd2bull, 0x3fd3941ea95875bcull, 0x400a26a8aa9502b6ull},
+    {0x3fd33ffff6c0d4a0ull, 0x3fd3da31739845f5ull, 0x4009ca5a4d2573a0ull},
+    {0x3fd3800006b16793ull, 0x3fd4206fdbc088f0ull, 0x400970579344e33aull},
+    {0x3fd3c00007358fa3ull, 0x3fd466da6f23311dull, 0x4009188a5aa612eaull},
+    {0x3fd3fffffc3b18cfull, 0x3fd4ad71e9282e6bull, 0x4008c2dd641e643dull},
+    {0x3fd44000000dd2a8ull, 0x3fd4f4371fa3f2d1ull, 0x40086f3c6072f821ull},
+    {0x3fd47ffffbb43713ull, 0x3fd53b2ab3ac333cull, 0x40081d943da56692ull},
+    {0x3fd4bffffb113bf4ull, 0x3fd5824d6e8ed9c2ull, 0x4007cdd2a8add00full},
+    {0x3fd4fffff7f087c9ull, 0x3fd5c9a007446496ull, 0x40077fe6444588ebull},
+    {0x3fd54000088b3814ull, 0x3fd61123564125f9ull, 0x400733be6281a765ull},
+    {0x3fd57ffff7d55966ull, 0x3fd658d7e194a5d5ull, 0x4006e94b73b47d1full},
+    {0x3fd5c00008bf2490ull, 0x3fd6a0beb775b28dull, 0x4006a07e15b6ec28ull},
+    {0x3fd6000009fa853full, 0x3fd6e8d865a66cfdull, 0x400659481c701269ull},
+    {0x3fd6400007595fcaull, 0x3fd73125c0556a7cull, 0x4006139bbaae9d02ull},
+    {0x3fd68000031687daull, 0x3fd779a792e2cfd0ull, 0x4005cf6bcae0882bull},
+    {0x3fd6bffff5c8cfe2ull, 0x3fd7c25e9fb452edull, 0x40058cabc561f1cdull},
+    {0x3fd6fffff81df231ull, 0x3fd80b4bcfb4dab5ull, 0x40054b4f8d3ca5d3ull},
+    {0x3fd73ffffa71385eull, 0x3fd8546fe007a9b6ull, 0x40050b4bb3b22176ull},
+    {0x3fd78000024a9c2bull, 0x3fd89dcba7fcf5cfull, 0x4004cc953159cbe1ull},
+    {0x3fd7c00002eb62b8ull, 0x3fd8e75fec0ba5cfull, 0x40048f218731eeeaull},
+    {0x3fd80000054a52d1ull, 0x3fd9312d8bb822e9ull, 0x400452e69170a729ull},
+    {0x3fd83ffff93a00a3ull, 0x3fd97b354bb9ad2aull, 0x400417daae924e7full},
+    {0x3fd87ffffbdc91c1ull, 0x3fd9c5782771b601ull, 0x4003ddf478855799ull},
+    {0x3fd8bffff6d215e6ull, 0x3fda0ff6e0ea4a0bull, 0x4003a52b189a0989ull},
+    {0x3fd9000002f734efull, 0x3fda5ab2736bf579ull, 0x40036d75e9244ca6ull},
+    {0x3fd9400004eef8b4ull, 0x3fdaa5ab9fb6e3d0ull, 0x400336ccc9089cb7ull},
+    {0x3fd98000041ec76aull, 0x3fdaf0e35176c7e4ull, 0x40030127cb0b9506ull},
+    {0x3fd9c00008044e47ull, 0x3fdb3c5a77071224ull, 0x4002cc7f50d75ec7ull},
+    {0x3fda000001f8235bull, 0x3fdb8811e725782eull, 0x400298cc18fbfb37ull},
+    {0x3fda3ffffb8c6f08ull, 0x3fdbd40a97b086f3ull, 0x40026607154de04bull},
+    {0x3fda7ffffb3d63e1ull, 0x3fdc20457d9a3b8aull, 0x400234297e60bfbbull},
+    {0x3fdabffff5f45c48ull, 0x3fdc6cc37b8d45e6ull, 0x4002032cdb1ace69ull},
+    {0x3fdb00000508b34cull, 0x3fdcb985a27e8d37ull, 0x4001d30ad4459a2bull},
+    {0x3fdb40000a84710cull, 0x3fdd068cc3e50155ull, 0x4001a3bd775034ddull},
+    {0x3fdb7ffff692e9d8ull, 0x3fdd53d9c49d6627ull, 0x4001753efe18066aull},
+    {0x3fdbc0000280f14dull, 0x3fdda16de4e81013ull, 0x40014789a38ea052ull},
+    {0x3fdc0000001121d1ull, 0x3fddef49eac018f0ull, 0x40011a9820b8be0cull},
+    {0x3fdc3ffffef662aaull, 0x3fde3d6eea0c7070ull, 0x4000ee6532f46ccdull},
+    {0x3fdc800009845818ull, 0x3fde8bddf36a8b1bull, 0x4000c2ebcac73476ull},
+    {0x3fdcbffffb0493bfull, 0x3fdeda97e0c60d10ull, 0x40009827251c7836ull},
+    {0x3fdcfffffd52961full, 0x3fdf299defb3e44bull, 0x40006e1274e459f5ull},
+    {0x3fdd3ffffe2319a4ull, 0x3fdf78f117139490ull, 0x400044a93e737e94ull},
+    {0x3fdd7ffffa4de596ull, 0x3fdfc892638f49e8ull, 0x40001be7231057a5ull},
+    {0x3fddbffffe729a69ull, 0x3fe00c417c6ab019ull, 0x3fffe78fbf612660ull},
+    {0x3fde000009d66802ull, 0x3fe03461f6b883cfull, 0x3fff988ebc05a87cull},
+    {0x3fde3ffffb211657ull, 0x3fe05cab191db8e8ull, 0x3fff4ac37bcfe6beull},
+    {0x3fde80000a3f068aull, 0x3fe0851d95fb54f0ull, 0x3ffefe26144ca408ull},
+    {0x3fdec00001adb060ull, 0x3fe0adb9dc7b54f9ull, 0x3ffeb2af5ebe52a7ull},
+    {0x3fdeffffff5c0d01ull, 0x3fe0d68092550a8dull, 0x3ffe68580d71fdf0ull},
+    {0x3fdf3ffff93d5fccull, 0x3fe0ff7245cb4374ull, 0x3ffe1f193cce5040ull},
+    {0x3fdf7ffffa0dd18full, 0x3fe1288f944dd508ull, 0x3ffdd6ec298b874dull},
+    {0x3fdfbffffd3a9f1aull, 0x3fe151d913750f3eull, 0x3ffd8fca5806a27eull},
+    {0x3fdffffffc481400ull, 0x3fe17b4f598944caull, 0x3ffd49ad82532170ull},
+    {0x3fe01fffff53786cull, 0x3fe1a4f307d83d47ull, 0x3ffd048f851bffebull},
+    {0x3fe03ffffee301b7ull, 0x3fe1cec4b8a6a382ull, 0x3ffcc06a7c519db6ull},
+    {0x3fe06000006e36bfull, 0x3fe1f8c5114eb8beull, 0x3ffc7d38a34d6786ull},
+    {0x3fe07ffffd60aa43ull, 0x3fe222f4abeccecbull, 0x3ffc3af477342ac4ull},
+    {0x3fe0a000037762e8ull, 0x3fe24d543f99efe8ull, 0x3ffbf99875f54fabull},
+    {0x3fe0bfffff1c6921ull, 0x3fe277e4598e35d0ull, 0x3ffbb91f8addd186ull},
+    {0x3fe0dfffff07154bull, 0x3fe2a2a5b6bc3986ull, 0x3ffb79848301646dull},
+    {0x3fe1000002fcdda4ull, 0x3fe2cd9902a59f1eull, 0x3ffb3ac2705219bfull},
+    {0x3fe1200001ce1140ull, 0x3fe2f8bedf0a67c2ull, 0x3ffafcd49ab8ae2aull},
+    {0x3fe1400004d0f355ull, 0x3fe3241808fcc7bfull, 0x3ffabfb6497b9a36ull},
+    {0x3fe1600000fb0c8aull, 0x3fe34fa52471618bull, 0x3ffa83630d26d117ull},
+    {0x3fe18000026f10b3ull, 0x3fe37b66f7579056ull, 0x3ffa47d66b4cf4b1ull},
+    {0x3fe19ffffd0978f8ull, 0x3fe3a75e290cc78cull, 0x3ffa0d0c36c21315ull},
+    {0x3fe1bffffd94840bull, 0x3fe3d38b85b4e4a4ull, 0x3ff9d30032f2ecefull},
+    {0x3fe1dffffbda1ea1ull, 0x3fe3ffefbf3cee2full, 0x3ff999ae6770fed8ull},
+    {0x3fe1fffffc989533ull, 0x3fe42c8b9c27900cull, 0x3ff96112e0d9f1acull},
+    {0x3fe22000012b8d26ull, 0x3fe4595fe11975caull, 0x3ff92929cdaa4e80ull},
+    {0x3fe2400004f4d6afull, 0x3fe4866d4d224131ull, 0x3ff8f1ef815c34e8ull},
+    {0x3fe25ffffcc07bdaull, 0x3fe4b3b498b7d010ull, 0x3ff8bb6073e7ffa1ull},
+    {0x3fe28000042d9639ull, 0x3fe4e136b64540d1ull, 0x3ff88578f4374938ull},
+    {0x3fe2a00003be29a0ull, 0x3fe50ef452bffd96ull, 0x3ff85035c0042c06ull},
+    {0x3fe2bffffaa91f12ull, 0x3fe53cee3e2f4e0dull, 0x3ff81b938542df07ull},
+    {0x3fe2dffffe884891ull, 0x3fe56b256c1a2470ull, 0x3ff7e78ee422ea70ull},
+    {0x3fe2fffffe87152bull, 0x3fe5999a9beaaaa1ull, 0x3ff7b424d18fe9b3ull},
+    {0x3fe31fffffc1a721ull, 0x3fe5c84eafe0e564ull, 0x3ff78152338db8d4ull},
+    {0x3fe33fffff70a372ull, 0x3fe5f74282191d64ull, 0x3ff74f141122bcaeull},
+    {0x3fe360000436e836ull, 0x3fe62676fde6ccffull, 0x3ff71d677644252cull},
+    {0x3fe37ffffcbe9641ull, 0x3fe655ecee9ffdafull, 0x3ff6ec49a6fc0515ull},
+    {0x3fe39fffffb6d6caull, 0x3fe685a55e67a1e1ull, 0x3ff6bbb7bc2ae969ull},
+    {0x3fe3c00004934fecull, 0x3fe6b5a12cc07d75ull, 0x3ff68baf10b02ef8ull},
+    {0x3fe3e00003f5cf7full, 0x3fe6e5e13e59def6ull, 0x3ff65c2d0e61500full},
+    {0x3fe4000005280ad9ull, 0x3fe7166691ab4c3eull, 0x3ff62d2f19f01c90ull},
+    {0x3fe42000049efb65ull, 0x3fe7473218af3b9dull, 0x3ff5feb2b86465e4ull},
+    {0x3fe440000035ccb6ull, 0x3fe77844cb4ff1e5ull, 0x3ff5d0b57c455428ull},
+    {0x3fe4600003346717ull, 0x3fe7a99fba258778ull, 0x3ff5a334f4392254ull},
+    {0x3fe4800003002575ull, 0x3fe7db43d836768full, 0x3ff5762edcf97e0cull},
+    {0x3fe4a000055bf381ull, 0x3fe80d3235edeefaull, 0x3ff549a0ea46e31full},
+    {0x3fe4c00004ce10e3ull, 0x3fe83f6bd67dc1a8ull, 0x3ff51d88ed82bcc4ull},
+    {0x3fe4e000016c60e1ull, 0x3fe871f1ca0aaf31ull, 0x3ff4f1e4bdacbf16ull},
+    {0x3fe4ffffff966f0aull, 0x3fe8a4c52bff2daeull, 0x3ff4c6b23917657eull},
+    {0x3fe520000076e6ebull, 0x3fe8d7e7175651e8ull, 0x3ff49bef4f459b05ull},
+    {0x3fe5400003d12d3bull, 0x3fe90b58a976ed56ull, 0x3ff47199fdf24af4ull},
+    {0x3fe55ffffce7fa8dull, 0x3fe93f1af03a3a09ull, 0x3ff447b05f13234bull},
+    {0x3fe580000331b46aull, 0x3fe9732f38e83134ull, 0x3ff41e3068d8b41bull},
+    {0x3fe59ffffc14848eull, 0x3fe9a7968471b489ull, 0x3ff3f5185de3aa73ull},
+    {0x3fe5bffffb7cd395ull, 0x3fe9dc5224a8b955ull, 0x3ff3cc664f8fff15ull},
+    {0x3fe5e000000dcc40ull, 0x3fea11634df5b93eull, 0x3ff3a41875853228ull},
+    {0x3fe6000002efd2fcull, 0x3fea46cb30d16323ull, 0x3ff37c2d187962aeull},
+    {0x3fe61ffffeb8088aull, 0x3fea7c8b053920c0ull, 0x3ff354a2891769a9ull},
+    {0x3fe6400000f3ca06ull, 0x3feab2a428a1911aull, 0x3ff32d770a6f0a4aull},
+    {0x3fe65ffffe9ec2f4ull, 0x3feae917d4ce7239ull, 0x3ff306a90751a948ull},
+    {0x3fe6800003d43966ull, 0x3feb1fe7708b998aull, 0x3ff2e036d7a153c7ull},
+    {0x3fe69ffffab67783ull, 0x3feb57142e575464ull, 0x3ff2ba1f05006cb6ull},
+    {0x3fe6bffffcb65f89ull, 0x3feb8e9f981efd2full, 0x3ff2945fe948d9f7ull},
+    {0x3fe6dffffc5609a9ull, 0x3febc68afaed6ff1ull, 0x3ff26ef81533411eull},
+    {0x3fe6fffffc4eef86ull, 0x3febfed7c62205feull, 0x3ff249e60e70978cull},
+    {0x3fe72000004d98b3ull, 0x3fec3787716968adull, 0x3ff2252861be7751ull},
+    {0x3fe73ffffc155075ull, 0x3fec709b5ec6fd4eull, 0x3ff200bdb5d53311ull},
+    {0x3fe760000498c203ull, 0x3fecaa15323d08c1ull, 0x3ff1dca493433f65ull},
+    {0x3fe77fffff1e5636ull, 0x3fece3f64147c12cull, 0x3ff1b8dbbfe294a8ull},
+    {0x3fe7a0000226d45aull, 0x3fed1e404120eb7full, 0x3ff19561d15f8278ull},
+    {0x3fe7c0000250a5aaull, 0x3fed58f4b112a1e1ull, 0x3ff172358a59d565ull},
+    {0x3fe7e0000482f82eull, 0x3fed94153576bdf0ull, 0x3ff14f55a22a1c5bull},
+    {0x3fe800000205003eull, 0x3fedcfa364d69ff7ull, 0x3ff12cc0e37eb26full},
+    {0x3fe81ffffbf99411ull, 0x3fee0ba0ebf98f51ull, 0x3ff10a7616ddd5d6ull},
+    {0x3fe840000248e3a3ull, 0x3fee480f9bb7f565ull, 0x3ff0e873fb84e05cull},
+    {0x3fe860000145c157ull, 0x3fee84f10a10b3abull, 0x3ff0c6b97cbd7b1eull},
+    {0x3fe88000022631b9ull, 0x3feec2470be1f047ull, 0x3ff0a5456d0b3ee6ull},
+    {0x3fe8a000045f7828ull, 0x3fef00136c45ba1cull, 0x3ff08416af2a0f09ull},
+    {0x3fe8bfffffc686cfull, 0x3fef3e57f03c824bull, 0x3ff0632c33502220ull},
+    {0x3fe8dffffd8644c6ull, 0x3fef7d168774261dull, 0x3ff04284dd5b3019ull},
+    {0x3fe8fffffe4e7937ull, 0x3fefbc511a99a641ull, 0x3ff0221f9f69840bull},
+    {0x3fe920000435251full, 0x3feffc099eb22390ull, 0x3ff001fb6f7c51e8ull},
+};
+// utan.h: the Taylor coefficients of tan near 0 (d3..d11), those of the
+// correction polynomial next to a table point (e0, e1), the branch limits
+// g1..g4 (gy2 = g2) and the three-part pi/2 of algorithm i.
+inline constexpr double kTanD3 = 0x1.5555555555555p-2, kTanD5 = 0x1.11111111107c6p-3, kTanD7 = 0x1.ba1ba1cdb8745p-5,
+                        kTanD9 = 0x1.664ed49cfc666p-6, kTanD11 = 0x1.2385a3cf2e4eap-7;
+inline constexpr double kTanE0 = 0x1.5555555554dbdp-2, kTanE1 = 0x1.11112e0a6b45fp-3;
+inline constexpr double kTanG1 = 0x1.b096cp-27, kTanG2 = 0x1.f212dp-5, kTanG3 = 0x1.92f1ap-1, kTanG4 = 25.0;
+inline constexpr double kTanMp1 = 0x1.921fb58p0, kTanMp2 = -0x1.dde973cp-27, kTanMp3 = -0x1.cb3b399d747f2p-55;
+inline constexpr double kTanHpinv = 0x1.45f306dc9c883p-1, kTanToint = 0x1.8p52;
+
+// tan_poly_small: t2 = da + (a a2) (d3 + a2 (d5 + a2 (d7 + a2 (d9 + a2 d11)))), the
+// Horner steps and the final "+ da" each one fused operation (__tan_fma).
+inline double tan_small_tail(double a, double da) {
+  const double a2 = a * a;
+  double t = std::fma(a2, kTanD11, kTanD9);
+  t = std::fma(a2, t, kTanD7);
+  t = std::fma(a2, t, kTanD5);
+  t = std::fma(a2, t, kTanD3);
+  return std::fma(a * a2, t, da);
+}
+
+// The table step: z = (y - x_i) + dy next to table point i = (int)(256 y - 15.5)
+// (fused), pz = z + (z z^2)(e0 + z^2 e1) (fused twice); returns pz and the
+// row's tan (fi) and cot (gi).
+inline double tan_table_pz(double y, double dy, bool has_dy, double* fi, double* gi) {
+  const int i = static_cast<int>(std::fma(y, 256.0, -15.5));
+  const double z = has_dy ? (y - u2d(kTanXfg[i][0])) + dy : y - u2d(kTanXfg[i][0]);
+  const double z2 = z * z;
+  *fi = u2d(kTanXfg[i][1]);
+  *gi = u2d(kTanXfg[i][2]);
+  return std::fma(z * z2, std::fma(z2, kTanE1, kTanE0), z);
+}
+
+// tan(x) for |x| <= 25 (and NaN/inf), as Debian 12's __tan_fma (glibc 2.36:
+// IBM's utan without the multi-precision fallbacks, which 2.35 removed).
+// The branches: |x| <= 1.259e-8: x; <= 0.0608: the odd Taylor polynomial;
+// <= 0.787: the table; <= 25: reduction by pi/2 in three parts (n the
+// parity of the multiple), then the polynomial or the table on the reduced
+// a + da, tan for even n, -cot for odd (the polynomial's -cot through the
+// double-length reciprocal, dla.h's EADD and DIV2 with fused EMULV). |x| > 25
+// (algorithms ii and iii, Payne-Hanek) is not reproduced: NaN. The torch
+// streams give pi (u - 1/2), |x| <= pi/2.
+inline double glibc_tan(double x) {
+  if ((hi_word(x) & 0x7ff00000u) == 0x7ff00000u) return x - x;
+  const double w = std::fabs(x);
+  if (w <= kTanG1) return x;
+  if (w <= kTanG2) return tan_small_tail(x, x);  // x + (x x2) P(x2), fused as da = x
+  if (w <= kTanG3) {
+    double fi, gi;
+    const double pz = tan_table_pz(w, 0.0, false, &fi, &gi);
+    const double y = fi + (pz * (gi + fi)) / (gi - pz);
+    return (x < 0.0 ? -1.0 : 1.0) * y;
+  }
+  if (w > kTanG4) return NAN;  // outside what the torch streams reach: not ported
+  // algorithm i
+  const double t = std::fma(x, kTanHpinv, kTanToint);
+  const double xn = t - kTanToint;
+  const double t1 = std::fma(-xn, kTanMp2, std::fma(-xn, kTanMp1, x));
+  const bool odd = (lo_word(t) & 1u) != 0;
+  const double a = std::fma(-xn, kTanMp3, t1);
+  const double da = std::fma(-xn, kTanMp3, t1 - a);
+  const double sy = a < 0.0 ? -1.0 : 1.0;
+  const double ya = a < 0.0 ? -a : a, yya = a < 0.0 ? -da : da;
+  if (ya <= kTanG2) {
+    const double t2 = tan_small_tail(a, da);
+    const double b = a + t2;
+    if (!odd) return b;
+    // -cot: EADD(a, t2, b, db), then DIV2(1, 0, b, db, c, dc): y = c + dc.
+    const double db = std::fabs(a) > std::fabs(t2) ? (a - b) + t2 : (t2 - b) + a;
+    const double c = 1.0 / b;
+    const double u = c * b;
+    const double uu = std::fma(c, b, -u);
+    const double cc = std::fma(-db, c, ((1.0 - u) - uu) + 0.0) / b;
+    const double z = c + cc;
+    const double zz = (c - z) + cc;
+    return -(zz + z);
+  }
+  double fi, gi;
+  const double pz = tan_table_pz(ya, yya, true, &fi, &gi);
+  if (odd) return -sy * (gi - (pz * (fi + gi)) / (fi + pz));  // -cot
+  return sy * (fi + (pz * (gi + fi)) / (gi - pz));
 }
 
 }  // namespace xrng::torch_cpu::detail

@@ -7,10 +7,13 @@ generator's state (seed, offset) compared after every call.
 
 Exact rows (a difference is a FAIL, exit 1): rand/uniform_ in float32,
 float64, float16, bfloat16; uniform_(a, b); randint (32- and 64-bit paths,
-int64/int32/float32); bernoulli_(p) float32/float64/bool; F.dropout
-(vector sizes 8/4/2/1 by element count); randperm (32- and 64-bit keys); the offsets. Modelled rows
-(printed as an ulp-distance table, never a FAIL): normal float32/16,
-bfloat16 and float64, exponential float32 and float64."""
+int64/int32/float32); bernoulli_(p) float32/float64/bool; bernoulli_ and
+torch.bernoulli with a tensor p (float32/float64/float16/bool, broadcast
+p); F.dropout (vector sizes 8/4/2/1 by element count); randperm (32- and
+64-bit keys); the offsets. Modelled rows (printed as an ulp-distance table,
+never a FAIL): normal float32/16, bfloat16 and float64, exponential,
+log_normal and cauchy in float32/float16/bfloat16/float64, geometric in
+float32/int64/float64 (the state after each is still checked exactly)."""
 import sys
 import time
 
@@ -108,6 +111,19 @@ def main():
         for dt in (torch.float32, torch.float64, torch.bool):
             exact(f"bernoulli_(0.3) n={n} {dt}", lambda: torch.empty(n, dtype=dt, device=cuda).bernoulli_(0.3),
                   lambda g: xrng.bernoulli_(torch.empty(n, dtype=dt), 0.3, generator=g), g, 17)
+    for n in (1, 999, 4097, 3 * wave + 5):  # bernoulli with a tensor p: one curand_uniform4 per 4 elements
+        pt = torch.rand(n, generator=torch.Generator().manual_seed(n))
+        pt[::7] = 0.0
+        pt[1::7] = 1.0
+        for dt in (torch.float32, torch.float64, torch.float16, torch.bool):
+            pd = pt.to(torch.float64 if dt == torch.float64 else torch.float32)
+            exact(f"bernoulli_(p tensor) n={n} {dt}", lambda: torch.empty(n, dtype=dt, device=cuda).bernoulli_(pd.to(cuda)),
+                  lambda g: xrng.bernoulli_(torch.empty(n, dtype=dt), pd, generator=g), g, 47)
+        exact(f"torch.bernoulli(p float16) n={n}", lambda: torch.bernoulli(pt.half().to(cuda)),
+              lambda g: xrng.bernoulli(p=pt.half(), generator=g), g, 53)
+    exact("bernoulli_(p broadcast (1, 300)) into (200, 300)",
+          lambda: torch.empty(200, 300, device=cuda).bernoulli_(torch.linspace(0, 1, 300, device=cuda)[None]),
+          lambda g: xrng.bernoulli_(torch.empty(200, 300), torch.linspace(0, 1, 300)[None], generator=g), g, 59)
     for n in (4096, 4100, 4098, 4099, 3 * wave + 8, 3 * wave + 3):
         for dt in (torch.float32, torch.float16, torch.bfloat16, torch.float64):
             x = torch.randn(n, dtype=dt, generator=torch.Generator().manual_seed(n)).to(cuda)
@@ -135,6 +151,30 @@ def main():
             rows.append((f"exponential_(1.5) n={n} {dt}", torch.empty(n, dtype=dt, device=cuda).exponential_(1.5).cpu(),
                          xrng.exponential_(torch.empty(n, dtype=dt), 1.5, generator=g)))
             check_state(g, f"exponential n={n} {dt}")
+        for dt in (torch.float32, torch.float16, torch.bfloat16, torch.float64):
+            for name, tf, xf in (
+                    ("log_normal_(0.5, 0.8)", lambda t: t.log_normal_(0.5, 0.8),
+                     lambda t, g: xrng.log_normal_(t, 0.5, 0.8, generator=g)),
+                    ("cauchy_(1, 0.5)", lambda t: t.cauchy_(1.0, 0.5), lambda t, g: xrng.cauchy_(t, 1.0, 0.5, generator=g)),
+                    ("exponential_(2)", lambda t: t.exponential_(2.0),
+                     lambda t, g: xrng.exponential_(t, 2.0, generator=g))):
+                torch.cuda.manual_seed(61)
+                g.manual_seed(61)
+                rows.append((f"{name} n={n} {dt}", tf(torch.empty(n, dtype=dt, device=cuda)).cpu(),
+                             xf(torch.empty(n, dtype=dt), g)))
+                check_state(g, f"{name} n={n} {dt}")
+        for dt in (torch.float32, torch.int64, torch.float64):
+            for pp in (0.3, 0.7):
+                torch.cuda.manual_seed(67)
+                g.manual_seed(67)
+                t = torch.empty(n, dtype=dt, device=cuda).geometric_(pp).cpu()
+                x = xrng.geometric_(torch.empty(n, dtype=dt), pp, generator=g)
+                check_state(g, f"geometric_({pp}) n={n} {dt}")
+                if dt == torch.int64:
+                    bad = (t != x).sum().item()
+                    print(f"  geometric_({pp}) n={n} int64: {bad} of {n} differ (max |d| {int((t - x).abs().max())})")
+                else:
+                    rows.append((f"geometric_({pp}) n={n} {dt}", t, x))
     ulp_table(rows)
     # continuing a torch CUDA generator: its state, then the next draw
     torch.cuda.manual_seed(37)

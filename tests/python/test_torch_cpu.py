@@ -76,6 +76,13 @@ CALLS = [
     ("log_normal", 40, torch.float32, -0.5, 0.3),
     ("randn", 3, torch.float64, 0.0, 1.0),
     ("log_normal", 25, torch.bfloat16, 0.0, 1.0),
+    # cauchy_: glibc's binary64 tan (kernel x86 fuses median + sigma tan)
+    ("cauchy", 100, torch.float32, 0.0, 1.0),
+    ("cauchy", 1001, torch.float64, 1.5, 0.3),
+    ("cauchy", 40, torch.float16, -2.0, 0.5),
+    ("cauchy", 40, torch.bfloat16, 0.25, 3.0),
+    ("cauchy_t", 45, torch.float64, 0.0, 0.1),
+    ("randn", 3, torch.float64, 0.0, 1.0),
 ]
 SEEDS = [0, 1, 42, 2 ** 32 + 5, 123456789, 2 ** 64 - 1]
 
@@ -108,6 +115,10 @@ for seed in seeds:
             vals.append(torch.empty(n, dtype=dtype).geometric_(a, generator=g))
         elif call == "log_normal":
             vals.append(torch.empty(n, dtype=dtype).log_normal_(a, b, generator=g))
+        elif call == "cauchy":
+            vals.append(torch.empty(n, dtype=dtype).cauchy_(a, b, generator=g))
+        elif call == "cauchy_t":
+            vals.append(torch.empty(5, n // 5, dtype=dtype).t().cauchy_(a, b, generator=g))
     out["runs"].append((vals, g.get_state()))
 torch.save(out, path)
 """
@@ -167,6 +178,10 @@ def _xrng_values(seed: int, kernel: str):
             vals.append(xrng.geometric_(torch.empty(n, dtype=dtype), a, generator=g))
         elif call == "log_normal":
             vals.append(xrng.log_normal_(torch.empty(n, dtype=dtype), a, b, generator=g))
+        elif call == "cauchy":
+            vals.append(xrng.cauchy_(torch.empty(n, dtype=dtype), a, b, generator=g))
+        elif call == "cauchy_t":
+            vals.append(xrng.cauchy_(torch.empty(5, n // 5, dtype=dtype).t(), a, b, generator=g))
     return vals, g
 
 
@@ -265,8 +280,10 @@ def test_torch_cpu_errors():
         xrng.geometric_(torch.empty(4), 1.0, generator=g)
     with pytest.raises(ValueError, match="std > 0"):
         xrng.log_normal_(torch.empty(4), 0.0, 0.0, generator=g)
-    with pytest.raises(NotImplementedError):
-        xrng.cauchy_(torch.empty(4), generator=g)
+    with pytest.raises(ValueError, match="sigma > 0"):
+        xrng.cauchy_(torch.empty(4), 0.0, 0.0, generator=g)
+    with pytest.raises(ValueError, match="floating dtype"):
+        xrng.cauchy_(torch.empty(4, dtype=torch.int64), generator=g)
     assert torch.equal(g.state, before)  # refused before anything advanced
 
 
@@ -293,6 +310,16 @@ def test_cli_torch_stream_fingerprint_equals_torch(cli, stream, capability):
     assert cli.fingerprint("--stream", stream, "--dist", "normal", "--dtype", "f64", "--seed", 9, "--count", 15) == want_n
     assert cli.fingerprint("--stream", stream, "--dist", "exponential", "--lambda", 0.5, "--seed", 9,
                            "--count", 999) == want_e
+    code = ("import hashlib, torch; torch.manual_seed(9); a = torch.empty(1001, dtype=torch.float64).cauchy_(1.5, 0.3)"
+            ".numpy().tobytes(); torch.manual_seed(9); b = torch.empty(999).cauchy_().numpy().tobytes(); "
+            "print(hashlib.sha256(a).hexdigest(), hashlib.sha256(b).hexdigest())")
+    r = subprocess.run([sys.executable, "-c", code], env=dict(os.environ, ATEN_CPU_CAPABILITY=capability),
+                       capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    want_c64, want_c32 = r.stdout.split()
+    assert cli.fingerprint("--stream", stream, "--dist", "cauchy", "--dtype", "f64", "--median", 1.5, "--sigma", 0.3,
+                           "--seed", 9, "--count", 1001) == want_c64
+    assert cli.fingerprint("--stream", stream, "--dist", "cauchy", "--seed", 9, "--count", 999) == want_c32
     with pytest.raises(RuntimeError, match="lambda must be > 0"):
         cli.fingerprint("--stream", stream, "--dist", "exponential", "--lambda", 0, "--count", 15)
 

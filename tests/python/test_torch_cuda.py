@@ -184,11 +184,130 @@ def test_state_round_trip_and_errors():
         xrng.torch_cuda(1, profile="nonesuch")
     with pytest.raises(ValueError):
         xrng.torch_cuda(1, profile="a100", sm_count=5)
+    with pytest.raises(ValueError, match="sigma must be > 0"):
+        xrng.cauchy_(torch.empty(5), 0.0, 0.0, generator=g)
+    with pytest.raises(ValueError, match="std must be > 0"):
+        xrng.log_normal_(torch.empty(5), 0.0, -1.0, generator=g)
+    with pytest.raises(ValueError, match=r"p must be in \(0, 1\)"):
+        xrng.geometric_(torch.empty(5), 1.0, generator=g)
+    with pytest.raises(ValueError, match="every p must be in"):
+        xrng.bernoulli_(torch.empty(5), torch.full((5,), 1.5), generator=g)
     with pytest.raises(NotImplementedError):
-        xrng.cauchy_(torch.empty(5), generator=g)
-    with pytest.raises(NotImplementedError):
-        xrng.log_normal_(torch.empty(5), generator=g)
+        xrng.bernoulli_(torch.empty(5, 2).t(), torch.full((2, 5), 0.5), generator=g)
     assert g.offset == 4  # refused before advancing
+
+
+@pytest.mark.parametrize("dt", [torch.float32, torch.float64, torch.float16, torch.bool])
+def test_bernoulli_tensor_p_matches_model(dt):
+    """bernoulli_(p tensor): offset + 12 (philox_cuda_state(10)); element i is
+    lane i % 4 of thread i // 4's first curand_uniform4, u <= p (p as
+    float32, or float64 for a float64 output): the same on every GPU."""
+    n = 4001
+    pt = torch.rand(n, dtype=torch.float64, generator=torch.Generator().manual_seed(5))
+    pt[::9] = 0.0
+    pt[1::9] = 1.0
+    pw = torch.empty(n // 4 * 4 + 4, dtype=torch.uint32)
+    pe = torch.float64 if dt == torch.float64 else torch.float32
+    p = pt.to(pe)
+    ref_off = None
+    for prof in ("t4", "h100-sxm"):
+        g = xrng.torch_cuda(71, profile=prof)
+        g.offset = 8
+        out = torch.empty(n, dtype=dt)
+        xrng.bernoulli_(out, p, generator=g)
+        assert g.offset == 8 + 12
+        words = np.empty((n // 4 + 1, 4), dtype=np.uint32)
+        for t in range(n // 4 + 1):
+            xrng.bits_(pw[:4], seed=71, subseq=t, offset=8)
+            words[t] = pw[:4].numpy()
+        u = curand_uniform(words.reshape(-1)[:n])
+        # u equal to p tests the comparison's `<=`: put a few uniforms in p
+        ref = (u.astype(np.float64) <= p.numpy().astype(np.float64)) if dt == torch.float64 else (u <= p.numpy())
+        assert np.array_equal(out.to(torch.bool).numpy(), ref), prof
+        if ref_off is None:
+            ref_off = out
+        assert torch.equal(out, ref_off)
+    # p equal to the uniform itself gives 1 (<=, not <)
+    g = xrng.torch_cuda(71, sm_count=1, threads_per_sm=256)
+    g.offset = 8
+    out = torch.empty(n, dtype=torch.float32)
+    xrng.bernoulli_(out, torch.from_numpy(u.copy()), generator=g)
+    assert bool(out.eq(1).all())
+    # torch.bernoulli(p): p's shape and dtype, broadcast p for bernoulli_
+    g = xrng.torch_cuda(3, sm_count=7)
+    b = xrng.bernoulli(p=torch.full((3, 5), 0.5, dtype=torch.float16), generator=g)
+    assert b.dtype == torch.float16 and b.shape == (3, 5) and g.offset == 12
+    g1 = xrng.torch_cuda(3, sm_count=7)
+    g2 = xrng.torch_cuda(3, sm_count=7)
+    row = torch.linspace(0, 1, 30)
+    a = xrng.bernoulli_(torch.empty(20, 30), row[None], generator=g1)
+    c = xrng.bernoulli_(torch.empty(20, 30), row.expand(20, 30).contiguous(), generator=g2)
+    assert torch.equal(a, c)
+
+
+def _uniforms(seed, offset, n, unroll, sm, tps):
+    """The curand uniforms of each element (float32 lanes, or the float64 hq pair)."""
+    w, lanes, off = model_words(seed, offset, n, unroll, sm, tps)
+    if unroll == 4:
+        return curand_uniform(w[np.arange(n), lanes]), off
+    return curand_uniform_double_hq(w[np.arange(n), 2 * lanes], w[np.arange(n), 2 * lanes + 1]), off
+
+
+@pytest.mark.parametrize("dt", [torch.float32, torch.float64, torch.bfloat16])
+def test_cauchy_layout_and_formula(dt):
+    """cauchy_ takes element i's uniform from its slot (15.2) and gives median
+    + sigma tan(pi (u - 1/2)) (float32: u clipped to [2^-23, 1 - 2^-23]):
+    checked against numpy's tan within a relative 1e-5 (float32; the
+    modelled __tanf) or 1e-13 (float64), away from the poles."""
+    n, sm, tps = 3000, 2, 256
+    g = xrng.torch_cuda(19, sm_count=sm, threads_per_sm=tps)
+    got = xrng.cauchy_(torch.empty(n, dtype=dt), 1.5, 0.25, generator=g).to(torch.float64).numpy()
+    u, off = _uniforms(19, 0, n, 2 if dt == torch.float64 else 4, sm, tps)
+    assert g.offset == off
+    if dt == torch.float64:
+        ref = 1.5 + 0.25 * np.tan(np.pi * (u - 0.5))
+        tol = 1e-13
+    else:
+        uc = np.clip(u, np.float32(2.0 ** -23), np.float32(1 - 2.0 ** -23)).astype(np.float64)
+        ref = 1.5 + 0.25 * np.tan(np.float32(np.pi) * (uc - 0.5))
+        tol = 1e-5 if dt == torch.float32 else 2 ** -7
+    ok = np.abs(u - 0.5) < 0.49
+    assert ok.sum() > 0.9 * n
+    assert np.all(np.abs(got[ok] - ref[ok]) <= tol * np.maximum(np.abs(ref[ok]), 1.0))
+
+
+@pytest.mark.parametrize("dt", [torch.float32, torch.int64, torch.float64, torch.float16])
+def test_geometric_layout_and_formula(dt):
+    """geometric_: ceil(log u / log1p(-p)) from each element's uniform slot
+    (float accscalar and unroll 4 for every dtype but float64): equal to
+    numpy's binary64 formula but where the quotient lies within 1e-4 of an
+    integer (the modelled __logf)."""
+    n, sm, tps, pp = 3000, 3, 256, 0.3
+    g = xrng.torch_cuda(23, sm_count=sm, threads_per_sm=tps)
+    got = xrng.geometric_(torch.empty(n, dtype=dt), pp, generator=g).to(torch.float64).numpy()
+    u, off = _uniforms(23, 0, n, 2 if dt == torch.float64 else 4, sm, tps)
+    assert g.offset == off
+    q = np.log(u.astype(np.float64)) / np.log1p(-pp)
+    ref = np.ceil(q)
+    clear = np.abs(q - np.round(q)) > 1e-4
+    assert np.array_equal(got[clear], ref[clear])
+    assert np.all(np.abs(got - ref) <= 1)
+    assert got.min() >= 0 and (got >= 1).mean() > 0.99
+
+
+@pytest.mark.parametrize("dt", [torch.float32, torch.float64, torch.float16])
+def test_log_normal_is_exp_of_the_normal(dt):
+    """log_normal_(mean, std) is exp of the same normal_(mean, std) draw (the
+    same words, lanes and offsets)."""
+    n = 5000
+    g1 = xrng.torch_cuda(29, sm_count=2, threads_per_sm=512)
+    g2 = xrng.torch_cuda(29, sm_count=2, threads_per_sm=512)
+    a = xrng.log_normal_(torch.empty(n, dtype=dt), 0.25, 0.5, generator=g1).to(torch.float64)
+    b = xrng.normal_(torch.empty(n, dtype=torch.float64 if dt == torch.float64 else torch.float32), 0.25, 0.5,
+                     generator=g2).to(torch.float64)
+    assert g1.offset == g2.offset
+    tol = {torch.float32: 2e-6, torch.float64: 1e-14, torch.float16: 2 ** -10}[dt]
+    assert torch.all((a - torch.exp(b)).abs() <= tol * torch.exp(b))
 
 
 
@@ -222,6 +341,21 @@ def test_cli_torch_cuda_equals_python(cli, dt, name):
     out = cli.bin("--stream", "torch-cuda", "--sm-count", 132, "--dist", "normal", "--dtype", "f64", "--count", 1001,
                   "--seed", 77)
     assert g.offset == 4 and out == ref.numpy().tobytes()
+    g = xrng.torch_cuda(77, profile="t4")
+    ref = xrng.uniform_(torch.empty(n, dtype=dt), -2.0, 5.5, generator=g)
+    out = cli.bin("--stream", "torch-cuda", "--sm-count", 40, "--threads-per-sm", 1024, "--dist", "uniform",
+                  "--low", -2, "--high", 5.5, "--dtype", name, "--count", n, "--seed", 77)
+    assert out == ref.view(torch.uint8).numpy().tobytes()
+    g = xrng.torch_cuda(77, profile="t4")
+    ref = xrng.exponential_(torch.empty(n, dtype=dt), 0.5, generator=g)
+    out = cli.bin("--stream", "torch-cuda", "--sm-count", 40, "--threads-per-sm", 1024, "--dist", "exponential",
+                  "--lambda", 0.5, "--dtype", name, "--count", n, "--seed", 77)
+    assert out == ref.view(torch.uint8).numpy().tobytes()
+    g = xrng.torch_cuda(77, profile="t4")
+    ref = xrng.cauchy_(torch.empty(n, dtype=dt), -1.0, 0.3, generator=g)
+    out = cli.bin("--stream", "torch-cuda", "--sm-count", 40, "--threads-per-sm", 1024, "--dist", "cauchy",
+                  "--median", -1, "--sigma", 0.3, "--dtype", name, "--count", n, "--seed", 77)
+    assert out == ref.view(torch.uint8).numpy().tobytes()
 
 
 def test_randperm_matches_model():
