@@ -49,6 +49,12 @@ void begin(const Config& cfg) {
   if (first)  // the records of generators that no longer exist
     for (auto it = g_records.begin(); it != g_records.end();)
       it = it->second.owner.expired() ? g_records.erase(it) : std::next(it);
+  static int records_kind = kXrng;  // the kind of stream the records' positions are in
+  if (first && cfg.torch != records_kind) {  // xrng positions and torch-cuda (seed, offset) never mix
+    g_records.clear();
+    g_global = Record();
+    records_kind = cfg.torch;
+  }
   g_entries.push_back(e);
   if (first) {
     g_owner = std::this_thread::get_id();

@@ -114,7 +114,7 @@ def stream_arg(stream, engine: str, sm_count=None, threads_per_sm=None, profile=
     name, or ``"torch-cuda:<sm_count>:<threads_per_sm>"`` (accepted back as
     ``stream=``, so a copy of the mode, a DataLoader worker's, is the same)."""
     gpu = (sm_count, threads_per_sm, profile)
-    if not isinstance(stream, str):
+    if not isinstance(stream, str) or not stream.startswith("torch-"):  # (other strings: _check_stream's TypeError)
         if any(v is not None for v in gpu):
             raise TypeError("reproducible: sm_count=, threads_per_sm= and profile= go with stream='torch-cuda'")
         r = _mode_module()

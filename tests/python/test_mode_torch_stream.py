@@ -236,3 +236,17 @@ def test_stream_argument():
             m.global_position()
         with xrng.reproducible(stream="torch-cpu-x86"):  # the same kind nests
             torch.randn(3)
+
+
+def test_torch_cuda_with_a_generator_and_then_xrngs_stream():
+    """A torch.Generator under torch-cuda draws from (its seed, offset 0); a
+    later mode on xrng's streams does not take over its torch-cuda position."""
+    g = torch.Generator().manual_seed(3)
+    with xrng.reproducible(stream="torch-cuda", sm_count=40, strict=True):
+        a = torch.randn(5, generator=g)
+        b = torch.rand(6, generator=g)
+    tg = xrng.torch_cuda(3, sm_count=40)
+    assert torch.equal(a, xrng.randn(5, generator=tg)) and torch.equal(b, xrng.rand(6, generator=tg))
+    with xrng.reproducible(seed=0, strict=True):
+        c = torch.randn(5, generator=g)
+    assert torch.equal(c, xrng.randn(5, generator=xrng.reproducible.generator_for(3)))
