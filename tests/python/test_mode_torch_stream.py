@@ -250,3 +250,50 @@ def test_torch_cuda_with_a_generator_and_then_xrngs_stream():
     with xrng.reproducible(seed=0, strict=True):
         c = torch.randn(5, generator=g)
     assert torch.equal(c, xrng.randn(5, generator=xrng.reproducible.generator_for(3)))
+
+
+def _calls():
+    """Calls whose torch CPU values do not depend on the CPU's kernel, or
+    (normals) are x86's on an x86-64 host: this process's own torch is the
+    reference for "torch-cpu-x86" here."""
+    return [
+        lambda: torch.empty(40, dtype=torch.int8).random_(-3, None),   # random_(from), to = the dtype's max
+        lambda: torch.empty(40, dtype=torch.uint8).random_(7, None),
+        lambda: torch.empty(40, dtype=torch.float32).random_(-5, None),  # floats: to = 2^24
+        lambda: torch.empty(40, dtype=torch.float16).random_(2, None),
+        lambda: torch.empty(40, dtype=torch.bfloat16).random_(0, 100),
+        lambda: torch.empty(30, dtype=torch.int64).random_(2 ** 40),   # random_(to)
+        lambda: torch.empty(30, dtype=torch.float64).random_(-2 ** 52, 2 ** 52),
+        lambda: torch.randperm(300, dtype=torch.float32), lambda: torch.randperm(70, dtype=torch.int16),
+        lambda: torch.bernoulli(torch.rand(20, dtype=torch.float64)),
+        lambda: torch.empty(4, 5, dtype=torch.float16).bernoulli_(torch.rand(5)),
+        lambda: torch.multinomial(torch.rand(2, 9), 20, replacement=True, out=torch.empty(0, dtype=torch.long)),
+        lambda: torch.multinomial(torch.rand(5, dtype=torch.float64), 5),
+        lambda: torch.normal(torch.ones(6, 3), 0.5), lambda: torch.normal(torch.ones(3), torch.ones(5, 1)),
+        lambda: torch.empty(3, 7, dtype=torch.complex128).uniform_(), lambda: torch.randn(9, dtype=torch.complex64),
+        lambda: torch.empty(6, 4, dtype=torch.float64).t().exponential_(2.0),
+        lambda: torch.empty(33, dtype=torch.bfloat16).log_normal_(), lambda: torch.empty(17).uniform_(2.0, 2.0),
+        lambda: torch.rand(0), lambda: torch.randn(15), lambda: torch.randn(2, 3, 4).permute(2, 0, 1).normal_(),
+        lambda: torch.dropout(torch.ones(3, 8), 0.25, True), lambda: torch.nn.functional.alpha_dropout(
+            torch.ones(40), 0.2, True), lambda: torch.nn.functional.dropout2d(torch.ones(2, 3, 4, 4), 0.5),
+        lambda: torch.nn.functional.scaled_dot_product_attention(*[torch.ones(1, 2, 4, 8)] * 3, dropout_p=0.3),
+    ]
+
+
+def test_a_sweep_of_calls_equals_this_hosts_torch():
+    torch.manual_seed(21)
+    want = [f() for f in _calls()] + [torch.get_rng_state()]
+    with xrng.reproducible(seed=21, stream="torch-cpu-x86", strict=True) as m:
+        got = [f() for f in _calls()] + [torch.get_rng_state()]
+    assert m.reported == {}
+    _assert_equal(got, want, "sweep")
+
+
+def test_torchs_errors_stay_torchs():
+    with xrng.reproducible(stream="torch-cpu-x86", strict=True):
+        with pytest.raises(RuntimeError, match="normal expects std >= 0.0"):
+            torch.empty(4).normal_(0, -1)
+        with pytest.raises(RuntimeError, match="random_ expects 'from' to be less than 'to'"):
+            torch.empty(4).random_(5, 2)
+        with pytest.raises(RuntimeError, match="cannot sample n_sample > prob_dist"):
+            torch.multinomial(torch.rand(3), 5)
