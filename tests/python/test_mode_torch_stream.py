@@ -297,3 +297,19 @@ def test_torchs_errors_stay_torchs():
             torch.empty(4).random_(5, 2)
         with pytest.raises(RuntimeError, match="cannot sample n_sample > prob_dist"):
             torch.multinomial(torch.rand(3), 5)
+
+
+@pytest.mark.slow
+def test_compiled_code_draws_torchs_eager_values():
+    """Inside torch.compile (Inductor's fallback_random under the mode) the
+    torch-cpu stream gives torch's eager values and generator state."""
+    def f(x):
+        return x * torch.randn(16) + F.dropout(x, 0.5) + torch.rand_like(x)
+    x = torch.ones(16)
+    with xrng.reproducible(stream="torch-cpu-x86", strict=True) as m:
+        torch.manual_seed(0)
+        a = torch.compile(f)(x)
+        sa = torch.get_rng_state()
+    torch.manual_seed(0)
+    b = f(x)
+    assert m.reported == {} and torch.equal(a, b) and torch.equal(sa, torch.get_rng_state())
