@@ -333,8 +333,12 @@ std::vector<c10::IValue> torch_stream_run(const OpRow& r, c10::ArrayRef<c10::IVa
       const bool integral = st == at::kLong || st == at::kInt || st == at::kShort || st == at::kChar || st == at::kByte;
       if (!integral && !float_type(st)) throw NotReproduced("randperm into dtype " + std::string(c10::toString(st)));
       if (!cpu && st == at::kBFloat16) throw NotReproduced("randperm into bfloat16");
-      TORCH_CHECK(is_float(st) || static_cast<__int128>(n - 1) <= dtype_max(st),
-                  "n is too large for result tensor type: '", out.toString(), "'");
+      // torch's check_supported_max_int_with_precision: n - 1 converted to the dtype (its overflow
+      // error), and the floats' precision (bfloat16's is not checked: its values round, as torch's do)
+      (void)at::scalar_tensor(n - 1, out.options().device(at::kCPU));
+      TORCH_CHECK(st != at::kHalf || n <= (int64_t{1} << 11) + 1, "n cannot be greater than 2049 for Half type.");
+      TORCH_CHECK(st != at::kFloat || n <= (int64_t{1} << 24) + 1, "n cannot be greater than 2^24+1 for Float type.");
+      TORCH_CHECK(st != at::kDouble || n <= (int64_t{1} << 53) + 1, "n cannot be greater than 2^53+1 for Double type.");
       at::native::resize_output(out, {n});
       run.fill(out, "randperm");
       return {out};

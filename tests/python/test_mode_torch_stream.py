@@ -265,6 +265,7 @@ def _calls():
         lambda: torch.empty(30, dtype=torch.int64).random_(2 ** 40),   # random_(to)
         lambda: torch.empty(30, dtype=torch.float64).random_(-2 ** 52, 2 ** 52),
         lambda: torch.randperm(300, dtype=torch.float32), lambda: torch.randperm(70, dtype=torch.int16),
+        lambda: torch.randperm(100, dtype=torch.int8), lambda: torch.randperm(700, dtype=torch.bfloat16),  # rounds
         lambda: torch.bernoulli(torch.rand(20, dtype=torch.float64)),
         lambda: torch.empty(4, 5, dtype=torch.float16).bernoulli_(torch.rand(5)),
         lambda: torch.multinomial(torch.rand(2, 9), 20, replacement=True, out=torch.empty(0, dtype=torch.long)),
@@ -295,6 +296,10 @@ def test_torchs_errors_stay_torchs():
             torch.empty(4).normal_(0, -1)
         with pytest.raises(RuntimeError, match="random_ expects 'from' to be less than 'to'"):
             torch.empty(4).random_(5, 2)
+        with pytest.raises(RuntimeError, match="n cannot be greater than 2049 for Half type"):
+            torch.randperm(3000, dtype=torch.float16)
+        with pytest.raises(RuntimeError, match="value cannot be converted to type int8_t without overflow"):
+            torch.randperm(300, dtype=torch.int8)
         with pytest.raises(RuntimeError, match="cannot sample n_sample > prob_dist"):
             torch.multinomial(torch.rand(3), 5)
 
