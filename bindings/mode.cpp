@@ -8,7 +8,9 @@
 //      the form of the row reads the operator's arguments from the stack),
 //      which draws with the helpers of draws.h (DTensor shards: blocks.h);
 //   3. installation (kernels.cpp): torch::Library objects made at the first
-//      entry, dropped at the last (torch's kernels come back).
+//      entry, dropped at the last (torch's kernels come back);
+//   4. torch's own generators as the stream (torch_streams.h, issue 26):
+//      stream="torch-cpu-x86" | "torch-cpu-scalar" | "torch-cuda".
 // This file: the entries (begin, end) and the queries of mode.h; block_begin
 // and block_end are in mode/blocks.cpp.
 #include "mode.h"
@@ -22,20 +24,37 @@
 #include "mode/kernels.h"
 #include "mode/streams.h"
 #include "mode/table.h"
+#include "mode/torch_streams.h"
 
 namespace xrng::torch_api::mode {
 using namespace detail;
 
 void begin(const Config& cfg) {
   std::lock_guard<std::recursive_mutex> lock(g_lock);
+  TORCH_CHECK(cfg.torch >= kXrng && cfg.torch <= kTorchCuda, "xrng.reproducible: unknown torch stream ", cfg.torch);
+  TORCH_CHECK(cfg.torch != kTorchCuda || cfg.sm_count > 0, "xrng.reproducible: the torch-cuda stream needs sm_count");
+  if (!g_entries.empty()) {
+    const Config& outer = g_entries.back().config;
+    TORCH_CHECK(outer.torch == cfg.torch && (cfg.torch != kTorchCuda || (outer.sm_count == cfg.sm_count &&
+                                                                         outer.threads_per_sm == cfg.threads_per_sm)),
+                "xrng.reproducible: an entry with the ", torch_stream_name(cfg), " stream inside one with the ",
+                torch_stream_name(outer), " stream; entries of different kinds of stream do not nest");
+  }
+  const bool torch_cpu = cfg.torch == kTorchCpuX86 || cfg.torch == kTorchCpuScalar;
   Entry e;
   e.config = cfg;
   e.id = ++g_entry_ids;
-  if (!g_entries.empty()) e.saved = g_global.pos;
+  if (!g_entries.empty() && !torch_cpu) e.saved = g_global.pos;
   const bool first = g_entries.empty();
   if (first)  // the records of generators that no longer exist
     for (auto it = g_records.begin(); it != g_records.end();)
       it = it->second.owner.expired() ? g_records.erase(it) : std::next(it);
+  static int records_kind = kXrng;  // the kind of stream the records' positions are in
+  if (first && cfg.torch != records_kind) {  // xrng positions and torch-cuda (seed, offset) never mix
+    g_records.clear();
+    g_global = Record();
+    records_kind = cfg.torch;
+  }
   g_entries.push_back(e);
   if (first) {
     g_owner = std::this_thread::get_id();
@@ -43,6 +62,15 @@ void begin(const Config& cfg) {
   }
   try {
     if (first) install();
+    if (torch_cpu) {  // the state is torch's own CPU generator: seeded if a seed was given, never marked
+      if (cfg.seeded) {
+        at::Generator g = default_cpu();
+        std::lock_guard<std::mutex> glock(g.mutex());
+        g.set_current_seed(cfg.seed);
+      }
+      g_global.state = TorchState{};
+      return;
+    }
     g_global.global = true;
     g_global.pos = Pos{key_of(cfg.seed, cfg.tag), 0};
     at::Generator g = default_cpu();
@@ -72,7 +100,8 @@ void end(bool check) {
       }
     }
   } pop;
-  if (check && g_global.state.valid) {
+  const int ts = g_entries.back().config.torch;
+  if (check && g_global.state.valid && ts != kTorchCpuX86 && ts != kTorchCpuScalar) {
     at::Generator g = default_cpu();
     TorchState st;
     {
@@ -94,6 +123,8 @@ bool active() {
 
 std::vector<uint64_t> global_position() {
   std::lock_guard<std::recursive_mutex> lock(g_lock);
+  TORCH_CHECK(g_entries.empty() || config().torch == kXrng, "xrng.reproducible: the ", torch_stream_name(config()),
+              " stream has no xrng position (its state is torch's generator's: torch.get_rng_state())");
   return {g_global.pos.key.seed, g_global.pos.key.subseq, g_global.pos.offset,
           static_cast<uint64_t>(g_entries.empty() ? kStreamVersion : config().stream)};
 }

@@ -20,6 +20,12 @@
 // 0; Philox generators: the offset jumps by 2^34), and its state is recorded
 // with the stream position, so re-seeds, restores (fork_rng, set_rng_state)
 // and copies of states are recognised at the next draw.
+//
+// Config::torch selects torch's own generators instead (issue 26,
+// mode/torch_streams.h, SPEC.md section 8.5): the torch-cpu streams draw
+// from torch's CPU generator itself (read, drawn as torch draws, written
+// back: no marks), torch-cuda from a modelled CUDA generator (seed, Philox
+// offset) kept in the records above.
 #pragma once
 
 #include <ATen/ATen.h>
@@ -40,6 +46,13 @@ struct Config {
   uint64_t tag = 0;      // GLOBAL_TAG
   int stream = 2;        // the stream version of every draw
   ReportFn report;
+  // torch's own generators as the stream (issue 26; mode/torch_streams.h):
+  // 0 xrng's streams (above), 1 "torch-cpu-x86", 2 "torch-cpu-scalar",
+  // 3 "torch-cuda" (a GPU of sm_count SMs of threads_per_sm threads).
+  int torch = 0;
+  bool seeded = false;   // a seed was given (torch-cpu: the default CPU generator is seeded at entry)
+  uint32_t sm_count = 0;
+  uint32_t threads_per_sm = 2048;
 };
 
 // Starts an entry: installs the kernels (first entry), restarts the global

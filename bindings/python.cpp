@@ -475,16 +475,23 @@ PYBIND11_MODULE(_C, m) {
   // The reproducible mode's dispatcher engine (mode.h; python/xrng/_dispatch.py).
   m.def(
       "_mode_begin",
-      [](uint64_t seed, uint64_t tag, int stream, xrng::torch_api::mode::ReportFn report) {
+      [](uint64_t seed, uint64_t tag, int stream, xrng::torch_api::mode::ReportFn report, int torch, bool seeded,
+         uint32_t sm_count, uint32_t threads_per_sm) {
         xrng::torch_api::mode::Config c;
         c.seed = seed;
         c.tag = tag;
         c.stream = stream;
         c.report = std::move(report);
+        c.torch = torch;
+        c.seeded = seeded;
+        c.sm_count = sm_count;
+        c.threads_per_sm = threads_per_sm;
         xrng::torch_api::mode::begin(c);
       },
-      py::arg("seed"), py::arg("tag"), py::arg("stream"), py::arg("report"),
-      "Starts an entry of the dispatcher mode (installs its kernels at the first).");
+      py::arg("seed"), py::arg("tag"), py::arg("stream"), py::arg("report"), py::arg("torch") = 0,
+      py::arg("seeded") = false, py::arg("sm_count") = 0, py::arg("threads_per_sm") = 2048,
+      "Starts an entry of the dispatcher mode (installs its kernels at the first). torch: 0 xrng's streams, "
+      "1 torch-cpu-x86, 2 torch-cpu-scalar, 3 torch-cuda (sm_count, threads_per_sm).");
   m.def("_mode_end", &xrng::torch_api::mode::end, py::arg("check"),
         "Ends the innermost entry of the dispatcher mode (removes its kernels at the last).");
   m.def("_mode_active", &xrng::torch_api::mode::active, "Whether the dispatcher mode's kernels are installed.");

@@ -13,6 +13,7 @@
 #include <string>
 
 #include "host/torch_cpu.h"
+#include "torch_streams.h"
 
 namespace py = pybind11;
 namespace tc = xrng::torch_cpu;
@@ -41,13 +42,12 @@ at::Tensor seed_state(uint64_t seed) {
 // torch's CPU generator would. kind: uniform, normal, normal_each (a non-contiguous
 // output's normal: torch's element-wise path), exponential, geometric, log_normal, cauchy,
 // randint, bernoulli, randperm.
-void draw(at::Tensor state, const std::string& kind, const std::string& kernel, at::Tensor out, double a,
-          double b, int64_t ilow, int64_t ihigh) {
-  check_state(state);
+}  // namespace
+
+void xrng::torch_streams::cpu_draw(tc::State& s, const std::string& kind, tc::Kernel k, at::Tensor out, double a,
+                                   double b, int64_t ilow, int64_t ihigh) {
   if (out.device().type() != at::kCPU || !out.is_contiguous())
     throw std::invalid_argument("torch_cpu draw: out must be a contiguous CPU tensor");
-  const tc::Kernel k = parse_kernel(kernel);
-  tc::State s = tc::from_torch_state(state.data_ptr<uint8_t>(), tc::kTorchStateBytes);
   const int64_t n = out.numel();
   const auto dt = out.scalar_type();
   if (kind == "uniform" || kind == "normal" || kind == "normal_each" || kind == "exponential") {
@@ -119,6 +119,16 @@ void draw(at::Tensor state, const std::string& kind, const std::string& kernel, 
   } else {
     throw std::invalid_argument("torch_cpu draw: unknown kind '" + kind + "'");
   }
+}
+
+namespace {
+
+void draw(at::Tensor state, const std::string& kind, const std::string& kernel, at::Tensor out, double a,
+          double b, int64_t ilow, int64_t ihigh) {
+  check_state(state);
+  const tc::Kernel k = parse_kernel(kernel);
+  tc::State s = tc::from_torch_state(state.data_ptr<uint8_t>(), tc::kTorchStateBytes);
+  xrng::torch_streams::cpu_draw(s, kind, k, out, a, b, ilow, ihigh);
   tc::to_torch_state(s, state.data_ptr<uint8_t>());
 }
 
@@ -128,8 +138,9 @@ void draw(at::Tensor state, const std::string& kind, const std::string& kernel, 
 // `p` holds the probabilities already expanded and laid out in torch's
 // order, like `out` (both contiguous CPU, the same numel); every p is
 // checked to lie in [0, 1] before the first word is drawn.
-void bernoulli_tensor(at::Tensor state, at::Tensor out, at::Tensor p) {
-  check_state(state);
+}  // namespace
+
+void xrng::torch_streams::cpu_bernoulli_tensor(tc::State& s, at::Tensor out, at::Tensor p) {
   if (out.device().type() != at::kCPU || !out.is_contiguous() || p.device().type() != at::kCPU ||
       !p.is_contiguous() || p.numel() != out.numel())
     throw std::invalid_argument("torch_cpu bernoulli: out and p must be contiguous CPU tensors of the same size");
@@ -141,7 +152,6 @@ void bernoulli_tensor(at::Tensor state, at::Tensor out, at::Tensor p) {
   const int64_t n = out.numel();
   for (int64_t i = 0; i < n; ++i)
     if (!(pv[i] >= 0.0 && pv[i] <= 1.0)) throw std::invalid_argument("torch_cpu bernoulli: every p must be in [0, 1]");
-  tc::State s = tc::from_torch_state(state.data_ptr<uint8_t>(), tc::kTorchStateBytes);
   AT_DISPATCH_ALL_TYPES_AND3(at::kBool, at::kHalf, at::kBFloat16, out.scalar_type(), "torch_cpu_bernoulli_tensor", [&] {
     auto* o = out.data_ptr<scalar_t>();
     if (pt == at::kDouble) {
@@ -151,6 +161,14 @@ void bernoulli_tensor(at::Tensor state, at::Tensor out, at::Tensor p) {
         o[i] = static_cast<scalar_t>(tc::bernoulli_f32_value(s, static_cast<float>(pv[i])));
     }
   });
+}
+
+namespace {
+
+void bernoulli_tensor(at::Tensor state, at::Tensor out, at::Tensor p) {
+  check_state(state);
+  tc::State s = tc::from_torch_state(state.data_ptr<uint8_t>(), tc::kTorchStateBytes);
+  xrng::torch_streams::cpu_bernoulli_tensor(s, out, p);
   tc::to_torch_state(s, state.data_ptr<uint8_t>());
 }
 
@@ -159,8 +177,9 @@ void bernoulli_tensor(at::Tensor state, at::Tensor out, at::Tensor p) {
 // [rows, k] floating tensor; returns int64 [rows, n]. Every row is checked
 // (finite, >= 0, positive total) before the first word is drawn (torch
 // checks row by row while drawing).
-at::Tensor multinomial(at::Tensor state, at::Tensor weights, int64_t n) {
-  check_state(state);
+}  // namespace
+
+at::Tensor xrng::torch_streams::cpu_multinomial(tc::State& s, at::Tensor weights, int64_t n) {
   if (weights.device().type() != at::kCPU || !weights.is_contiguous() || weights.dim() != 2 || weights.size(1) < 1)
     throw std::invalid_argument("torch_cpu multinomial: weights must be a contiguous CPU [rows, k] tensor, k >= 1");
   if (n < 1) throw std::invalid_argument("torch_cpu multinomial: cannot sample n_sample <= 0 samples");
@@ -180,11 +199,9 @@ at::Tensor multinomial(at::Tensor state, at::Tensor weights, int64_t n) {
       }
       if (!(sum > 0)) throw std::invalid_argument("invalid multinomial distribution (sum of probabilities <= 0)");
     }
-    tc::State s = tc::from_torch_state(state.data_ptr<uint8_t>(), tc::kTorchStateBytes);
     std::vector<Acc> cum(static_cast<size_t>(k));
     for (int64_t r = 0; r < rows; ++r)
       tc::multinomial_row(s, wp + r * k, k, n, cum.data(), out.data_ptr<int64_t>() + r * n);
-    tc::to_torch_state(s, state.data_ptr<uint8_t>());
   };
   const auto dt = weights.scalar_type();
   if (dt == at::kDouble)
@@ -193,6 +210,16 @@ at::Tensor multinomial(at::Tensor state, at::Tensor weights, int64_t n) {
     run(0.0f, weights.to(at::kFloat));  // torch's float accumulation of 16-bit weights: exact widening
   else
     throw std::invalid_argument("torch_cpu multinomial: weights must be a floating tensor");
+  return out;
+}
+
+namespace {
+
+at::Tensor multinomial(at::Tensor state, at::Tensor weights, int64_t n) {
+  check_state(state);
+  tc::State s = tc::from_torch_state(state.data_ptr<uint8_t>(), tc::kTorchStateBytes);
+  at::Tensor out = xrng::torch_streams::cpu_multinomial(s, weights, n);
+  tc::to_torch_state(s, state.data_ptr<uint8_t>());
   return out;
 }
 

@@ -12,6 +12,7 @@
 
 #include "rng/torch_cpu.h"
 #include "rng/torch_cuda.h"
+#include "torch_streams.h"
 
 namespace py = pybind11;
 namespace tg = xrng::torch_cuda;
@@ -30,8 +31,10 @@ tg::Type float_type(at::ScalarType dt, const std::string& kind) {
   throw std::invalid_argument("torch_cuda " + kind + ": dtype must be a floating type");
 }
 
+}  // namespace
+
 // Fills contiguous CPU `out` with draw `kind`; returns the new philox offset.
-uint64_t draw(uint64_t seed, uint64_t offset, const std::string& kind, uint32_t sm_count, uint32_t threads_per_sm,
+uint64_t xrng::torch_streams::cuda_draw(uint64_t seed, uint64_t offset, const std::string& kind, uint32_t sm_count, uint32_t threads_per_sm,
               at::Tensor out, double a, double b, int64_t ilow, int64_t ihigh) {
   if (out.device().type() != at::kCPU || !out.is_contiguous())
     throw std::invalid_argument("torch_cuda draw: out must be a contiguous CPU tensor");
@@ -174,8 +177,9 @@ uint64_t draw(uint64_t seed, uint64_t offset, const std::string& kind, uint32_t 
 // native_dropout's output for a contiguous CPU `input` (the GPU tensor's
 // values) with drop probability p: returns (output, mask, new offset).
 // `vec` is get_vector_size's choice (tg::dropout_vec).
-py::tuple dropout(uint64_t seed, uint64_t offset, uint32_t sm_count, uint32_t threads_per_sm, at::Tensor input,
-                  double p, uint32_t vec) {
+std::tuple<at::Tensor, at::Tensor, uint64_t> xrng::torch_streams::cuda_dropout(
+    uint64_t seed, uint64_t offset, uint32_t sm_count, uint32_t threads_per_sm, at::Tensor input, double p,
+    uint32_t vec) {
   if (input.device().type() != at::kCPU || !input.is_contiguous())
     throw std::invalid_argument("torch_cuda dropout: input must be a contiguous CPU tensor");
   if (vec != 1 && vec != 2 && vec != 4 && vec != 8) throw std::invalid_argument("torch_cuda dropout: vec must be 1, 2, 4 or 8");
@@ -184,7 +188,7 @@ py::tuple dropout(uint64_t seed, uint64_t offset, uint32_t sm_count, uint32_t th
   const uint64_t n = static_cast<uint64_t>(input.numel());
   at::Tensor out = at::empty_like(input);
   at::Tensor mask = at::empty(input.sizes(), input.options().dtype(at::kBool));
-  if (n == 0) return py::make_tuple(input.clone(), mask, offset);
+  if (n == 0) return {input.clone(), mask, offset};
   const tg::Launch L = tg::dropout_launch(n, d);
   const uint64_t off = tg::philox_cuda_state(s, L.counter_offset);
   const double p1m = 1.0 - p;
@@ -205,7 +209,15 @@ py::tuple dropout(uint64_t seed, uint64_t offset, uint32_t sm_count, uint32_t th
       m[i] = keep != 0.0f;
     }
   });
-  return py::make_tuple(out, mask, s.offset);
+  return {out, mask, s.offset};
+}
+
+namespace {
+
+py::tuple dropout(uint64_t seed, uint64_t offset, uint32_t sm_count, uint32_t threads_per_sm, at::Tensor input,
+                  double p, uint32_t vec) {
+  auto [out, mask, off] = xrng::torch_streams::cuda_dropout(seed, offset, sm_count, threads_per_sm, input, p, vec);
+  return py::make_tuple(out, mask, off);
 }
 
 // bernoulli_(p) with a tensor p: `out` and `p` contiguous CPU tensors of the
@@ -250,7 +262,7 @@ py::tuple launch(uint64_t numel, uint32_t unroll, uint32_t sm_count, uint32_t th
 }  // namespace
 
 void register_torch_cuda(py::module_& m) {
-  m.def("torch_cuda_draw", &draw, py::arg("seed"), py::arg("offset"), py::arg("kind"), py::arg("sm_count"),
+  m.def("torch_cuda_draw", &xrng::torch_streams::cuda_draw, py::arg("seed"), py::arg("offset"), py::arg("kind"), py::arg("sm_count"),
         py::arg("threads_per_sm"), py::arg("out"), py::arg("a") = 0.0, py::arg("b") = 1.0, py::arg("ilow") = 0,
         py::arg("ihigh") = 0,
         "Fills contiguous CPU `out` with torch CUDA stream draw `kind` (uniform, normal, exponential, log_normal, "

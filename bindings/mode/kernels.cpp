@@ -32,6 +32,7 @@
 #include "draws.h"
 #include "streams.h"
 #include "table.h"
+#include "torch_streams.h"
 
 namespace xrng::torch_api::mode::detail {
 
@@ -71,12 +72,14 @@ class Kernel final : public c10::OperatorKernel {
               (kModeOps[row].overload[0] ? std::string(".") + kModeOps[row].overload : ""))) {}
 
   void operator()(const c10::OperatorHandle& op, c10::DispatchKeySet ks, Stack* stack) {
+    int torch_stream = kXrng;
     {
       std::lock_guard<std::recursive_mutex> lock(g_lock);
       if (g_entries.empty()) {  // another thread is removing the kernels: torch's own
         torch_kernel(op, ks, stack);
         return;
       }
+      torch_stream = g_entries.back().config.torch;
     }
     if (std::this_thread::get_id() != g_owner && torch::autograd::get_current_graph_task_id() == -1) {
       foreign_call(op, ks, stack);
@@ -86,6 +89,10 @@ class Kernel final : public c10::OperatorKernel {
     auto args = torch::jit::last(*stack, n);
     const std::optional<at::Generator> gen = gi_ >= 0 ? generator_arg(args[gi_]) : std::nullopt;
     const std::string& name = *name_;
+    if (torch_stream != kXrng) {
+      torch_stream_call(op, ks, stack, args, gen, torch_stream == kTorchCuda);
+      return;
+    }
     try {
       std::vector<c10::IValue> out = run(op, ks, args, gen, name);
       torch::jit::drop(*stack, n);
@@ -139,6 +146,37 @@ class Kernel final : public c10::OperatorKernel {
       warn = config().report;
     }
     if (warn) warn(*name_, "was called by a thread with no mode: torch's own kernel drew it");  // (without g_lock)
+  }
+
+  // A call under one of torch's own streams (torch_streams.h). torch-cpu
+  // keeps no records (the state is torch's generator): torch's own kernel
+  // runs on it as it is; torch-cuda's records follow it as the xrng streams' do.
+  void torch_stream_call(const c10::OperatorHandle& op, c10::DispatchKeySet ks, Stack* stack,
+                         c10::ArrayRef<c10::IValue> args, const std::optional<at::Generator>& gen, bool cuda) {
+    const std::string& name = *name_;
+    const size_t n = nargs_;
+    auto torch_draws = [&] {
+      if (cuda) settle(gen, name);
+      torch_kernel(op, ks, stack);
+      if (cuda) absorb(gen);
+    };
+    try {
+      std::vector<c10::IValue> out = torch_stream_run(
+          kModeOps[row_], args, gen, name, [&](int n0) { torch_checks(op, ks, args, n0); });
+      torch::jit::drop(*stack, n);
+      for (auto& v : out) torch::jit::push(*stack, std::move(v));
+    } catch (const NoDraw&) {
+      torch_draws();
+    } catch (const NotReproduced& e) {
+      std::string stream;
+      {
+        std::lock_guard<std::recursive_mutex> lock(g_lock);
+        stream = torch_stream_name(config());
+      }
+      // reported (strict: raised) before torch's kernel draws anything
+      report(name, "is not reproduced by the " + stream + " stream (" + e.why + "): torch's own kernel drew it");
+      torch_draws();
+    }
   }
 
   void torch_kernel(const c10::OperatorHandle& op, c10::DispatchKeySet ks, Stack* stack) const {

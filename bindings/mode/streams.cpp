@@ -109,6 +109,7 @@ std::string last_op() { return g_last_op ? *g_last_op : kStart; }
 const Config& config() { return g_entries.back().config; }
 
 Key key_of(uint64_t seed, std::optional<uint64_t> tag) {
+  if (config().torch != 0) return Key(seed, 0);  // torch-cuda: the torch seed itself (torch_streams.h)
   Generator g(seed, 0, 0, config().stream);
   return tag ? g.fold_in(*tag).key() : g.key();
 }

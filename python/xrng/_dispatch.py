@@ -29,6 +29,14 @@ default CPU generator), ``Key(g.initial_seed())`` for a ``torch.Generator``
 ``g``; re-seeds, restores (``fork_rng``, ``set_rng_state``) and copied states
 are recognised by the generator's state, which is marked after every draw.
 
+With ``stream="torch-cpu-x86"``, ``"torch-cpu-scalar"`` or ``"torch-cuda"``
+(:func:`stream_arg`; issue 26, SPEC.md 8.5, ``bindings/mode/torch_streams.cpp``)
+the same kernels give torch's own generators' values instead: the torch-cpu
+streams read and write torch's CPU generator itself (no marks, no records),
+torch-cuda keeps a modelled CUDA generator (seed, Philox offset) in the
+records above. Ops those streams do not reproduce are reported and drawn by
+torch's own kernel.
+
 A draw is defined at the aten operator, so ``F.dropout`` on the CPU draws
 ``bernoulli_(1 - p)`` (keep where the word is below the threshold of
 ``1 - p``) and torch's ``div_`` and ``mul`` make the output; ``erfinv`` is
@@ -43,7 +51,7 @@ The modules of the mode, by job: this one (the table, :func:`ops`, entering
 and leaving), ``bindings/mode/`` (C++: ``table.h`` the one table,
 ``kernels.cpp`` the kernels and their installation, ``streams.cpp``
 generators and restore, ``blocks.cpp`` DTensor shard blocks, ``draws.cpp``
-the draws),
+the draws, ``torch_streams.cpp`` torch's own generators as the stream),
 ``_mode_compiled`` (compiled code: Inductor's ``fallback_random``, Meta
 kernels), ``_mode_distributed`` (DTensor: the tracker and the random ops'
 handler), ``data`` (DataLoader workers), ``reproducible`` (the public class,
@@ -95,12 +103,65 @@ def _served() -> frozenset:
     return _SERVED
 
 
+# ==== torch's own generators as the mode's stream (issue 26; bindings/mode/torch_streams.h) ====
+_TORCH_STREAMS = {"torch-cpu-x86": 1, "torch-cpu-scalar": 2, "torch-cuda": 3}
+
+
+def stream_arg(stream, engine: str, sm_count=None, threads_per_sm=None, profile=None):
+    """``reproducible(stream=...)``: an xrng stream version (1 or 2, None: the
+    newest) or one of torch's own generators: ``"torch-cpu-x86"``,
+    ``"torch-cpu-scalar"``, ``"torch-cuda"`` (with ``sm_count=`` and
+    ``threads_per_sm=``, or ``profile=``: :data:`xrng.torch_cuda` profiles).
+    Returns what ``mode.stream`` records: the version, the torch-cpu stream's
+    name, or ``"torch-cuda:<sm_count>:<threads_per_sm>"`` (accepted back as
+    ``stream=``, so a copy of the mode, a DataLoader worker's, is the same)."""
+    gpu = (sm_count, threads_per_sm, profile)
+    if not isinstance(stream, str) or not stream.startswith("torch-"):  # (other strings: _check_stream's TypeError)
+        if any(v is not None for v in gpu):
+            raise TypeError("reproducible: sm_count=, threads_per_sm= and profile= go with stream='torch-cuda'")
+        r = _mode_module()
+        return r._newest_stream if stream is None else r._check_stream(stream)
+    name, _, rest = stream.partition(":")
+    if name not in _TORCH_STREAMS or (rest and name != "torch-cuda"):
+        raise ValueError(f"stream must be 1, 2, 'torch-cpu-x86', 'torch-cpu-scalar' or 'torch-cuda', got {stream!r}")
+    if engine != "dispatch":
+        raise ValueError(f"stream={stream!r} needs engine='dispatch'")
+    if name != "torch-cuda":
+        if any(v is not None for v in gpu):
+            raise TypeError(f"reproducible: sm_count=, threads_per_sm= and profile= go with stream='torch-cuda', "
+                            f"not {stream!r}")
+        return name
+    if rest:  # the recorded form
+        parts = rest.split(":")
+        if len(parts) != 2 or not all(p.isdigit() for p in parts):
+            raise ValueError(f"stream: 'torch-cuda:<sm_count>:<threads_per_sm>', got {stream!r}")
+        if any(v is not None for v in gpu):
+            raise TypeError(f"reproducible: stream={stream!r} names the GPU already")
+        sm_count, threads_per_sm = int(parts[0]), int(parts[1])
+    from ._torch_cuda import TorchCUDAGenerator
+    g = TorchCUDAGenerator(0, sm_count, threads_per_sm, profile)  # its checks and profiles
+    return f"torch-cuda:{g.sm_count}:{g.threads_per_sm}"
+
+
+def _torch_args(mode) -> tuple:
+    """(torch, sm_count, threads_per_sm) of _C._mode_begin for mode.stream."""
+    if not isinstance(mode.stream, str):
+        return 0, 0, 2048
+    name, _, rest = mode.stream.partition(":")
+    if name == "torch-cuda":
+        sm, tps = rest.split(":")
+        return 3, int(sm), int(tps)
+    return _TORCH_STREAMS[name], 0, 2048
+
+
 def enable(mode) -> None:
     """Starts an entry of `mode` (an xrng.reproducible)."""
     from . import _mode_compiled, _mode_distributed
     r = _mode_module()
     seed = torch.initial_seed() if mode.seed is None else mode.seed
-    _C._mode_begin(seed % 2**64, r.GLOBAL_TAG, mode.stream, mode._report_native)
+    ts, sm, tps = _torch_args(mode)
+    _C._mode_begin(seed % 2**64, r.GLOBAL_TAG, 2 if ts else mode.stream, mode._report_native, torch=ts,
+                   seeded=mode.seed is not None, sm_count=sm, threads_per_sm=tps)
     try:
         _mode_distributed.install()
         try:

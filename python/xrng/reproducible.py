@@ -302,7 +302,19 @@ class reproducible:
             ``torch.manual_seed(s)`` inside the mode restarts the global
             stream on the key of ``s``.
         stream: the stream version of every draw (SPEC.md section 7): 1 or
-            2, default ``xrng.stream_version`` (2). Recorded as ``self.stream``.
+            2, default ``xrng.stream_version`` (2). Or one of torch's own
+            generators (SPEC.md 8.5): ``"torch-cpu-x86"`` /
+            ``"torch-cpu-scalar"`` (every draw gives what torch's CPU
+            generator gives on an x86 CPU with AVX2 / on ARM or with
+            ``ATEN_CPU_CAPABILITY=default``, on any host and device; the
+            state is torch's CPU generator itself; ``seed``: None keeps its
+            state, an int seeds it at entry), ``"torch-cuda"`` with
+            ``sm_count=`` and ``threads_per_sm=`` (default 2048), or
+            ``profile=`` (``xrng.torch_cuda``'s): what torch's CUDA
+            generator gives on that GPU. An op the stream does not reproduce
+            is reported (strict: raised) and drawn by torch's own kernel.
+            Recorded as ``self.stream``.
+        sm_count, threads_per_sm, profile: the GPU of ``stream="torch-cuda"``.
         strict: raise :class:`NotReproducibleError` (before the op runs, where
             possible) instead of warning once about a random op the mode
             cannot make identical on every device.
@@ -330,8 +342,10 @@ class reproducible:
         reported: ``{op: reason}`` for every op reported so far by this object.
     """
 
-    def __init__(self, seed: Optional[int] = None, *, stream: Optional[int] = None, strict: bool = False,
-                 check_dispatch: Optional[bool] = None, engine: Optional[str] = None) -> None:
+    def __init__(self, seed: Optional[int] = None, *, stream: "int | str | None" = None, strict: bool = False,
+                 check_dispatch: Optional[bool] = None, engine: Optional[str] = None,
+                 sm_count: Optional[int] = None, threads_per_sm: Optional[int] = None,
+                 profile: Optional[str] = None) -> None:
         if seed is not None and (isinstance(seed, bool) or not isinstance(seed, numbers.Integral)):
             raise TypeError(f"seed must be an int or None, got {type(seed).__name__}")
         if engine is None:
@@ -344,8 +358,11 @@ class reproducible:
         #: torch's random aten operators: xrng._dispatch).
         self.engine = engine
         self.seed = None if seed is None else int(seed) % 2**64
-        #: The stream version every draw of the mode is in (1 or 2).
-        self.stream = _newest_stream if stream is None else _check_stream(stream)
+        #: The stream of every draw of the mode: xrng's stream version (1 or
+        #: 2), or one of torch's generators ("torch-cpu-x86",
+        #: "torch-cpu-scalar", "torch-cuda:<sm_count>:<threads_per_sm>").
+        from ._dispatch import stream_arg
+        self.stream = stream_arg(stream, engine, sm_count, threads_per_sm, profile)
         self.strict = bool(strict)
         self.check_dispatch = self.strict if check_dispatch is None else bool(check_dispatch)
         self.reported: dict = {}

@@ -1,0 +1,467 @@
+// The reproducible mode's torch streams: see torch_streams.h.
+#include "torch_streams.h"
+
+#include <ATen/CPUGeneratorImpl.h>
+#include <ATen/native/Resize.h>
+#include <c10/util/Exception.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <mutex>
+#include <numeric>
+#include <stdexcept>
+#include <type_traits>
+
+#include "../torch_streams.h"
+#include "blocks.h"
+#include "draws.h"
+#include "streams.h"
+
+namespace xrng::torch_api::mode::detail {
+
+namespace tc = xrng::torch_cpu;
+namespace ts = xrng::torch_streams;
+
+std::string torch_stream_name(const Config& c) {
+  switch (c.torch) {
+    case kTorchCpuX86: return "torch-cpu-x86";
+    case kTorchCpuScalar: return "torch-cpu-scalar";
+    case kTorchCuda:
+      return "torch-cuda (" + std::to_string(c.sm_count) + " SMs x " + std::to_string(c.threads_per_sm) +
+             " threads)";
+    default: return "xrng";
+  }
+}
+
+namespace {
+
+// ---- torch-cpu: the state of torch's CPU generator ---------------------------------------------
+at::Generator cpu_generator(const std::optional<at::Generator>& gen) {
+  if (!gen.has_value() || !gen->defined()) return default_cpu();
+  if (gen->device().is_cpu()) return *gen;
+  throw NotReproduced("its generator is on " + gen->device().str() +
+                      "; the torch-cpu streams draw from torch's CPU generators (the default one, or a CPU "
+                      "torch.Generator passed as generator=)");
+}
+
+tc::State load(at::CPUGeneratorImpl* impl) {
+  const at::mt19937 e = impl->engine();
+  const at::mt19937_data_pod& pod = pod_of(e);
+  tc::State s;
+  s.mt.seed = pod.seed_;
+  s.mt.left = pod.left_;
+  s.mt.next = pod.next_;
+  std::copy(pod.state_.begin(), pod.state_.end(), s.mt.state.begin());
+  const auto nf = impl->next_float_normal_sample();
+  const auto nd = impl->next_double_normal_sample();
+  s.has_next_float_normal = nf.has_value();
+  s.next_float_normal = nf.value_or(0.0f);
+  s.has_next_double_normal = nd.has_value();
+  s.next_double_normal = nd.value_or(0.0);
+  return s;
+}
+
+void store(at::CPUGeneratorImpl* impl, const tc::State& s) {
+  at::mt19937 e = impl->engine();
+  at::mt19937_data_pod pod = e.data();
+  pod.seed_ = s.mt.seed;
+  pod.left_ = s.mt.left;
+  pod.seeded_ = true;
+  pod.next_ = s.mt.next;
+  std::copy(s.mt.state.begin(), s.mt.state.end(), pod.state_.begin());
+  e.set_data(pod);
+  impl->set_engine(e);
+  impl->set_next_float_normal_sample(s.has_next_float_normal ? std::optional<float>(s.next_float_normal)
+                                                             : std::nullopt);
+  impl->set_next_double_normal_sample(s.has_next_double_normal ? std::optional<double>(s.next_double_normal)
+                                                               : std::nullopt);
+}
+
+// f(state) with the generator's state read before and written after (its
+// mutex held); f throws before drawing where it refuses.
+template <class F>
+void with_cpu_state(const std::optional<at::Generator>& gen, F&& f) {
+  at::Generator g = cpu_generator(gen);
+  std::lock_guard<std::mutex> lock(g.mutex());
+  auto* impl = at::check_generator<at::CPUGeneratorImpl>(g);
+  tc::State s = load(impl);
+  f(s);
+  store(impl, s);
+}
+
+// The dimensions of `t` in memory order (decreasing stride, stable): the
+// order in which torch's TensorIterator visits the elements of an output.
+std::vector<int64_t> memory_order(const at::Tensor& t) {
+  std::vector<int64_t> perm(static_cast<size_t>(t.dim()));
+  std::iota(perm.begin(), perm.end(), 0);
+  std::stable_sort(perm.begin(), perm.end(), [&](int64_t a, int64_t b) { return t.stride(a) > t.stride(b); });
+  return perm;
+}
+
+// Fills `t` (any device, any strides): draw(host) writes a contiguous CPU
+// tensor laid out in t's memory order, then copied into t.
+template <class Draw>
+void host_fill(at::Tensor& t, Draw&& draw) {
+  if (t.device().is_cpu() && t.is_contiguous()) {
+    draw(t);
+    return;
+  }
+  at::Tensor view = t.permute(memory_order(t));
+  at::Tensor host = at::empty(view.sizes(), t.options().device(at::kCPU));
+  draw(host);
+  view.copy_(host);
+}
+
+// std::invalid_argument from xrng's reproduction (arguments torch's checks
+// let through, which torch refuses while drawing): torch's RuntimeError.
+template <class F>
+void refusing(F&& f) {
+  try {
+    f();
+  } catch (const std::invalid_argument& e) {
+    TORCH_CHECK(false, e.what());
+  }
+}
+
+bool float_type(at::ScalarType t) { return is_float(t); }
+
+// ---- torch-cuda: the modelled CUDA generator (seed, philox offset) in the mode's records ------------
+template <class Run>  // run(seed, offset) returns the new offset
+void take_cuda(const std::optional<at::Generator>& gen, const std::string& op, Run&& run) {
+  std::lock_guard<std::recursive_mutex> lock(g_lock);
+  at::Generator named;
+  bool is_new = false;
+  Record& rec = record_of(gen, named, is_new);
+  std::lock_guard<std::mutex> glock(named.mutex());
+  Live live;
+  Pos& pos = resolve(rec, named, is_new, op, &live);
+  pos.offset = run(pos.key.seed, pos.offset);
+  commit(rec, named, op, &live);
+}
+
+// torch's get_vector_size for a dropout input: 16 bytes / element size at
+// a 16-byte aligned address (a CUDA tensor's own; any other stands for a
+// fresh, aligned GPU allocation), halved until it divides the element count.
+uint32_t dropout_vec(const at::Tensor& in) {
+  const uint64_t es = static_cast<uint64_t>(in.element_size());
+  uint64_t align = 16;
+  if (in.is_cuda()) {
+    const auto addr = reinterpret_cast<uintptr_t>(in.data_ptr());
+    align = 1;
+    while (align < 16 && addr % (align * 2) == 0) align *= 2;
+  }
+  uint64_t v = 16 / es;
+  while (v > 1 && v * es > align) v /= 2;
+  while (v > 1 && static_cast<uint64_t>(in.numel()) % v) v /= 2;
+  return static_cast<uint32_t>(v);
+}
+
+class Run {
+ public:
+  Run(const Config& c, c10::ArrayRef<c10::IValue> args, const std::optional<at::Generator>& gen,
+      const std::string& name)
+      : c_(c), args_(args), gen_(gen), name_(name) {}
+
+  bool cpu() const { return c_.torch == kTorchCpuX86 || c_.torch == kTorchCpuScalar; }
+  tc::Kernel kernel() const { return c_.torch == kTorchCpuScalar ? tc::Kernel::scalar : tc::Kernel::x86; }
+
+  // A fill of `t` with draw `kind` (the names of torch_streams.h).
+  void fill(at::Tensor& t, const std::string& kind, double a = 0.0, double b = 0.0, int64_t ilow = 0,
+            int64_t ihigh = 0) {
+    if (in_block(t)) throw NotReproduced("a DTensor shard");
+    if (t.numel() == 0) return;
+    if (cpu()) {
+      // torch's normal takes its 16-wide path only for a contiguous output
+      const std::string k = kind == "normal" && !t.is_contiguous() ? "normal_each" : kind;
+      with_cpu_state(gen_, [&](tc::State& s) {
+        host_fill(t, [&](at::Tensor& host) { refusing([&] { ts::cpu_draw(s, k, kernel(), host, a, b, ilow, ihigh); }); });
+      });
+      return;
+    }
+    if (!t.is_contiguous()) {
+      if (kind == "randperm") throw NotReproduced("randperm into a non-contiguous tensor");
+      int64_t extent = 1;
+      for (int64_t d = 0; d < t.dim(); ++d)
+        if (t.size(d) > 0) extent += (t.size(d) - 1) * std::abs(t.stride(d));
+      if (extent * static_cast<int64_t>(t.element_size()) > std::numeric_limits<int32_t>::max())
+        throw NotReproduced("a non-contiguous output of more than 2^31 bytes (torch's 32-bit split)");
+    }
+    take_cuda(gen_, name_, [&](uint64_t seed, uint64_t offset) {
+      uint64_t next = offset;
+      host_fill(t, [&](at::Tensor& host) {
+        refusing([&] { next = ts::cuda_draw(seed, offset, kind, c_.sm_count, c_.threads_per_sm, host, a, b, ilow, ihigh); });
+      });
+      return next;
+    });
+  }
+
+  // torch's random_ overloads: [from, to) (to given), [from, dtype max] (to
+  // None), as ATen/native/DistributionTemplates.h computes range and base.
+  void random(at::Tensor& self, const std::string& ov) {
+    const at::ScalarType st = self.scalar_type();
+    if (ov.empty()) throw NotReproduced("random_() without a range");
+    const bool to_given = ov == "to" || !args_[2].isNone();
+    const int64_t from = ov == "to" ? 0 : args_[1].toInt();
+    if (!to_given && from == std::numeric_limits<int64_t>::min())
+      throw NotReproduced("random_ over the full 64-bit range");
+    const bool integral = st == at::kLong || st == at::kInt || st == at::kShort || st == at::kChar || st == at::kByte;
+    if (!integral && !float_type(st)) throw NotReproduced("random_ into dtype " + std::string(c10::toString(st)));
+    if (to_given) {
+      const int64_t to = ov == "to" ? args_[1].toInt() : args_[2].toInt();
+      fill(self, "randint", 0.0, 0.0, from, to);  // (update_from / update_to: in the draw)
+      return;
+    }
+    if (!cpu()) throw NotReproduced("random_(from) without to");
+    // [from, to_inc]: to_inc the dtype's largest integer (floats: 2^digits), then from moved up
+    int64_t lo = from, to_inc = 0;
+    AT_DISPATCH_ALL_TYPES_AND2(at::kHalf, at::kBFloat16, st, "xrng_torch_random_from", [&] {
+      if constexpr (std::is_integral_v<scalar_t>) {
+        to_inc = static_cast<int64_t>(std::numeric_limits<scalar_t>::max());
+      } else {
+        constexpr int digits = std::numeric_limits<scalar_t>::digits;
+        to_inc = int64_t{1} << digits;
+        lo = tc::update_from(lo, digits, [](int64_t v) { return static_cast<int64_t>(static_cast<scalar_t>(v)); });
+      }
+    });
+    const uint64_t range = static_cast<uint64_t>(to_inc) - static_cast<uint64_t>(lo) + 1;
+    if (in_block(self)) throw NotReproduced("a DTensor shard");
+    if (self.numel() == 0) return;
+    with_cpu_state(gen_, [&](tc::State& s) {
+      host_fill(self, [&](at::Tensor& host) {
+        const int64_t n = host.numel();
+        AT_DISPATCH_ALL_TYPES_AND2(at::kHalf, at::kBFloat16, st, "xrng_torch_random_from_fill", [&] {
+          auto* p = host.data_ptr<scalar_t>();
+          for (int64_t i = 0; i < n; ++i) p[i] = static_cast<scalar_t>(tc::randint_value(s, range, lo));
+        });
+      });
+    });
+  }
+
+  // out.bernoulli_(p), p broadcast to out (torch's CPU tensor-p kernel).
+  void bernoulli_tensor(at::Tensor& out, const at::Tensor& p) {
+    if (!cpu()) throw NotReproduced("bernoulli with a tensor p");
+    if (!float_type(p.scalar_type())) throw NotReproduced("probabilities of dtype " + std::string(c10::toString(p.scalar_type())));
+    if (in_block(out)) throw NotReproduced("a DTensor shard");
+    const at::Tensor pe = p.to(at::kCPU).expand(out.sizes());
+    const std::vector<int64_t> perm = memory_order(out);
+    const at::Tensor pl = pe.permute(perm).contiguous();
+    with_cpu_state(gen_, [&](tc::State& s) {
+      at::Tensor view = out.permute(perm);
+      at::Tensor host = at::empty(view.sizes(), out.options().device(at::kCPU));
+      refusing([&] { ts::cpu_bernoulli_tensor(s, host, pl); });
+      view.copy_(host);
+    });
+  }
+
+ private:
+  const Config& c_;
+  c10::ArrayRef<c10::IValue> args_;
+  const std::optional<at::Generator>& gen_;
+  const std::string& name_;
+};
+
+}  // namespace
+
+std::vector<c10::IValue> torch_stream_run(const OpRow& r, c10::ArrayRef<c10::IValue> args,
+                                          const std::optional<at::Generator>& gen, const std::string& name,
+                                          const std::function<void(int)>& checks) {
+  Config c;
+  {
+    std::lock_guard<std::recursive_mutex> lock(g_lock);
+    c = config();
+  }
+  Run run(c, args, gen, name);
+  const bool cpu = run.cpu();
+  switch (r.form) {
+    case Form::fill: {
+      at::Tensor self = args[0].toTensor();
+      if (self.numel() == 0 && !in_block(self)) throw NoDraw();  // torch's rules for no elements
+      checks(-1);
+      if (self.is_complex() && r.dist != Dist::normal && r.dist != Dist::uniform)
+        throw NotReproduced("a complex dtype");
+      // complex: the real view (of a host tensor laid out like self, for another device)
+      at::Tensor host_complex = self.is_complex() && !self.device().is_cpu()
+                                    ? at::empty_like(self, self.options().device(at::kCPU))
+                                    : at::Tensor();
+      at::Tensor t = self.is_complex() ? at::view_as_real(host_complex.defined() ? host_complex : self) : self;
+      switch (r.dist) {
+        case Dist::normal:  // complex: each part N(mean, std / sqrt 2), as torch's normal_impl_
+          run.fill(t, "normal", args[1].toDouble(), args[2].toDouble() / (self.is_complex() ? std::sqrt(2.0) : 1.0));
+          break;
+        case Dist::uniform: run.fill(t, "uniform", args[1].toDouble(), args[2].toDouble()); break;
+        case Dist::exponential: run.fill(t, "exponential", args[1].toDouble()); break;
+        case Dist::geometric:
+          if (!cpu) throw NotReproduced("geometric_");
+          run.fill(t, "geometric", args[1].toDouble());
+          break;
+        case Dist::log_normal:
+          if (!cpu) throw NotReproduced("log_normal_");
+          run.fill(t, "log_normal", args[1].toDouble(), args[2].toDouble());
+          break;
+        case Dist::bernoulli: run.fill(t, "bernoulli", args[1].toDouble()); break;
+        default: throw NotReproduced(std::string(r.name));
+      }
+      if (host_complex.defined()) self.copy_(host_complex);
+      return {self};
+    }
+    case Form::random: {
+      at::Tensor self = args[0].toTensor();
+      if (self.numel() == 0 && !in_block(self)) throw NoDraw();
+      checks(-1);
+      if (self.is_complex()) throw NotReproduced("random_ into a complex dtype");
+      run.random(self, r.overload);
+      return {self};
+    }
+    case Form::bernoulli_tensor: {
+      const bool out_form = std::string(r.overload) == "out";
+      at::Tensor out = out_form ? args[args.size() - 1].toTensor() : args[0].toTensor();
+      const at::Tensor p = out_form ? args[0].toTensor() : args[1].toTensor();
+      if (out_form) at::native::resize_output(out, p.sizes());
+      if (out.numel() == 0) return {out};
+      if (!out_form) (void)at::infer_size(out.sizes(), p.sizes());  // torch's broadcast error
+      run.bernoulli_tensor(out, p);
+      return {out};
+    }
+    case Form::randperm_out: {
+      const int64_t n = args[0].toInt();
+      at::Tensor out = args[2].toTensor();
+      if (n <= 0) throw NoDraw();
+      checks(0);  // the dtypes torch's kernel has
+      const at::ScalarType st = out.scalar_type();
+      const bool integral = st == at::kLong || st == at::kInt || st == at::kShort || st == at::kChar || st == at::kByte;
+      if (!integral && !float_type(st)) throw NotReproduced("randperm into dtype " + std::string(c10::toString(st)));
+      if (!cpu && st == at::kBFloat16) throw NotReproduced("randperm into bfloat16");
+      // torch's check_supported_max_int_with_precision: n - 1 converted to the dtype (its overflow
+      // error), and the floats' precision (bfloat16's is not checked: its values round, as torch's do)
+      (void)at::scalar_tensor(n - 1, out.options().device(at::kCPU));
+      TORCH_CHECK(st != at::kHalf || n <= (int64_t{1} << 11) + 1, "n cannot be greater than 2049 for Half type.");
+      TORCH_CHECK(st != at::kFloat || n <= (int64_t{1} << 24) + 1, "n cannot be greater than 2^24+1 for Float type.");
+      TORCH_CHECK(st != at::kDouble || n <= (int64_t{1} << 53) + 1, "n cannot be greater than 2^53+1 for Double type.");
+      at::native::resize_output(out, {n});
+      run.fill(out, "randperm");
+      return {out};
+    }
+    case Form::multinomial: {
+      // torch's multinomial_out (ATen/native/Distributions.cpp), the same on CPU and CUDA but for the
+      // kernel with replacement: its checks, then for no replacement or one sample the Gumbel-max
+      // composite (q = empty_like(w).exponential_(1); w / q; argmax or topk), else the kernel
+      const at::Tensor w = args[0].toTensor();
+      const int64_t ns = args[1].toInt();
+      const bool repl = args[2].toBool();
+      const bool out_form = std::string(r.overload) == "out";
+      TORCH_CHECK(w.dim() > 0 && w.dim() <= 2, "prob_dist must be 1 or 2 dim");
+      const std::vector<int64_t> shape = w.dim() == 1 ? std::vector<int64_t>{ns} : std::vector<int64_t>{w.size(0), ns};
+      at::Tensor res = out_form ? args[args.size() - 1].toTensor()
+                                : at::empty(ns > 0 ? at::IntArrayRef(shape) : at::IntArrayRef{0}, w.options().dtype(at::kLong));
+      TORCH_CHECK(res.device() == w.device(), "multinomial arguments must have the same device");
+      TORCH_CHECK(at::isFloatingType(w.scalar_type()), "multinomial only supports floating-point dtypes for input, got: ",
+                  w.scalar_type());
+      TORCH_CHECK(res.scalar_type() == at::kLong, "multinomial expects Long tensor out, got: ", res.scalar_type());
+      TORCH_CHECK(ns > 0, "cannot sample n_sample <= 0 samples");
+      const int64_t k = w.size(-1);
+      TORCH_CHECK(repl || ns <= k, "cannot sample n_sample > prob_dist.size(-1) samples without replacement");
+      TORCH_CHECK(k <= (int64_t{1} << 24), "number of categories cannot exceed 2^24");
+      if (out_form) at::native::resize_output(res, shape);
+      if (res.numel() == 0) return {res};
+      if (in_block(w)) throw NotReproduced("a DTensor shard");
+      if (!float_type(w.scalar_type())) throw NotReproduced("weights of dtype " + std::string(c10::toString(w.scalar_type())));
+      if (!repl || ns == 1) {
+        TORCH_CHECK(((w.max() < INFINITY) & (w.min() >= 0)).item<bool>(),
+                    "probability tensor contains either `inf`, `nan` or element < 0");
+        const bool zero = w.dim() == 1 ? (w.sum() == 0).item<bool>() : (w.sum(1) == 0).sum().item<bool>();
+        TORCH_CHECK(!zero, "invalid multinomial distribution (sum of probabilities <= 0)");
+        at::Tensor q = at::empty_like(w);
+        run.fill(q, "exponential", 1.0);
+        at::div_out(q, w, q);
+        if (ns == 1) {
+          at::argmax_out(res, q, -1, true);
+        } else {
+          at::Tensor vals = at::empty(res.sizes(), w.options());
+          at::topk_out(vals, res, q, ns);
+        }
+        return {res};
+      }
+      if (!cpu) throw NotReproduced("multinomial with replacement");
+      const at::Tensor rows = w.to(at::kCPU).reshape({-1, k}).contiguous();
+      at::Tensor host;
+      with_cpu_state(gen, [&](tc::State& s) { refusing([&] { host = ts::cpu_multinomial(s, rows, ns); }); });
+      res.copy_(host.reshape(res.sizes()));
+      return {res};
+    }
+    case Form::normal_tensor: {
+      const std::string ov = r.overload;
+      const bool out_form = ov.size() > 4 && ov.compare(ov.size() - 4, 4, "_out") == 0;
+      const std::string form = out_form ? ov.substr(0, ov.size() - 4) : ov;
+      at::Tensor out;
+      // torch's normal_out_impl: normal_(0, std or 1) of the output, then its arithmetic
+      if (form == "Tensor_Tensor") {
+        const at::Tensor mean = args[0].toTensor(), std = args[1].toTensor();
+        TORCH_CHECK(!std.is_complex(), "normal expects standard deviation to be non-complex");
+        TORCH_CHECK(std.numel() == 0 || std.min().ge(0).item<bool>(), "normal expects all elements of std >= 0.0");
+        const std::vector<int64_t> shape = at::infer_size(mean.sizes(), std.sizes());
+        out = out_form ? args[3].toTensor() : at::empty(shape, mean.options());  // (torch's normal_impl)
+        if (out_form) at::native::resize_output(out, shape);
+        run.fill(out, "normal", 0.0, 1.0);
+        out.mul_(std).add_(mean);
+      } else if (form == "Tensor_float") {
+        const at::Tensor mean = args[0].toTensor();
+        const double std = args[1].toDouble();
+        TORCH_CHECK(std >= 0.0, "normal expects std >= 0.0, but found std ", std);
+        out = out_form ? args[3].toTensor() : at::empty_like(mean, at::MemoryFormat::Contiguous);
+        at::native::resize_output(out, mean.sizes());
+        run.fill(out, "normal", 0.0, std);
+        out.add_(mean);
+      } else {  // float_Tensor
+        const double mean = args[0].toDouble();
+        const at::Tensor std = args[1].toTensor();
+        TORCH_CHECK(!std.is_complex(), "normal expects standard deviation to be non-complex");
+        TORCH_CHECK(std.numel() == 0 || std.min().ge(0).item<bool>(), "normal expects all elements of std >= 0.0");
+        out = out_form ? args[3].toTensor() : at::empty_like(std, at::MemoryFormat::Contiguous);
+        at::native::resize_output(out, std.sizes());
+        run.fill(out, "normal", 0.0, 1.0);
+        out.mul_(std).add_(mean);
+      }
+      return {out};
+    }
+    case Form::native_dropout: {
+      const at::Tensor in = args[0].toTensor();
+      const double p = args[1].toDouble();
+      const bool train = args[2].isNone() || args[2].toBool();
+      if (!train || p <= 0 || p >= 1 || in.numel() == 0 || !is_float(in.scalar_type())) throw NoDraw();
+      if (in_block(in)) throw NotReproduced("a DTensor shard");
+      if (cpu) {
+        // torch's CPU dropout (what F.dropout runs there): noise = empty_like(input).bernoulli_(1 - p),
+        // noise.div_(1 - p), input * noise; the mask is the noise's non-zeros
+        at::Tensor keep = at::empty_like(in, in.options().dtype(at::kBool));
+        run.fill(keep, "bernoulli", 1.0 - p);
+        const double v = at::ones({}, at::TensorOptions().dtype(in.scalar_type())).div_(1.0 - p).item<double>();
+        at::Tensor noise = keep.to(in.scalar_type()).mul_(v);
+        return {in * noise, keep};
+      }
+      if (!in.is_contiguous()) throw NotReproduced("dropout of a non-contiguous input");
+      const uint32_t vec = dropout_vec(in);
+      const at::Tensor host = in.detach().to(at::kCPU).contiguous();
+      at::Tensor out, mask;
+      take_cuda(gen, name, [&](uint64_t seed, uint64_t offset) {
+        auto [o, m, next] = ts::cuda_dropout(seed, offset, c.sm_count, c.threads_per_sm, host, p, vec);
+        out = o;
+        mask = m;
+        return next;
+      });
+      return {out.to(in.device()), mask.to(in.device())};
+    }
+    case Form::sdp_choice: {
+      if (!(args[4].toDouble() > 0)) throw NoDraw();  // torch's choice
+      if (!cpu) throw NotReproduced("attention with dropout (the GPU's fused kernels draw with their own layout)");
+      return {c10::IValue(int64_t{0})};  // sdp::SDPBackend::math: its dropout is aten's (torch's CPU choice)
+    }
+    case Form::tensor_param:
+    case Form::rrelu:
+      throw NotReproduced(std::string(r.name));
+  }
+  throw NotReproduced("no form");
+}
+
+}  // namespace xrng::torch_api::mode::detail

@@ -1,0 +1,61 @@
+// The reproducible mode's torch streams (issue 26): with
+// reproducible(stream="torch-cpu-x86" | "torch-cpu-scalar" | "torch-cuda"),
+// the mode's kernels (kernels.cpp) give the values torch's own generator of
+// that kind gives, on any host and device (SPEC.md section 8.5).
+//
+// torch-cpu: the state IS torch's CPU generator (the default one, or the CPU
+// torch.Generator passed as generator=): each draw reads its mt19937 and
+// cached normals, runs xrng's reproduction of torch's CPU kernel
+// (rng/torch_cpu.h, the normal through the chosen kernel) and writes the
+// state back, so manual_seed, get/set_rng_state and fork_rng are torch's
+// own. Tensors on other devices are filled on the host in torch's CPU order
+// (memory order) and copied. A generator on another device: not reproduced
+// (reported).
+//
+// torch-cuda: the state is a modelled CUDA generator (seed, philox offset)
+// kept by the mode's stream records (streams.h): the seed is the torch
+// generator's seed (the default CPU generator's for draws without one: a
+// torch.manual_seed re-seeds it at offset 0, a restored state goes back to
+// its offset), the offset advances as torch's CUDA generator's would on a
+// GPU of the configured SM count (rng/torch_cuda.h).
+//
+// A call the stream does not reproduce throws NotReproduced: the kernel
+// reports it (strict: raises before anything is drawn) and torch's own
+// kernel draws it.
+#pragma once
+
+#include <ATen/core/stack.h>
+
+#include <exception>
+#include <functional>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "../mode.h"
+#include "table.h"
+
+namespace xrng::torch_api::mode::detail {
+
+enum TorchStream : int { kXrng = 0, kTorchCpuX86 = 1, kTorchCpuScalar = 2, kTorchCuda = 3 };
+
+struct NotReproduced : std::exception {
+  std::string why;
+  explicit NotReproduced(std::string w) : why(std::move(w)) {}
+  const char* what() const noexcept override { return why.c_str(); }
+};
+
+// "torch-cpu-x86", "torch-cpu-scalar", "torch-cuda (132 SMs x 2048 threads)".
+std::string torch_stream_name(const Config& c);
+
+// The outputs of row `r`'s operator under a torch stream (`torch`, the
+// active entry's Config::torch), or NotReproduced / NoDraw (draws.h: torch's
+// own kernel runs, silently: a call with nothing to draw, or a composite
+// whose inner draws reach these kernels). `checks(n0)`: torch's argument
+// checks of the call (Kernel::torch_checks).
+std::vector<c10::IValue> torch_stream_run(const OpRow& r, c10::ArrayRef<c10::IValue> args,
+                                          const std::optional<at::Generator>& gen, const std::string& name,
+                                          const std::function<void(int)>& checks);
+
+}  // namespace xrng::torch_api::mode::detail

@@ -1,0 +1,320 @@
+"""The reproducible mode's torch streams (issue 26, SPEC.md 8.5):
+``xrng.reproducible(stream="torch-cpu-x86" | "torch-cpu-scalar" | "torch-cuda")``.
+
+An unmodified program (PROGRAM below: manual_seed, the factories, the
+in-place fills, bernoulli, multinomial, dropout, nn.init, an nn.Module, an
+explicit generator, fork_rng, get/set_rng_state) runs under the mode in this
+process, and with plain torch in subprocesses with ATEN_CPU_CAPABILITY=avx2
+(torch's x86 normal kernel) and =default (its scalar kernel, what ARM runs):
+"torch-cpu-x86" equals the first bit for bit, "torch-cpu-scalar" the second,
+whichever kernel this process's torch would run, and so does the program on
+another device (the xdev PrivateUse1 test backend: filled on the host). The
+torch-cuda stream equals xrng.torch_cuda's values for the same calls.
+"""
+import os
+import pathlib
+import subprocess
+import sys
+import tempfile
+import warnings
+
+import pytest
+import torch
+import torch.nn.functional as F
+
+import xrng
+
+PROGRAM = r'''
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+
+def program(dev="cpu"):
+    out = []
+    torch.manual_seed(0)
+    out += [torch.randn(3, device=dev), torch.randn(16, device=dev), torch.randn(1000, device=dev),
+            torch.rand(7, device=dev), torch.rand(5, dtype=torch.float64, device=dev),
+            torch.randn(40, dtype=torch.float64, device=dev), torch.randn(21, dtype=torch.float16, device=dev),
+            torch.randn(5, 8, device=dev).t(),
+            torch.randint(0, 10, (20,), device=dev), torch.randint(-2 ** 40, 2 ** 40, (5,), device=dev),
+            torch.randint(3, 300, (9,), dtype=torch.int16, device=dev), torch.randperm(50, device=dev),
+            torch.empty(40, device=dev).normal_(1.0, 2.0), torch.empty(33, device=dev).uniform_(-1, 3),
+            torch.empty(20, device=dev).exponential_(0.5), torch.empty(6, 5, device=dev).t().normal_(),
+            torch.empty(12, device=dev).geometric_(0.3), torch.empty(12, device=dev).log_normal_(0.5, 0.25),
+            torch.empty(8, dtype=torch.int64, device=dev).random_(5, 17),
+            torch.bernoulli(torch.rand(30, device=dev)), torch.empty(25, device=dev).bernoulli_(0.3),
+            torch.multinomial(torch.tensor([0.1, 0.2, 0.7], device=dev), 10, replacement=True),
+            torch.multinomial(torch.rand(10, device=dev), 4), torch.multinomial(torch.rand(3, 6, device=dev), 1),
+            F.dropout(torch.ones(50, device=dev), 0.3), F.dropout(torch.ones(4, 6, device=dev), 0.5),
+            torch.normal(torch.zeros(10, device=dev), torch.ones(10, device=dev)),
+            torch.normal(2.0, torch.ones(7, device=dev)), torch.randn(3, 4, dtype=torch.complex64, device=dev)]
+    w = torch.empty(8, 6, device=dev)
+    nn.init.kaiming_uniform_(w, a=5 ** 0.5)
+    out.append(w.clone())
+    nn.init.xavier_normal_(w)
+    out.append(w.clone())
+    nn.init.trunc_normal_(w, std=0.02)
+    out.append(w.clone())
+    m = nn.Sequential(nn.Linear(10, 20), nn.ReLU(), nn.Dropout(0.2), nn.Linear(20, 3)).to(dev)
+    out += [p.detach().clone() for p in m.parameters()]
+    out.append(m(torch.randn(4, 10, device=dev)).detach())
+    g = torch.Generator().manual_seed(7)
+    out += [torch.randn(10, generator=g).to(dev), torch.randperm(12, generator=g).to(dev), g.get_state()]
+    with torch.random.fork_rng(devices=[]):
+        out.append(torch.randn(5, device=dev))
+    out.append(torch.randn(5, device=dev))
+    s = torch.get_rng_state()
+    a = torch.randn(20, device=dev)
+    torch.set_rng_state(s)
+    out += [a, torch.randn(20, device=dev)]
+    out.append(torch.get_rng_state())
+    return [t.cpu() for t in out]
+'''
+_NS: dict = {}
+exec(compile(PROGRAM, "PROGRAM", "exec"), _NS)
+program = _NS["program"]
+
+TORCH_SIDE = PROGRAM + r'''
+import sys
+torch.save(program(), sys.argv[1])
+'''
+
+
+def _torch_values(capability: str) -> list:
+    """PROGRAM's values from plain torch with ATEN_CPU_CAPABILITY=capability."""
+    with tempfile.TemporaryDirectory() as d:
+        path = str(pathlib.Path(d) / "v.pt")
+        r = subprocess.run([sys.executable, "-c", TORCH_SIDE, path], capture_output=True, text=True, timeout=300,
+                           env=dict(os.environ, ATEN_CPU_CAPABILITY=capability))
+        assert r.returncode == 0, r.stderr
+        return torch.load(path)
+
+
+_CACHE: dict = {}
+
+
+def torch_values(capability: str) -> list:
+    if capability not in _CACHE:
+        _CACHE[capability] = _torch_values(capability)
+    return _CACHE[capability]
+
+
+def _assert_equal(got, want, what):
+    assert len(got) == len(want)
+    for i, (a, b) in enumerate(zip(got, want)):
+        assert a.dtype == b.dtype and a.shape == b.shape, (what, i, a.dtype, b.dtype, a.shape, b.shape)
+        assert torch.equal(a.view(torch.uint8) if a.is_complex() else a, b.view(torch.uint8) if b.is_complex() else b), \
+            (what, i, a, b)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("stream,capability", [("torch-cpu-x86", "avx2"), ("torch-cpu-scalar", "default")])
+def test_an_unmodified_program_gives_torchs_cpu_values(stream, capability):
+    """PROGRAM under the mode equals plain torch on a CPU running that kernel,
+    bit for bit, torch's generator state afterwards included; nothing reported."""
+    with xrng.reproducible(stream=stream, strict=True) as m:
+        got = program()
+    assert m.reported == {}
+    _assert_equal(got, torch_values(capability), stream)
+
+
+@pytest.mark.slow
+def test_the_x86_stream_does_not_depend_on_the_hosts_kernel():
+    """The mode in a process whose torch runs the scalar kernel
+    (ATEN_CPU_CAPABILITY=default, as on ARM) still gives the x86 values."""
+    code = PROGRAM + r'''
+import sys, xrng
+with xrng.reproducible(stream="torch-cpu-x86", strict=True):
+    v = program()
+torch.save(v, sys.argv[1])
+'''
+    with tempfile.TemporaryDirectory() as d:
+        path = str(pathlib.Path(d) / "v.pt")
+        r = subprocess.run([sys.executable, "-c", code, path], capture_output=True, text=True, timeout=300,
+                           env=dict(os.environ, ATEN_CPU_CAPABILITY="default"))
+        assert r.returncode == 0, r.stderr
+        got = torch.load(path)
+    _assert_equal(got, torch_values("avx2"), "x86 under default")
+
+
+@pytest.mark.slow
+def test_another_device_gets_the_host_values(xdev):
+    """On the xdev PrivateUse1 backend the same program gives the CPU's
+    torch values: draws filled on the host from torch's CPU generator, its
+    dropout (native_dropout there) made as the CPU's composite makes it."""
+    with xrng.reproducible(stream="torch-cpu-x86", strict=True) as m:
+        got = program("xdev")
+    assert m.reported == {}
+    _assert_equal(got, torch_values("avx2"), "xdev")
+
+
+def test_the_state_is_torchs_generator():
+    """Seeds, fork_rng and set_rng_state are torch's own; a seed= seeds the
+    default CPU generator at entry; the generator ends where torch's would."""
+    torch.manual_seed(11)
+    want = [torch.randn(20), torch.randint(0, 5, (10,))]
+    state = torch.get_rng_state()
+    torch.manual_seed(123)  # replaced by seed=11 at entry
+    with xrng.reproducible(seed=11, stream="torch-cpu-x86", strict=True):
+        got = [torch.randn(20), torch.randint(0, 5, (10,))]
+    assert all(torch.equal(a, b) for a, b in zip(got, want))
+    assert torch.equal(torch.get_rng_state(), state)
+    with xrng.reproducible(stream="torch-cpu-x86", strict=True):  # no seed: continues the generator
+        x = torch.rand(9)
+    torch.set_rng_state(state)
+    assert torch.equal(x, xrng.rand(9, generator=xrng.torch_cpu(torch.default_generator)))
+
+
+def test_a_non_reproduced_op_is_reported_by_name_and_stream():
+    with xrng.reproducible(stream="torch-cpu-x86", strict=True):
+        with pytest.raises(xrng.NotReproducibleError, match=r"aten\.cauchy_ is not reproduced by the torch-cpu-x86 "
+                                                              r"stream"):
+            torch.empty(5).cauchy_()
+        with pytest.raises(xrng.NotReproducibleError, match=r"_standard_gamma.*torch-cpu-x86"):
+            torch._standard_gamma(torch.ones(3))
+    torch.manual_seed(2)
+    state = torch.get_rng_state()
+    want = torch.empty(5).cauchy_()
+    torch.set_rng_state(state)
+    with warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter("always")
+        with xrng.reproducible(stream="torch-cpu-scalar") as m:
+            got = torch.empty(5).cauchy_()  # torch's own kernel, on torch's generator
+    assert "aten.cauchy_" in m.reported and "torch-cpu-scalar" in m.reported["aten.cauchy_"]
+    assert any("cauchy_" in str(x.message) for x in w)
+    assert torch.equal(got, want)
+    with xrng.reproducible(stream="torch-cuda", sm_count=132, strict=True):
+        with pytest.raises(xrng.NotReproducibleError, match=r"bernoulli.*torch-cuda \(132 SMs x 2048 threads\)"):
+            torch.bernoulli(torch.rand(4))
+
+
+@pytest.mark.parametrize("sm_count", [40, 132])
+def test_torch_cuda_equals_xrng_torch_cuda(sm_count):
+    """Under stream="torch-cuda", CPU draws give xrng.torch_cuda's values (what
+    a GPU of that many SMs draws) for the same calls, the offset advancing
+    from one call to the next; manual_seed and fork_rng restart / restore it."""
+    x = torch.randn(1000)
+    with xrng.reproducible(stream="torch-cuda", sm_count=sm_count, strict=True) as m:
+        assert m.stream == f"torch-cuda:{sm_count}:2048"
+        torch.manual_seed(5)
+        got = [torch.randn(1000), torch.rand(300_000), torch.randint(0, 10, (50,)), torch.randperm(100),
+               torch.empty(20).exponential_(), torch.empty(64).bernoulli_(0.3), torch.randn(7, dtype=torch.float64),
+               torch.native_dropout(x, 0.3, True)[0], torch.empty(4, 5).t().uniform_(-1, 1)]
+        with torch.random.fork_rng(devices=[]):
+            a = torch.randn(10)
+        b = torch.randn(10)
+        torch.manual_seed(5)
+        again = torch.randn(1000)
+    g = xrng.torch_cuda(5, sm_count=sm_count)
+    want = [xrng.randn(1000, generator=g), xrng.rand(300_000, generator=g), xrng.randint(0, 10, (50,), generator=g),
+            xrng.randperm(100, generator=g), xrng.exponential_(torch.empty(20), generator=g),
+            xrng.bernoulli(64, p=0.3, generator=g, dtype=torch.float32), xrng.randn(7, generator=g, dtype=torch.float64),
+            xrng.dropout(x, 0.3, generator=g), xrng.uniform_(torch.empty(4, 5).t(), -1, 1, generator=g)]
+    for i, (u, v) in enumerate(zip(got, want)):
+        assert torch.equal(u, v), i
+    assert torch.equal(a, b) and torch.equal(a, xrng.randn(10, generator=g))
+    assert torch.equal(again, got[0])
+
+
+def test_stream_argument():
+    assert xrng.reproducible(stream="torch-cuda", profile="h100-sxm").stream == "torch-cuda:132:2048"
+    assert xrng.reproducible(stream="torch-cuda:58:1536").stream == "torch-cuda:58:1536"
+    assert xrng.reproducible(stream="torch-cpu-scalar").stream == "torch-cpu-scalar"
+    assert xrng.reproducible(stream=1).stream == 1
+    with pytest.raises(ValueError, match="stream must be"):
+        xrng.reproducible(stream="torch-gpu")
+    with pytest.raises(TypeError, match="go with stream='torch-cuda'"):
+        xrng.reproducible(stream="torch-cpu-x86", sm_count=3)
+    with pytest.raises(TypeError, match="sm_count"):
+        xrng.reproducible(stream="torch-cuda")
+    with xrng.reproducible(stream="torch-cpu-x86") as m:
+        with pytest.raises(RuntimeError, match="do not nest"):
+            with xrng.reproducible(stream=2):
+                pass
+        with pytest.raises(RuntimeError, match="no xrng position"):
+            m.global_position()
+        with xrng.reproducible(stream="torch-cpu-x86"):  # the same kind nests
+            torch.randn(3)
+
+
+def test_torch_cuda_with_a_generator_and_then_xrngs_stream():
+    """A torch.Generator under torch-cuda draws from (its seed, offset 0); a
+    later mode on xrng's streams does not take over its torch-cuda position."""
+    g = torch.Generator().manual_seed(3)
+    with xrng.reproducible(stream="torch-cuda", sm_count=40, strict=True):
+        a = torch.randn(5, generator=g)
+        b = torch.rand(6, generator=g)
+    tg = xrng.torch_cuda(3, sm_count=40)
+    assert torch.equal(a, xrng.randn(5, generator=tg)) and torch.equal(b, xrng.rand(6, generator=tg))
+    with xrng.reproducible(seed=0, strict=True):
+        c = torch.randn(5, generator=g)
+    assert torch.equal(c, xrng.randn(5, generator=xrng.reproducible.generator_for(3)))
+
+
+def _calls():
+    """Calls whose torch CPU values do not depend on the CPU's kernel, or
+    (normals) are x86's on an x86-64 host: this process's own torch is the
+    reference for "torch-cpu-x86" here."""
+    return [
+        lambda: torch.empty(40, dtype=torch.int8).random_(-3, None),   # random_(from), to = the dtype's max
+        lambda: torch.empty(40, dtype=torch.uint8).random_(7, None),
+        lambda: torch.empty(40, dtype=torch.float32).random_(-5, None),  # floats: to = 2^24
+        lambda: torch.empty(40, dtype=torch.float16).random_(2, None),
+        lambda: torch.empty(40, dtype=torch.bfloat16).random_(0, 100),
+        lambda: torch.empty(30, dtype=torch.int64).random_(2 ** 40),   # random_(to)
+        lambda: torch.empty(30, dtype=torch.float64).random_(-2 ** 52, 2 ** 52),
+        lambda: torch.randperm(300, dtype=torch.float32), lambda: torch.randperm(70, dtype=torch.int16),
+        lambda: torch.randperm(100, dtype=torch.int8), lambda: torch.randperm(700, dtype=torch.bfloat16),  # rounds
+        lambda: torch.bernoulli(torch.rand(20, dtype=torch.float64)),
+        lambda: torch.empty(4, 5, dtype=torch.float16).bernoulli_(torch.rand(5)),
+        lambda: torch.multinomial(torch.rand(2, 9), 20, replacement=True, out=torch.empty(0, dtype=torch.long)),
+        lambda: torch.multinomial(torch.rand(5, dtype=torch.float64), 5),
+        lambda: torch.normal(torch.ones(6, 3), 0.5), lambda: torch.normal(torch.ones(3), torch.ones(5, 1)),
+        lambda: torch.empty(3, 7, dtype=torch.complex128).uniform_(), lambda: torch.randn(9, dtype=torch.complex64),
+        lambda: torch.empty(6, 4, dtype=torch.float64).t().exponential_(2.0),
+        lambda: torch.empty(33, dtype=torch.bfloat16).log_normal_(), lambda: torch.empty(17).uniform_(2.0, 2.0),
+        lambda: torch.rand(0), lambda: torch.randn(15), lambda: torch.randn(2, 3, 4).permute(2, 0, 1).normal_(),
+        lambda: torch.dropout(torch.ones(3, 8), 0.25, True), lambda: torch.nn.functional.alpha_dropout(
+            torch.ones(40), 0.2, True), lambda: torch.nn.functional.dropout2d(torch.ones(2, 3, 4, 4), 0.5),
+        lambda: torch.nn.functional.scaled_dot_product_attention(*[torch.ones(1, 2, 4, 8)] * 3, dropout_p=0.3),
+    ]
+
+
+def test_a_sweep_of_calls_equals_this_hosts_torch():
+    torch.manual_seed(21)
+    want = [f() for f in _calls()] + [torch.get_rng_state()]
+    with xrng.reproducible(seed=21, stream="torch-cpu-x86", strict=True) as m:
+        got = [f() for f in _calls()] + [torch.get_rng_state()]
+    assert m.reported == {}
+    _assert_equal(got, want, "sweep")
+
+
+def test_torchs_errors_stay_torchs():
+    with xrng.reproducible(stream="torch-cpu-x86", strict=True):
+        with pytest.raises(RuntimeError, match="normal expects std >= 0.0"):
+            torch.empty(4).normal_(0, -1)
+        with pytest.raises(RuntimeError, match="random_ expects 'from' to be less than 'to'"):
+            torch.empty(4).random_(5, 2)
+        with pytest.raises(RuntimeError, match="n cannot be greater than 2049 for Half type"):
+            torch.randperm(3000, dtype=torch.float16)
+        with pytest.raises(RuntimeError, match="value cannot be converted to type int8_t without overflow"):
+            torch.randperm(300, dtype=torch.int8)
+        with pytest.raises(RuntimeError, match="cannot sample n_sample > prob_dist"):
+            torch.multinomial(torch.rand(3), 5)
+
+
+@pytest.mark.slow
+def test_compiled_code_draws_torchs_eager_values():
+    """Inside torch.compile (Inductor's fallback_random under the mode) the
+    torch-cpu stream gives torch's eager values and generator state."""
+    def f(x):
+        return x * torch.randn(16) + F.dropout(x, 0.5) + torch.rand_like(x)
+    x = torch.ones(16)
+    with xrng.reproducible(stream="torch-cpu-x86", strict=True) as m:
+        torch.manual_seed(0)
+        a = torch.compile(f)(x)
+        sa = torch.get_rng_state()
+    torch.manual_seed(0)
+    b = f(x)
+    assert m.reported == {} and torch.equal(a, b) and torch.equal(sa, torch.get_rng_state())
