@@ -2,6 +2,8 @@
 // element functions of rng/multinomial.h, rows (with replacement: samples)
 // split across threads. Values never depend on the split.
 #include <algorithm>
+#include <cstring>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -94,9 +96,17 @@ struct GuideTable {
     inv = static_cast<double>(m) / total;
     const double step = total / static_cast<double>(m);
     uint64_t i = 0;
+    // g[j]: the first i >= g[j - 1] with x < c[i], or k - 1; a walk where the
+    // buckets are about as many as the categories, a binary search (the same
+    // index: c is non-decreasing) where they are much fewer (k = 10^5 with
+    // 2000 buckets: 17 steps a bucket instead of 50).
+    const bool search = k > 8 * m;
     for (uint64_t j = 0; j < m; ++j) {
       const double x = static_cast<double>(j) * step;
-      while (i < k - 1 && !(x < c[i])) ++i;
+      if (search)
+        i = categorical::first_above(c, x, i, k - 1);
+      else
+        while (i < k - 1 && !(x < c[i])) ++i;
       g[j] = i;
     }
     g[m] = k - 1;
@@ -113,6 +123,79 @@ struct GuideTable {
     return static_cast<int64_t>(i);
   }
 };
+
+// Rows of many categories for their samples (k >= kOnePassRatio ns, as
+// k = 10^5 categories with 1000 samples): one pass over the weights instead
+// of two (check_rows', then cumulative_rows'), the weights' reads being most
+// of the time there. check_rows' sum of a row is its cumulative sum at scale
+// 1 (x * 1.0 = x exactly: the very chain of categorical::cumulative), so the
+// pass keeps those sums as the row's c and samples a good row at once into
+// `tmp`; a row check_rows would hand to check_row (a bad value, a zero,
+// infinite or tiny sum) is handed to it here too, and a tiny row's scaled
+// sums recomputed by categorical::cumulative. The caller copies tmp to the
+// output only after every row passed (nothing is written before the checks).
+// The same sums, totals and words as the two passes: the same samples.
+constexpr uint64_t kOnePassRatio = 8;
+// Rows [b, e) in one pass (above): statuses, scales and totals as check_rows
+// gives them, and each good row's samples at tmp + r ns.
+void one_pass_rows(const double* weights, uint64_t k, uint64_t ns, uint64_t b, uint64_t e, const Key& key,
+                   uint64_t offset, const FillOptions& one, double* scale, double* total,
+                   categorical::RowStatus* status, int64_t* tmp) {
+  const Plan bits = make_plan(Dist::bits, DType::u32, DrawParams{});
+  constexpr uint64_t kTile = 1024;  // samples per tile of words
+  uint32_t w[2 * kTile];
+  std::vector<double> c(kRowsTogether * k);
+  GuideTable guide;
+  const bool use_count = k <= kCountMaxK;
+  const bool use_guide = !use_count && ns >= kGuideMinSamples;
+  for (uint64_t r = b; r < e; r += kRowsTogether) {
+    const uint64_t n = std::min(kRowsTogether, e - r);
+    double s[kRowsTogether] = {};
+    bool bad[kRowsTogether] = {};
+    const double* wr[kRowsTogether] = {};
+    for (uint64_t j = 0; j < n; ++j) wr[j] = weights + (r + j) * k;
+    if (n == kRowsTogether) {  // the chains of check_rows, interleaved, each sum kept
+      for (uint64_t i = 0; i < k; ++i)
+        for (uint64_t j = 0; j < kRowsTogether; ++j) {
+          const double x = wr[j][i];
+          bad[j] |= !(x >= 0.0) || x > 1.7976931348623157e308;
+          s[j] = s[j] + x;
+          c[j * k + i] = s[j];
+        }
+    } else {
+      for (uint64_t j = 0; j < n; ++j)
+        for (uint64_t i = 0; i < k; ++i) {
+          const double x = wr[j][i];
+          bad[j] |= !(x >= 0.0) || x > 1.7976931348623157e308;
+          s[j] = s[j] + x;
+          c[j * k + i] = s[j];
+        }
+    }
+    for (uint64_t j = 0; j < n; ++j) {
+      const uint64_t row = r + j;
+      double* cr = c.data() + j * k;
+      if (bad[j] || s[j] == 0.0 || s[j] > 1.7976931348623157e308 || s[j] < categorical::kTinyTotal) {
+        status[row] = categorical::check_row(wr[j], k, &scale[row], &total[row]);
+        if (status[row] != categorical::RowStatus::ok) continue;
+        categorical::cumulative(wr[j], k, scale[row], cr);  // a tiny row, scaled
+      } else {
+        status[row] = categorical::RowStatus::ok;
+        scale[row] = 1.0;
+        total[row] = s[j];
+      }
+      if (use_guide) guide.build(cr, k, total[row], ns);
+      for (uint64_t t = 0; t < ns; t += kTile) {
+        const uint64_t m = std::min(kTile, ns - t);
+        fill(bits, key, offset + categorical::kWordsWith * (row * ns + t), 0, 2 * m, w, one);
+        int64_t* o = tmp + row * ns + t;
+        for (uint64_t i = 0; i < m; ++i)
+          o[i] = use_count   ? sample_count(cr, k, total[row], w[2 * i], w[2 * i + 1])
+                 : use_guide ? guide.sample(cr, k, total[row], w[2 * i], w[2 * i + 1])
+                             : categorical::sample_with(cr, k, total[row], w[2 * i], w[2 * i + 1]);
+      }
+    }
+  }
+}
 
 // A category of the race as its index and its key E / w rounded once (q), for
 // a quick decision: if both keys are normal doubles in [2^-1000, 2^1000] (so
@@ -206,20 +289,47 @@ void multinomial(const double* weights, uint64_t rows, uint64_t k, uint64_t num_
   if (weights == nullptr || out == nullptr) throw Error("multinomial: null buffer");
   // Every row is checked before anything is written (rows split across
   // threads; the first failing row is reported, as a sequential check would).
-  std::vector<double> scale(rows), total(rows);
-  std::vector<categorical::RowStatus> status(rows);
-  detail::parallel_ranges(rows, opt.threads, 1, [&](uint64_t b, uint64_t e) {
-    check_rows(weights, k, b, e, scale.data(), total.data(), status.data());
-  });
-  for (uint64_t r = 0; r < rows; ++r)
-    if (status[r] != categorical::RowStatus::ok) throw Error(multinomial_row_error(status[r], r));
   // The words come from fill's bits row on opt.backend; its backend check
-  // (Backend::simd without a vector ISA) here, in the calling thread.
+  // (Backend::simd without a vector ISA) is raised after the rows' errors.
   const Plan bits = make_plan(Dist::bits, DType::u32, DrawParams{});
   const FillOptions one{opt.backend, 1};
-  {
+  bool backend_ok = true;
+  try {
     uint32_t probe_word;
     fill(bits, key, offset, 0, 1, &probe_word, one);
+  } catch (const Error&) {
+    backend_ok = false;
+  }
+  // Rows are split across threads by their weights (rows * k of them, whole
+  // rows per thread): a few rows of many categories still use every thread.
+  const bool by_weights = rows <= UINT64_MAX / k;
+  auto rows_parallel = [&](auto body) {
+    if (by_weights)
+      detail::parallel_ranges(rows * k, opt.threads, k, [&](uint64_t b, uint64_t e) { body(b / k, e / k); });
+    else
+      detail::parallel_ranges(rows, opt.threads, 1, body);
+  };
+  std::vector<double> scale(rows), total(rows);
+  std::vector<categorical::RowStatus> status(rows);
+  const bool one_pass = replacement && backend_ok && k / kOnePassRatio >= num_samples;
+  std::unique_ptr<int64_t[]> tmp(one_pass ? new int64_t[rows * num_samples] : nullptr);
+  if (one_pass) {
+    rows_parallel([&](uint64_t b, uint64_t e) {
+      one_pass_rows(weights, k, num_samples, b, e, key, offset, one, scale.data(), total.data(), status.data(),
+                    tmp.get());
+    });
+  } else {
+    rows_parallel([&](uint64_t b, uint64_t e) { check_rows(weights, k, b, e, scale.data(), total.data(), status.data()); });
+  }
+  for (uint64_t r = 0; r < rows; ++r)
+    if (status[r] != categorical::RowStatus::ok) throw Error(multinomial_row_error(status[r], r));
+  if (!backend_ok) {
+    uint32_t probe_word;
+    fill(bits, key, offset, 0, 1, &probe_word, one);  // throws the backend's error
+  }
+  if (one_pass) {
+    std::memcpy(out, tmp.get(), rows * num_samples * sizeof(int64_t));
+    return;
   }
   const Stream st = key.stream();
   if (replacement) {
@@ -263,7 +373,7 @@ void multinomial(const double* weights, uint64_t rows, uint64_t k, uint64_t num_
   // without replacement: per row, the race entries of its k categories, then
   // the num_samples first in the exact order (a strict total order, so any
   // selection algorithm gives the same result; the CUDA kernel inserts).
-  detail::parallel_ranges(rows, opt.threads, 1, [&](uint64_t b, uint64_t e) {
+  rows_parallel([&](uint64_t b, uint64_t e) {
     constexpr uint64_t kTile = 1024;  // categories per tile of words (the vector Philox's)
     // rows' categories are consecutive in the stream: small rows are taken
     // rb at a time (their race times in one pass)
