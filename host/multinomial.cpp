@@ -96,17 +96,9 @@ struct GuideTable {
     inv = static_cast<double>(m) / total;
     const double step = total / static_cast<double>(m);
     uint64_t i = 0;
-    // g[j]: the first i >= g[j - 1] with x < c[i], or k - 1; a walk where the
-    // buckets are about as many as the categories, a binary search (the same
-    // index: c is non-decreasing) where they are much fewer (k = 10^5 with
-    // 2000 buckets: 17 steps a bucket instead of 50).
-    const bool search = k > 8 * m;
     for (uint64_t j = 0; j < m; ++j) {
       const double x = static_cast<double>(j) * step;
-      if (search)
-        i = categorical::first_above(c, x, i, k - 1);
-      else
-        while (i < k - 1 && !(x < c[i])) ++i;
+      while (i < k - 1 && !(x < c[i])) ++i;
       g[j] = i;
     }
     g[m] = k - 1;
