@@ -102,14 +102,35 @@ struct GuideTable {
       g[j] = i;
     }
     g[m] = k - 1;
+    span = 0;
   }
+  // Rows of many categories per bucket (the one pass, k >= 64 ns): bucket j
+  // holds the first index of the block of kCoarse sums where a walk over the
+  // blocks' last sums stops, about k / kCoarse steps instead of k; a sample
+  // searches that block through the next bucket's (span = kCoarse - 1 more).
+  static constexpr uint64_t kCoarse = 64;
+  void build_coarse(const double* c, uint64_t k, double total, uint64_t ns) {
+    const uint64_t m = std::max<uint64_t>(1, std::min<uint64_t>({k, 2 * ns, uint64_t{1} << 20}));
+    g.resize(m + 1);
+    inv = static_cast<double>(m) / total;
+    const double step = total / static_cast<double>(m);
+    uint64_t t = 0;  // the block [t, t + kCoarse) (its last index capped at k - 1)
+    for (uint64_t j = 0; j < m; ++j) {
+      const double x = static_cast<double>(j) * step;
+      while (t + kCoarse < k && !(x < c[t + kCoarse - 1])) t += kCoarse;
+      g[j] = t;
+    }
+    g[m] = k - 1;
+    span = kCoarse - 1;
+  }
+  uint64_t span = 0;
   int64_t sample(const double* c, uint64_t k, double total, uint32_t w0, uint32_t w1) const {
     const double x = categorical::unit52(w0, w1) * total;  // sample_with's x
     const double jd = x * inv;
     const uint64_t m = g.size() - 1;
     const uint64_t j = jd < static_cast<double>(m) ? static_cast<uint64_t>(jd) : m - 1;
     // the bucket's range may miss the answer by rounding of x * inv: the walks below settle it
-    uint64_t i = categorical::first_above(c, x, g[j], std::max(g[j], g[j + 1]));
+    uint64_t i = categorical::first_above(c, x, g[j], std::min(k - 1, std::max(g[j], g[j + 1]) + span));
     while (i > 0 && x < c[i - 1]) --i;
     while (i < k - 1 && !(x < c[i])) ++i;
     return static_cast<int64_t>(i);
@@ -175,7 +196,12 @@ void one_pass_rows(const double* weights, uint64_t k, uint64_t ns, uint64_t b, u
         scale[row] = 1.0;
         total[row] = s[j];
       }
-      if (use_guide) guide.build(cr, k, total[row], ns);
+      if (use_guide) {
+        if (k / GuideTable::kCoarse >= ns)
+          guide.build_coarse(cr, k, total[row], ns);
+        else
+          guide.build(cr, k, total[row], ns);
+      }
       for (uint64_t t = 0; t < ns; t += kTile) {
         const uint64_t m = std::min(kTile, ns - t);
         fill(bits, key, offset + categorical::kWordsWith * (row * ns + t), 0, 2 * m, w, one);
