@@ -124,16 +124,27 @@ struct GuideTable {
     span = kCoarse - 1;
   }
   uint64_t span = 0;
-  int64_t sample(const double* c, uint64_t k, double total, uint32_t w0, uint32_t w1) const {
-    const double x = categorical::unit52(w0, w1) * total;  // sample_with's x
+  // The index range [*lo, *hi] of the bucket of x (sample_with's x).
+  void range(double x, uint64_t k, uint64_t* lo, uint64_t* hi) const {
     const double jd = x * inv;
     const uint64_t m = g.size() - 1;
     const uint64_t j = jd < static_cast<double>(m) ? static_cast<uint64_t>(jd) : m - 1;
-    // the bucket's range may miss the answer by rounding of x * inv: the walks below settle it
-    uint64_t i = categorical::first_above(c, x, g[j], std::min(k - 1, std::max(g[j], g[j + 1]) + span));
+    *lo = g[j];
+    *hi = std::min(k - 1, std::max(g[j], g[j + 1]) + span);
+  }
+  // The first i with x < c[i] (or k - 1), searched in [lo, hi]: the bucket's
+  // range may miss the answer by rounding of x * inv; the walks settle it.
+  static int64_t settle(const double* c, uint64_t k, double x, uint64_t lo, uint64_t hi) {
+    uint64_t i = categorical::first_above(c, x, lo, hi);
     while (i > 0 && x < c[i - 1]) --i;
     while (i < k - 1 && !(x < c[i])) ++i;
     return static_cast<int64_t>(i);
+  }
+  int64_t sample(const double* c, uint64_t k, double total, uint32_t w0, uint32_t w1) const {
+    const double x = categorical::unit52(w0, w1) * total;  // sample_with's x
+    uint64_t lo, hi;
+    range(x, k, &lo, &hi);
+    return settle(c, k, x, lo, hi);
   }
 };
 
@@ -157,6 +168,8 @@ void one_pass_rows(const double* weights, uint64_t k, uint64_t ns, uint64_t b, u
   const Plan bits = make_plan(Dist::bits, DType::u32, DrawParams{});
   constexpr uint64_t kTile = 1024;  // samples per tile of words
   uint32_t w[2 * kTile];
+  double xs[kTile];
+  uint64_t lo[kTile], hi[kTile];
   std::vector<double> c(kRowsTogether * k);
   GuideTable guide;
   const bool use_count = k <= kCountMaxK;
@@ -206,6 +219,27 @@ void one_pass_rows(const double* weights, uint64_t k, uint64_t ns, uint64_t b, u
         const uint64_t m = std::min(kTile, ns - t);
         fill(bits, key, offset + categorical::kWordsWith * (row * ns + t), 0, 2 * m, w, one);
         int64_t* o = tmp + row * ns + t;
+        if (use_guide && guide.span != 0) {
+          // The coarse table: the sums of a row this long are out of the near
+          // caches, and a search is a chain of loads. Each sample's x and
+          // range first, then the searches, with the range of the sample
+          // kAhead later fetched meanwhile (prefetches: the same loads).
+          constexpr uint64_t kAhead = 16;
+          for (uint64_t i = 0; i < m; ++i) {
+            xs[i] = categorical::unit52(w[2 * i], w[2 * i + 1]) * total[row];  // sample_with's x
+            guide.range(xs[i], k, &lo[i], &hi[i]);
+          }
+          auto fetch = [&](uint64_t i) {
+            for (uint64_t a = lo[i]; a <= hi[i]; a += 8) __builtin_prefetch(cr + a);
+            __builtin_prefetch(cr + hi[i]);
+          };
+          for (uint64_t i = 0; i < std::min(kAhead, m); ++i) fetch(i);
+          for (uint64_t i = 0; i < m; ++i) {
+            if (i + kAhead < m) fetch(i + kAhead);
+            o[i] = GuideTable::settle(cr, k, xs[i], lo[i], hi[i]);
+          }
+          continue;
+        }
         for (uint64_t i = 0; i < m; ++i)
           o[i] = use_count   ? sample_count(cr, k, total[row], w[2 * i], w[2 * i + 1])
                  : use_guide ? guide.sample(cr, k, total[row], w[2 * i], w[2 * i + 1])
