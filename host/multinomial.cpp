@@ -176,15 +176,17 @@ void one_pass_rows(const double* weights, uint64_t k, uint64_t ns, uint64_t b, u
   const bool use_guide = !use_count && ns >= kGuideMinSamples;
   for (uint64_t r = b; r < e; r += kRowsTogether) {
     const uint64_t n = std::min(kRowsTogether, e - r);
-    double s[kRowsTogether] = {};
-    bool bad[kRowsTogether] = {};
+    // per row: the sum and the smallest weight (a NaN leaves the minimum as
+    // it is but makes the sum NaN; an infinity makes it infinite or NaN)
+    double s[kRowsTogether] = {}, lo_w[kRowsTogether];
+    for (uint64_t j = 0; j < kRowsTogether; ++j) lo_w[j] = 0.0;
     const double* wr[kRowsTogether] = {};
     for (uint64_t j = 0; j < n; ++j) wr[j] = weights + (r + j) * k;
     if (n == kRowsTogether) {  // the chains of check_rows, interleaved, each sum kept
       for (uint64_t i = 0; i < k; ++i)
         for (uint64_t j = 0; j < kRowsTogether; ++j) {
           const double x = wr[j][i];
-          bad[j] |= !(x >= 0.0) || x > 1.7976931348623157e308;
+          lo_w[j] = x < lo_w[j] ? x : lo_w[j];
           s[j] = s[j] + x;
           c[j * k + i] = s[j];
         }
@@ -192,7 +194,7 @@ void one_pass_rows(const double* weights, uint64_t k, uint64_t ns, uint64_t b, u
       for (uint64_t j = 0; j < n; ++j)
         for (uint64_t i = 0; i < k; ++i) {
           const double x = wr[j][i];
-          bad[j] |= !(x >= 0.0) || x > 1.7976931348623157e308;
+          lo_w[j] = x < lo_w[j] ? x : lo_w[j];
           s[j] = s[j] + x;
           c[j * k + i] = s[j];
         }
@@ -200,7 +202,9 @@ void one_pass_rows(const double* weights, uint64_t k, uint64_t ns, uint64_t b, u
     for (uint64_t j = 0; j < n; ++j) {
       const uint64_t row = r + j;
       double* cr = c.data() + j * k;
-      if (bad[j] || s[j] == 0.0 || s[j] > 1.7976931348623157e308 || s[j] < categorical::kTinyTotal) {
+      // check_row's own checks where a weight is negative, NaN or infinite
+      // (the sum then NaN or infinite) or the sum zero, infinite or tiny
+      if (!(lo_w[j] >= 0.0) || !(s[j] >= categorical::kTinyTotal && s[j] <= 1.7976931348623157e308)) {
         status[row] = categorical::check_row(wr[j], k, &scale[row], &total[row]);
         if (status[row] != categorical::RowStatus::ok) continue;
         categorical::cumulative(wr[j], k, scale[row], cr);  // a tiny row, scaled
