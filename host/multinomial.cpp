@@ -72,8 +72,14 @@ void cumulative_rows(const double* weights, uint64_t k, uint64_t b, uint64_t e, 
 constexpr uint64_t kCountMaxK = 32;
 int64_t sample_count(const double* c, uint64_t k, double total, uint32_t w0, uint32_t w1) {
   const double x = categorical::unit52(w0, w1) * total;  // sample_with's x
+  // four sums a step (a one-sum loop ran at the speed of where the linker
+  // happened to place it: 6.2 or 8.0 ns a sample at k = 10)
   int64_t n = 0;
-  for (uint64_t j = 0; j + 1 < k; ++j) n += c[j] <= x ? 1 : 0;
+  uint64_t j = 0;
+  for (; j + 4 < k; j += 4)
+    n += static_cast<int64_t>(c[j] <= x) + static_cast<int64_t>(c[j + 1] <= x) + static_cast<int64_t>(c[j + 2] <= x) +
+         static_cast<int64_t>(c[j + 3] <= x);
+  for (; j + 1 < k; ++j) n += c[j] <= x ? 1 : 0;
   return n;
 }
 
