@@ -231,8 +231,9 @@ TEST_CASE("multinomial: with replacement, rows of many categories for their samp
   // its weights (host/multinomial.cpp, one_pass_rows). Every sample is still
   // sample_with's category of the row's cumulative sums; rows in groups of 4
   // and a tail, tiny (scaled) and zero-laden rows, any thread count; an error
-  // in any row writes nothing.
-  const uint64_t rows = 7, k = 2000;
+  // in any row writes nothing. (rows x k = 84000 weights: the host splits
+  // them across two threads, whole rows each.)
+  const uint64_t rows = 7, k = 12000;
   std::vector<double> w = some_weights(rows * k, 11);
   for (uint64_t i = 0; i < k; ++i) {
     w[1 * k + i] *= 0x1p-1000;                       // tiny: scaled by 2^1000
@@ -240,7 +241,7 @@ TEST_CASE("multinomial: with replacement, rows of many categories for their samp
     w[6 * k + i] *= 0x1p-1020;                      // tiny, in the tail
   }
   const Stream st = Key(4, 4).stream();
-  for (uint64_t ns : {1ull, 15ull, 16ull, 250ull}) {
+  for (uint64_t ns : {1ull, 15ull, 16ull, 250ull, 1500ull}) {  // 16: coarse guide table; 250, 1500 (k = 8 ns): plain
     CAPTURE(ns);
     const auto out = draw(w, rows, k, ns, true, Key(4, 4), 9);
     bool all = true;
