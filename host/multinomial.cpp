@@ -2,6 +2,8 @@
 // element functions of rng/multinomial.h, rows (with replacement: samples)
 // split across threads. Values never depend on the split.
 #include <algorithm>
+#include <cstring>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -70,8 +72,14 @@ void cumulative_rows(const double* weights, uint64_t k, uint64_t b, uint64_t e, 
 constexpr uint64_t kCountMaxK = 32;
 int64_t sample_count(const double* c, uint64_t k, double total, uint32_t w0, uint32_t w1) {
   const double x = categorical::unit52(w0, w1) * total;  // sample_with's x
+  // four sums a step (a one-sum loop ran at the speed of where the linker
+  // happened to place it: 6.2 or 8.0 ns a sample at k = 10)
   int64_t n = 0;
-  for (uint64_t j = 0; j + 1 < k; ++j) n += c[j] <= x ? 1 : 0;
+  uint64_t j = 0;
+  for (; j + 4 < k; j += 4)
+    n += static_cast<int64_t>(c[j] <= x) + static_cast<int64_t>(c[j + 1] <= x) + static_cast<int64_t>(c[j + 2] <= x) +
+         static_cast<int64_t>(c[j + 3] <= x);
+  for (; j + 1 < k; ++j) n += c[j] <= x ? 1 : 0;
   return n;
 }
 
@@ -100,19 +108,156 @@ struct GuideTable {
       g[j] = i;
     }
     g[m] = k - 1;
+    span = 0;
   }
-  int64_t sample(const double* c, uint64_t k, double total, uint32_t w0, uint32_t w1) const {
-    const double x = categorical::unit52(w0, w1) * total;  // sample_with's x
+  // Rows of many categories per bucket (the one pass, k >= 64 ns): bucket j
+  // holds the first index of the block of kCoarse sums where a walk over the
+  // blocks' last sums stops, about k / kCoarse steps instead of k; a sample
+  // searches that block through the next bucket's (span = kCoarse - 1 more).
+  static constexpr uint64_t kCoarse = 64;
+  void build_coarse(const double* c, uint64_t k, double total, uint64_t ns) {
+    const uint64_t m = std::max<uint64_t>(1, std::min<uint64_t>({k, 2 * ns, uint64_t{1} << 20}));
+    g.resize(m + 1);
+    inv = static_cast<double>(m) / total;
+    const double step = total / static_cast<double>(m);
+    uint64_t t = 0;  // the block [t, t + kCoarse) (its last index capped at k - 1)
+    for (uint64_t j = 0; j < m; ++j) {
+      const double x = static_cast<double>(j) * step;
+      while (t + kCoarse < k && !(x < c[t + kCoarse - 1])) t += kCoarse;
+      g[j] = t;
+    }
+    g[m] = k - 1;
+    span = kCoarse - 1;
+  }
+  uint64_t span = 0;
+  // The index range [*lo, *hi] of the bucket of x (sample_with's x).
+  void range(double x, uint64_t k, uint64_t* lo, uint64_t* hi) const {
     const double jd = x * inv;
     const uint64_t m = g.size() - 1;
     const uint64_t j = jd < static_cast<double>(m) ? static_cast<uint64_t>(jd) : m - 1;
-    // the bucket's range may miss the answer by rounding of x * inv: the walks below settle it
-    uint64_t i = categorical::first_above(c, x, g[j], std::max(g[j], g[j + 1]));
+    *lo = g[j];
+    *hi = std::min(k - 1, std::max(g[j], g[j + 1]) + span);
+  }
+  // The first i with x < c[i] (or k - 1), searched in [lo, hi]: the bucket's
+  // range may miss the answer by rounding of x * inv; the walks settle it.
+  static int64_t settle(const double* c, uint64_t k, double x, uint64_t lo, uint64_t hi) {
+    uint64_t i = categorical::first_above(c, x, lo, hi);
     while (i > 0 && x < c[i - 1]) --i;
     while (i < k - 1 && !(x < c[i])) ++i;
     return static_cast<int64_t>(i);
   }
+  int64_t sample(const double* c, uint64_t k, double total, uint32_t w0, uint32_t w1) const {
+    const double x = categorical::unit52(w0, w1) * total;  // sample_with's x
+    uint64_t lo, hi;
+    range(x, k, &lo, &hi);
+    return settle(c, k, x, lo, hi);
+  }
 };
+
+// Rows of many categories for their samples (k >= kOnePassRatio ns, as
+// k = 10^5 categories with 1000 samples): one pass over the weights instead
+// of two (check_rows', then cumulative_rows'), the weights' reads being most
+// of the time there. check_rows' sum of a row is its cumulative sum at scale
+// 1 (x * 1.0 = x exactly: the very chain of categorical::cumulative), so the
+// pass keeps those sums as the row's c and samples a good row at once into
+// `tmp`; a row check_rows would hand to check_row (a bad value, a zero,
+// infinite or tiny sum) is handed to it here too, and a tiny row's scaled
+// sums recomputed by categorical::cumulative. The caller copies tmp to the
+// output only after every row passed (nothing is written before the checks).
+// The same sums, totals and words as the two passes: the same samples.
+constexpr uint64_t kOnePassRatio = 8;
+// Rows [b, e) in one pass (above): statuses, scales and totals as check_rows
+// gives them, and each good row's samples at tmp + r ns.
+void one_pass_rows(const double* weights, uint64_t k, uint64_t ns, uint64_t b, uint64_t e, const Key& key,
+                   uint64_t offset, const FillOptions& one, double* scale, double* total,
+                   categorical::RowStatus* status, int64_t* tmp) {
+  const Plan bits = make_plan(Dist::bits, DType::u32, DrawParams{});
+  constexpr uint64_t kTile = 1024;  // samples per tile of words
+  uint32_t w[2 * kTile];
+  double xs[kTile];
+  uint64_t lo[kTile], hi[kTile];
+  std::vector<double> c(kRowsTogether * k);
+  GuideTable guide;
+  const bool use_count = k <= kCountMaxK;
+  const bool use_guide = !use_count && ns >= kGuideMinSamples;
+  for (uint64_t r = b; r < e; r += kRowsTogether) {
+    const uint64_t n = std::min(kRowsTogether, e - r);
+    // per row: the sum and the smallest weight (a NaN leaves the minimum as
+    // it is but makes the sum NaN; an infinity makes it infinite or NaN)
+    double s[kRowsTogether] = {}, lo_w[kRowsTogether];
+    for (uint64_t j = 0; j < kRowsTogether; ++j) lo_w[j] = 0.0;
+    const double* wr[kRowsTogether] = {};
+    for (uint64_t j = 0; j < n; ++j) wr[j] = weights + (r + j) * k;
+    if (n == kRowsTogether) {  // the chains of check_rows, interleaved, each sum kept
+      for (uint64_t i = 0; i < k; ++i)
+        for (uint64_t j = 0; j < kRowsTogether; ++j) {
+          const double x = wr[j][i];
+          lo_w[j] = x < lo_w[j] ? x : lo_w[j];
+          s[j] = s[j] + x;
+          c[j * k + i] = s[j];
+        }
+    } else {
+      for (uint64_t j = 0; j < n; ++j)
+        for (uint64_t i = 0; i < k; ++i) {
+          const double x = wr[j][i];
+          lo_w[j] = x < lo_w[j] ? x : lo_w[j];
+          s[j] = s[j] + x;
+          c[j * k + i] = s[j];
+        }
+    }
+    for (uint64_t j = 0; j < n; ++j) {
+      const uint64_t row = r + j;
+      double* cr = c.data() + j * k;
+      // check_row's own checks where a weight is negative, NaN or infinite
+      // (the sum then NaN or infinite) or the sum zero, infinite or tiny
+      if (!(lo_w[j] >= 0.0) || !(s[j] >= categorical::kTinyTotal && s[j] <= 1.7976931348623157e308)) {
+        status[row] = categorical::check_row(wr[j], k, &scale[row], &total[row]);
+        if (status[row] != categorical::RowStatus::ok) continue;
+        categorical::cumulative(wr[j], k, scale[row], cr);  // a tiny row, scaled
+      } else {
+        status[row] = categorical::RowStatus::ok;
+        scale[row] = 1.0;
+        total[row] = s[j];
+      }
+      if (use_guide) {
+        if (k / GuideTable::kCoarse >= ns)
+          guide.build_coarse(cr, k, total[row], ns);
+        else
+          guide.build(cr, k, total[row], ns);
+      }
+      for (uint64_t t = 0; t < ns; t += kTile) {
+        const uint64_t m = std::min(kTile, ns - t);
+        fill(bits, key, offset + categorical::kWordsWith * (row * ns + t), 0, 2 * m, w, one);
+        int64_t* o = tmp + row * ns + t;
+        if (use_guide && guide.span != 0) {
+          // The coarse table: the sums of a row this long are out of the near
+          // caches, and a search is a chain of loads. Each sample's x and
+          // range first, then the searches, with the range of the sample
+          // kAhead later fetched meanwhile (prefetches: the same loads).
+          constexpr uint64_t kAhead = 16;
+          for (uint64_t i = 0; i < m; ++i) {
+            xs[i] = categorical::unit52(w[2 * i], w[2 * i + 1]) * total[row];  // sample_with's x
+            guide.range(xs[i], k, &lo[i], &hi[i]);
+          }
+          auto fetch = [&](uint64_t i) {
+            for (uint64_t a = lo[i]; a <= hi[i]; a += 8) __builtin_prefetch(cr + a);
+            __builtin_prefetch(cr + hi[i]);
+          };
+          for (uint64_t i = 0; i < std::min(kAhead, m); ++i) fetch(i);
+          for (uint64_t i = 0; i < m; ++i) {
+            if (i + kAhead < m) fetch(i + kAhead);
+            o[i] = GuideTable::settle(cr, k, xs[i], lo[i], hi[i]);
+          }
+          continue;
+        }
+        for (uint64_t i = 0; i < m; ++i)
+          o[i] = use_count   ? sample_count(cr, k, total[row], w[2 * i], w[2 * i + 1])
+                 : use_guide ? guide.sample(cr, k, total[row], w[2 * i], w[2 * i + 1])
+                             : categorical::sample_with(cr, k, total[row], w[2 * i], w[2 * i + 1]);
+      }
+    }
+  }
+}
 
 // A category of the race as its index and its key E / w rounded once (q), for
 // a quick decision: if both keys are normal doubles in [2^-1000, 2^1000] (so
@@ -206,20 +351,47 @@ void multinomial(const double* weights, uint64_t rows, uint64_t k, uint64_t num_
   if (weights == nullptr || out == nullptr) throw Error("multinomial: null buffer");
   // Every row is checked before anything is written (rows split across
   // threads; the first failing row is reported, as a sequential check would).
-  std::vector<double> scale(rows), total(rows);
-  std::vector<categorical::RowStatus> status(rows);
-  detail::parallel_ranges(rows, opt.threads, 1, [&](uint64_t b, uint64_t e) {
-    check_rows(weights, k, b, e, scale.data(), total.data(), status.data());
-  });
-  for (uint64_t r = 0; r < rows; ++r)
-    if (status[r] != categorical::RowStatus::ok) throw Error(multinomial_row_error(status[r], r));
   // The words come from fill's bits row on opt.backend; its backend check
-  // (Backend::simd without a vector ISA) here, in the calling thread.
+  // (Backend::simd without a vector ISA) is raised after the rows' errors.
   const Plan bits = make_plan(Dist::bits, DType::u32, DrawParams{});
   const FillOptions one{opt.backend, 1};
-  {
+  bool backend_ok = true;
+  try {
     uint32_t probe_word;
     fill(bits, key, offset, 0, 1, &probe_word, one);
+  } catch (const Error&) {
+    backend_ok = false;
+  }
+  // Rows are split across threads by their weights (rows * k of them, whole
+  // rows per thread): a few rows of many categories still use every thread.
+  const bool by_weights = rows <= UINT64_MAX / k;
+  auto rows_parallel = [&](auto body) {
+    if (by_weights)
+      detail::parallel_ranges(rows * k, opt.threads, k, [&](uint64_t b, uint64_t e) { body(b / k, e / k); });
+    else
+      detail::parallel_ranges(rows, opt.threads, 1, body);
+  };
+  std::vector<double> scale(rows), total(rows);
+  std::vector<categorical::RowStatus> status(rows);
+  const bool one_pass = replacement && backend_ok && k / kOnePassRatio >= num_samples;
+  std::unique_ptr<int64_t[]> tmp(one_pass ? new int64_t[rows * num_samples] : nullptr);
+  if (one_pass) {
+    rows_parallel([&](uint64_t b, uint64_t e) {
+      one_pass_rows(weights, k, num_samples, b, e, key, offset, one, scale.data(), total.data(), status.data(),
+                    tmp.get());
+    });
+  } else {
+    rows_parallel([&](uint64_t b, uint64_t e) { check_rows(weights, k, b, e, scale.data(), total.data(), status.data()); });
+  }
+  for (uint64_t r = 0; r < rows; ++r)
+    if (status[r] != categorical::RowStatus::ok) throw Error(multinomial_row_error(status[r], r));
+  if (!backend_ok) {
+    uint32_t probe_word;
+    fill(bits, key, offset, 0, 1, &probe_word, one);  // throws the backend's error
+  }
+  if (one_pass) {
+    std::memcpy(out, tmp.get(), rows * num_samples * sizeof(int64_t));
+    return;
   }
   const Stream st = key.stream();
   if (replacement) {
@@ -263,7 +435,7 @@ void multinomial(const double* weights, uint64_t rows, uint64_t k, uint64_t num_
   // without replacement: per row, the race entries of its k categories, then
   // the num_samples first in the exact order (a strict total order, so any
   // selection algorithm gives the same result; the CUDA kernel inserts).
-  detail::parallel_ranges(rows, opt.threads, 1, [&](uint64_t b, uint64_t e) {
+  rows_parallel([&](uint64_t b, uint64_t e) {
     constexpr uint64_t kTile = 1024;  // categories per tile of words (the vector Philox's)
     // rows' categories are consecutive in the stream: small rows are taken
     // rb at a time (their race times in one pass)

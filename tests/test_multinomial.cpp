@@ -3,6 +3,7 @@
 // race order. Statistical checks: test_multinomial_stat.cpp ("stat").
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <fstream>
 #include <sstream>
@@ -223,6 +224,62 @@ TEST_CASE("multinomial: with replacement, every sample is sample_with's category
     }
     CHECK_MESSAGE(all, "k ", kk);
   }
+}
+
+TEST_CASE("multinomial: with replacement, rows of many categories for their samples (one pass over the weights)") {
+  // k >= 8 ns: the host checks each row and samples it in the same pass over
+  // its weights (host/multinomial.cpp, one_pass_rows). Every sample is still
+  // sample_with's category of the row's cumulative sums; rows in groups of 4
+  // and a tail, tiny (scaled) and zero-laden rows, any thread count; an error
+  // in any row writes nothing. (rows x k = 84000 weights: the host splits
+  // them across two threads, whole rows each.)
+  const uint64_t rows = 7, k = 12000;
+  std::vector<double> w = some_weights(rows * k, 11);
+  for (uint64_t i = 0; i < k; ++i) {
+    w[1 * k + i] *= 0x1p-1000;                       // tiny: scaled by 2^1000
+    w[5 * k + i] = i % 500 == 3 ? w[5 * k + i] : 0.0;  // few positive weights
+    w[6 * k + i] *= 0x1p-1020;                      // tiny, in the tail
+  }
+  const Stream st = Key(4, 4).stream();
+  for (uint64_t ns : {1ull, 15ull, 16ull, 250ull, 1500ull}) {  // 16: coarse guide table; 250, 1500 (k = 8 ns): plain
+    CAPTURE(ns);
+    const auto out = draw(w, rows, k, ns, true, Key(4, 4), 9);
+    bool all = true;
+    for (uint64_t r = 0; r < rows; ++r) {
+      double scale = 1.0, total = 0.0;
+      REQUIRE(categorical::check_row(w.data() + r * k, k, &scale, &total) == categorical::RowStatus::ok);
+      std::vector<double> c(k);
+      categorical::cumulative(w.data() + r * k, k, scale, c.data());
+      for (uint64_t j = 0; j < ns; ++j) {
+        uint32_t wd[2];
+        stream_words(st, 9 + 2 * (r * ns + j), 2, wd);
+        all = all && out[r * ns + j] == categorical::sample_with(c.data(), k, total, wd[0], wd[1]);
+      }
+    }
+    CHECK(all);
+    for (int t : {2, 3, 0}) CHECK(draw(w, rows, k, ns, true, Key(4, 4), 9, t) == out);
+  }
+  // a bad value, or a zero row, in a group of four or in the tail: the first such row is named, nothing written
+  for (uint64_t bad_row : {2ull, 6ull})
+    for (double v : {-1.0, 0.0 / 0.0, 1.0 / 0.0, 0.0}) {
+      std::vector<double> b = w;
+      if (v == 0.0)
+        std::fill(b.begin() + static_cast<std::ptrdiff_t>(bad_row * k), b.begin() + static_cast<std::ptrdiff_t>((bad_row + 1) * k), 0.0);
+      else
+        b[bad_row * k + 1234] = v;
+      for (int t : {1, 2}) {
+        std::vector<int64_t> out(rows * 20, -7);
+        FillOptions o;
+        o.threads = t;
+        try {
+          multinomial(b.data(), rows, k, 20, true, Key(1), 0, out.data(), o);
+          FAIL("no error");
+        } catch (const Error& e) {
+          CHECK_MESSAGE(std::string(e.what()).find("row " + std::to_string(bad_row) + ":") != std::string::npos, e.what());
+        }
+        CHECK(out == std::vector<int64_t>(rows * 20, -7));
+      }
+    }
 }
 
 TEST_CASE("multinomial: without replacement, keys equal or within rounding of each other are ordered exactly") {

@@ -27,7 +27,14 @@ void stream_copy(void* dst, const void* src, size_t bytes) {
 }
 
 // Calls larger than this (per thread) bypass the caches on the way out.
-constexpr uint64_t kStreamBytes = uint64_t{4} << 20;
+// XRNG_STREAM_BYTES sets it at build time: the sanitizer build (CMake's
+// XRNG_SANITIZE) lowers it to 64 KiB, so that its tests reach the streaming
+// path with small calls (tests/simd/test_simd_fill.cpp sizes them by the same
+// macro). The kind of store never changes a value.
+#ifndef XRNG_STREAM_BYTES
+#define XRNG_STREAM_BYTES (uint64_t{4} << 20)
+#endif
+constexpr uint64_t kStreamBytes = XRNG_STREAM_BYTES;
 
 // Elements [start, start + count) of the element row (DI, T) at word `off`
 // into outv, by the row's vector kernel. The caller has checked the counters

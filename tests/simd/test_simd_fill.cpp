@@ -67,6 +67,15 @@ const uint64_t kOffsets[] = {0,
                              ~uint64_t{0} - 300};  // the last words of the stream
 const uint64_t kStarts[] = {0, 1, 2, 3, 5, 17};
 
+// Bytes per call from which the vector kernels stream their stores
+// (host/simd/fill.h, kStreamBytes: 4 MiB; 64 KiB in the sanitizer build,
+// CMake's XRNG_SANITIZE), and a count of elements that is a quarter above it,
+// plus an odd 77: the streaming sections below cover that path in both builds.
+#ifndef XRNG_STREAM_BYTES
+#define XRNG_STREAM_BYTES (uint64_t{4} << 20)
+#endif
+uint64_t streamed_count(DType t) { return (uint64_t{XRNG_STREAM_BYTES} + uint64_t{XRNG_STREAM_BYTES} / 4) / dtype_size(t) + 77; }
+
 std::string row_name(const RowInfo& r) { return std::string(dist_name(r.dist)) + "/" + dtype_name(r.dtype); }
 
 }  // namespace
@@ -140,13 +149,13 @@ TEST_CASE("simd fill equals scalar: large counts, misaligned outputs, streaming 
           CHECK(same_fill(c.plan, off, start, count, start));
         }
   }
-  // Above 4 MiB per call the vector kernels store with non-temporal writes
+  // Above kStreamBytes per call the vector kernels store with non-temporal writes
   // through an aligned staging tile: exercise it with aligned and odd
   // destinations, once per row that has a vector kernel (its first sample
   // parameters; the fallback rows have no such path).
   for (const golden::RowPlan& rp : golden::row_plans()) {
     if (rp.plan.kind != Kind::element || !backend().fill(rp.plan, kKey.stream(), 0, 0, 0, nullptr)) continue;
-    const uint64_t count = ((uint64_t{5} << 20) / dtype_size(rp.plan.dtype)) + 77;
+    const uint64_t count = streamed_count(rp.plan.dtype);
     const std::vector<unsigned char> ref = reference(rp.plan, 7, 1, count);
     for (size_t shift : {size_t{0}, size_t{1}, size_t{3}}) {
       CAPTURE(row_name(*rp.row));
@@ -178,7 +187,7 @@ TEST_CASE("simd fill equals scalar: fused kernels, every block phase and step bo
             FAIL_CHECK(c.name << " offset=" << off << " start=" << start << " count=" << count);
     // above the streaming threshold (the fused kernel stores as it goes, the
     // window around it streams through the tile), aligned and odd destinations
-    const uint64_t big = ((uint64_t{5} << 20) / dtype_size(c.plan.dtype)) + 77;
+    const uint64_t big = streamed_count(c.plan.dtype);
     for (uint64_t off : {uint64_t{0}, uint64_t{2}})
       for (uint64_t start : {uint64_t{0}, uint64_t{1}}) {
         const std::vector<unsigned char> ref = reference(c.plan, off, start, big);
