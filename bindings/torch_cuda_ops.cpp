@@ -220,11 +220,13 @@ py::tuple dropout(uint64_t seed, uint64_t offset, uint32_t sm_count, uint32_t th
   return py::make_tuple(out, mask, off);
 }
 
+}  // namespace
+
 // bernoulli_(p) with a tensor p: `out` and `p` contiguous CPU tensors of the
 // same numel, p already expanded to out's shape and cast as torch casts it
 // (float64 for a float64 out, float32 otherwise). Every p is checked to lie
 // in [0, 1] first. Returns the new philox offset.
-uint64_t bernoulli_tensor(uint64_t seed, uint64_t offset, at::Tensor out, at::Tensor p) {
+uint64_t xrng::torch_streams::cuda_bernoulli_tensor(uint64_t seed, uint64_t offset, at::Tensor out, at::Tensor p) {
   if (out.device().type() != at::kCPU || !out.is_contiguous() || p.device().type() != at::kCPU ||
       !p.is_contiguous() || p.numel() != out.numel())
     throw std::invalid_argument("torch_cuda bernoulli: out and p must be contiguous CPU tensors of the same size");
@@ -254,6 +256,8 @@ uint64_t bernoulli_tensor(uint64_t seed, uint64_t offset, at::Tensor out, at::Te
   return s.offset;
 }
 
+namespace {
+
 py::tuple launch(uint64_t numel, uint32_t unroll, uint32_t sm_count, uint32_t threads_per_sm) {
   const tg::Launch L = tg::launch(numel, unroll, tg::Device{sm_count, threads_per_sm});
   return py::make_tuple(L.grid, L.counter_offset);
@@ -270,7 +274,7 @@ void register_torch_cuda(py::module_& m) {
   m.def("torch_cuda_dropout", &dropout, py::arg("seed"), py::arg("offset"), py::arg("sm_count"),
         py::arg("threads_per_sm"), py::arg("input"), py::arg("p"), py::arg("vec"),
         "torch's CUDA native_dropout of contiguous CPU `input`: (output, mask, new offset).");
-  m.def("torch_cuda_bernoulli_tensor", &bernoulli_tensor, py::arg("seed"), py::arg("offset"), py::arg("out"),
+  m.def("torch_cuda_bernoulli_tensor", &xrng::torch_streams::cuda_bernoulli_tensor, py::arg("seed"), py::arg("offset"), py::arg("out"),
         py::arg("p"),
         "bernoulli_(p) with a tensor p on the torch CUDA stream: contiguous CPU `out` and `p` (expanded, float64 "
         "for a float64 out, float32 otherwise); returns the new philox offset.");

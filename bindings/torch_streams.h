@@ -16,8 +16,8 @@
 namespace xrng::torch_streams {
 
 // torch CPU stream: fills contiguous CPU `out` with draw `kind` (uniform,
-// normal, normal_each, exponential, geometric, log_normal, randint,
-// bernoulli, randperm) from `s`, advancing it as torch's CPU generator
+// normal, normal_each, exponential, geometric, log_normal, cauchy,
+// randint, bernoulli, randperm) from `s`, advancing it as torch's CPU generator
 // would (torch_cpu_ops.cpp documents the parameters). Throws
 // std::invalid_argument before drawing for arguments it does not take.
 void cpu_draw(torch_cpu::State& s, const std::string& kind, torch_cpu::Kernel k, at::Tensor out, double a,
@@ -30,10 +30,16 @@ void cpu_bernoulli_tensor(torch_cpu::State& s, at::Tensor out, at::Tensor p);
 at::Tensor cpu_multinomial(torch_cpu::State& s, at::Tensor weights, int64_t n);
 
 // torch CUDA stream: fills contiguous CPU `out` with draw `kind` (uniform,
-// normal, exponential, bernoulli, randint, randperm) from (seed, offset) on
+// normal, exponential, log_normal, geometric, cauchy, bernoulli, randint,
+// randperm) from (seed, offset) on
 // a GPU of sm_count SMs; returns the new philox offset.
 uint64_t cuda_draw(uint64_t seed, uint64_t offset, const std::string& kind, uint32_t sm_count,
                    uint32_t threads_per_sm, at::Tensor out, double a, double b, int64_t ilow, int64_t ihigh);
+// bernoulli_(p) with a tensor p: contiguous CPU `out` and `p` of the same
+// numel (p expanded to out's shape, float64 for a float64 out, float32
+// otherwise); every p checked to lie in [0, 1] before drawing. Returns the
+// new philox offset.
+uint64_t cuda_bernoulli_tensor(uint64_t seed, uint64_t offset, at::Tensor out, at::Tensor p);
 // native_dropout of contiguous CPU `input` (the GPU tensor's values):
 // (output, mask, new offset); `vec` is torch's get_vector_size choice.
 std::tuple<at::Tensor, at::Tensor, uint64_t> cuda_dropout(uint64_t seed, uint64_t offset, uint32_t sm_count,

@@ -240,10 +240,22 @@ class Run {
   }
 
   // out.bernoulli_(p), p broadcast to out (torch's CPU tensor-p kernel).
+  // torch-cuda: its CUDA tensor-p kernel (xrng.torch_cuda's bernoulli_tensor_): p cast to float32
+  // (float64 for a float64 out), broadcast, element i of a contiguous out from the row-major p.
   void bernoulli_tensor(at::Tensor& out, const at::Tensor& p) {
-    if (!cpu()) throw NotReproduced("bernoulli with a tensor p");
     if (!float_type(p.scalar_type())) throw NotReproduced("probabilities of dtype " + std::string(c10::toString(p.scalar_type())));
     if (in_block(out)) throw NotReproduced("a DTensor shard");
+    if (!cpu()) {
+      if (!out.is_contiguous()) throw NotReproduced("bernoulli with a tensor p into a non-contiguous tensor");
+      const at::ScalarType pt = out.scalar_type() == at::kDouble ? at::kDouble : at::kFloat;
+      const at::Tensor pe = p.detach().to(at::kCPU).to(pt).expand(out.sizes()).contiguous();
+      take_cuda(gen_, name_, [&](uint64_t seed, uint64_t offset) {
+        uint64_t next = offset;
+        host_fill(out, [&](at::Tensor& host) { refusing([&] { next = ts::cuda_bernoulli_tensor(seed, offset, host, pe); }); });
+        return next;
+      });
+      return;
+    }
     const at::Tensor pe = p.to(at::kCPU).expand(out.sizes());
     const std::vector<int64_t> perm = memory_order(out);
     const at::Tensor pl = pe.permute(perm).contiguous();
@@ -292,14 +304,9 @@ std::vector<c10::IValue> torch_stream_run(const OpRow& r, c10::ArrayRef<c10::IVa
           break;
         case Dist::uniform: run.fill(t, "uniform", args[1].toDouble(), args[2].toDouble()); break;
         case Dist::exponential: run.fill(t, "exponential", args[1].toDouble()); break;
-        case Dist::geometric:
-          if (!cpu) throw NotReproduced("geometric_");
-          run.fill(t, "geometric", args[1].toDouble());
-          break;
-        case Dist::log_normal:
-          if (!cpu) throw NotReproduced("log_normal_");
-          run.fill(t, "log_normal", args[1].toDouble(), args[2].toDouble());
-          break;
+        case Dist::geometric: run.fill(t, "geometric", args[1].toDouble()); break;
+        case Dist::log_normal: run.fill(t, "log_normal", args[1].toDouble(), args[2].toDouble()); break;
+        case Dist::cauchy: run.fill(t, "cauchy", args[1].toDouble(), args[2].toDouble()); break;  // median, sigma
         case Dist::bernoulli: run.fill(t, "bernoulli", args[1].toDouble()); break;
         default: throw NotReproduced(std::string(r.name));
       }

@@ -168,25 +168,103 @@ def test_the_state_is_torchs_generator():
 
 def test_a_non_reproduced_op_is_reported_by_name_and_stream():
     with xrng.reproducible(stream="torch-cpu-x86", strict=True):
-        with pytest.raises(xrng.NotReproducibleError, match=r"aten\.cauchy_ is not reproduced by the torch-cpu-x86 "
+        with pytest.raises(xrng.NotReproducibleError, match=r"aten\.poisson is not reproduced by the torch-cpu-x86 "
                                                               r"stream"):
-            torch.empty(5).cauchy_()
+            torch.poisson(torch.ones(5))
         with pytest.raises(xrng.NotReproducibleError, match=r"_standard_gamma.*torch-cpu-x86"):
             torch._standard_gamma(torch.ones(3))
     torch.manual_seed(2)
     state = torch.get_rng_state()
-    want = torch.empty(5).cauchy_()
+    want = torch.poisson(torch.full((5,), 3.0))
     torch.set_rng_state(state)
     with warnings.catch_warnings(record=True) as w:
         warnings.simplefilter("always")
         with xrng.reproducible(stream="torch-cpu-scalar") as m:
-            got = torch.empty(5).cauchy_()  # torch's own kernel, on torch's generator
-    assert "aten.cauchy_" in m.reported and "torch-cpu-scalar" in m.reported["aten.cauchy_"]
-    assert any("cauchy_" in str(x.message) for x in w)
+            got = torch.poisson(torch.full((5,), 3.0))  # torch's own kernel, on torch's generator
+    assert "aten.poisson" in m.reported and "torch-cpu-scalar" in m.reported["aten.poisson"]
+    assert any("poisson" in str(x.message) for x in w)
     assert torch.equal(got, want)
     with xrng.reproducible(stream="torch-cuda", sm_count=132, strict=True):
-        with pytest.raises(xrng.NotReproducibleError, match=r"bernoulli.*torch-cuda \(132 SMs x 2048 threads\)"):
-            torch.bernoulli(torch.rand(4))
+        with pytest.raises(xrng.NotReproducibleError, match=r"multinomial.*torch-cuda \(132 SMs x 2048 threads\)"):
+            torch.multinomial(torch.rand(4), 6, replacement=True)
+        # what xrng.torch_cuda refuses, the mode reports
+        with pytest.raises(xrng.NotReproducibleError, match=r"bernoulli.*torch-cuda.*non-contiguous"):
+            torch.empty(5, 4).t().bernoulli_(torch.rand(4, 5))
+
+
+CAUCHY = r'''
+import torch
+
+
+def cauchy_program():
+    torch.manual_seed(4)
+    out = [torch.empty(37).cauchy_(1.5, 0.5), torch.empty(23, dtype=torch.float64).cauchy_(),
+           torch.empty(40, dtype=torch.float16).cauchy_(-2.0, 3.0), torch.empty(19, dtype=torch.bfloat16).cauchy_(),
+           torch.empty(6, 5).t().cauchy_(0.0, 2.0), torch.empty(4, 7, dtype=torch.float64).t().cauchy_(1.0, 0.25)]
+    return out + [torch.get_rng_state()]
+'''
+_CAUCHY_NS: dict = {}
+exec(compile(CAUCHY, "CAUCHY", "exec"), _CAUCHY_NS)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("stream,capability", [("torch-cpu-x86", "avx2"), ("torch-cpu-scalar", "default")])
+def test_cauchy_gives_torchs_cpu_values(stream, capability):
+    """cauchy_ under the torch-cpu streams (float32/64/16, bfloat16, transposed
+    views) equals plain torch on a CPU running that kernel, generator state
+    included; nothing reported."""
+    with tempfile.TemporaryDirectory() as d:
+        path = str(pathlib.Path(d) / "c.pt")
+        r = subprocess.run([sys.executable, "-c", CAUCHY + "\nimport sys\ntorch.save(cauchy_program(), sys.argv[1])\n",
+                            path], capture_output=True, text=True, timeout=300,
+                           env=dict(os.environ, ATEN_CPU_CAPABILITY=capability))
+        assert r.returncode == 0, r.stderr
+        want = torch.load(path)
+    with xrng.reproducible(stream=stream, strict=True) as m:
+        got = _CAUCHY_NS["cauchy_program"]()
+    assert m.reported == {}
+    _assert_equal(got, want, stream + " cauchy_")
+
+
+@pytest.mark.parametrize("sm_count", [40, 132])
+def test_torch_cuda_serves_log_normal_geometric_cauchy_and_tensor_p_bernoulli(sm_count):
+    """log_normal_, geometric_, cauchy_ and bernoulli with a tensor p under
+    stream="torch-cuda" give xrng.torch_cuda's values for the same seed and
+    GPU, and the philox offset continues after them (the following draws
+    equal xrng.torch_cuda's next ones)."""
+    p = torch.rand(3, 50)
+    p64 = torch.rand(70, dtype=torch.float64)
+    with xrng.reproducible(stream="torch-cuda", sm_count=sm_count, strict=True) as m:
+        torch.manual_seed(9)
+        got = [torch.empty(300).log_normal_(0.5, 0.25), torch.empty(31, dtype=torch.float64).log_normal_(),
+               torch.empty(300_000, dtype=torch.float16).log_normal_(), torch.rand(5),
+               torch.empty(100).geometric_(0.3), torch.empty(45, dtype=torch.float64).geometric_(0.05),
+               torch.empty(64, dtype=torch.int64).geometric_(0.6), torch.rand(5),
+               torch.empty(200).cauchy_(1.5, 0.5), torch.empty(29, dtype=torch.float64).cauchy_(),
+               torch.empty(6, 5, dtype=torch.bfloat16).t().cauchy_(-1.0, 2.0), torch.rand(5),
+               torch.bernoulli(p), torch.bernoulli(p64), torch.empty(4, 3, 50, dtype=torch.float16).bernoulli_(p),
+               torch.bernoulli(p, out=torch.empty(0, dtype=torch.bool)),
+               torch.empty(70, dtype=torch.float64).bernoulli_(p64), torch.rand(7), torch.randn(3)]
+    assert m.reported == {}
+    g = xrng.torch_cuda(9, sm_count=sm_count)
+    want = [xrng.log_normal_(torch.empty(300), 0.5, 0.25, generator=g),
+            xrng.log_normal_(torch.empty(31, dtype=torch.float64), generator=g),
+            xrng.log_normal_(torch.empty(300_000, dtype=torch.float16), generator=g), xrng.rand(5, generator=g),
+            xrng.geometric_(torch.empty(100), 0.3, generator=g),
+            xrng.geometric_(torch.empty(45, dtype=torch.float64), 0.05, generator=g),
+            xrng.geometric_(torch.empty(64, dtype=torch.int64), 0.6, generator=g), xrng.rand(5, generator=g),
+            xrng.cauchy_(torch.empty(200), 1.5, 0.5, generator=g),
+            xrng.cauchy_(torch.empty(29, dtype=torch.float64), generator=g),
+            xrng.cauchy_(torch.empty(6, 5, dtype=torch.bfloat16).t(), -1.0, 2.0, generator=g),
+            xrng.rand(5, generator=g),
+            xrng.bernoulli_(torch.empty(3, 50), p, generator=g),
+            xrng.bernoulli_(torch.empty(70, dtype=torch.float64), p64, generator=g),
+            xrng.bernoulli_(torch.empty(4, 3, 50, dtype=torch.float16), p, generator=g),
+            xrng.bernoulli_(torch.empty(3, 50, dtype=torch.bool), p, generator=g),
+            xrng.bernoulli_(torch.empty(70, dtype=torch.float64), p64, generator=g),
+            xrng.rand(7, generator=g), xrng.randn(3, generator=g)]
+    for i, (u, v) in enumerate(zip(got, want)):
+        assert u.dtype == v.dtype and u.shape == v.shape and torch.equal(u, v), i
 
 
 @pytest.mark.parametrize("sm_count", [40, 132])
