@@ -38,6 +38,20 @@ at::Tensor seed_state(uint64_t seed) {
   return st;
 }
 
+#ifdef __SIZEOF_INT128__
+// a % d for every 32-bit a and d > 0 without a division (Lemire, Kaser and
+// Kurz, "Faster remainder by direct computation", 2019: exact for all 32-bit
+// operands with this 64-bit reciprocal; d = 1 wraps m to 0, giving 0).
+struct Mod32 {
+  uint64_t m;
+  uint32_t d;
+  explicit Mod32(uint32_t divisor) : m(~uint64_t{0} / divisor + 1), d(divisor) {}
+  uint32_t operator()(uint32_t a) const {
+    return static_cast<uint32_t>((static_cast<unsigned __int128>(m * a) * d) >> 64);
+  }
+};
+#endif
+
 // Fills `out` (contiguous CPU) with draw `kind` from `state`, advancing it as
 // torch's CPU generator would. kind: uniform, normal, normal_each (a non-contiguous
 // output's normal: torch's element-wise path), exponential, geometric, log_normal, cauchy,
@@ -82,6 +96,14 @@ void xrng::torch_streams::cpu_draw(tc::State& s, const std::string& kind, tc::Ke
       }
       const uint64_t range = static_cast<uint64_t>(hi) - static_cast<uint64_t>(lo);
       auto* p = out.data_ptr<scalar_t>();
+#ifdef __SIZEOF_INT128__
+      if (range < (1ull << 28)) {  // randint_value's one-word path, its remainder by a multiplication
+        const Mod32 mod(static_cast<uint32_t>(range));
+        for (int64_t i = 0; i < n; ++i)
+          p[i] = static_cast<scalar_t>(static_cast<int64_t>(static_cast<uint64_t>(mod(s.random())) + static_cast<uint64_t>(lo)));
+        return;
+      }
+#endif
       for (int64_t i = 0; i < n; ++i) p[i] = static_cast<scalar_t>(tc::randint_value(s, range, lo));
     });
   } else if (kind == "log_normal") {

@@ -245,6 +245,10 @@ void uniform(State& s, int64_t n, double from, double to, Kernel k, DType dtype,
   if (!std::isfinite(t - f)) throw std::invalid_argument("torch_cpu uniform: to - from overflows float");
   if (dtype == DType::f32) {
     auto* p = static_cast<float*>(out);
+    if (f == 0.0f && t == 1.0f) {  // rand(): x * 1 + 0 is x exactly, fused or not (and x < 1)
+      for (int64_t i = 0; i < n; ++i) p[i] = uniform_f32(s.random());
+      return;
+    }
     for (int64_t i = 0; i < n; ++i) {
       const float v = uniform_f32_ab(s.random(), f, t, k);
       p[i] = v == t ? f : v;

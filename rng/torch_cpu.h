@@ -40,6 +40,12 @@ struct MT19937 {
   uint32_t next = 0;
   std::array<uint32_t, N> state{};
 
+  // Unseeded (every field zero): for a state about to be overwritten from
+  // torch's (from_torch_state, the mode's generator reads), which skips the
+  // 624-step seeding of the constructor below.
+  struct Unseeded {};
+  explicit MT19937(Unseeded) {}
+
   explicit MT19937(uint64_t s = 5489) {
     seed = s;
     state[0] = static_cast<uint32_t>(s & 0xffffffffu);
@@ -82,6 +88,7 @@ struct State {
   double next_double_normal = 0.0;
 
   explicit State(uint64_t seed = 67280421310721ull) : mt(seed) {}  // torch's default_rng_seed_val
+  explicit State(MT19937::Unseeded u) : mt(u) {}                    // to be overwritten whole
   uint32_t random() { return mt(); }
   // random64: the first word is the high half (detail::make64BitsFrom32Bits).
   uint64_t random64() {
@@ -122,7 +129,7 @@ inline State from_torch_state(const uint8_t* in, size_t n) {
   if (n != kTorchStateBytes)
     throw std::invalid_argument("torch CPU generator state must be 5056 bytes, got " + std::to_string(n));
   auto get = [&](size_t off, void* v, size_t k) { std::memcpy(v, in + off, k); };
-  State s;
+  State s{MT19937::Unseeded{}};
   int64_t seed;
   int32_t left, nvalid;
   uint64_t next;
@@ -353,9 +360,12 @@ inline void normal_f32_blocks(State& s, int64_t n, float mean, float std, Kernel
 
 // random_(from, to) / randint(low, high): range = high - low; a 64-bit word
 // (two draws) when range >= 2^28, else one; (w % range) + low.
+// (One word: a 32-bit remainder, the same value as the 64-bit one and
+// several times cheaper on x86, where 64-bit division is slow.)
 inline int64_t randint_value(State& s, uint64_t range, int64_t low) {
-  const uint64_t w = range >= (1ull << 28) ? s.random64() : static_cast<uint64_t>(s.random());
-  return static_cast<int64_t>(w % range + static_cast<uint64_t>(low));
+  if (range >= (1ull << 28)) return static_cast<int64_t>(s.random64() % range + static_cast<uint64_t>(low));
+  const uint32_t r = s.random() % static_cast<uint32_t>(range);
+  return static_cast<int64_t>(static_cast<uint64_t>(r) + static_cast<uint64_t>(low));
 }
 
 // random_(from, to) into a floating dtype with `digits` significand bits

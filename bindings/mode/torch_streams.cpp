@@ -46,10 +46,24 @@ at::Generator cpu_generator(const std::optional<at::Generator>& gen) {
                       "torch.Generator passed as generator=)");
 }
 
+// CPUGeneratorImpl's engine in place: its engine() and set_engine() copy the
+// 2.5 KB engine each way (three copies a draw). An explicit instantiation may
+// name a private member ([temp.spec.general]/6 of C++20), so this reads the
+// member pointer the compiler lays out from torch's own header.
+at::mt19937 at::CPUGeneratorImpl::* engine_member();
+template <at::mt19937 at::CPUGeneratorImpl::* M>
+struct EngineMember {
+  friend at::mt19937 at::CPUGeneratorImpl::* engine_member() { return M; }
+};
+template struct EngineMember<&at::CPUGeneratorImpl::engine_>;
+
+at::mt19937_data_pod& pod_in_place(at::CPUGeneratorImpl* impl) {
+  return const_cast<at::mt19937_data_pod&>(pod_of(impl->*engine_member()));
+}
+
 tc::State load(at::CPUGeneratorImpl* impl) {
-  const at::mt19937 e = impl->engine();
-  const at::mt19937_data_pod& pod = pod_of(e);
-  tc::State s;
+  const at::mt19937_data_pod& pod = pod_in_place(impl);
+  tc::State s{tc::MT19937::Unseeded{}};  // (every field is written below)
   s.mt.seed = pod.seed_;
   s.mt.left = pod.left_;
   s.mt.next = pod.next_;
@@ -64,15 +78,12 @@ tc::State load(at::CPUGeneratorImpl* impl) {
 }
 
 void store(at::CPUGeneratorImpl* impl, const tc::State& s) {
-  at::mt19937 e = impl->engine();
-  at::mt19937_data_pod pod = e.data();
+  at::mt19937_data_pod& pod = pod_in_place(impl);
   pod.seed_ = s.mt.seed;
   pod.left_ = s.mt.left;
   pod.seeded_ = true;
   pod.next_ = s.mt.next;
   std::copy(s.mt.state.begin(), s.mt.state.end(), pod.state_.begin());
-  e.set_data(pod);
-  impl->set_engine(e);
   impl->set_next_float_normal_sample(s.has_next_float_normal ? std::optional<float>(s.next_float_normal)
                                                              : std::nullopt);
   impl->set_next_double_normal_sample(s.has_next_double_normal ? std::optional<double>(s.next_double_normal)
@@ -279,10 +290,13 @@ class Run {
 std::vector<c10::IValue> torch_stream_run(const OpRow& r, c10::ArrayRef<c10::IValue> args,
                                           const std::optional<at::Generator>& gen, const std::string& name,
                                           const std::function<void(int)>& checks) {
-  Config c;
+  Config c;  // the fields the torch streams read (not `report`: a std::function copy per draw)
   {
     std::lock_guard<std::recursive_mutex> lock(g_lock);
-    c = config();
+    const Config& now = config();
+    c.torch = now.torch;
+    c.sm_count = now.sm_count;
+    c.threads_per_sm = now.threads_per_sm;
   }
   Run run(c, args, gen, name);
   const bool cpu = run.cpu();
