@@ -1,6 +1,8 @@
 // The draws of the reproducible mode's kernels: see draws.h.
 #include "draws.h"
 
+#include <ATen/native/Resize.h>
+
 #include <ATen/core/dispatch/Dispatcher.h>
 
 #include <vector>
@@ -142,5 +144,41 @@ __int128 dtype_max(at::ScalarType st) {
     default: throw Reported("random_ into dtype " + std::string(c10::toString(st)));
   }
 }
+
+at::Tensor normal_tensor_form(const std::string& ov, c10::ArrayRef<c10::IValue> args,
+                              const std::function<void(at::Tensor&, double)>& fill) {
+  const bool out_form = ov.size() > 4 && ov.compare(ov.size() - 4, 4, "_out") == 0;
+  const std::string form = out_form ? ov.substr(0, ov.size() - 4) : ov;
+  at::Tensor out;
+  if (form == "Tensor_Tensor") {
+    const at::Tensor mean = args[0].toTensor(), std = args[1].toTensor();
+    TORCH_CHECK(!std.is_complex(), "normal expects standard deviation to be non-complex");
+    TORCH_CHECK(std.numel() == 0 || std.min().ge(0).item<bool>(), "normal expects all elements of std >= 0.0");
+    const std::vector<int64_t> shape = at::infer_size(mean.sizes(), std.sizes());
+    out = out_form ? args[3].toTensor() : at::empty(shape, mean.options());  // (torch's normal_impl)
+    if (out_form) at::native::resize_output(out, shape);
+    fill(out, 1.0);
+    out.mul_(std).add_(mean);
+  } else if (form == "Tensor_float") {
+    const at::Tensor mean = args[0].toTensor();
+    const double std = args[1].toDouble();
+    TORCH_CHECK(std >= 0.0, "normal expects std >= 0.0, but found std ", std);
+    out = out_form ? args[3].toTensor() : at::empty_like(mean, at::MemoryFormat::Contiguous);
+    at::native::resize_output(out, mean.sizes());
+    fill(out, std);
+    out.add_(mean);
+  } else {  // float_Tensor
+    const double mean = args[0].toDouble();
+    const at::Tensor std = args[1].toTensor();
+    TORCH_CHECK(!std.is_complex(), "normal expects standard deviation to be non-complex");
+    TORCH_CHECK(std.numel() == 0 || std.min().ge(0).item<bool>(), "normal expects all elements of std >= 0.0");
+    out = out_form ? args[3].toTensor() : at::empty_like(std, at::MemoryFormat::Contiguous);
+    at::native::resize_output(out, std.sizes());
+    fill(out, 1.0);
+    out.mul_(std).add_(mean);
+  }
+  return out;
+}
+
 
 }  // namespace xrng::torch_api::mode::detail

@@ -5,11 +5,13 @@
 #pragma once
 
 #include <ATen/ATen.h>
+#include <ATen/core/ivalue.h>
 
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
 #include <exception>
+#include <functional>
 #include <limits>
 #include <optional>
 #include <string>
@@ -31,6 +33,13 @@ inline bool is_float(at::ScalarType t) {
   return t == at::kFloat || t == at::kDouble || t == at::kHalf || t == at::kBFloat16;
 }
 
+// torch's normal(Tensor|float, Tensor|float) overloads and their _out forms
+// (torch's normal_out_impl): `overload` names the form, the output is
+// allocated and checked as torch does, `fill(out, std)` draws normal(0, std)
+// into it (std: the float std, else 1), then torch's arithmetic. Shared by
+// the xrng streams' kernels and the torch streams'.
+at::Tensor normal_tensor_form(const std::string& overload, c10::ArrayRef<c10::IValue> args,
+                              const std::function<void(at::Tensor&, double)>& fill);
 // Fills `t` (any strides, any device) with `numel` elements of the draw.
 void fill_draw(at::Tensor& t, Dist d, const DrawParams& q, const std::optional<at::Generator>& gen,
                const std::string& op);

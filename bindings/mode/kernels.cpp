@@ -404,43 +404,12 @@ class Kernel final : public c10::OperatorKernel {
         }
         return {res};
       }
-      case Form::normal_tensor: {
-        const std::string ov = r.overload;
-        const bool out_form = ov.size() > 4 && ov.compare(ov.size() - 4, 4, "_out") == 0;
-        const std::string form = out_form ? ov.substr(0, ov.size() - 4) : ov;
-        at::Tensor out;
-        if (form == "Tensor_Tensor") {
-          const at::Tensor mean = args[0].toTensor(), std = args[1].toTensor();
-          TORCH_CHECK(!std.is_complex(), "normal expects standard deviation to be non-complex");
-          TORCH_CHECK(std.numel() == 0 || std.min().ge(0).item<bool>(), "normal expects all elements of std >= 0.0");
-          out = out_form ? args[3].toTensor() : at::empty({0}, mean.options());
-          at::native::resize_output(out, at::infer_size(mean.sizes(), std.sizes()));
-          DrawParams q;
-          fill_located(out, Dist::normal, q, gen, name);
-          out.mul_(std).add_(mean);
-        } else if (form == "Tensor_float") {
-          const at::Tensor mean = args[0].toTensor();
-          const double std = args[1].toDouble();
-          TORCH_CHECK(std >= 0.0, "normal expects std >= 0.0, but found std ", std);
-          out = out_form ? args[3].toTensor() : at::empty_like(mean, at::MemoryFormat::Contiguous);
-          at::native::resize_output(out, mean.sizes());
+      case Form::normal_tensor:
+        return {normal_tensor_form(r.overload, args, [&](at::Tensor& out, double std) {
           DrawParams q;
           q.std = std;
           fill_located(out, Dist::normal, q, gen, name);
-          out.add_(mean);
-        } else {  // float_Tensor
-          const double mean = args[0].toDouble();
-          const at::Tensor std = args[1].toTensor();
-          TORCH_CHECK(!std.is_complex(), "normal expects standard deviation to be non-complex");
-          TORCH_CHECK(std.numel() == 0 || std.min().ge(0).item<bool>(), "normal expects all elements of std >= 0.0");
-          out = out_form ? args[3].toTensor() : at::empty_like(std, at::MemoryFormat::Contiguous);
-          at::native::resize_output(out, std.sizes());
-          DrawParams q;
-          fill_located(out, Dist::normal, q, gen, name);
-          out.mul_(std).add_(mean);
-        }
-        return {out};
-      }
+        })};
       case Form::tensor_param: {
         const bool binomial = std::string(r.name) == "binomial";
         const at::Tensor x = args[0].toTensor();

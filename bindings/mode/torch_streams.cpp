@@ -411,41 +411,8 @@ std::vector<c10::IValue> torch_stream_run(const OpRow& r, c10::ArrayRef<c10::IVa
       res.copy_(host.reshape(res.sizes()));
       return {res};
     }
-    case Form::normal_tensor: {
-      const std::string ov = r.overload;
-      const bool out_form = ov.size() > 4 && ov.compare(ov.size() - 4, 4, "_out") == 0;
-      const std::string form = out_form ? ov.substr(0, ov.size() - 4) : ov;
-      at::Tensor out;
-      // torch's normal_out_impl: normal_(0, std or 1) of the output, then its arithmetic
-      if (form == "Tensor_Tensor") {
-        const at::Tensor mean = args[0].toTensor(), std = args[1].toTensor();
-        TORCH_CHECK(!std.is_complex(), "normal expects standard deviation to be non-complex");
-        TORCH_CHECK(std.numel() == 0 || std.min().ge(0).item<bool>(), "normal expects all elements of std >= 0.0");
-        const std::vector<int64_t> shape = at::infer_size(mean.sizes(), std.sizes());
-        out = out_form ? args[3].toTensor() : at::empty(shape, mean.options());  // (torch's normal_impl)
-        if (out_form) at::native::resize_output(out, shape);
-        run.fill(out, "normal", 0.0, 1.0);
-        out.mul_(std).add_(mean);
-      } else if (form == "Tensor_float") {
-        const at::Tensor mean = args[0].toTensor();
-        const double std = args[1].toDouble();
-        TORCH_CHECK(std >= 0.0, "normal expects std >= 0.0, but found std ", std);
-        out = out_form ? args[3].toTensor() : at::empty_like(mean, at::MemoryFormat::Contiguous);
-        at::native::resize_output(out, mean.sizes());
-        run.fill(out, "normal", 0.0, std);
-        out.add_(mean);
-      } else {  // float_Tensor
-        const double mean = args[0].toDouble();
-        const at::Tensor std = args[1].toTensor();
-        TORCH_CHECK(!std.is_complex(), "normal expects standard deviation to be non-complex");
-        TORCH_CHECK(std.numel() == 0 || std.min().ge(0).item<bool>(), "normal expects all elements of std >= 0.0");
-        out = out_form ? args[3].toTensor() : at::empty_like(std, at::MemoryFormat::Contiguous);
-        at::native::resize_output(out, std.sizes());
-        run.fill(out, "normal", 0.0, 1.0);
-        out.mul_(std).add_(mean);
-      }
-      return {out};
-    }
+    case Form::normal_tensor:  // torch's normal_out_impl: normal_(0, std or 1) of the output, then its arithmetic
+      return {normal_tensor_form(r.overload, args, [&](at::Tensor& out, double std) { run.fill(out, "normal", 0.0, std); })};
     case Form::native_dropout: {
       const at::Tensor in = args[0].toTensor();
       const double p = args[1].toDouble();
