@@ -876,6 +876,8 @@ def _fill(tensor: torch.Tensor, dist: str, params: dict, kw: dict) -> torch.Tens
             return g._fill("normal", tensor, params["mean"], params["std"])
         if dist == "randint":
             return g._fill("randint", tensor, params["ilow"], params["ihigh"])
+        if dist == "bernoulli":
+            return g._fill("bernoulli", tensor, params["p"])
         raise NotImplementedError(f"xrng.torch_cpu: {dist} with {params} is not reproduced yet")
     src = _source(kw.pop("seed", None), kw.pop("subseq", 0), kw.pop("offset", 0), kw.pop("generator", None))
     path, threads = _path(kw.pop("path", "auto")), _threads(kw.pop("threads", 0))

@@ -131,22 +131,10 @@ def _cpu_has(flag: str) -> bool:
         return False
 
 
-def _intel() -> bool:
-    try:
-        return "GenuineIntel" in pathlib.Path("/proc/cpuinfo").read_text()
-    except OSError:
-        return False
-
-
-def _calls():
-    """CALLS, less bernoulli on Intel CPUs (torch takes MKL there: not reproduced)."""
-    return [c for c in CALLS if not (c[0] == "bernoulli" and _intel())]
-
-
 def _torch_values(capability: str):
     with tempfile.TemporaryDirectory() as d:
         path = os.path.join(d, "out.pt")
-        spec = repr([(c, n, str(dt).split(".")[1], a, b) for c, n, dt, a, b in _calls()])
+        spec = repr([(c, n, str(dt).split(".")[1], a, b) for c, n, dt, a, b in CALLS])
         env = dict(os.environ, ATEN_CPU_CAPABILITY=capability)
         r = subprocess.run([sys.executable, "-c", TORCH_SIDE, spec, repr(SEEDS), path], env=env,
                            capture_output=True, text=True, timeout=300)
@@ -157,7 +145,7 @@ def _torch_values(capability: str):
 def _xrng_values(seed: int, kernel: str):
     g = xrng.torch_cpu(seed, kernel=kernel)
     vals = []
-    for call, n, dtype, a, b in _calls():
+    for call, n, dtype, a, b in CALLS:
         if call == "randn":
             vals.append(xrng.randn(n, dtype=dtype, mean=a, std=b, generator=g))
         elif call == "rand":
@@ -200,8 +188,8 @@ def test_torch_cpu_sweep_equals_torch(capability, kernel):
     assert ref["capability"] == capability.upper(), ref["capability"]
     for seed, (tvals, tstate) in zip(SEEDS, ref["runs"]):
         xvals, g = _xrng_values(seed, kernel)
-        assert len(tvals) == len(xvals) == len(_calls())
-        for (call, n, dtype, a, b), t, x in zip(_calls(), tvals, xvals):
+        assert len(tvals) == len(xvals) == len(CALLS)
+        for (call, n, dtype, a, b), t, x in zip(CALLS, tvals, xvals):
             assert x.dtype == t.dtype and x.shape == t.shape, (call, n, dtype)
             # bit for bit: compare the raw bytes (NaN-safe, signed zeros).
             assert x.stride() == t.stride(), (call, n, dtype)
@@ -326,8 +314,6 @@ def test_cli_torch_stream_fingerprint_equals_torch(cli, stream, capability):
 
 @pytest.mark.parametrize("dtype", [torch.float32, torch.float64, torch.bfloat16, torch.float16])
 def test_torch_cpu_dropout_and_bernoulli_equal_torch(dtype):
-    if _intel():
-        pytest.skip("Intel CPU: torch's scalar bernoulli_ goes through MKL, not reproduced")
     x = torch.linspace(-3, 3, 1000, dtype=torch.float32).to(dtype).reshape(20, 50)
     for seed, p in ((0, 0.5), (3, 0.1), (4, 0.9)):
         torch.manual_seed(seed)
@@ -350,6 +336,102 @@ def test_torch_cpu_dropout_and_bernoulli_equal_torch(dtype):
     want = torch.nn.functional.dropout(x.clone(), 1.0)
     assert torch.equal(xrng.dropout(y, 1.0, inplace=True, generator=xrng.torch_cpu(1)), want)
     assert torch.equal(y, want)
+
+
+# torch run with cpuinfo reporting another vendor (tests/torch_ref/cpuinfo_vendor_shim.c,
+# preloaded): older torch sent scalar-p bernoulli_ (and so CPU dropout) to MKL's
+# VSL on Intel CPUs; torch 2.15 has no such path (SPEC.md section 14.2), which
+# this checks on any x86-64 Linux host by making torch see an Intel (and an AMD) CPU.
+SHIM_SIDE = r"""
+import ctypes, os, sys, torch
+path = sys.argv[1]
+class Core(ctypes.Structure):  # struct cpuinfo_core, up to vendor (torch/include/cpuinfo.h)
+    _fields_ = [("processor_start", ctypes.c_uint32), ("processor_count", ctypes.c_uint32),
+                ("core_id", ctypes.c_uint32), ("cluster", ctypes.c_void_p), ("package", ctypes.c_void_p),
+                ("vendor", ctypes.c_int)]
+class Processor(ctypes.Structure):  # struct cpuinfo_processor, up to core
+    _fields_ = [("smt_id", ctypes.c_uint32), ("core", ctypes.POINTER(Core))]
+# torch's first call into cpuinfo (through the shim, which patches every copy)
+cpu_name = torch.cpu.get_capabilities()["cpu_name"]
+vendors = []
+for name in ("libc10.so", "libtorch.so"):  # every copy of cpuinfo torch 2.15 links
+    lib = ctypes.CDLL(os.path.join(os.path.dirname(torch.__file__), "lib", name))
+    try:
+        get = lib.cpuinfo_get_processor
+    except AttributeError:
+        continue
+    get.restype, get.argtypes = ctypes.POINTER(Processor), [ctypes.c_uint32]
+    lib.cpuinfo_initialize()
+    vendors.append(get(0).contents.core.contents.vendor)
+out = {"cpu_name": cpu_name, "vendors": vendors, "runs": []}
+x = torch.linspace(-3, 3, 2400).reshape(40, 60)
+for threads in (1, 2):
+    torch.set_num_threads(threads)
+    for seed in (0, 2 ** 32 + 3):
+        torch.manual_seed(seed)
+        vals = []
+        for i, dt in enumerate(%s):
+            for j, n in enumerate((1, 799, 800, 801, 2001)):
+                vals.append(torch.empty(n, dtype=dt).bernoulli_((0.3, 0.5, 0.9, 0.0, 1.0)[(i + j) %% 5]))
+            vals.append(torch.empty(7, 300, dtype=dt).t().bernoulli_(0.25))  # strided output
+        vals.append(torch.bernoulli(x.t(), 0.6))  # torch.bernoulli(input, float p)
+        vals.append(torch.nn.functional.dropout(x, 0.2))
+        vals.append(torch.nn.functional.dropout(x.t().to(torch.bfloat16), 0.7))
+        out["runs"].append((threads, seed, vals, torch.get_rng_state()))
+torch.save(out, path)
+"""
+SHIM_DTYPES = [torch.float32, torch.float64, torch.float16, torch.bfloat16, torch.int32, torch.int64,
+               torch.uint8, torch.int8, torch.int16, torch.bool]
+
+
+def _shim(tmp_path) -> str:
+    """Builds tests/torch_ref/cpuinfo_vendor_shim.c against torch's cpuinfo.h."""
+    import platform
+    import shutil
+    if sys.platform != "linux" or platform.machine() != "x86_64":
+        pytest.skip("the cpuinfo vendor shim is for x86-64 Linux")
+    cc = os.environ.get("CC") or shutil.which("cc") or shutil.which("gcc")
+    inc = pathlib.Path(torch.__file__).parent / "include"
+    if cc is None or not (inc / "cpuinfo.h").exists():
+        pytest.skip("no C compiler or no torch/include/cpuinfo.h to build the cpuinfo vendor shim")
+    src = pathlib.Path(__file__).resolve().parents[1] / "torch_ref" / "cpuinfo_vendor_shim.c"
+    so = str(tmp_path / "cpuinfo_vendor_shim.so")
+    r = subprocess.run([cc, "-shared", "-fPIC", "-O1", f"-I{inc}", str(src), "-o", so, "-ldl", "-lpthread"],
+                       capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    return so
+
+
+@pytest.mark.parametrize("vendor,code", [("intel", 1), ("amd", 2)])
+def test_torch_cpu_bernoulli_and_dropout_same_on_intel(tmp_path, vendor, code):
+    shim = _shim(tmp_path)
+    path = str(tmp_path / "out.pt")
+    env = dict(os.environ, LD_PRELOAD=shim, XRNG_CPUINFO_VENDOR=vendor)
+    dts = "[" + ", ".join(f"torch.{str(d).split('.')[1]}" for d in SHIM_DTYPES) + "]"
+    r = subprocess.run([sys.executable, "-c", SHIM_SIDE % dts, path], env=env, capture_output=True, text=True,
+                       timeout=300)
+    assert r.returncode == 0, r.stderr
+    ref = torch.load(path)
+    # the shim took: torch's own cpuinfo reports the vendor (every copy) and its name
+    assert ref["vendors"] and all(v == code for v in ref["vendors"]), ref["vendors"]
+    assert ref["cpu_name"].endswith("(xrng cpuinfo shim)"), ref["cpu_name"]
+    x = torch.linspace(-3, 3, 2400).reshape(40, 60)
+    for threads, seed, tvals, tstate in ref["runs"]:
+        g = xrng.torch_cpu(seed)
+        vals = []
+        for i, dt in enumerate(SHIM_DTYPES):
+            for j, n in enumerate((1, 799, 800, 801, 2001)):
+                vals.append(xrng.bernoulli(n, p=(0.3, 0.5, 0.9, 0.0, 1.0)[(i + j) % 5], dtype=dt, generator=g))
+            vals.append(xrng.bernoulli_(torch.empty(7, 300, dtype=dt).t(), 0.25, generator=g))
+        vals.append(xrng.bernoulli(60, 40, p=0.6, dtype=torch.float32, generator=g))  # (contiguous, like torch's)
+        vals.append(xrng.dropout(x, 0.2, generator=g))
+        vals.append(xrng.dropout(x.t().to(torch.bfloat16), 0.7, generator=g))
+        assert len(vals) == len(tvals)
+        for k, (a, b) in enumerate(zip(vals, tvals)):
+            assert a.dtype == b.dtype and a.shape == b.shape and a.stride() == b.stride(), (vendor, threads, seed, k)
+            assert torch.equal(a.contiguous(), b.contiguous()), (vendor, threads, seed, k)
+        # two words per element, the CPU generator's own: torch's whole state equal
+        assert torch.equal(g.state, tstate), (vendor, threads, seed)
 
 
 def test_torch_cpu_inplace_fills_and_out_equal_torch():
