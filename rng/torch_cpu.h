@@ -395,8 +395,9 @@ inline int64_t update_to(int64_t to, int digits, RoundTrip round_trip) {
   return to;
 }
 
-// bernoulli_(p) with a scalar p on CPUs other than Intel's (torch takes MKL
-// there): a float64 uniform (random64) < p.
+// bernoulli_(p) with a scalar p (every CPU, Intel's included: torch 2.15's
+// wheel has no MKL bernoulli path, SPEC.md section 14.2): a float64 uniform
+// (random64) < p.
 inline bool bernoulli_value(State& s, double p) { return uniform_f64(s.random64()) < p; }
 // bernoulli_(p) with a float, half or bfloat16 tensor p (every CPU: torch's
 // tensor-p kernel has no MKL path): a float32 uniform (1 word) < p as float.

@@ -20,7 +20,7 @@ element-wise float64 Box-Muller with the cached second normal otherwise),
 exponential_, geometric_, log_normal_ and cauchy_ (every CPU, Intel's included), randint and randint_ (any dtype), randperm
 (any dtype), multinomial (with and without replacement, every CPU),
 bernoulli with a tensor p (every CPU), bernoulli with a scalar p
-and dropout (torch's non-MKL path: every CPU but Intel's). Other calls raise NotImplementedError or ValueError
+and dropout (every CPU, Intel's included: torch 2.15 has no MKL bernoulli). Other calls raise NotImplementedError or ValueError
 before the generator advances.
 """
 from __future__ import annotations

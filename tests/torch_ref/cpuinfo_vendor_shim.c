@@ -1,20 +1,21 @@
 /* An LD_PRELOAD shim that makes torch see another CPU vendor (tests only).
  *
  * torch's libtorch_cpu.so imports cpuinfo (cpuinfo_initialize,
- * cpuinfo_get_processors, ...) from libc10.so; older torch decided its
- * scalar-p bernoulli_ path from cpuinfo_get_processor(0)->core->vendor
- * (Intel: MKL's VSL, every other vendor: the CPU generator's own kernel).
- * Preloaded, this library defines those entry points itself: each first runs
- * the real cpuinfo_initialize (libc10's), then
- * rewrites, in libc10's own tables (heap memory, once), every core's vendor
- * to XRNG_CPUINFO_VENDOR ("intel" or "amd") and every package's name to
- * "<vendor> (xrng cpuinfo shim)", then answers with libc10's function. The
- * tables are patched in place, so every reader (torch's own code, libc10's
- * internal calls, ctypes) sees the same vendor, and the package name shows
- * through torch.cpu.get_capabilities()["cpu_name"]: proof that torch's
- * cpuinfo is the patched one.
+ * cpuinfo_get_processors, ...) dynamically; older torch chose its scalar-p
+ * bernoulli_ path from cpuinfo_get_processor(0)->core->vendor (Intel: MKL's
+ * VSL, every other vendor: the CPU generator's own kernel). Preloaded, this
+ * library defines those entry points itself. On the first call it finds
+ * every loaded copy of cpuinfo (torch 2.15's wheel has two, in libc10.so and
+ * libtorch.so), initialises each and rewrites in its tables (heap memory,
+ * once) every core's vendor to XRNG_CPUINFO_VENDOR ("intel" or "amd") and
+ * every package's name to "<vendor> (xrng cpuinfo shim)"; every call is then
+ * answered by the first copy. The tables are patched in place, so every
+ * reader that comes after torch's first cpuinfo call (torch's own code, the
+ * libraries' internal calls, ctypes) sees the same vendor, and the package
+ * name shows through torch.cpu.get_capabilities()["cpu_name"]: proof that
+ * torch's cpuinfo calls reach the shim.
  *
- * Build: cc -shared -fPIC -O1 -I<torch>/include cpuinfo_vendor_shim.c -o shim.so -ldl
+ * Build: cc -shared -fPIC -O1 -I<torch>/include cpuinfo_vendor_shim.c -o shim.so -ldl -lpthread
  * (tests/python/test_torch_cpu.py builds and uses it). cpuinfo.h is torch's
  * own copy, so the struct layouts are those of the cpuinfo torch links. */
 #define _GNU_SOURCE
