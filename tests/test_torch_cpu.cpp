@@ -232,6 +232,17 @@ TEST_CASE("torch_cpu: draws equal torch's own fingerprints (tests/data/golden_to
           std::memcpy(bytes.data() + 4 * i, &f, 4);
         }
       }
+    else if (dist == "bernoulli")  // bernoulli_(p), p in the mean column: 1 or 0 in the dtype
+      for (int64_t i = 0; i < count; ++i) {
+        const bool b = tc::bernoulli_value(s, mean);
+        if (dt == xrng::DType::f64) {
+          const double v = b ? 1.0 : 0.0;
+          std::memcpy(bytes.data() + 8 * i, &v, 8);
+        } else {
+          const float v = b ? 1.0f : 0.0f;
+          std::memcpy(bytes.data() + 4 * i, &v, 4);
+        }
+      }
     else if (dist == "uniform" && mean == 0.0 && std_ == 1.0)
       tc::rand(s, count, dt, bytes.data());
     else if (dist == "uniform")
@@ -243,7 +254,8 @@ TEST_CASE("torch_cpu: draws equal torch's own fingerprints (tests/data/golden_to
     CHECK_MESSAGE(h.hex() == want, line);
     ++checked;
   }
-  CHECK(checked == 108);  // 54 cases per stream (the first 19 of each from before the float64 normal, the last 4 cauchy_)
+  CHECK(checked == 114);  // 57 cases per stream (the first 19 of each from before the float64 normal, then 4
+                          // cauchy_, the last 3 bernoulli_)
 }
 
 TEST_CASE("torch_cpu: binary64 log, log1p, sincos, exp equal this host's glibc on the torch domain") {

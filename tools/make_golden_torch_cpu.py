@@ -17,6 +17,8 @@ elements of the dtype:
   geometric    torch.empty(count).geometric_(mean) (the mean column is p)
   log_normal   torch.empty(count).log_normal_(mean, std)
   cauchy       torch.empty(count).cauchy_(mean, std) (the columns are median, sigma)
+  bernoulli    torch.empty(count).bernoulli_(mean) (the mean column is p, std unused;
+               float p: the same kernel on every CPU, Intel's included)
 Cases are only ever added (the C++ test counts them): an existing line must
 come out the same.
 
@@ -45,6 +47,8 @@ for dist, dtype, seed, count, mean, std in cases:
         t = torch.empty(count, dtype=dt).log_normal_(mean, std)
     elif dist == "cauchy":
         t = torch.empty(count, dtype=dt).cauchy_(mean, std)
+    elif dist == "bernoulli":
+        t = torch.empty(count, dtype=dt).bernoulli_(mean)
     elif (mean, std) == (0.0, 1.0):
         t = torch.rand(count, dtype=dt)
     else:
@@ -70,7 +74,10 @@ CASES = ([("normal", "f32", s, n, 0.0, 1.0) for s in (0, 1, 42, 2 ** 32 + 5) for
             ("log_normal", "f64", 7, 1001, -500.0, 200.0)]
          # added with cauchy_ (glibc's tan):
          + [("cauchy", "f64", 8, 100003, 0.0, 1.0), ("cauchy", "f32", 9, 10001, 0.0, 1.0),
-            ("cauchy", "f64", 10, 10001, 1.5, 0.3), ("cauchy", "f32", 11, 1001, -3.0, 7.0)])
+            ("cauchy", "f64", 10, 10001, 1.5, 0.3), ("cauchy", "f32", 11, 1001, -3.0, 7.0)]
+         # added with the check that Intel CPUs run the same scalar-p bernoulli_:
+         + [("bernoulli", "f32", 3, 100003, 0.3, 1.0), ("bernoulli", "f64", 4, 1001, 0.5, 1.0),
+            ("bernoulli", "f32", 5, 801, 0.9, 1.0)])
 
 
 def main():
