@@ -320,14 +320,17 @@ def test_torch_cpu_dropout_and_bernoulli_equal_torch(dtype):
         want = torch.nn.functional.dropout(x, p, training=True)
         want_t = torch.nn.functional.dropout(x.t(), p, training=True)  # strided: noise like the input
         want_b = torch.empty(333, dtype=dtype).bernoulli_(p)
+        want_bt = torch.empty(7, 50, dtype=dtype).t().bernoulli_(p)  # in place, memory order
         want_next = torch.rand(5)
         g = xrng.torch_cpu(seed)
         got = xrng.dropout(x, p, generator=g)
         got_t = xrng.dropout(x.t(), p, generator=g)
         got_b = xrng.bernoulli(333, p=p, dtype=dtype, generator=g)
+        got_bt = xrng.bernoulli_(torch.empty(7, 50, dtype=dtype).t(), p, generator=g)
         assert torch.equal(got.view(torch.uint8), want.view(torch.uint8)), (seed, p)
         assert torch.equal(got_t.contiguous(), want_t.contiguous()), (seed, p)
         assert torch.equal(got_b, want_b), (seed, p)
+        assert got_bt.stride() == want_bt.stride() and torch.equal(got_bt, want_bt), (seed, p)
         assert torch.equal(xrng.rand(5, generator=g), want_next)
     g = xrng.torch_cpu(0)
     assert xrng.dropout(x, 0.5, training=False, generator=g) is x
