@@ -358,7 +358,10 @@ class Processor(ctypes.Structure):  # struct cpuinfo_processor, up to core
 cpu_name = torch.cpu.get_capabilities()["cpu_name"]
 vendors = []
 for name in ("libc10.so", "libtorch.so"):  # every copy of cpuinfo torch 2.15 links
-    lib = ctypes.CDLL(os.path.join(os.path.dirname(torch.__file__), "lib", name))
+    so = os.path.join(os.path.dirname(torch.__file__), "lib", name)
+    if not os.path.exists(so):
+        continue
+    lib = ctypes.CDLL(so)
     try:
         get = lib.cpuinfo_get_processor
     except AttributeError:
