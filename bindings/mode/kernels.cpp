@@ -100,7 +100,7 @@ class Kernel final : public c10::OperatorKernel {
     } catch (const NoDraw&) {
       settle(gen, name);
       torch_kernel(op, ks, stack);
-      absorb(gen);  // (torch's MKL bernoulli_ takes a seed even for no elements)
+      absorb(gen);  // whatever torch's kernel advanced, even for no elements
     } catch (const Reported& e) {  // drawn by torch, reported
       report(name, "is not drawn from xrng here (" + e.why + ")");
       settle(gen, name);
