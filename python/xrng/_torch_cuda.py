@@ -159,6 +159,11 @@ class TorchCUDAGenerator:
             view.copy_(host)
         return out
 
+    @property
+    def _fills_cuda(self) -> bool:
+        """Whether a CUDA tensor is filled on its GPU (xrng's CUDA kernels built)."""
+        return bool(_C.has_cuda_kernels())
+
     def _dropout(self, input: torch.Tensor, p: float, training: bool, inplace: bool,
                  vec: Optional[int] = None) -> torch.Tensor:
         return dropout(self, input, p, training, inplace, vec)

@@ -13,11 +13,13 @@
 #include <cstdlib>
 #include <cstring>
 #include <limits>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "device/chunk.h"
 #include "device/position.h"
+#include "device/torch_cuda.h"
 #include "device/xrng_cuda.h"
 #include "host/xrng.h"
 #include "requests.h"
@@ -844,4 +846,42 @@ TEST_CASE("block draws: the core's checks throw before any CUDA call; an empty b
   CHECK(error_of([&] {
           cuda::transform_block_to_host(drop, key, 0, TensorBlock{{0, 6}, {0, 1}, {0, 3}}, nullptr, nullptr);
         }) == "");
+}
+
+// ---- the torch CUDA stream's kernels (device/torch_cuda.h): their host side -------------------
+TEST_CASE("torch_cuda kernels: unroll and element sizes as the host bindings; refusals before any CUDA call") {
+  namespace tk = xrng::cuda::torch_cuda;
+  namespace tg = xrng::torch_cuda;
+  using tk::Draw;
+  using tk::Out;
+  // unroll: 2 for a float64 output (double2 / curand_uniform2_double) and randint's 64-bit path
+  CHECK(tk::unroll_of({Draw::uniform, Out::f64}) == 2);
+  CHECK(tk::unroll_of({Draw::uniform, Out::f16}) == 4);
+  CHECK(tk::unroll_of({Draw::normal, Out::f64}) == 2);
+  CHECK(tk::unroll_of({Draw::geometric, Out::i64, 0.3}) == 4);  // accscalar float whatever the element size
+  CHECK(tk::unroll_of({Draw::bernoulli, Out::f64, 0.3}) == 2);
+  CHECK(tk::unroll_of({Draw::randint, Out::i64, 0, 0, 0, (1ull << 28) - 1}) == 4);
+  CHECK(tk::unroll_of({Draw::randint, Out::i32, 0, 0, 0, 1ull << 28}) == 2);
+  CHECK(tk::out_size(Out::f64) == 8);
+  CHECK(tk::out_size(Out::bf16) == 2);
+  CHECK(tk::out_size(Out::i32) == 4);
+  CHECK(tk::out_size(Out::b8) == 1);
+  // refused with std::invalid_argument before any CUDA call (and before the state moves)
+  tg::State s{1, 8};
+  const tg::Device d{132, 2048};
+  void* fake = reinterpret_cast<void*>(uintptr_t{256});  // never dereferenced: every call below throws first
+  CHECK_THROWS_AS(tk::draw({Draw::exponential, Out::f32, 0.0}, s, d, 10, fake), std::invalid_argument);
+  CHECK_THROWS_AS(tk::draw({Draw::uniform, Out::i32}, s, d, 10, fake), std::invalid_argument);
+  CHECK_THROWS_AS(tk::draw({Draw::geometric, Out::f32, 1.0}, s, d, 10, fake), std::invalid_argument);
+  CHECK_THROWS_AS(tk::draw({Draw::bernoulli, Out::b8, 1.5}, s, d, 10, fake), std::invalid_argument);
+  CHECK_THROWS_AS(tk::draw({Draw::randint, Out::i64, 0, 0, 0, 0}, s, d, 10, fake), std::invalid_argument);
+  CHECK_THROWS_AS(tk::draw({Draw::cauchy, Out::f64, 0.0, -1.0}, s, d, 10, fake), std::invalid_argument);
+  CHECK_THROWS_AS(tk::draw({Draw::uniform, Out::f32}, s, d, 10, nullptr), std::invalid_argument);
+  CHECK_THROWS_AS(tk::dropout(s, d, 16, 3, 0.5, Out::f32, fake, fake, static_cast<bool*>(fake)), std::invalid_argument);
+  CHECK_THROWS_AS(tk::dropout(s, d, 16, 4, 0.5, Out::i32, fake, fake, static_cast<bool*>(fake)), std::invalid_argument);
+  CHECK_THROWS_AS(tk::bernoulli_tensor(s, 16, fake, true, Out::f32, fake), std::invalid_argument);
+  CHECK(s.offset == 8);
+  // n == 0: nothing drawn, no CUDA call, the offset unmoved (as the host draws)
+  tk::draw({Draw::normal, Out::f32}, s, d, 0, fake);
+  CHECK(s.offset == 8);
 }
