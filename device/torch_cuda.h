@@ -18,36 +18,13 @@
 #include <cstdint>
 
 #include "rng/torch_cuda.h"
+#include "torch_cuda_ops.h"
 
 namespace xrng::cuda::torch_cuda {
 
 namespace tg = xrng::torch_cuda;
 
-// The output's element type (the torch dtypes the host bindings fill).
-enum class Out : uint8_t { f32, f64, f16, bf16, i64, i32, i16, i8, u8, b8 };
-uint32_t out_size(Out o);
-inline bool out_is_float(Out o) { return o == Out::f32 || o == Out::f64 || o == Out::f16 || o == Out::bf16; }
-
-enum class Draw : uint8_t { uniform, normal, exponential, log_normal, cauchy, geometric, bernoulli, randint };
-
-// A draw and its parameters, as the torch bindings pass them to the host
-// model: uniform [a, b); normal mean a, std b; exponential lambda a;
-// log_normal mean a, std b; cauchy median a, sigma b; geometric p = a;
-// bernoulli p = a; randint low + (word mod range), range >= 1 (the bindings
-// apply torch's update_from / update_to and dtype checks first).
-struct Args {
-  Draw draw = Draw::uniform;
-  Out out = Out::f32;
-  double a = 0.0, b = 1.0;
-  int64_t low = 0;
-  uint64_t range = 0;
-};
-
-// The values per curand4 call of the draw's kernel: 2 for a float64 output
-// of uniform/normal/exponential/log_normal/cauchy/geometric/bernoulli
-// (double2 / curand_uniform2_double) and for randint with range >= 2^28
-// (ulonglong2), else 4.
-uint32_t unroll_of(const Args& a);
+// (unroll_of(a), out_size(o): torch_cuda_ops.h.)
 
 // dev_out[0, n) = the draw at state `s` on a GPU `d` (n elements of a
 // contiguous tensor, row-major); `s` advances as on torch's GPU.

@@ -133,7 +133,7 @@ def kernel_rows(g, wave, cuda):
                                lambda g, dev: xrng.geometric_(torch.empty(n, dtype=dt, device=dev), 0.4, generator=g), g, 9)
         for lo, hi in ((0, 10), (-100, 2 ** 28 + 3), (0, 2 ** 40)):
             for dt in (torch.int64, torch.int32, torch.float32, torch.float64, torch.int16):
-                if dt in (torch.int32, torch.int16) and hi > 2 ** 15:
+                if (dt == torch.int16 and hi > 2 ** 15) or (dt == torch.int32 and hi > 2 ** 31):
                     continue
                 kernel_vs_host(f"randint({lo}, {hi}) n={n} {dt}",
                                lambda g, dev: xrng.randint(lo, hi, (n,), dtype=dt, generator=g, device=dev), g, 13)
