@@ -15,6 +15,10 @@
 // thread i's first call: the same on every GPU. Above it, which words an
 // element gets depends on the SM count.
 //
+// The element functions are XRNG_HD: xrng's CUDA kernels for this stream
+// (device/torch_cuda.h, SPEC.md 15.5) run the same code on the GPU; the
+// orchestration (launch, pieces, for_each, randperm) is host-only.
+//
 // Pure functions of (seed, philox offset, device, element): a State is
 // torch's CUDAGeneratorImpl state, (seed, philox_offset_per_thread), and a
 // draw advances its offset exactly as torch's philox_cuda_state does.
