@@ -7,6 +7,7 @@
 #include <pybind11/pybind11.h>
 
 #include <limits>
+#include <tuple>
 #include <string>
 #include <type_traits>
 
@@ -14,10 +15,25 @@
 #include "rng/torch_cuda.h"
 #include "torch_streams.h"
 
+#if defined(XRNG_TORCH_CUDA)
+#include <c10/cuda/CUDAGuard.h>
+#include <c10/cuda/CUDAStream.h>
+
+#include "../device/torch_cuda.h"
+#endif
+
 namespace py = pybind11;
 namespace tg = xrng::torch_cuda;
 
 namespace {
+
+constexpr bool has_kernels() {
+#if defined(XRNG_TORCH_CUDA)
+  return true;
+#else
+  return false;
+#endif
+}
 
 template <class T>
 constexpr bool is_float_like = std::is_floating_point_v<T> || std::is_same_v<T, at::Half> ||
@@ -31,14 +47,101 @@ tg::Type float_type(at::ScalarType dt, const std::string& kind) {
   throw std::invalid_argument("torch_cuda " + kind + ": dtype must be a floating type");
 }
 
+// randint's [low, low + range) for dtype dt: torch's update_from / update_to
+// for the floating types, the dtype's bounds for the integers.
+std::pair<int64_t, uint64_t> randint_bounds(at::ScalarType dt, int64_t ilow, int64_t ihigh) {
+  if (!(ihigh > ilow)) throw std::invalid_argument("torch_cuda randint: high must exceed low");
+  int64_t lo = ilow, hi = ihigh;
+  AT_DISPATCH_ALL_TYPES_AND2(at::kHalf, at::kBFloat16, dt, "torch_cuda_randint_bounds", [&] {
+    if constexpr (is_float_like<scalar_t>) {
+      auto rt = [](int64_t v) { return static_cast<int64_t>(static_cast<scalar_t>(v)); };
+      lo = xrng::torch_cpu::update_from(lo, std::numeric_limits<scalar_t>::digits, rt);
+      hi = xrng::torch_cpu::update_to(hi, std::numeric_limits<scalar_t>::digits, rt);
+      if (!(lo < hi))
+        throw std::invalid_argument("torch_cuda randint: low and high cast to the dtype leave an empty range");
+    } else {
+      if (ilow < static_cast<int64_t>(std::numeric_limits<scalar_t>::lowest()) ||
+          ihigh - 1 > static_cast<int64_t>(std::numeric_limits<scalar_t>::max()))
+        throw std::invalid_argument("torch_cuda randint: [low, high) does not fit the dtype");
+    }
+  });
+  return {lo, static_cast<uint64_t>(hi) - static_cast<uint64_t>(lo)};
+}
+
+#if defined(XRNG_TORCH_CUDA)
+namespace tk = xrng::cuda::torch_cuda;
+
+tk::Out device_type(at::ScalarType dt) {
+  switch (dt) {
+    case at::kFloat: return tk::Out::f32;
+    case at::kDouble: return tk::Out::f64;
+    case at::kHalf: return tk::Out::f16;
+    case at::kBFloat16: return tk::Out::bf16;
+    case at::kLong: return tk::Out::i64;
+    case at::kInt: return tk::Out::i32;
+    case at::kShort: return tk::Out::i16;
+    case at::kChar: return tk::Out::i8;
+    case at::kByte: return tk::Out::u8;
+    case at::kBool: return tk::Out::b8;
+    default: throw std::invalid_argument(std::string("torch_cuda: dtype ") + c10::toString(dt) + " is not supported");
+  }
+}
+
+// The current CUDA stream of t's device, with that device current.
+struct OnDevice {
+  explicit OnDevice(const at::Tensor& t)
+      : guard(t.device()), stream(c10::cuda::getCurrentCUDAStream(t.device().index()).stream()) {}
+  c10::cuda::CUDAGuard guard;
+  cudaStream_t stream;
+};
+
+// cuda_draw into a contiguous CUDA tensor: xrng's kernels (device/torch_cuda.h).
+uint64_t device_draw(tg::State s, tg::Device d, const std::string& kind, at::Tensor& out, double a, double b,
+                     int64_t ilow, int64_t ihigh) {
+  const auto dt = out.scalar_type();
+  tk::Args args;
+  args.a = a;
+  args.b = b;
+  if (kind == "uniform") args.draw = tk::Draw::uniform;
+  else if (kind == "normal") args.draw = tk::Draw::normal;
+  else if (kind == "exponential") args.draw = tk::Draw::exponential;
+  else if (kind == "log_normal") args.draw = tk::Draw::log_normal;
+  else if (kind == "cauchy") args.draw = tk::Draw::cauchy;
+  else if (kind == "geometric") args.draw = tk::Draw::geometric;
+  else if (kind == "bernoulli") args.draw = tk::Draw::bernoulli;
+  else if (kind == "randint") args.draw = tk::Draw::randint;
+  else throw std::invalid_argument("torch_cuda draw: unknown kind '" + kind + "'");
+  if (args.draw <= tk::Draw::cauchy) float_type(dt, kind);
+  if (args.draw == tk::Draw::geometric && dt == at::kBool)
+    throw std::invalid_argument("torch_cuda geometric: dtype must not be bool");
+  if (args.draw == tk::Draw::randint) std::tie(args.low, args.range) = randint_bounds(dt, ilow, ihigh);
+  args.out = device_type(dt);
+  const OnDevice on(out);
+  tk::draw(args, s, d, static_cast<uint64_t>(out.numel()), out.data_ptr(), on.stream);
+  return s.offset;
+}
+#endif
+
 }  // namespace
 
 // Fills contiguous CPU `out` with draw `kind`; returns the new philox offset.
 uint64_t xrng::torch_streams::cuda_draw(uint64_t seed, uint64_t offset, const std::string& kind, uint32_t sm_count, uint32_t threads_per_sm,
               at::Tensor out, double a, double b, int64_t ilow, int64_t ihigh) {
-  if (out.device().type() != at::kCPU || !out.is_contiguous())
-    throw std::invalid_argument("torch_cuda draw: out must be a contiguous CPU tensor");
   if (offset % 4 != 0) throw std::invalid_argument("torch_cuda: the philox offset must be a multiple of 4");
+#if defined(XRNG_TORCH_CUDA)
+  // a contiguous CUDA tensor: filled on its GPU by xrng's kernels (randperm: on the host, then copied)
+  if (out.is_cuda() && out.is_contiguous()) {
+    if (kind != "randperm")
+      return device_draw(tg::State{seed, offset}, tg::Device{sm_count, threads_per_sm}, kind, out, a, b, ilow, ihigh);
+    at::Tensor host = at::empty(out.sizes(), out.options().device(at::kCPU));
+    const uint64_t next = cuda_draw(seed, offset, kind, sm_count, threads_per_sm, host, a, b, ilow, ihigh);
+    out.copy_(host);
+    return next;
+  }
+#endif
+  if (out.device().type() != at::kCPU || !out.is_contiguous())
+    throw std::invalid_argument(has_kernels() ? "torch_cuda draw: out must be a contiguous CPU or CUDA tensor"
+                                              : "torch_cuda draw: out must be a contiguous CPU tensor");
   tg::State s{seed, offset};
   const tg::Device d{sm_count, threads_per_sm};
   const uint64_t n = static_cast<uint64_t>(out.numel());
@@ -134,21 +237,10 @@ uint64_t xrng::torch_streams::cuda_draw(uint64_t seed, uint64_t offset, const st
       }
     });
   } else if (kind == "randint") {
-    if (!(ihigh > ilow)) throw std::invalid_argument("torch_cuda randint: high must exceed low");
+    const auto bounds = randint_bounds(dt, ilow, ihigh);
+    const int64_t lo = bounds.first;
+    const uint64_t range = bounds.second;
     AT_DISPATCH_ALL_TYPES_AND2(at::kHalf, at::kBFloat16, dt, "torch_cuda_randint", [&] {
-      int64_t lo = ilow, hi = ihigh;
-      if constexpr (is_float_like<scalar_t>) {
-        auto rt = [](int64_t v) { return static_cast<int64_t>(static_cast<scalar_t>(v)); };
-        lo = xrng::torch_cpu::update_from(lo, std::numeric_limits<scalar_t>::digits, rt);
-        hi = xrng::torch_cpu::update_to(hi, std::numeric_limits<scalar_t>::digits, rt);
-        if (!(lo < hi))
-          throw std::invalid_argument("torch_cuda randint: low and high cast to the dtype leave an empty range");
-      } else {
-        if (ilow < static_cast<int64_t>(std::numeric_limits<scalar_t>::lowest()) ||
-            ihigh - 1 > static_cast<int64_t>(std::numeric_limits<scalar_t>::max()))
-          throw std::invalid_argument("torch_cuda randint: [low, high) does not fit the dtype");
-      }
-      const uint64_t range = static_cast<uint64_t>(hi) - static_cast<uint64_t>(lo);
       auto* p = out.data_ptr<scalar_t>();
       if (range >= (1ull << 28)) {  // ulonglong2 from curand4: unroll 2
         tg::for_each(s, n, esize, 2, d, [&](uint64_t i, const xrng::u32x4& w, uint32_t lane) {
@@ -180,12 +272,26 @@ uint64_t xrng::torch_streams::cuda_draw(uint64_t seed, uint64_t offset, const st
 std::tuple<at::Tensor, at::Tensor, uint64_t> xrng::torch_streams::cuda_dropout(
     uint64_t seed, uint64_t offset, uint32_t sm_count, uint32_t threads_per_sm, at::Tensor input, double p,
     uint32_t vec) {
-  if (input.device().type() != at::kCPU || !input.is_contiguous())
-    throw std::invalid_argument("torch_cuda dropout: input must be a contiguous CPU tensor");
   if (vec != 1 && vec != 2 && vec != 4 && vec != 8) throw std::invalid_argument("torch_cuda dropout: vec must be 1, 2, 4 or 8");
   tg::State s{seed, offset};
   const tg::Device d{sm_count, threads_per_sm};
   const uint64_t n = static_cast<uint64_t>(input.numel());
+#if defined(XRNG_TORCH_CUDA)
+  // a contiguous CUDA input: output and mask computed on its GPU by xrng's kernel
+  if (input.is_cuda() && input.is_contiguous()) {
+    float_type(input.scalar_type(), "dropout");
+    at::Tensor out = at::empty_like(input, at::MemoryFormat::Contiguous);
+    at::Tensor mask = at::empty(input.sizes(), input.options().dtype(at::kBool));
+    if (n == 0) return {input.clone(), mask, offset};
+    const OnDevice on(input);
+    xrng::cuda::torch_cuda::dropout(s, d, n, vec, p, device_type(input.scalar_type()), input.data_ptr(),
+                                    out.data_ptr(), mask.data_ptr<bool>(), on.stream);
+    return {out, mask, s.offset};
+  }
+#endif
+  if (input.device().type() != at::kCPU || !input.is_contiguous())
+    throw std::invalid_argument(has_kernels() ? "torch_cuda dropout: input must be a contiguous CPU or CUDA tensor"
+                                              : "torch_cuda dropout: input must be a contiguous CPU tensor");
   at::Tensor out = at::empty_like(input);
   at::Tensor mask = at::empty(input.sizes(), input.options().dtype(at::kBool));
   if (n == 0) return {input.clone(), mask, offset};
@@ -227,6 +333,27 @@ py::tuple dropout(uint64_t seed, uint64_t offset, uint32_t sm_count, uint32_t th
 // (float64 for a float64 out, float32 otherwise). Every p is checked to lie
 // in [0, 1] first. Returns the new philox offset.
 uint64_t xrng::torch_streams::cuda_bernoulli_tensor(uint64_t seed, uint64_t offset, at::Tensor out, at::Tensor p) {
+#if defined(XRNG_TORCH_CUDA)
+  // CUDA out and p (contiguous, on one device): xrng's kernel; p checked on the device first
+  if (out.is_cuda() || p.is_cuda()) {
+    if (!out.is_cuda() || !p.is_cuda() || out.device() != p.device() || !out.is_contiguous() || !p.is_contiguous() ||
+        p.numel() != out.numel())
+      throw std::invalid_argument(
+          "torch_cuda bernoulli: out and p must be contiguous tensors of the same size on one device");
+    const bool dbl = out.scalar_type() == at::kDouble;
+    if (p.scalar_type() != (dbl ? at::kDouble : at::kFloat))
+      throw std::invalid_argument("torch_cuda bernoulli: p must be float64 for a float64 out, float32 otherwise");
+    if (offset % 4 != 0) throw std::invalid_argument("torch_cuda: the philox offset must be a multiple of 4");
+    const tk::Out o = device_type(out.scalar_type());
+    const OnDevice on(out);
+    if (p.numel() > 0 && !at::logical_and(p >= 0, p <= 1).all().item<bool>())
+      throw std::invalid_argument("torch_cuda bernoulli: every p must be in [0, 1]");
+    tg::State s{seed, offset};
+    xrng::cuda::torch_cuda::bernoulli_tensor(s, static_cast<uint64_t>(out.numel()), p.data_ptr(), dbl, o,
+                                             out.data_ptr(), on.stream);
+    return s.offset;
+  }
+#endif
   if (out.device().type() != at::kCPU || !out.is_contiguous() || p.device().type() != at::kCPU ||
       !p.is_contiguous() || p.numel() != out.numel())
     throw std::invalid_argument("torch_cuda bernoulli: out and p must be contiguous CPU tensors of the same size");

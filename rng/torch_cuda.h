@@ -15,6 +15,10 @@
 // thread i's first call: the same on every GPU. Above it, which words an
 // element gets depends on the SM count.
 //
+// The element functions are XRNG_HD: xrng's CUDA kernels for this stream
+// (device/torch_cuda.h, SPEC.md 15.5) run the same code on the GPU; the
+// orchestration (launch, pieces, for_each, randperm) is host-only.
+//
 // Pure functions of (seed, philox offset, device, element): a State is
 // torch's CUDAGeneratorImpl state, (seed, philox_offset_per_thread), and a
 // draw advances its offset exactly as torch's philox_cuda_state does.
@@ -69,8 +73,8 @@ struct Launch {
   uint32_t grid = 0;     // blocks
   uint32_t unroll = 4;   // values per curand4 call: 4 (float4/uint4) or 2 (double2/ulonglong2)
   uint64_t counter_offset = 0;  // the increment handed to philox_cuda_state
-  uint64_t threads() const { return static_cast<uint64_t>(kBlock) * grid; }
-  uint64_t rounds() const { return counter_offset / kCurandCallWords; }  // curand4 calls per thread
+  XRNG_HD uint64_t threads() const { return static_cast<uint64_t>(kBlock) * grid; }
+  XRNG_HD uint64_t rounds() const { return counter_offset / kCurandCallWords; }  // curand4 calls per thread
 };
 
 // calc_execution_policy(numel, unroll).
@@ -97,23 +101,32 @@ struct Slot {
   uint64_t thread, round;
   uint32_t lane;
 };
-inline Slot slot(const Launch& L, uint64_t i) {
+XRNG_HD inline Slot slot(const Launch& L, uint64_t i) {
   const uint64_t S = L.threads();
   const uint64_t per_round = S * L.unroll;
   const uint64_t j = i % per_round;
   return Slot{j % S, i / per_round, static_cast<uint32_t>(j / S)};
 }
 
+// The inverse of slot: the element (launch index) that lane `lane` of call
+// `round` of thread `thread` writes, when it is below L.numel (the
+// grid-stride loop's index first + lane * S, first = round S unroll +
+// thread). xrng's CUDA kernels run one work item per (thread, round),
+// thread = item mod S, round = item / S, over L.threads() L.rounds() items.
+XRNG_HD inline uint64_t element_of(const Launch& L, uint64_t thread, uint64_t round, uint32_t lane) {
+  return (round * L.unroll + lane) * L.threads() + thread;
+}
+
 // The four words of curand4 call `round` of thread `thread` after
 // curand_init(seed, thread, offset) (offset a multiple of 4): xrng's raw
 // stream (seed, subseq = thread), words offset + 4 round .. + 3.
-inline u32x4 curand4(uint64_t seed, uint64_t offset, uint64_t thread, uint64_t round) {
+XRNG_HD inline u32x4 curand4(uint64_t seed, uint64_t offset, uint64_t thread, uint64_t round) {
   return stream_block(Stream{seed, thread}, offset / 4 + round);
 }
 
 // TensorIterator::can_use_32bit_indexing for a 1-D tensor of `numel`
 // elements of `elem_size` bytes (coalesced contiguous output).
-inline bool can_use_32bit_indexing(uint64_t numel, uint32_t elem_size) {
+XRNG_HD inline bool can_use_32bit_indexing(uint64_t numel, uint32_t elem_size) {
   return numel <= static_cast<uint64_t>(kInt32Max) && 1 + (numel - 1) * elem_size <= static_cast<uint64_t>(kInt32Max);
 }
 
@@ -167,45 +180,108 @@ void for_each(State& s, uint64_t numel, uint32_t elem_size, uint32_t unroll, Dev
     const uint64_t S = L.threads();
     for (uint64_t r = 0; r < L.rounds(); ++r)
       for (uint64_t t = 0; t < S; ++t) {
-        const uint64_t first = r * S * L.unroll + t;
+        const uint64_t first = element_of(L, t, r, 0);
         if (first >= L.numel) break;
         const u32x4 w = curand4(s.seed, p.offset, t, r);
         for (uint32_t lane = 0; lane < L.unroll; ++lane) {
-          const uint64_t li = first + lane * S;
+          const uint64_t li = element_of(L, t, r, lane);
           if (li < L.numel) emit(p.begin + li, w, lane);
         }
       }
   });
 }
 
+// ---- the operations of the element functions, the same on host and GPU -----------------
+// Every element function below is XRNG_HD: xrng's CUDA kernels for this
+// stream (device/torch_cuda.cu) run the very code the host runs. They use
+// only correctly rounded IEEE operations (+ - * / and sqrt, which nvcc
+// compiles as IEEE under --prec-div=true --prec-sqrt=true), explicit fused
+// multiply-adds, exact operations (ceil, trunc, fabs, round to nearest even,
+// conversions) and integer arithmetic: no libm, no contraction (--fmad=false,
+// -ffp-contract=off).
+namespace hd {
+XRNG_HD XRNG_INLINE float fma_(float a, float b, float c) {
+#if defined(__CUDA_ARCH__)
+  return __fmaf_rn(a, b, c);
+#else
+  return std::fma(a, b, c);
+#endif
+}
+XRNG_HD XRNG_INLINE double fma_(double a, double b, double c) { return math::fma_(a, b, c); }
+XRNG_HD XRNG_INLINE float sqrt_(float a) {
+#if defined(__CUDA_ARCH__)
+  return __fsqrt_rn(a);
+#else
+  return std::sqrt(a);
+#endif
+}
+XRNG_HD XRNG_INLINE double sqrt_(double a) { return math::sqrt_(a); }
+XRNG_HD XRNG_INLINE float ceil_(float a) {
+#if defined(__CUDA_ARCH__)
+  return ceilf(a);
+#else
+  return std::ceil(a);
+#endif
+}
+XRNG_HD XRNG_INLINE double ceil_(double a) {
+#if defined(__CUDA_ARCH__)
+  return ::ceil(a);
+#else
+  return std::ceil(a);
+#endif
+}
+XRNG_HD XRNG_INLINE float fabs_(float a) { return math::as_f32(math::as_u32(a) & 0x7fffffffu); }
+XRNG_HD XRNG_INLINE double fabs_(double a) { return math::as_f64(math::as_u64(a) & 0x7fffffffffffffffull); }
+// round to nearest, ties to even (the default rounding mode)
+XRNG_HD XRNG_INLINE double rint_(double a) {
+#if defined(__CUDA_ARCH__)
+  return ::rint(a);
+#else
+  return std::nearbyint(a);
+#endif
+}
+XRNG_HD XRNG_INLINE double trunc_(double a) {
+#if defined(__CUDA_ARCH__)
+  return ::trunc(a);
+#else
+  return std::trunc(a);
+#endif
+}
+XRNG_HD XRNG_INLINE uint32_t hi_(double x) { return static_cast<uint32_t>(math::as_u64(x) >> 32); }
+XRNG_HD XRNG_INLINE uint32_t lo_(double x) { return static_cast<uint32_t>(math::as_u64(x)); }
+XRNG_HD XRNG_INLINE double make_(uint32_t l, uint32_t h) {
+  return math::as_f64((static_cast<uint64_t>(h) << 32) | l);
+}
+}  // namespace hd
+
 // ---- cuRAND's conversions (curand_uniform.h, curand_normal.h) -----------------------
 
 // _curand_uniform: x * 2^-32 + 2^-33 in binary32, in (0, 1]. The product of
 // float(x) (rounded to nearest) and 2^-32 is exact, so a fused or unfused
 // multiply-add gives the same value.
-inline float curand_uniform(uint32_t x) { return static_cast<float>(x) * 0x1p-32f + 0x1p-33f; }
+XRNG_HD inline float curand_uniform(uint32_t x) { return static_cast<float>(x) * 0x1p-32f + 0x1p-33f; }
 
 // _curand_uniform_double_hq: z = x ^ (y << 21) (53 bits), z 2^-53 + 2^-54.
-inline double curand_uniform_double_hq(uint32_t x, uint32_t y) {
+XRNG_HD inline double curand_uniform_double_hq(uint32_t x, uint32_t y) {
   const uint64_t z = static_cast<uint64_t>(x) ^ (static_cast<uint64_t>(y) << 21);
   return static_cast<double>(z) * 0x1p-53 + 0x1p-54;
 }
 
 // The double2 / ulonglong2 component `lane` (0 or 1) of a curand4 call.
-inline double uniform2_double(const u32x4& w, uint32_t lane) {
+XRNG_HD inline double uniform2_double(const u32x4& w, uint32_t lane) {
   return curand_uniform_double_hq(w.v[2 * lane], w.v[2 * lane + 1]);
 }
-inline uint64_t random64(const u32x4& w, uint32_t lane) {
+XRNG_HD inline uint64_t random64(const u32x4& w, uint32_t lane) {
   return (static_cast<uint64_t>(w.v[2 * lane]) << 32) | w.v[2 * lane + 1];
 }
 
 // ---- element values ----------------------------------------------------------------------
 
 enum class Type { f32, f64, f16, bf16 };
-inline uint32_t type_size(Type t) { return t == Type::f64 ? 8u : t == Type::f32 ? 4u : 2u; }
+XRNG_HD inline uint32_t type_size(Type t) { return t == Type::f64 ? 8u : t == Type::f32 ? 4u : 2u; }
 
 // binary32 -> the 16-bit types, round to nearest even (c10::Half / c10::BFloat16).
-inline float round_to(Type t, float v) {
+XRNG_HD inline float round_to(Type t, float v) {
   if (t == Type::f16) return math::f16_bits_to_f32(math::f32_to_f16_bits(v));
   if (t == Type::bf16) return math::bf16_bits_to_f32(math::f32_to_bf16_bits(v));
   return v;
@@ -218,29 +294,29 @@ inline float round_to(Type t, float v) {
 struct UniformF32 {
   Type type;
   float from, to, range;
-  UniformF32(Type t, double a, double b) : type(t) {
+  XRNG_HD UniformF32(Type t, double a, double b) : type(t) {
     from = round_to(t, static_cast<float>(a));
     to = round_to(t, static_cast<float>(b));
     range = round_to(t, to - from);
   }
-  float operator()(float rand) const {
-    const float v = round_to(type, std::fma(rand, range, from));
+  XRNG_HD float operator()(float rand) const {
+    const float v = round_to(type, hd::fma_(rand, range, from));
     return v == to ? from : v;
   }
 };
 // uniform_kernel, double: value = fma(rand, to - from, from); to -> from.
 struct UniformF64 {
   double from, to, range;
-  UniformF64(double a, double b) : from(a), to(b), range(b - a) {}
-  double operator()(double rand) const {
-    const double v = std::fma(rand, range, from);
+  XRNG_HD UniformF64(double a, double b) : from(a), to(b), range(b - a) {}
+  XRNG_HD double operator()(double rand) const {
+    const double v = hd::fma_(rand, range, from);
     return v == to ? from : v;
   }
 };
 
 // random_from_to: (w mod range) + base as int64 (32-bit words when range <
 // 2^28, else 64-bit words from random64).
-inline int64_t uniform_int_from_to(uint64_t w, uint64_t range, int64_t base) {
+XRNG_HD inline int64_t uniform_int_from_to(uint64_t w, uint64_t range, int64_t base) {
   return static_cast<int64_t>(w % range + static_cast<uint64_t>(base));
 }
 
@@ -253,10 +329,10 @@ inline int64_t uniform_int_from_to(uint64_t w, uint64_t range, int64_t base) {
 // __sincosf / sin.approx / cos.approx as the SASS runs them: t = v * float(1 /
 // 2 pi) rounded toward zero (FMUL.RZ), then MUFU.SIN / MUFU.COS of t turns,
 // modelled as sin / cos (2 pi t) rounded from binary64.
-inline void fast_sincosf(float v, float* sn, float* cs) {
+XRNG_HD inline void fast_sincosf(float v, float* sn, float* cs) {
   const double prod = static_cast<double>(v) * static_cast<double>(0x1.45f306p-3f);  // exact
   float t = static_cast<float>(prod);
-  if (std::fabs(static_cast<double>(t)) > std::fabs(prod)) t = std::nextafter(t, 0.0f);
+  if (hd::fabs_(static_cast<double>(t)) > hd::fabs_(prod)) t = math::as_f32(math::as_u32(t) - 1u);  // nextafter(t, 0): t != 0 here
   const double turn = 6.283185307179586 * static_cast<double>(t);
   double sd, cd;  // xrng's port of glibc's sincos, never the host's libm
   xrng::torch_cpu::detail::glibc_sincos(turn, &sd, &cd);
@@ -265,26 +341,26 @@ inline void fast_sincosf(float v, float* sn, float* cs) {
 }
 
 // MUFU.LG2 of a positive normal float, modelled as log2 x rounded to float.
-inline float mufu_lg2(float x) {
+XRNG_HD inline float mufu_lg2(float x) {
   return static_cast<float>(xrng::torch_cpu::detail::glibc_log(static_cast<double>(x)) * 1.4426950408889634);
 }
 // __logf (torch's at::log / at::log1p of a float on CUDA) as the SASS runs it:
 // an argument below 2^-126 is scaled by 2^24 first and 24 taken off the
 // MUFU.LG2 result, then FMUL by float(ln 2).
-inline float fast_logf(float x) {
-  const bool tiny = std::fabs(x) < 0x1p-126f;
+XRNG_HD inline float fast_logf(float x) {
+  const bool tiny = hd::fabs_(x) < 0x1p-126f;
   float l = mufu_lg2(tiny ? x * 0x1p24f : x);
   if (tiny) l = l - 24.0f;
   return l * 0.693147182f;
 }
 // MUFU.EX2, modelled as 2^t rounded to float.
-inline float mufu_ex2(float t) {
+XRNG_HD inline float mufu_ex2(float t) {
   return static_cast<float>(xrng::torch_cpu::detail::glibc_exp(static_cast<double>(t) * 0.6931471805599453));
 }
 // __expf (torch's at::exp of a float on CUDA) as the SASS runs it: t = x *
 // float(log2 e) (FMUL); below -126 (or NaN) t is halved and the MUFU.EX2
 // result squared.
-inline float fast_expf(float x) {
+XRNG_HD inline float fast_expf(float x) {
   float t = x * 1.44269502f;
   const bool low = !(t >= -126.0f);
   if (low) t = t * 0.5f;
@@ -293,15 +369,15 @@ inline float fast_expf(float x) {
   return r;
 }
 // MUFU.RCP, modelled as the correctly rounded reciprocal.
-inline float mufu_rcp(float x) { return static_cast<float>(1.0 / static_cast<double>(x)); }
+XRNG_HD inline float mufu_rcp(float x) { return static_cast<float>(1.0 / static_cast<double>(x)); }
 // __tanf (torch's at::tan of a float on CUDA; libdevice's __nv_fast_tanf:
 // sin.approx / cos.approx, div.approx) as the SASS runs it: MUFU.SIN and
 // MUFU.COS of the same turns, both scaled by 2^24 when |cos| < 2^-126,
 // then MUFU.RCP of the cosine times the sine.
-inline float fast_tanf(float x) {
+XRNG_HD inline float fast_tanf(float x) {
   float sn, cs;
   fast_sincosf(x, &sn, &cs);
-  if (!(std::fabs(cs) >= 0x1p-126f)) {
+  if (!(hd::fabs_(cs) >= 0x1p-126f)) {
     cs = cs * 0x1p24f;
     sn = sn * 0x1p24f;
   }
@@ -310,17 +386,10 @@ inline float fast_tanf(float x) {
 
 // rcp.approx.ftz.f64 (MUFU.RCP64H on the high word, the low word 0): modelled
 // as 1 / (the high word) cut to its high word (see nv_log).
-inline double rcp64h_model(double g) {
-  uint64_t u;
-  std::memcpy(&u, &g, 8);
-  double h, r;
-  u &= 0xffffffff00000000ull;
-  std::memcpy(&h, &u, 8);
-  r = 1.0 / h;
-  std::memcpy(&u, &r, 8);
-  u &= 0xffffffff00000000ull;
-  std::memcpy(&r, &u, 8);
-  return r;
+XRNG_HD inline double rcp64h_model(double g) {
+  const double h = math::as_f64(math::as_u64(g) & 0xffffffff00000000ull);
+  const double r = 1.0 / h;
+  return math::as_f64(math::as_u64(r) & 0xffffffff00000000ull);
 }
 
 // libdevice's __nv_log (binary64 natural log), as in libdevice.10.bc and as
@@ -329,10 +398,10 @@ inline double rcp64h_model(double g) {
 // approximation from the high word); modelled as 1 / (the high word) cut to
 // its high word, then libdevice's two fused refinement steps, which leave
 // an error near 2^-69 before rounding. UNMEASURED: see SPEC.md section 15.
-inline double nv_log(double a) {
-  auto hi = [](double x) { uint64_t u; std::memcpy(&u, &x, 8); return static_cast<int32_t>(u >> 32); };
-  auto lo = [](double x) { uint64_t u; std::memcpy(&u, &x, 8); return static_cast<uint32_t>(u); };
-  auto make = [](uint32_t l, uint32_t h) { const uint64_t u = (static_cast<uint64_t>(h) << 32) | l; double x; std::memcpy(&x, &u, 8); return x; };
+XRNG_HD inline double nv_log(double a) {
+  auto hi = [](double x) { return static_cast<int32_t>(hd::hi_(x)); };
+  auto lo = [](double x) { return hd::lo_(x); };
+  auto make = [](uint32_t l, uint32_t h) { return hd::make_(l, h); };
   int32_t ihi = hi(a);
   uint32_t ilo = lo(a);
   int32_t e = -1023;
@@ -357,37 +426,37 @@ inline double nv_log(double a) {
     // modelled as 1 / (g's high word), cut to its high word
     double r = 1.0 / make(0u, static_cast<uint32_t>(hi(g)));
     r = make(0u, static_cast<uint32_t>(hi(r)));
-    const double t0 = std::fma(-g, r, 1.0);
-    const double t1 = std::fma(t0, t0, t0);
-    const double rr = std::fma(t1, r, r);
+    const double t0 = hd::fma_(-g, r, 1.0);
+    const double t1 = hd::fma_(t0, t0, t0);
+    const double rr = hd::fma_(t1, r, r);
     const double q = f * rr;
     // libdevice writes q + q; nvcc's default contraction (seen in the wheel's
     // SASS: DMUL then DFMA) makes it fma(rr, f, q)
-    const double u = std::fma(rr, f, q);
+    const double u = hd::fma_(rr, f, q);
     const double v = u * u;
-    double p = std::fma(0x1.1380b3ae80f1ep-20, v, 0x1.0ee258b7a8b04p-18);
-    p = std::fma(p, v, 0x1.3b2669f02676fp-16);
-    p = std::fma(p, v, 0x1.745cba9ab0956p-14);
-    p = std::fma(p, v, 0x1.c71c72d1b5154p-12);
-    p = std::fma(p, v, 0x1.24924923be72dp-9);
-    p = std::fma(p, v, 0x1.999999999a3c4p-7);
-    p = std::fma(p, v, 0x1.5555555555554p-4);
+    double p = hd::fma_(0x1.1380b3ae80f1ep-20, v, 0x1.0ee258b7a8b04p-18);
+    p = hd::fma_(p, v, 0x1.3b2669f02676fp-16);
+    p = hd::fma_(p, v, 0x1.745cba9ab0956p-14);
+    p = hd::fma_(p, v, 0x1.c71c72d1b5154p-12);
+    p = hd::fma_(p, v, 0x1.24924923be72dp-9);
+    p = hd::fma_(p, v, 0x1.999999999a3c4p-7);
+    p = hd::fma_(p, v, 0x1.5555555555554p-4);
     const double s = 2.0 * (f - u);
-    const double s2 = std::fma(-u, f, s);
+    const double s2 = hd::fma_(-u, f, s);
     const double c = rr * s2;
     const double pv = p * v;
-    const double tail = std::fma(pv, u, c);
+    const double tail = hd::fma_(pv, u, c);
     const double de = static_cast<double>(ee);  // the 2^52 + 2^31 trick gives exactly (double)ee
-    const double hi1 = std::fma(de, 0x1.62e42fefa39efp-1, u);
-    const double back = std::fma(-de, 0x1.62e42fefa39efp-1, hi1);
+    const double hi1 = hd::fma_(de, 0x1.62e42fefa39efp-1, u);
+    const double back = hd::fma_(-de, 0x1.62e42fefa39efp-1, hi1);
     const double d1 = back - u;
     const double d2 = tail - d1;
-    const double lo1 = std::fma(de, 0x1.abc9e3b39803fp-56, d2);
+    const double lo1 = hd::fma_(de, 0x1.abc9e3b39803fp-56, d2);
     return hi1 + lo1;
   }
   const double inf = HUGE_VAL;
   if ((hi(x) & 0x7fffffff) == 0) return -inf;  // libdevice tests the high word only
-  return std::fma(x, inf, inf);                // +inf, or NaN for a negative or NaN argument
+  return hd::fma_(x, inf, inf);                // +inf, or NaN for a negative or NaN argument
 }
 
 // libdevice's __nv_exp (binary64 exp), as in libdevice.10.bc: every step an
@@ -395,26 +464,26 @@ inline double nv_log(double a) {
 // exact: x = k ln2 + r (k = round(x log2 e) by the 1.5 2^52 trick), a
 // degree-11 polynomial, 2^k put into the exponent (in two halves near the
 // overflow and underflow limits).
-inline double nv_exp(double a) {
-  auto hi = [](double x) { uint64_t u; std::memcpy(&u, &x, 8); return static_cast<uint32_t>(u >> 32); };
-  auto lo = [](double x) { uint64_t u; std::memcpy(&u, &x, 8); return static_cast<uint32_t>(u); };
-  auto make = [](uint32_t l, uint32_t h) { const uint64_t u = (static_cast<uint64_t>(h) << 32) | l; double x; std::memcpy(&x, &u, 8); return x; };
-  const double t = std::fma(a, 0x1.71547652b82fep+0, 0x1.8p52);
+XRNG_HD inline double nv_exp(double a) {
+  auto hi = [](double x) { return hd::hi_(x); };
+  auto lo = [](double x) { return hd::lo_(x); };
+  auto make = [](uint32_t l, uint32_t h) { return hd::make_(l, h); };
+  const double t = hd::fma_(a, 0x1.71547652b82fep+0, 0x1.8p52);
   const int32_t k = static_cast<int32_t>(lo(t));
   const double kd = t + -0x1.8p52;
-  double r = std::fma(kd, -0x1.62e42fefa39efp-1, a);
-  r = std::fma(kd, -0x1.abc9e3b39803fp-56, r);
-  double p = std::fma(0x1.ade1569ce2bdfp-26, r, 0x1.28af3fca213eap-22);
-  p = std::fma(p, r, 0x1.71dee62401315p-19);
-  p = std::fma(p, r, 0x1.a01997c89eb71p-16);
-  p = std::fma(p, r, 0x1.a01a014761f65p-13);
-  p = std::fma(p, r, 0x1.6c16c1852b7afp-10);
-  p = std::fma(p, r, 0x1.1111111122322p-7);
-  p = std::fma(p, r, 0x1.55555555502a1p-5);
-  p = std::fma(p, r, 0x1.5555555555511p-3);
-  p = std::fma(p, r, 0x1.000000000000bp-1);
-  p = std::fma(p, r, 1.0);
-  p = std::fma(p, r, 1.0);
+  double r = hd::fma_(kd, -0x1.62e42fefa39efp-1, a);
+  r = hd::fma_(kd, -0x1.abc9e3b39803fp-56, r);
+  double p = hd::fma_(0x1.ade1569ce2bdfp-26, r, 0x1.28af3fca213eap-22);
+  p = hd::fma_(p, r, 0x1.71dee62401315p-19);
+  p = hd::fma_(p, r, 0x1.a01997c89eb71p-16);
+  p = hd::fma_(p, r, 0x1.a01a014761f65p-13);
+  p = hd::fma_(p, r, 0x1.6c16c1852b7afp-10);
+  p = hd::fma_(p, r, 0x1.1111111122322p-7);
+  p = hd::fma_(p, r, 0x1.55555555502a1p-5);
+  p = hd::fma_(p, r, 0x1.5555555555511p-3);
+  p = hd::fma_(p, r, 0x1.000000000000bp-1);
+  p = hd::fma_(p, r, 1.0);
+  p = hd::fma_(p, r, 1.0);
   const uint32_t ahi = hi(a) & 0x7fffffffu;  // libdevice compares |hi| as floats: the same order
   if (ahi < 0x4086232bu) return make(lo(p), hi(p) + (static_cast<uint32_t>(k) << 20));
   double z = a < 0.0 ? 0.0 : a + HUGE_VAL;
@@ -432,29 +501,23 @@ inline double nv_exp(double a) {
 // s = a - a (a / (a + 2)) (IEEE division, the product and the difference
 // unfused as the wheel's sm_90 SASS has them); elsewhere __nv_log(1 + a)
 // (nv_log: its reciprocal seed modelled).
-inline double nv_log1p(double a) {
-  uint64_t u;
-  std::memcpy(&u, &a, 8);
-  const uint32_t h = static_cast<uint32_t>(u >> 32);
-  float hf, lim_hi, lim_lo;
-  const uint32_t b_hi = 1071994197u, b_lo = 0xbfd99999u;
-  std::memcpy(&hf, &h, 4);
-  std::memcpy(&lim_hi, &b_hi, 4);
-  std::memcpy(&lim_lo, &b_lo, 4);
+XRNG_HD inline double nv_log1p(double a) {
+  const float hf = math::as_f32(hd::hi_(a));
+  const float lim_hi = math::as_f32(1071994197u), lim_lo = math::as_f32(0xbfd99999u);
   if (hf < lim_hi && hf > lim_lo) {
     const double q = a / (a + 2.0);
     const double m = -a * q;
     const double s = a + m;
     const double y = s * s;
-    double p = std::fma(0x1.372fb2fbe14b5p-20, y, 0x1.087ffceb2dc44p-18);
-    p = std::fma(p, y, 0x1.3b9ff890f468cp-16);
-    p = std::fma(p, y, 0x1.7457efd51baf8p-14);
-    p = std::fma(p, y, 0x1.c71c8de3ce825p-12);
-    p = std::fma(p, y, 0x1.249248fa4661fp-9);
-    p = std::fma(p, y, 0x1.99999999d70c4p-7);
-    p = std::fma(p, y, 0x1.5555555555462p-4);
+    double p = hd::fma_(0x1.372fb2fbe14b5p-20, y, 0x1.087ffceb2dc44p-18);
+    p = hd::fma_(p, y, 0x1.3b9ff890f468cp-16);
+    p = hd::fma_(p, y, 0x1.7457efd51baf8p-14);
+    p = hd::fma_(p, y, 0x1.c71c8de3ce825p-12);
+    p = hd::fma_(p, y, 0x1.249248fa4661fp-9);
+    p = hd::fma_(p, y, 0x1.99999999d70c4p-7);
+    p = hd::fma_(p, y, 0x1.5555555555462p-4);
     const double py = p * y;
-    return std::fma(py, s, m) + a;
+    return hd::fma_(py, s, m) + a;
   }
   return nv_log(a + 1.0);
 }
@@ -466,71 +529,69 @@ inline double nv_log1p(double a) {
 // modelled as in nv_log) and libdevice's fused refinement and correction
 // (read in the wheel's SASS of DistributionCauchyKernel.cu: the same
 // sequence, instruction for instruction). Exact but for the modelled seed.
-inline double nv_tan(double a) {
-  if (std::fabs(a) == HUGE_VAL) return a * 0.0;
-  if (!(std::fabs(a) < 0x1p31)) return NAN;
-  const int32_t q = static_cast<int32_t>(std::nearbyint(a * 0x1.45f306dc9c883p-1));
+XRNG_HD inline double nv_tan(double a) {
+  if (hd::fabs_(a) == HUGE_VAL) return a * 0.0;
+  if (!(hd::fabs_(a) < 0x1p31)) return NAN;
+  const int32_t q = static_cast<int32_t>(hd::rint_(a * 0x1.45f306dc9c883p-1));
   const double qd = static_cast<double>(q);
-  double z = std::fma(-qd, 0x1.921fb54442d18p+0, a);
-  z = std::fma(-qd, 0x1.1a62633145c00p-54, z);
-  z = std::fma(-qd, 0x1.b839a252049c0p-104, z);
+  double z = hd::fma_(-qd, 0x1.921fb54442d18p+0, a);
+  z = hd::fma_(-qd, 0x1.1a62633145c00p-54, z);
+  z = hd::fma_(-qd, 0x1.b839a252049c0p-104, z);
   const double z2 = z * z;
-  double p = std::fma(0x1.48dac2799bcb9p-17, z2, -0x1.9757c5b27ebb1p-16);
-  p = std::fma(p, z2, 0x1.980e90fd91e04p-15);
-  p = std::fma(p, z2, -0x1.ae2b0417d7e1dp-16);
-  p = std::fma(p, z2, 0x1.19f5341bfba57p-14);
-  p = std::fma(p, z2, 0x1.5e791a00f6919p-14);
-  p = std::fma(p, z2, 0x1.ff2e7fadec73ap-13);
-  p = std::fma(p, z2, 0x1.34bc1b206da62p-11);
-  p = std::fma(p, z2, 0x1.7db18ef2f83f9p-10);
-  p = std::fma(p, z2, 0x1.d6d2e7ae49fbcp-9);
-  p = std::fma(p, z2, 0x1.226e3a816a776p-7);
-  p = std::fma(p, z2, 0x1.664f485d25660p-6);
-  p = std::fma(p, z2, 0x1.ba1ba1babf31dp-5);
-  p = std::fma(p, z2, 0x1.11111111105d2p-3);
-  p = std::fma(p, z2, 0x1.555555555555ep-2);
+  double p = hd::fma_(0x1.48dac2799bcb9p-17, z2, -0x1.9757c5b27ebb1p-16);
+  p = hd::fma_(p, z2, 0x1.980e90fd91e04p-15);
+  p = hd::fma_(p, z2, -0x1.ae2b0417d7e1dp-16);
+  p = hd::fma_(p, z2, 0x1.19f5341bfba57p-14);
+  p = hd::fma_(p, z2, 0x1.5e791a00f6919p-14);
+  p = hd::fma_(p, z2, 0x1.ff2e7fadec73ap-13);
+  p = hd::fma_(p, z2, 0x1.34bc1b206da62p-11);
+  p = hd::fma_(p, z2, 0x1.7db18ef2f83f9p-10);
+  p = hd::fma_(p, z2, 0x1.d6d2e7ae49fbcp-9);
+  p = hd::fma_(p, z2, 0x1.226e3a816a776p-7);
+  p = hd::fma_(p, z2, 0x1.664f485d25660p-6);
+  p = hd::fma_(p, z2, 0x1.ba1ba1babf31dp-5);
+  p = hd::fma_(p, z2, 0x1.11111111105d2p-3);
+  p = hd::fma_(p, z2, 0x1.555555555555ep-2);
   const double pz = p * z2;
-  const double t = std::fma(pz, z, z);
+  const double t = hd::fma_(pz, z, z);
   if ((q & 1) == 0) return t;
-  const double e = std::fma(pz, z, -(t - z));  // t's rounding error
+  const double e = hd::fma_(pz, z, -(t - z));  // t's rounding error
   const double r0 = rcp64h_model(t);
-  double c = std::fma(-t, r0, 1.0);
-  c = std::fma(c, c, c);
-  const double r = std::fma(c, r0, r0);
-  const double d = std::fma(t, -r, 1.0);
-  const double d2 = std::fma(-r, e, d);
-  return std::fma(d2, -r, -r);
+  double c = hd::fma_(-t, r0, 1.0);
+  c = hd::fma_(c, c, c);
+  const double r = hd::fma_(c, r0, r0);
+  const double d = hd::fma_(t, -r, 1.0);
+  const double d2 = hd::fma_(-r, e, d);
+  return hd::fma_(d2, -r, -r);
 }
 
 // libdevice's __nv_logf (binary32 logf, no flush to zero), as in
 // libdevice.10.bc: every multiply-add there is an explicit fmaf, so this is
 // exact (for the arguments of cuRAND's uniforms, in [2^-33, 1]).
-inline float nv_logf(float a) {
+XRNG_HD inline float nv_logf(float a) {
   float x = a, i = 0.0f;
   if (a < 0x1p-126f) {
     x = a * 0x1p23f;
     i = -23.0f;
   }
-  uint32_t ix;
-  std::memcpy(&ix, &x, 4);
+  uint32_t ix = math::as_u32(x);
   const uint32_t e = (ix - 1059760811u) & 0xff800000u;  // 0x3f2aaaab
   const uint32_t im = ix - e;
-  float m;
-  std::memcpy(&m, &im, 4);
-  const float fe = std::fma(static_cast<float>(static_cast<int32_t>(e)), 0x1p-23f, i);
+  const float m = math::as_f32(im);
+  const float fe = hd::fma_(static_cast<float>(static_cast<int32_t>(e)), 0x1p-23f, i);
   const float f = m - 1.0f;
-  float p = std::fma(-0x1.0aa04ep-3f, f, 0x1.2073ecp-3f);
-  p = std::fma(p, f, -0x1.f19b98p-4f);
-  p = std::fma(p, f, 0x1.1e52aap-3f);
-  p = std::fma(p, f, -0x1.55b172p-3f);
-  p = std::fma(p, f, 0x1.99da16p-3f);
-  p = std::fma(p, f, -0x1.fffe44p-3f);
-  p = std::fma(p, f, 0x1.5554f0p-2f);
-  p = std::fma(p, f, -0.5f);
+  float p = hd::fma_(-0x1.0aa04ep-3f, f, 0x1.2073ecp-3f);
+  p = hd::fma_(p, f, -0x1.f19b98p-4f);
+  p = hd::fma_(p, f, 0x1.1e52aap-3f);
+  p = hd::fma_(p, f, -0x1.55b172p-3f);
+  p = hd::fma_(p, f, 0x1.99da16p-3f);
+  p = hd::fma_(p, f, -0x1.fffe44p-3f);
+  p = hd::fma_(p, f, 0x1.5554f0p-2f);
+  p = hd::fma_(p, f, -0.5f);
   const float pf = p * f;
-  const float r = std::fma(pf, f, f);
-  float res = std::fma(fe, 0x1.62e430p-1f, r);
-  if (ix >= 0x7f800000u) res = std::fma(x, HUGE_VALF, HUGE_VALF);  // inf, NaN, negative
+  const float r = hd::fma_(pf, f, f);
+  float res = hd::fma_(fe, 0x1.62e430p-1f, r);
+  if (ix >= 0x7f800000u) res = hd::fma_(x, HUGE_VALF, HUGE_VALF);  // inf, NaN, negative
   if (x == 0.0f) res = -HUGE_VALF;
   return res;
 }
@@ -538,30 +599,30 @@ inline float nv_logf(float a) {
 // libdevice's __nv_sincospi (sin(pi a), cos(pi a) in binary64), as in
 // libdevice.10.bc: every step is an explicit fma / IEEE operation, so this
 // is exact. round.d is round-to-nearest-even (cvt.rni).
-inline void nv_sincospi(double a, double* sp, double* cp) {
-  auto hi = [](double x) { uint64_t u; std::memcpy(&u, &x, 8); return static_cast<uint32_t>(u >> 32); };
+XRNG_HD inline void nv_sincospi(double a, double* sp, double* cp) {
+  auto hi = [](double x) { return hd::hi_(x); };
   double x = a;
   if (hi(a) + hi(a) > 0x86800000u) x = a * 0.0;  // |a| >= 2^53 (or inf, NaN): an integer (NaN for inf)
-  const double r = std::nearbyint(x * 2.0);       // libdevice adds 1 to the exponent: exact
+  const double r = hd::rint_(x * 2.0);       // libdevice adds 1 to the exponent: exact
   const int32_t q = static_cast<int32_t>(static_cast<int64_t>(r));
-  const double t = std::fma(-r, 0.5, x);
+  const double t = hd::fma_(-r, 0.5, x);
   const double tl = t * 0x1.1a62633145c07p-53;
-  const double y = std::fma(t, 0x1.921fb54442d18p+1, tl);  // pi t
+  const double y = hd::fma_(t, 0x1.921fb54442d18p+1, tl);  // pi t
   const double y2 = y * y;
-  double c = std::fma(-0x1.8ff8320fd8164p-37, y2, 0x1.1eea7c1ef8528p-29);
-  c = std::fma(c, y2, -0x1.27e4f8e06e6d9p-22);
-  c = std::fma(c, y2, 0x1.a01a019ddbce9p-16);
-  c = std::fma(c, y2, -0x1.6c16c16c15d47p-10);
-  c = std::fma(c, y2, 0x1.5555555555551p-5);
-  c = std::fma(c, y2, -0.5);
-  c = std::fma(c, y2, 1.0);
-  double sn = std::fma(0x1.5db65f9785ebap-33, y2, -0x1.ae5f12cb0d246p-26);
-  sn = std::fma(sn, y2, 0x1.71de369ace392p-19);
-  sn = std::fma(sn, y2, -0x1.a01a019db62a1p-13);
-  sn = std::fma(sn, y2, 0x1.1111111110818p-7);
-  sn = std::fma(sn, y2, -0x1.5555555555554p-3);
-  sn = std::fma(sn, y2, 0.0);
-  sn = std::fma(sn, y, y);
+  double c = hd::fma_(-0x1.8ff8320fd8164p-37, y2, 0x1.1eea7c1ef8528p-29);
+  c = hd::fma_(c, y2, -0x1.27e4f8e06e6d9p-22);
+  c = hd::fma_(c, y2, 0x1.a01a019ddbce9p-16);
+  c = hd::fma_(c, y2, -0x1.6c16c16c15d47p-10);
+  c = hd::fma_(c, y2, 0x1.5555555555551p-5);
+  c = hd::fma_(c, y2, -0.5);
+  c = hd::fma_(c, y2, 1.0);
+  double sn = hd::fma_(0x1.5db65f9785ebap-33, y2, -0x1.ae5f12cb0d246p-26);
+  sn = hd::fma_(sn, y2, 0x1.71de369ace392p-19);
+  sn = hd::fma_(sn, y2, -0x1.a01a019db62a1p-13);
+  sn = hd::fma_(sn, y2, 0x1.1111111110818p-7);
+  sn = hd::fma_(sn, y2, -0x1.5555555555554p-3);
+  sn = hd::fma_(sn, y2, 0.0);
+  sn = hd::fma_(sn, y, y);
   double s0 = sn, c0 = c;
   if (q & 1) {
     s0 = c;
@@ -572,19 +633,19 @@ inline void nv_sincospi(double a, double* sp, double* cp) {
     c0 = -c0;
   }
   *cp = c0 + 0.0;
-  *sp = (x == std::trunc(x)) ? x * 0.0 : s0;
+  *sp = (x == hd::trunc_(x)) ? x * 0.0 : s0;
 }
 
 // _curand_box_muller_double (curand_normal2_double): u = z0 2^-53 + 2^-54,
 // v = z1 2^-52 + 2^-53 (z from words 0,1 and 2,3 as in the uniform),
 // s = sqrt(-2 log(u)) (__nv_log: modelled reciprocal seed, see nv_log),
 // lane 0 = sinpi(v) s, lane 1 = cospi(v) s.
-inline double normal2_double_lane(const u32x4& w, uint32_t lane) {
+XRNG_HD inline double normal2_double_lane(const u32x4& w, uint32_t lane) {
   const uint64_t zx = static_cast<uint64_t>(w.v[0]) ^ (static_cast<uint64_t>(w.v[1]) << 21);
   const uint64_t zy = static_cast<uint64_t>(w.v[2]) ^ (static_cast<uint64_t>(w.v[3]) << 21);
   const double u = static_cast<double>(zx) * 0x1p-53 + 0x1p-54;
   const double v = static_cast<double>(zy) * 0x1p-52 + 0x1p-53;
-  const double s = std::sqrt(-2.0 * nv_log(u));
+  const double s = hd::sqrt_(-2.0 * nv_log(u));
   double sn, cs;
   nv_sincospi(v, &sn, &cs);
   return lane == 0 ? sn * s : cs * s;
@@ -595,13 +656,13 @@ inline double normal2_double_lane(const u32x4& w, uint32_t lane) {
 // (in the SASS: MUFU.LG2, then FMUL by float(ln 2), then FMUL by the IEEE
 // quotient -1/lambda; the MUFU value is modelled as the correctly rounded
 // log2: UNMEASURED) and __nv_log for double.
-inline float exponential_f32(float rand, float lambda) {
+XRNG_HD inline float exponential_f32(float rand, float lambda) {
   const float eps = 0x1p-23f;
   const float lg = rand >= 1.0f - eps / 2 ? -eps / 2
-                                          : static_cast<float>(std::log2(static_cast<double>(rand))) * 0.693147182f;
+                                          : mufu_lg2(rand) * 0.693147182f;
   return (-1.0f / lambda) * lg;
 }
-inline double exponential_f64(double rand, double lambda) {
+XRNG_HD inline double exponential_f64(double rand, double lambda) {
   const double eps = 0x1p-52;
   const double lg = rand >= 1.0 - eps / 2 ? -eps / 2 : nv_log(rand);
   return (-1.0 / lambda) * lg;
@@ -613,17 +674,17 @@ inline double exponential_f64(double rand, double lambda) {
 // __sincosf(v) (MUFU.SIN / MUFU.COS: hardware approximations), then sin v s
 // and cos v s. The model takes sin and cos correctly rounded (from binary64):
 // UNMEASURED (SPEC.md section 15 and the GPU test's ulp table).
-inline void box_muller_f32(uint32_t x, uint32_t y, float* first, float* second) {
+XRNG_HD inline void box_muller_f32(uint32_t x, uint32_t y, float* first, float* second) {
   const float k2pi = 2.3283064e-10f * 6.2831855f;  // CURAND_2POW32_INV_2PI, rounded as the header's float product
   const float u = static_cast<float>(x) * 0x1p-32f + 0x1p-33f;
-  const float v = std::fma(static_cast<float>(y), k2pi, k2pi / 2);
-  const float s = std::sqrt(-2.0f * nv_logf(u));
+  const float v = hd::fma_(static_cast<float>(y), k2pi, k2pi / 2);
+  const float s = hd::sqrt_(-2.0f * nv_logf(u));
   float sn, cs;
   fast_sincosf(v, &sn, &cs);
   *first = sn * s;
   *second = cs * s;
 }
-inline float normal4_lane(const u32x4& w, uint32_t lane) {
+XRNG_HD inline float normal4_lane(const u32x4& w, uint32_t lane) {
   float a, b;
   box_muller_f32(w.v[lane & 2u], w.v[(lane & 2u) + 1], &a, &b);
   return (lane & 1u) ? b : a;
@@ -637,39 +698,39 @@ inline float normal4_lane(const u32x4& w, uint32_t lane) {
 
 // log_normal_(mean, std), float32 / float16 / bfloat16: __expf(fma(normal, std,
 // mean)) on the modelled normal of curand_normal4 (MODELLED).
-inline float log_normal_f32(const u32x4& w, uint32_t lane, float mean, float sd) {
-  return fast_expf(std::fma(normal4_lane(w, lane), sd, mean));
+XRNG_HD inline float log_normal_f32(const u32x4& w, uint32_t lane, float mean, float sd) {
+  return fast_expf(hd::fma_(normal4_lane(w, lane), sd, mean));
 }
 // log_normal_, float64: __nv_exp(fma(normal, std, mean)) on curand_normal2_double
 // (nv_exp exact; the normal modelled only through nv_log's seed).
-inline double log_normal_f64(const u32x4& w, uint32_t lane, double mean, double sd) {
-  return nv_exp(std::fma(normal2_double_lane(w, lane), sd, mean));
+XRNG_HD inline double log_normal_f64(const u32x4& w, uint32_t lane, double mean, double sd) {
+  return nv_exp(hd::fma_(normal2_double_lane(w, lane), sd, mean));
 }
 
 // geometric_(p), every dtype but float64 (accscalar float): ceil(__logf(u) /
 // __logf(1 - float(p))), an IEEE float division (MODELLED: __logf). `log_q`
 // is geometric_f32_log_q(p), the same for every element.
-inline float geometric_f32_log_q(double p) { return fast_logf(1.0f + -static_cast<float>(p)); }
-inline float geometric_f32(float rand, float log_q) { return std::ceil(fast_logf(rand) / log_q); }
+XRNG_HD inline float geometric_f32_log_q(double p) { return fast_logf(1.0f + -static_cast<float>(p)); }
+XRNG_HD inline float geometric_f32(float rand, float log_q) { return hd::ceil_(fast_logf(rand) / log_q); }
 // geometric_, float64: ceil(__nv_log(u) / __nv_log1p(-p)) (the seed of
 // __nv_log's reciprocal modelled; log_q = nv_log1p(-p)).
-inline double geometric_f64(double rand, double log_q) { return std::ceil(nv_log(rand) / log_q); }
+XRNG_HD inline double geometric_f64(double rand, double log_q) { return hd::ceil_(nv_log(rand) / log_q); }
 
 // cauchy_(median, sigma), float32 / float16 / bfloat16 (torch's generic
 // transformation::cauchy): u clipped to [2^-23, 1 - 2^-23] (FMNMX), x = (u -
 // 1/2) float(pi) (FADD, FMUL), fma(__tanf(x), sigma, median) (MODELLED:
 // __tanf's MUFU.SIN, MUFU.COS, MUFU.RCP).
-inline float cauchy_f32(float rand, float median, float sigma) {
+XRNG_HD inline float cauchy_f32(float rand, float median, float sigma) {
   float u = rand < 0x1.fffffep-1f ? rand : 0x1.fffffep-1f;
   u = u > 0x1p-23f ? u : 0x1p-23f;
   const float x = (u - 0.5f) * 3.14159274f;
-  return std::fma(fast_tanf(x), sigma, median);
+  return hd::fma_(fast_tanf(x), sigma, median);
 }
 // cauchy_, float64: fma(__nv_tan((u - 1/2) pi), sigma, median), no clipping
 // (DADD, DMUL, then __nv_tan, DFMA: exact but for nv_tan's modelled seed in
 // its odd quadrant, |x| > pi/4).
-inline double cauchy_f64(double rand, double median, double sigma) {
-  return std::fma(nv_tan((rand - 0.5) * 3.141592653589793), sigma, median);
+XRNG_HD inline double cauchy_f64(double rand, double median, double sigma) {
+  return hd::fma_(nv_tan((rand - 0.5) * 3.141592653589793), sigma, median);
 }
 
 // bernoulli_(p) with a tensor p (bernoulli_tensor_cuda_kernel through
@@ -856,7 +917,7 @@ inline uint32_t dropout_vec(uint64_t numel, uint32_t elem_size, uint32_t align =
 }
 
 // Where element i of dropout takes its uniform from (thread, curand4 call, lane).
-inline Slot dropout_slot(const Launch& L, uint32_t vec, uint64_t i) {
+XRNG_HD inline Slot dropout_slot(const Launch& L, uint32_t vec, uint64_t i) {
   if (vec <= 1) return slot(L, i);  // fused_dropout_kernel: the grid-stride loop of UNROLL 4
   // fused_dropout_kernel_vec: thread t handles elements [(t + k S) vec, + vec)
   // in its iteration k, drawing ceil(vec / 4) curand_uniform4 per iteration
@@ -871,7 +932,7 @@ inline Slot dropout_slot(const Launch& L, uint32_t vec, uint64_t i) {
 // The kept-or-dropped test and the value: keep = (uniform < p1m) with p1m
 // = 1 - p as accscalar (float, double for float64), out = T(src * keep *
 // scale), scale = accscalar(1.0 / p1m) computed in double.
-inline bool dropout_keep_f32(float rand, float p1m) { return rand < p1m; }
-inline bool dropout_keep_f64(float rand, double p1m) { return static_cast<double>(rand) < p1m; }
+XRNG_HD inline bool dropout_keep_f32(float rand, float p1m) { return rand < p1m; }
+XRNG_HD inline bool dropout_keep_f64(float rand, double p1m) { return static_cast<double>(rand) < p1m; }
 
 }  // namespace xrng::torch_cuda

@@ -325,3 +325,146 @@ TEST_CASE("torch_cuda: randperm (keys, stable sort by masked keys, islands)") {
     CHECK(s.offset == 12 + tg::launch(n, 2, d).counter_offset + (n + 3) / 4 * 4);
   }
 }
+
+// ---- xrng's CUDA kernels (device/torch_cuda.cu): their index arithmetic on the host ----------
+// The kernels run one work item per (thread, curand4 call) of torch's launch
+// (item g: thread g mod S, call g / S) and write the elements
+// tg::element_of names; each launch is one piece of tg::pieces. These check
+// that this covers every element of every piece exactly once, with the
+// (thread, round, lane) the host model's slot() gives it, for many sizes
+// and GPU profiles; the values are then the XRNG_HD element functions the
+// host runs (tests/gpu compares the kernels' output with the host bit for bit).
+namespace {
+// Every item of launch L: each element below L.numel once, at its slot.
+void check_items(const tg::Launch& L) {
+  const uint64_t S = L.threads();
+  std::vector<uint8_t> hits(L.numel, 0);
+  uint64_t wrong_slot = 0;  // (plain counters: a REQUIRE per element costs seconds)
+  for (uint64_t g = 0; g < S * L.rounds(); ++g) {
+    const uint64_t t = g % S, r = g / S;
+    if (tg::element_of(L, t, r, 0) >= L.numel) continue;
+    for (uint32_t lane = 0; lane < L.unroll; ++lane) {
+      const uint64_t li = tg::element_of(L, t, r, lane);
+      if (li >= L.numel) continue;
+      ++hits[li];
+      const tg::Slot sl = tg::slot(L, li);
+      wrong_slot += sl.thread != t || sl.round != r || sl.lane != lane;
+    }
+  }
+  CHECK(wrong_slot == 0);
+  CHECK(std::count(hits.begin(), hits.end(), uint8_t{1}) == static_cast<std::ptrdiff_t>(L.numel));
+}
+// Sampled, for launches too large to enumerate: slot and element_of are inverse.
+void check_items_sampled(const tg::Launch& L, uint64_t seed) {
+  uint64_t x = seed;
+  for (int k = 0; k < 20000; ++k) {
+    x = x * 6364136223846793005ull + 1442695040888963407ull;
+    const uint64_t i = (x >> 11) % L.numel;
+    const tg::Slot sl = tg::slot(L, i);
+    REQUIRE(sl.thread < L.threads());
+    REQUIRE(sl.round < L.rounds());
+    REQUIRE(tg::element_of(L, sl.thread, sl.round, sl.lane) == i);
+  }
+  // the last element is in the last round; the element after it is past every item
+  const tg::Slot last = tg::slot(L, L.numel - 1);
+  CHECK(last.round == L.rounds() - 1);
+}
+}  // namespace
+
+TEST_CASE("torch_cuda kernels: work items cover every element once, at the host's slot") {
+  const tg::Device profiles[] = {{3, 512}, {40, 1024}, {58, 1536}, {132, 2048}, {148, 2048}};
+  for (const tg::Device d : profiles) {
+    const uint64_t wave = 256ull * d.sm_count * (d.threads_per_sm / 256);
+    for (uint32_t unroll : {2u, 4u}) {
+      const uint64_t per_round = wave * unroll;
+      for (uint64_t n : {uint64_t{1}, uint64_t{3}, uint64_t{255}, uint64_t{257}, wave - 1, wave, wave + 1,
+                         per_round - 1, per_round, per_round + 1, 2 * per_round + 17, 3 * per_round + wave / 3}) {
+        INFO("sm ", d.sm_count, " tps ", d.threads_per_sm, " unroll ", unroll, " n ", n);
+        check_items(tg::launch(n, unroll, d));
+      }
+    }
+  }
+}
+
+TEST_CASE("torch_cuda kernels: the launches above 2^31 elements or bytes (TensorIterator's split)") {
+  const tg::Device h100{132, 2048}, t4{40, 1024};
+  for (const tg::Device d : {h100, t4}) {
+    for (uint32_t esize : {1u, 2u, 4u, 8u}) {
+      for (uint64_t n : {(1ull << 31) / esize + 1, (1ull << 31) + 3, 3ull << 31}) {
+        const uint32_t unroll = esize == 8 ? 2u : 4u;
+        tg::State s{7, 16};
+        uint64_t next = 0, pieces = 0, offset = 16;
+        const tg::Launch top = tg::launch(n, unroll, d);
+        offset += top.counter_offset;  // the whole tensor's increment, taken first
+        tg::pieces(s, n, esize, unroll, d, [&](const tg::Piece& p) {
+          INFO("esize ", esize, " n ", n, " piece ", pieces);
+          REQUIRE(p.begin == next);  // contiguous, in order
+          REQUIRE(tg::can_use_32bit_indexing(p.launch.numel, esize));
+          if (!tg::can_use_32bit_indexing(n, esize)) {
+            REQUIRE(p.offset == offset);  // each piece takes its own increment after the whole's
+            offset += p.launch.counter_offset;
+          }
+          check_items_sampled(p.launch, n + pieces);
+          next += p.launch.numel;
+          ++pieces;
+        });
+        CHECK(next == n);
+        CHECK(pieces >= 1);
+        if (!tg::can_use_32bit_indexing(n, esize)) CHECK(s.offset == offset);
+      }
+    }
+  }
+}
+
+TEST_CASE("torch_cuda kernels: dropout's element -> (thread, call, lane) for each vector width") {
+  // The dropout kernel computes each element's uniform at tg::dropout_slot
+  // (the host's mapping); here: distinct elements never share a lane, and
+  // vec 1 is the grid-stride loop.
+  for (const tg::Device d : {tg::Device{2, 256}, tg::Device{132, 2048}}) {
+    for (uint64_t n : {8ull, 4096ull, 8ull * 512 * 3 + 8, 1ull << 20}) {
+      const tg::Launch L = tg::dropout_launch(n, d);
+      for (uint32_t vec : {1u, 2u, 4u, 8u}) {
+        if (n % vec) continue;
+        // (thread, call, lane) -> a flat index: calls per thread at most 2 ceil(n / (S vec)) + 2
+        const uint64_t S = L.threads(), calls = 2 * ((n + S * vec - 1) / (S * vec)) + 2;
+        std::vector<uint8_t> seen(S * calls * 4, 0);
+        uint64_t bad = 0;
+        for (uint64_t i = 0; i < n; ++i) {
+          const tg::Slot sl = tg::dropout_slot(L, vec, i);
+          if (sl.thread >= S || sl.lane >= 4 || sl.round >= calls) {
+            ++bad;
+            continue;
+          }
+          if (vec == 1) bad += tg::element_of(L, sl.thread, sl.round, sl.lane) != i;
+          bad += seen[(sl.round * S + sl.thread) * 4 + sl.lane]++ != 0;  // never shared
+        }
+        CHECK(bad == 0);
+      }
+    }
+  }
+}
+
+// exponential_'s float log: MUFU.LG2 modelled as the correctly rounded log2.
+// The host model computed it as float(std::log2(double(u))) (this host's
+// libm); the kernels and the host now both run tg::mufu_lg2 (xrng's port of
+// glibc's log, times log2 e, in binary64, rounded to float). Equal on every
+// value curand_uniform can give (about 8e7 distinct floats from the 2^32
+// words) on this host; the unit run takes every 61st word.
+TEST_CASE("torch_cuda: exponential's modelled log2 equals float(log2) on cuRAND's uniforms") {
+#if defined(XRNG_TORCH_CUDA_EXHAUSTIVE)
+  const uint64_t step = 1;
+#else
+  const uint64_t step = 61;
+#endif
+  uint64_t bad = 0, checked = 0;
+  float prev = -1.0f;
+  for (uint64_t x = 0; x < (1ull << 32); x += step) {
+    const float u = tg::curand_uniform(static_cast<uint32_t>(x));
+    if (u == prev || u >= 1.0f - 0x1p-24f) continue;
+    prev = u;
+    ++checked;
+    if (static_cast<float>(std::log2(static_cast<double>(u))) != tg::mufu_lg2(u)) ++bad;
+  }
+  CHECK(checked > 1000000);
+  CHECK(bad == 0);
+}

@@ -125,6 +125,34 @@ void host_fill(at::Tensor& t, Draw&& draw) {
   view.copy_(host);
 }
 
+// Whether the torch-cuda stream fills CUDA tensors on their GPU: xrng's
+// CUDA kernels for that stream (device/torch_cuda.h), where this build has them.
+constexpr bool kCudaKernels =
+#if defined(XRNG_TORCH_CUDA)
+    true;
+#else
+    false;
+#endif
+
+// torch-cuda: a CUDA tensor (with the kernels built) is filled on its GPU:
+// draw(t) for a contiguous one, else draw into a contiguous CUDA tensor laid
+// out in t's memory order, then copied into t. Other tensors: host_fill.
+template <class Draw>
+void cuda_stream_fill(at::Tensor& t, Draw&& draw) {
+  if (!(kCudaKernels && t.is_cuda())) {
+    host_fill(t, draw);
+    return;
+  }
+  if (t.is_contiguous()) {
+    draw(t);
+    return;
+  }
+  at::Tensor view = t.permute(memory_order(t));
+  at::Tensor tmp = at::empty(view.sizes(), t.options());
+  draw(tmp);
+  view.copy_(tmp);
+}
+
 // std::invalid_argument from xrng's reproduction (arguments torch's checks
 // let through, which torch refuses while drawing): torch's RuntimeError.
 template <class F>
@@ -201,8 +229,8 @@ class Run {
     }
     take_cuda(gen_, name_, [&](uint64_t seed, uint64_t offset) {
       uint64_t next = offset;
-      host_fill(t, [&](at::Tensor& host) {
-        refusing([&] { next = ts::cuda_draw(seed, offset, kind, c_.sm_count, c_.threads_per_sm, host, a, b, ilow, ihigh); });
+      cuda_stream_fill(t, [&](at::Tensor& dst) {
+        refusing([&] { next = ts::cuda_draw(seed, offset, kind, c_.sm_count, c_.threads_per_sm, dst, a, b, ilow, ihigh); });
       });
       return next;
     });
@@ -259,10 +287,11 @@ class Run {
     if (!cpu()) {
       if (!out.is_contiguous()) throw NotReproduced("bernoulli with a tensor p into a non-contiguous tensor");
       const at::ScalarType pt = out.scalar_type() == at::kDouble ? at::kDouble : at::kFloat;
-      const at::Tensor pe = p.detach().to(at::kCPU).to(pt).expand(out.sizes()).contiguous();
+      const bool gpu = kCudaKernels && out.is_cuda();  // p and out on the GPU for xrng's kernel
+      const at::Tensor pe = p.detach().to(gpu ? out.device() : c10::Device(at::kCPU)).to(pt).expand(out.sizes()).contiguous();
       take_cuda(gen_, name_, [&](uint64_t seed, uint64_t offset) {
         uint64_t next = offset;
-        host_fill(out, [&](at::Tensor& host) { refusing([&] { next = ts::cuda_bernoulli_tensor(seed, offset, host, pe); }); });
+        cuda_stream_fill(out, [&](at::Tensor& dst) { refusing([&] { next = ts::cuda_bernoulli_tensor(seed, offset, dst, pe); }); });
         return next;
       });
       return;
@@ -430,7 +459,8 @@ std::vector<c10::IValue> torch_stream_run(const OpRow& r, c10::ArrayRef<c10::IVa
       }
       if (!in.is_contiguous()) throw NotReproduced("dropout of a non-contiguous input");
       const uint32_t vec = dropout_vec(in);
-      const at::Tensor host = in.detach().to(at::kCPU).contiguous();
+      // a CUDA input: xrng's dropout kernel on its GPU (with the kernels built), else the host model
+      const at::Tensor host = kCudaKernels && in.is_cuda() ? in.detach() : in.detach().to(at::kCPU).contiguous();
       at::Tensor out, mask;
       take_cuda(gen, name, [&](uint64_t seed, uint64_t offset) {
         auto [o, m, next] = ts::cuda_dropout(seed, offset, c.sm_count, c.threads_per_sm, host, p, vec);

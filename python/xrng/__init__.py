@@ -739,12 +739,14 @@ def bernoulli(*size: _Size, p: float = 0.5, seed: Optional[int] = None, subseq: 
         if isinstance(p, torch.Tensor):
             # torch.bernoulli(p): p's shape (or size) and dtype (or dtype=)
             shape = torch.broadcast_shapes(_size(size), p.shape) if size else p.shape
-            t = out if out is not None else torch.empty(shape, dtype=dtype or p.dtype)
+            # (a torch_cuda generator with xrng's CUDA kernels fills a CUDA tensor on its GPU)
+            on_gpu = device is not None and torch.device(device).type == "cuda" and getattr(generator, "_fills_cuda", False)
+            t = out if out is not None else torch.empty(shape, dtype=dtype or p.dtype, device=device if on_gpu else "cpu")
             if isinstance(generator, _torch_cpu.TorchCPUGenerator):
                 _torch_cpu.bernoulli_tensor_(generator, t, p)
             else:
                 _torch_cuda.bernoulli_tensor_(generator, t, p)
-            return t if device is None or out is not None else t.to(device)
+            return t if device is None or out is not None or on_gpu else t.to(device)
         return _torch_cpu._draw(generator, "bernoulli", _size(size), dtype, device, out, p, 0.0, torch.bool)
     src = _source(seed, subseq, offset, generator)
     return _new("bernoulli", _size(size), dtype, torch.bool, device, out, src, "bernoulli", {"p": float(p)}, path,

@@ -120,9 +120,12 @@ def _draw(generator: TorchCPUGenerator, kind: str, size, dtype, device, out, a=0
     if out is not None:
         return generator._fill(kind, out, a, b)
     dt = dtype if dtype is not None else (default_dtype or torch.get_default_dtype())
-    t = torch.empty(size, dtype=dt)
+    # a torch_cuda generator with xrng's CUDA kernels built fills a CUDA tensor on its GPU
+    dev = None if device is None else torch.device(device)
+    on_gpu = dev is not None and dev.type == "cuda" and kind != "randperm" and getattr(generator, "_fills_cuda", False)
+    t = torch.empty(size, dtype=dt, device=dev if on_gpu else "cpu")
     generator._fill(kind, t, a, b)
-    return t if device is None else t.to(device)
+    return t if device is None or on_gpu else t.to(device)
 
 
 def bernoulli_tensor_(generator: TorchCPUGenerator, out: torch.Tensor, p: torch.Tensor) -> torch.Tensor:

@@ -8,7 +8,11 @@ profile=None)`` returns a :class:`TorchCUDAGenerator`: pass it as
 or a tensor), :func:`xrng.exponential_`, :func:`xrng.geometric_`,
 :func:`xrng.log_normal_`, :func:`xrng.cauchy_`) to get the values ``torch.cuda.manual_seed(seed)``
 followed by the same torch calls gives on a GPU with that many SMs, computed
-on the host of any machine (other devices filled on the host, then moved).
+on the host of any machine. A CUDA tensor is filled on its GPU by xrng's own
+CUDA kernels (the same values, bit for bit: every element function of the
+host model compiled for the device; SPEC.md 15.8) where the package was
+built with them (:func:`xrng.has_cuda_kernels`); randperm and every other
+device are filled on the host, then moved.
 
 torch's CUDA kernels give each thread of their grid its own Philox
 subsequence, and the grid depends on the GPU (``multiProcessorCount`` and
@@ -133,7 +137,10 @@ class TorchCUDAGenerator:
         tensor. (For a non-contiguous tensor above 2^31 bytes of extent
         torch's 32-bit split is reckoned on the extent, not reproduced: refused.)"""
         args = (0.0, 0.0, int(a), int(b)) if kind == "randint" else (float(a), float(b), 0, 0)
-        if out.device.type == "cpu" and out.is_contiguous():
+        # a CUDA tensor, with xrng's CUDA kernels built: filled on its GPU (a
+        # non-contiguous one through a contiguous CUDA tensor in its memory order)
+        on_gpu = out.device.type == "cuda" and _C.has_cuda_kernels() and kind != "randperm"
+        if (out.device.type == "cpu" or on_gpu) and out.is_contiguous():
             host, view = out, None
         else:
             view = out
@@ -145,12 +152,17 @@ class TorchCUDAGenerator:
                     raise NotImplementedError("xrng.torch_cuda: a non-contiguous output of more than 2^31 bytes")
                 perm = sorted(range(out.dim()), key=lambda d: out.stride(d), reverse=True)
                 view = out.permute(perm)
-            host = torch.empty(view.shape, dtype=out.dtype)
+            host = torch.empty(view.shape, dtype=out.dtype, device=out.device if on_gpu else "cpu")
         self.offset = _C.torch_cuda_draw(self.seed, self.offset, kind, self.sm_count, self.threads_per_sm, host,
                                          *args)
         if view is not None:
             view.copy_(host)
         return out
+
+    @property
+    def _fills_cuda(self) -> bool:
+        """Whether a CUDA tensor is filled on its GPU (xrng's CUDA kernels built)."""
+        return bool(_C.has_cuda_kernels())
 
     def _dropout(self, input: torch.Tensor, p: float, training: bool, inplace: bool,
                  vec: Optional[int] = None) -> torch.Tensor:
@@ -181,8 +193,9 @@ def bernoulli_tensor_(generator: TorchCUDAGenerator, out: torch.Tensor, p: torch
         raise NotImplementedError("xrng.torch_cuda: bernoulli_ with a tensor p into a non-contiguous tensor "
                                   "is not reproduced yet")
     pt = torch.float64 if out.dtype == torch.float64 else torch.float32
-    pe = p.detach().to("cpu").to(pt).expand(out.shape).contiguous()
-    host = out if out.device.type == "cpu" else torch.empty(out.shape, dtype=out.dtype)
+    on_gpu = out.device.type == "cuda" and _C.has_cuda_kernels()  # xrng's CUDA kernel: p and out on the GPU
+    pe = p.detach().to(out.device if on_gpu else "cpu").to(pt).expand(out.shape).contiguous()
+    host = out if out.device.type == "cpu" or on_gpu else torch.empty(out.shape, dtype=out.dtype)
     generator.offset = _C.torch_cuda_bernoulli_tensor(generator.seed, generator.offset, host, pe)
     if host is not out:
         out.copy_(host)
@@ -225,7 +238,8 @@ def dropout(generator: TorchCUDAGenerator, input: torch.Tensor, p: float, traini
     if not input.is_contiguous():
         raise NotImplementedError("xrng.torch_cuda: dropout of a non-contiguous input is not reproduced yet")
     v = dropout_vec(input) if vec is None else vec
-    host = input.detach().to("cpu")
+    # xrng's CUDA kernel for a CUDA input (with the kernels built), else the host model
+    host = input.detach() if input.device.type == "cuda" and _C.has_cuda_kernels() else input.detach().to("cpu")
     out, _mask, generator.offset = _C.torch_cuda_dropout(generator.seed, generator.offset, generator.sm_count,
                                                          generator.threads_per_sm, host, float(p), v)
     out = out.to(input.device)

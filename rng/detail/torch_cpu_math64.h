@@ -49,21 +49,54 @@
 #include <cstring>
 #include <utility>
 
+#include "../config.h"
+
 namespace xrng::torch_cpu::detail {
 
-inline uint64_t d2u(double x) {
+// The functions below that torch's CUDA stream models use (rng/torch_cuda.h:
+// log, exp, sincos and their helpers) are XRNG_HD, so that xrng's CUDA
+// kernels for that stream (device/torch_cuda.cu) run the very same code. A
+// table is read through XRNG_TAB: the constexpr host array, or its copy in
+// device memory (built from the host array at compile time) on the GPU.
+#if defined(__CUDACC__)
+template <class T, int N>
+struct DeviceTable {
+  T v[N];
+};
+template <class T, int N>
+constexpr DeviceTable<T, N> device_table(const T (&a)[N]) {
+  DeviceTable<T, N> t{};
+  for (int i = 0; i < N; ++i) t.v[i] = a[i];
+  return t;
+}
+#endif
+#if defined(__CUDA_ARCH__)
+#define XRNG_TAB(name) (name##_dev.v)
+#else
+#define XRNG_TAB(name) name
+#endif
+
+XRNG_HD inline uint64_t d2u(double x) {
+#if defined(__CUDA_ARCH__)
+  return static_cast<uint64_t>(__double_as_longlong(x));
+#else
   uint64_t u;
   std::memcpy(&u, &x, 8);
   return u;
+#endif
 }
-inline double u2d(uint64_t u) {
+XRNG_HD inline double u2d(uint64_t u) {
+#if defined(__CUDA_ARCH__)
+  return __longlong_as_double(static_cast<long long>(u));
+#else
   double x;
   std::memcpy(&x, &u, 8);
   return x;
+#endif
 }
-inline uint32_t hi_word(double x) { return static_cast<uint32_t>(d2u(x) >> 32); }
-inline uint32_t lo_word(double x) { return static_cast<uint32_t>(d2u(x)); }
-inline double with_hi_word(double x, uint32_t hi) {
+XRNG_HD inline uint32_t hi_word(double x) { return static_cast<uint32_t>(d2u(x) >> 32); }
+XRNG_HD inline uint32_t lo_word(double x) { return static_cast<uint32_t>(d2u(x)); }
+XRNG_HD inline double with_hi_word(double x, uint32_t hi) {
   return u2d((static_cast<uint64_t>(hi) << 32) | (d2u(x) & 0xffffffffu));
 }
 
@@ -139,10 +172,16 @@ inline constexpr LogEntry kLogTab[128] = {
     {0x1.7beb377dcb5adp-1, 0x1.3187210436000p-2}, {0x1.79baa679725c2p-1, 0x1.377266dec1800p-2},
     {0x1.77907f2170657p-1, 0x1.3d54ffbaf3000p-2}, {0x1.756cadbd6130cp-1, 0x1.432eee32fe000p-2},
 };
+#if defined(__CUDACC__)
+__device__ const DeviceTable<LogEntry, 128> kLogTab_dev = device_table(kLogTab);
+#endif
 inline constexpr double kLogLn2hi = 0x1.62e42fefa3800p-1, kLogLn2lo = 0x1.ef35793c76730p-45;
 // __log_data.poly (the leading coefficient 1 implicit) and poly1 (near 1).
 inline constexpr double kLogA[5] = {-0x1.0000000000001p-1, 0x1.555555551305bp-2, -0x1.fffffffeb459p-3,
                                     0x1.999b324f10111p-3, -0x1.55575e506c89fp-3};
+#if defined(__CUDACC__)
+__device__ const DeviceTable<double, 5> kLogA_dev = device_table(kLogA);
+#endif
 inline constexpr double kLogB[11] = {-0x1p-1,
                                      0x1.5555555555577p-2,
                                      -0x1.ffffffffffdcbp-3,
@@ -154,16 +193,19 @@ inline constexpr double kLogB[11] = {-0x1p-1,
                                      -0x1.999eb43b068ffp-4,
                                      0x1.78182f7afd085p-4,
                                      -0x1.5521375d145cdp-4};
+#if defined(__CUDACC__)
+__device__ const DeviceTable<double, 11> kLogB_dev = device_table(kLogB);
+#endif
 
 // log(x) for x > 0 finite, as __log_fma. Near 1 (|x - 1| < 0x1.09p-4) a
 // polynomial in r = x - 1 plus the exact split of r^2/2; elsewhere the table.
-inline double glibc_log(double x) {
+XRNG_HD inline double glibc_log(double x) {
   uint64_t ix = d2u(x);
   constexpr uint64_t lo1 = 0x3fee000000000000ull;  // asuint64(1.0 - 0x1p-4)
   constexpr uint64_t hi1 = 0x3ff1090000000000ull;  // asuint64(1.0 + 0x1.09p-4)
   if (ix - lo1 < hi1 - lo1) {
     if (ix == 0x3ff0000000000000ull) return 0.0;
-    const double* B = kLogB;
+    const double* B = XRNG_TAB(kLogB);
     const double r = x - 1.0, r2 = r * r, r3 = r * r2;
     // y = r3 (B1 + r B2 + r2 B3 + r3 (B4 + r B5 + r2 B6 + r3 (B7 + r B8 + r2 B9 + r3 B10))),
     // each "+ a b" one fused step, left to right.
@@ -195,7 +237,7 @@ inline double glibc_log(double x) {
   const int i = static_cast<int>((tmp >> (52 - 7)) % 128);
   const int k = static_cast<int>(static_cast<int64_t>(tmp) >> 52);
   const uint64_t iz = ix - (tmp & (0xfffull << 52));
-  const double invc = kLogTab[i].invc, logc = kLogTab[i].logc;
+  const double invc = XRNG_TAB(kLogTab)[i].invc, logc = XRNG_TAB(kLogTab)[i].logc;
   const double z = u2d(iz);
   const double r = std::fma(z, invc, -1.0);
   const double kd = static_cast<double>(k);
@@ -203,7 +245,7 @@ inline double glibc_log(double x) {
   const double hi = w + r;
   const double lo = std::fma(kd, kLogLn2lo, w - hi + r);
   const double r2 = r * r;
-  const double* A = kLogA;
+  const double* A = XRNG_TAB(kLogA);
   // y = lo + r2 A0 + r r2 (A1 + r A2 + r2 (A3 + r A4)) + hi
   const double p = std::fma(r2, std::fma(r, A[4], A[3]), std::fma(r, A[2], A[1]));
   const double y = std::fma(r * r2, p, std::fma(r2, A[0], lo));
@@ -280,6 +322,9 @@ inline constexpr uint64_t kExpTab[256] = {
     0x3c8a64a931d185eeull, 0x3fefd0765b6e4540ull, 0xbc8e37bae43be3edull, 0x3fefdbfdad9cbe14ull,
     0x3c77893b4d91cd9dull, 0x3fefe7c1819e90d8ull, 0x3c5305c14160cc89ull, 0x3feff3c22b8f71f1ull,
 };
+#if defined(__CUDACC__)
+__device__ const DeviceTable<uint64_t, 256> kExpTab_dev = device_table(kExpTab);
+#endif
 inline constexpr double kExpInvLn2N = 0x1.71547652b82fep0 * 128, kExpNegLn2hiN = -0x1.62e42fefa0000p-8,
                         kExpNegLn2loN = -0x1.cf79abc9e3b3ap-47, kExpShift = 0x1.8p52;
 inline constexpr double kExpC2 = 0x1.ffffffffffdbdp-2, kExpC3 = 0x1.555555555543cp-3, kExpC4 = 0x1.55555cf172b91p-5,
@@ -290,7 +335,7 @@ inline constexpr double kExpC2 = 0x1.ffffffffffdbdp-2, kExpC3 = 0x1.555555555543
 // exp(r) - 1 a degree-5 polynomial; |x| >= 512 rescales to dodge overflow
 // and underflow (there the product scale tmp is shared by two sums in
 // different blocks, so GCC leaves it unfused).
-inline double glibc_exp(double x) {
+XRNG_HD inline double glibc_exp(double x) {
   uint32_t abstop = static_cast<uint32_t>(d2u(x) >> 52) & 0x7ff;
   if (abstop - 0x3c9u >= 0x408u - 0x3c9u) {  // top12(0x1p-54), top12(512)
     if (abstop - 0x3c9u >= 0x80000000u) return 1.0 + x;  // |x| < 2^-54
@@ -307,8 +352,8 @@ inline double glibc_exp(double x) {
   const double r = std::fma(kd, kExpNegLn2loN, std::fma(kd, kExpNegLn2hiN, x));
   const uint64_t idx = 2 * (ki % 128);
   const uint64_t top = ki << 45;
-  const double tail = u2d(kExpTab[idx]);
-  uint64_t sbits = kExpTab[idx + 1] + top;
+  const double tail = u2d(XRNG_TAB(kExpTab)[idx]);
+  uint64_t sbits = XRNG_TAB(kExpTab)[idx + 1] + top;
   const double r2 = r * r;
   // tmp = tail + r + r2 (C2 + r C3) + r2 r2 (C4 + r C5)
   const double tmp = std::fma(r2 * r2, std::fma(r, kExpC5, kExpC4), std::fma(r2, std::fma(r, kExpC3, kExpC2), tail + r));
@@ -535,6 +580,9 @@ inline constexpr double kSincosTab[440] = {
     0x1.7e893f5037959p-1, 0x1.0eefbaa650c4cp-55, 0x1.544f10f592ca5p-1, -0x1.e7ae8e6c7a62fp-55,
     0x1.812ede9ae4ba4p-1, -0x1.7830adf402ddap-55, 0x1.514f57d7bf3dap-1, 0x1.47a108073c259p-56,
 };
+#if defined(__CUDACC__)
+__device__ const DeviceTable<double, 440> kSincosTab_dev = device_table(kSincosTab);
+#endif
 
 inline constexpr double kSinS1 = -0x1.5555555555555p-3, kSinS2 = 0x1.1111111110ECEp-7,
                         kSinS3 = -0x1.A01A019DB08B8p-13, kSinS4 = 0x1.71DE27B9A7ED9p-19,
@@ -550,14 +598,14 @@ inline constexpr double kSn3 = -1.66666666666664880952546298448555E-01, kSn5 = 8
 
 // The table row nearest |x| (|x| < 0.86): big + |x| rounds |x| to a multiple
 // of 1/128 whose index sits in the low word.
-inline const double* sincos_row(double ax, double* x0) {
+XRNG_HD inline const double* sincos_row(double ax, double* x0) {
   const double u = kSinBig + ax;
   *x0 = u - kSinBig;
-  return kSincosTab + 4 * static_cast<int32_t>(lo_word(u));
+  return XRNG_TAB(kSincosTab) + 4 * static_cast<int32_t>(lo_word(u));
 }
 
 // do_cos: cos(x + dx), |x| < 0.86.
-inline double sincos_do_cos(double x, double dx) {
+XRNG_HD inline double sincos_do_cos(double x, double dx) {
   if (x < 0) dx = -dx;
   double x0;
   const double* t = sincos_row(std::fabs(x), &x0);
@@ -572,7 +620,7 @@ inline double sincos_do_cos(double x, double dx) {
 }
 
 // do_sin: sin(x + dx), |x| < 0.86 (Taylor below 0.126, the table above).
-inline double sincos_do_sin(double x, double dx) {
+XRNG_HD inline double sincos_do_sin(double x, double dx) {
   const double xold = x;
   if (std::fabs(x) < 0.126) {
     const double xx = x * x;
@@ -598,7 +646,7 @@ inline double sincos_do_sin(double x, double dx) {
 }
 
 // sincos(x) for |x| < 105414350 (not NaN/inf), as __sincos_fma.
-inline void glibc_sincos(double x, double* sinx, double* cosx) {
+XRNG_HD inline void glibc_sincos(double x, double* sinx, double* cosx) {
   const uint32_t k = hi_word(x) & 0x7fffffffu;
   if (k < 0x400368fdu) {  // |x| < 2.426265
     if (k < 0x3e400000u) {  // |x| < 2^-27
@@ -634,7 +682,11 @@ inline void glibc_sincos(double x, double* sinx, double* cosx) {
   }
   double* ps = sinx;
   double* pc = cosx;
-  if (n & 1) std::swap(ps, pc);
+  if (n & 1) {  // (std::swap is host-only)
+    double* const tmp = ps;
+    ps = pc;
+    pc = tmp;
+  }
   *ps = sincos_do_sin(a, da);
   const double xx = sincos_do_cos(a, da);
   *pc = (n & 2) ? -xx : xx;

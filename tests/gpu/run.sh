@@ -110,7 +110,7 @@ if cmake -S . -B "$B" -DCMAKE_BUILD_TYPE=Release -DXRNG_CUDA=ON -DCMAKE_CUDA_ARC
     grep -E "error|Error" "$B/build.txt" | head -20
     record "build (all targets)" FAIL "see $B/build.txt"
     # the CUDA targets alone, so the GPU proofs still run
-    if timeout "$(left)" cmake --build "$B" -j "$JOBS" --target test_cuda test_cuda_host xrng_cuda_ptx bench_gpu >"$B/build-cuda.txt" 2>&1; then
+    if timeout "$(left)" cmake --build "$B" -j "$JOBS" --target test_cuda test_cuda_host test_cuda_torch xrng_cuda_ptx bench_gpu >"$B/build-cuda.txt" 2>&1; then
       record "build (CUDA targets)" PASS ""
     else
       grep -E "error" "$B/build-cuda.txt" | head -20

@@ -13,14 +13,17 @@
 #include <cstdlib>
 #include <cstring>
 #include <limits>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "device/chunk.h"
 #include "device/position.h"
+#include "device/torch_cuda.h"
 #include "device/xrng_cuda.h"
 #include "host/xrng.h"
 #include "requests.h"
+#include "torch_cuda_reference.h"
 
 using namespace xrng;
 using namespace xrng_gpu_test;
@@ -844,4 +847,131 @@ TEST_CASE("block draws: the core's checks throw before any CUDA call; an empty b
   CHECK(error_of([&] {
           cuda::transform_block_to_host(drop, key, 0, TensorBlock{{0, 6}, {0, 1}, {0, 3}}, nullptr, nullptr);
         }) == "");
+}
+
+// ---- the torch CUDA stream's kernels (device/torch_cuda.h): their host side -------------------
+TEST_CASE("torch_cuda kernels: unroll and element sizes as the host bindings; refusals before any CUDA call") {
+  namespace tk = xrng::cuda::torch_cuda;
+  namespace tg = xrng::torch_cuda;
+  using tk::Draw;
+  using tk::Out;
+  // unroll: 2 for a float64 output (double2 / curand_uniform2_double) and randint's 64-bit path
+  CHECK(tk::unroll_of({Draw::uniform, Out::f64}) == 2);
+  CHECK(tk::unroll_of({Draw::uniform, Out::f16}) == 4);
+  CHECK(tk::unroll_of({Draw::normal, Out::f64}) == 2);
+  CHECK(tk::unroll_of({Draw::geometric, Out::i64, 0.3}) == 4);  // accscalar float whatever the element size
+  CHECK(tk::unroll_of({Draw::bernoulli, Out::f64, 0.3}) == 2);
+  CHECK(tk::unroll_of({Draw::randint, Out::i64, 0, 0, 0, (1ull << 28) - 1}) == 4);
+  CHECK(tk::unroll_of({Draw::randint, Out::i32, 0, 0, 0, 1ull << 28}) == 2);
+  CHECK(tk::out_size(Out::f64) == 8);
+  CHECK(tk::out_size(Out::bf16) == 2);
+  CHECK(tk::out_size(Out::i32) == 4);
+  CHECK(tk::out_size(Out::b8) == 1);
+  // refused with std::invalid_argument before any CUDA call (and before the state moves)
+  tg::State s{1, 8};
+  const tg::Device d{132, 2048};
+  void* fake = reinterpret_cast<void*>(uintptr_t{256});  // never dereferenced: every call below throws first
+  CHECK_THROWS_AS(tk::draw({Draw::exponential, Out::f32, 0.0}, s, d, 10, fake), std::invalid_argument);
+  CHECK_THROWS_AS(tk::draw({Draw::uniform, Out::i32}, s, d, 10, fake), std::invalid_argument);
+  CHECK_THROWS_AS(tk::draw({Draw::geometric, Out::f32, 1.0}, s, d, 10, fake), std::invalid_argument);
+  CHECK_THROWS_AS(tk::draw({Draw::bernoulli, Out::b8, 1.5}, s, d, 10, fake), std::invalid_argument);
+  CHECK_THROWS_AS(tk::draw({Draw::randint, Out::i64, 0, 0, 0, 0}, s, d, 10, fake), std::invalid_argument);
+  CHECK_THROWS_AS(tk::draw({Draw::cauchy, Out::f64, 0.0, -1.0}, s, d, 10, fake), std::invalid_argument);
+  CHECK_THROWS_AS(tk::draw({Draw::uniform, Out::f32}, s, d, 10, nullptr), std::invalid_argument);
+  CHECK_THROWS_AS(tk::dropout(s, d, 16, 3, 0.5, Out::f32, fake, fake, static_cast<bool*>(fake)), std::invalid_argument);
+  CHECK_THROWS_AS(tk::dropout(s, d, 16, 4, 0.5, Out::i32, fake, fake, static_cast<bool*>(fake)), std::invalid_argument);
+  CHECK_THROWS_AS(tk::bernoulli_tensor(s, 16, fake, true, Out::f32, fake), std::invalid_argument);
+  CHECK(s.offset == 8);
+  // n == 0: nothing drawn, no CUDA call, the offset unmoved (as the host draws)
+  tk::draw({Draw::normal, Out::f32}, s, d, 0, fake);
+  CHECK(s.offset == 8);
+}
+
+// The kernels' work items (device/torch_cuda_ops.h: work_item,
+// bernoulli_tensor_item, dropout_element, the very XRNG_HD code the kernels
+// run, and with_op's choice of operation) run here on the CPU over every
+// item of every launch of tg::pieces, against the host model: every draw
+// and dtype, below and above one wave, three GPU profiles. What this cannot
+// show is the GPU compiling them to the same values (tests/gpu's cuda_torch).
+TEST_CASE("torch_cuda kernels: their work items, run on the CPU, give the host model's values") {
+  namespace tk = xrng::cuda::torch_cuda;
+  namespace tg = xrng::torch_cuda;
+  namespace ref = xrng_gpu_test::torch_cuda_ref;
+  using tk::Out;
+  for (const tg::Device d : {tg::Device{3, 512}, tg::Device{40, 1024}, tg::Device{8, 2048}}) {
+    const uint64_t wave = 256ull * d.sm_count * (d.threads_per_sm / 256);
+    for (const tk::Args& a : ref::all_draws()) {
+      const uint64_t per_round = wave * tk::unroll_of(a);
+      for (uint64_t n : {uint64_t{1}, uint64_t{1001}, per_round - 1, per_round + 1, 2 * per_round + 517}) {
+        tg::State sh{0x5eedull + n, 8}, se = sh;
+        const auto want = ref::host_draw(a, sh, d, n);
+        const uint32_t es = tk::out_size(a.out);
+        std::vector<uint8_t> got(n * es, 0xa5);
+        tk::check_args(a);
+        tg::pieces(se, n, es, tk::unroll_of(a), d, [&](const tg::Piece& p) {
+          tk::with_op(a, [&](const auto& op) {
+            for (uint64_t g = 0; g < p.launch.threads() * p.launch.rounds(); ++g)
+              tk::ops::work_item(op, se.seed, p.offset, p.launch, got.data() + p.begin * es, g);
+          });
+        });
+        INFO("draw ", static_cast<int>(a.draw), " dtype ", ref::out_name(a.out), " a ", a.a, " sm ", d.sm_count, " n ", n,
+             " first mismatch at ", ref::first_mismatch(want, got, es));
+        CHECK(se.offset == sh.offset);
+        CHECK(got == want);
+      }
+    }
+  }
+  // bernoulli_(tensor p): thread t's item writes elements 4t .. 4t + 3
+  for (Out o : {Out::f32, Out::f64, Out::f16, Out::b8, Out::i64}) {
+    const uint64_t n = 10007;
+    std::vector<double> pd(n);
+    std::vector<float> pf(n);
+    for (uint64_t i = 0; i < n; ++i) {
+      pd[i] = static_cast<double>((i * 2654435761ull) % 1000) / 999.0;
+      pf[i] = static_cast<float>(pd[i]);
+    }
+    tg::State sh{5, 4};
+    const uint32_t es = tk::out_size(o);
+    std::vector<uint8_t> want(n * es), got(n * es, 0xa5);
+    tg::bernoulli_tensor(sh, n, [&](uint64_t i, float u) {
+      ref::store_float(o, want, i, (o == Out::f64 ? static_cast<double>(u) <= pd[i] : u <= pf[i]) ? 1.0f : 0.0f);
+    });
+    const uint64_t off = 4;  // philox_cuda_state(10) from offset 4
+    for (uint64_t t = 0; t < (n + 3) / 4; ++t) {
+      switch (o) {
+        case Out::f32: tk::ops::bernoulli_tensor_item<Out::f32, float>(5, off, n, pf.data(), got.data(), t); break;
+        case Out::f64: tk::ops::bernoulli_tensor_item<Out::f64, double>(5, off, n, pd.data(), got.data(), t); break;
+        case Out::f16: tk::ops::bernoulli_tensor_item<Out::f16, float>(5, off, n, pf.data(), got.data(), t); break;
+        case Out::b8: tk::ops::bernoulli_tensor_item<Out::b8, float>(5, off, n, pf.data(), got.data(), t); break;
+        default: tk::ops::bernoulli_tensor_item<Out::i64, float>(5, off, n, pf.data(), got.data(), t); break;
+      }
+    }
+    INFO("bernoulli tensor dtype ", ref::out_name(o));
+    CHECK(sh.offset == 16);
+    CHECK(got == want);
+  }
+  // dropout (float32, vec 4 and 1; float16, vec 8): each element's item
+  for (uint32_t vec : {1u, 4u}) {
+    const uint64_t n = 3 * 1536 * 4 + 8;
+    const tg::Device d{3, 512};
+    const tg::Launch L = tg::dropout_launch(n, d);
+    std::vector<float> in(n), want(n), got(n);
+    std::vector<uint8_t> wmask(n);
+    bool* gmask = new bool[n];
+    for (uint64_t i = 0; i < n; ++i) in[i] = static_cast<float>(i % 1000) * 0.25f - 100.0f;
+    const float pa = static_cast<float>(1.0 - 0.3), scale = static_cast<float>(1.0 / pa);
+    for (uint64_t i = 0; i < n; ++i) {
+      const tg::Slot sl = tg::dropout_slot(L, vec, i);
+      const float u = tg::curand_uniform(tg::curand4(11, 12, sl.thread, sl.round).v[sl.lane]);
+      const float keep = u < pa ? 1.0f : 0.0f;
+      want[i] = (in[i] * keep) * scale;
+      wmask[i] = keep != 0.0f;
+      tk::ops::dropout_element<float>(11, 12, L, vec, pa, scale, in.data(), got.data(), gmask, i);
+    }
+    CHECK(std::memcmp(want.data(), got.data(), n * 4) == 0);
+    bool masks_equal = true;
+    for (uint64_t i = 0; i < n; ++i) masks_equal = masks_equal && (gmask[i] == (wmask[i] != 0));
+    CHECK(masks_equal);
+    delete[] gmask;
+  }
 }

@@ -13,7 +13,13 @@ p); F.dropout (vector sizes 8/4/2/1 by element count); randperm (32- and
 64-bit keys); the offsets. Modelled rows (printed as an ulp-distance table,
 never a FAIL): normal float32/16, bfloat16 and float64, exponential,
 log_normal and cauchy in float32/float16/bfloat16/float64, geometric in
-float32/int64/float64 (the state after each is still checked exactly)."""
+float32/int64/float64 (the state after each is still checked exactly).
+
+With xrng's CUDA kernels built (xrng.has_cuda_kernels()), every draw they
+make is also run into CUDA tensors and compared bit for bit with the host
+model (a difference is a FAIL, modelled rows included), and the exact rows
+with torch's own draws (dropout's rows above already run the kernel: their
+input is a CUDA tensor)."""
 import sys
 import time
 
@@ -77,6 +83,87 @@ def ulp_table(rows):
              ((d >= 5) & (d <= 16)).sum(), (d > 16).sum()]
         print(f"  {name:<40} {d.numel():>9} {int(c[0]):>9} " + " ".join(f"{int(v):>7}" for v in c[1:]) +
               f" {int(d.max()):>10}")
+
+
+def kernel_vs_host(name, fn, g, seed):
+    """xrng's CUDA kernels (a CUDA tensor, device/torch_cuda.h) against its
+    host model (a CPU tensor), bit for bit, and the generator states after."""
+    g.manual_seed(seed)
+    h = fn(g, "cpu").contiguous()
+    sh = g.get_state()
+    g.manual_seed(seed)
+    d = fn(g, "cuda")
+    if d.device.type != "cuda":
+        fails.append(f"kernel {name}: the output is on {d.device}")
+        return
+    d = d.cpu().contiguous()
+    sd = g.get_state()
+    same = torch.equal(h.view(torch.uint8) if h.dtype != torch.bool else h,
+                       d.view(torch.uint8) if d.dtype != torch.bool else d)
+    print(f"  {name:<48} {'ok' if same else 'DIFFERS'}")
+    if not same:
+        fails.append(f"kernel {name}")
+    if not torch.equal(sh, sd):
+        fails.append(f"kernel {name}: state host {sh.tolist()} kernel {sd.tolist()}")
+
+
+def kernel_rows(g, wave, cuda):
+    """Every draw xrng's CUDA kernels make, on a CUDA tensor: == the host model
+    (modelled rows included: the kernels run the model, not the GPU's MUFU),
+    and the exact rows == torch's own CUDA draws."""
+    print("xrng's CUDA kernels (CUDA tensors) vs xrng's host model, every row:")
+    fl = (torch.float32, torch.float64, torch.float16, torch.bfloat16)
+    for n in (1000, wave + 1, 3 * wave + 17):
+        for dt in fl:
+            kernel_vs_host(f"rand n={n} {dt}", lambda g, dev: xrng.rand(n, dtype=dt, generator=g, device=dev), g, 3)
+            kernel_vs_host(f"randn n={n} {dt}", lambda g, dev: xrng.randn(n, dtype=dt, generator=g, device=dev), g, 5)
+            for name, f in (("uniform_(-2, 3)", lambda t, g: xrng.uniform_(t, -2, 3, generator=g)),
+                            ("normal_(0.5, 2)", lambda t, g: xrng.normal_(t, 0.5, 2.0, generator=g)),
+                            ("exponential_(1.5)", lambda t, g: xrng.exponential_(t, 1.5, generator=g)),
+                            ("log_normal_(0.5, 0.8)", lambda t, g: xrng.log_normal_(t, 0.5, 0.8, generator=g)),
+                            ("cauchy_(1, 0.5)", lambda t, g: xrng.cauchy_(t, 1.0, 0.5, generator=g)),
+                            ("geometric_(0.3)", lambda t, g: xrng.geometric_(t, 0.3, generator=g)),
+                            ("bernoulli_(0.3)", lambda t, g: xrng.bernoulli_(t, 0.3, generator=g))):
+                kernel_vs_host(f"{name} n={n} {dt}", lambda g, dev: f(torch.empty(n, dtype=dt, device=dev), g), g, 7)
+        for dt in (torch.int64, torch.int32, torch.int8, torch.uint8, torch.bool):
+            kernel_vs_host(f"bernoulli_(0.6) n={n} {dt}",
+                           lambda g, dev: xrng.bernoulli_(torch.empty(n, dtype=dt, device=dev), 0.6, generator=g), g, 9)
+            if dt != torch.bool:
+                kernel_vs_host(f"geometric_(0.4) n={n} {dt}",
+                               lambda g, dev: xrng.geometric_(torch.empty(n, dtype=dt, device=dev), 0.4, generator=g), g, 9)
+        for lo, hi in ((0, 10), (-100, 2 ** 28 + 3), (0, 2 ** 40)):
+            for dt in (torch.int64, torch.int32, torch.float32, torch.float64, torch.int16):
+                if (dt == torch.int16 and hi > 2 ** 15) or (dt == torch.int32 and hi > 2 ** 31):
+                    continue
+                kernel_vs_host(f"randint({lo}, {hi}) n={n} {dt}",
+                               lambda g, dev: xrng.randint(lo, hi, (n,), dtype=dt, generator=g, device=dev), g, 13)
+        pt = torch.rand(n, generator=torch.Generator().manual_seed(n))
+        for dt in (torch.float32, torch.float64, torch.float16, torch.bool):
+            pd = pt.to(torch.float64 if dt == torch.float64 else torch.float32)
+            kernel_vs_host(f"bernoulli_(p tensor) n={n} {dt}",
+                           lambda g, dev: xrng.bernoulli_(torch.empty(n, dtype=dt, device=dev), pd.to(dev), generator=g),
+                           g, 47)
+    for n in (4096, 4098, 4099, 3 * wave + 8):
+        for dt in fl:
+            x = torch.randn(n, dtype=dt, generator=torch.Generator().manual_seed(n))
+            kernel_vs_host(f"dropout(p=0.2) n={n} {dt}",
+                           lambda g, dev: xrng.dropout(x.to(dev), 0.2, generator=g), g, 19)
+    kernel_vs_host("uniform_ into a transposed (400, 700)",
+                   lambda g, dev: xrng.uniform_(torch.empty(400, 700, device=dev).t(), generator=g), g, 43)
+    print("xrng's CUDA kernels vs torch's own CUDA draws (exact rows):")
+    for n in (1000, 3 * wave + 17):
+        for dt in fl:
+            exact(f"kernel rand n={n} {dt}", lambda: torch.rand(n, dtype=dt, device=cuda),
+                  lambda g: xrng.rand(n, dtype=dt, generator=g, device=cuda), g, 7 + n)
+        for lo, hi in ((0, 10), (0, 2 ** 40)):
+            exact(f"kernel randint({lo}, {hi}) n={n}", lambda: torch.randint(lo, hi, (n,), device=cuda),
+                  lambda g: xrng.randint(lo, hi, (n,), generator=g, device=cuda), g, 13)
+        for dt in (torch.float32, torch.float64, torch.bool):
+            exact(f"kernel bernoulli_(0.3) n={n} {dt}", lambda: torch.empty(n, dtype=dt, device=cuda).bernoulli_(0.3),
+                  lambda g: xrng.bernoulli_(torch.empty(n, dtype=dt, device=cuda), 0.3, generator=g), g, 17)
+        pt = torch.rand(n, generator=torch.Generator().manual_seed(n)).to(cuda)
+        exact(f"kernel bernoulli_(p tensor) n={n}", lambda: torch.empty(n, device=cuda).bernoulli_(pt),
+              lambda g: xrng.bernoulli_(torch.empty(n, device=cuda), pt, generator=g), g, 47)
 
 
 def main():
@@ -176,6 +263,10 @@ def main():
                 else:
                     rows.append((f"geometric_({pp}) n={n} {dt}", t, x))
     ulp_table(rows)
+    if xrng.has_cuda_kernels():
+        kernel_rows(g, wave, cuda)
+    else:
+        print("xrng's CUDA kernels: not in this build (CUDA tensors are filled on the host, then copied)")
     # continuing a torch CUDA generator: its state, then the next draw
     torch.cuda.manual_seed(37)
     torch.rand(3 * wave + 1, device=cuda)
