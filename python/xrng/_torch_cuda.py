@@ -244,3 +244,7 @@ def dropout(generator: TorchCUDAGenerator, input: torch.Tensor, p: float, traini
                                                          generator.threads_per_sm, host, float(p), v)
     out = out.to(input.device)
     return input.copy_(out) if inplace else out
+
+
+# Also reachable as xrng.torch_cuda.PROFILES (docs/reproducible.md).
+torch_cuda.PROFILES = PROFILES
