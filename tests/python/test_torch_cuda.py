@@ -145,7 +145,7 @@ def test_values_do_not_depend_on_the_gpu_below_one_wave():
     # the smallest wave here: t4, 40 SMs x 1024 threads = 40960 elements
     for dt in (torch.float32, torch.float64):
         ref = None
-        for prof in xrng.torch_cuda.PROFILES  # the public name (docs/reproducible.md):
+        for prof in xrng.torch_cuda.PROFILES:  # the public name (docs/reproducible.md)
             g = xrng.torch_cuda(1234, profile=prof)
             v = xrng.rand(40960, dtype=dt, generator=g)
             if ref is None:
