@@ -303,6 +303,66 @@ at::Tensor multinomial_gumbel(at::Tensor state, const at::Tensor& w, int64_t n) 
   return std::get<1>(at::topk(q, n));
 }
 
+// _torch_cpu_multinomial(generator, input, n, replacement): xrng.multinomial's
+// common call in one C++ call: input a contiguous CPU float32/float64 tensor
+// of 1 or 2 dims that needs no grad, n and replacement exact int and bool
+// that torch takes (n >= 1, n <= k without replacement, k <= 2^24);
+// multinomial_gumbel or multinomial_rows; NotImplemented otherwise or
+// wherever they refuse (nothing drawn: the general path reports it).
+PyObject* multinomial_fast(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
+  if (nargs != 4) {
+    PyErr_SetString(PyExc_TypeError, "_torch_cpu_multinomial takes 4 arguments");
+    return nullptr;
+  }
+  if (c10::impl::TorchDispatchModeTLS::stack_len() != 0 || at::impl::PythonTorchFunctionTLS::stack_len() != 0 ||
+      !(c10::impl::tls_local_dispatch_key_set().included_ - c10::default_included_set).empty() ||
+      !THPVariable_Check(args[1]) || !PyLong_CheckExact(args[2]) || !PyBool_Check(args[3]))
+    Py_RETURN_NOTIMPLEMENTED;
+  const at::Tensor& w = THPVariable_Unpack(args[1]);
+  int of = 0;
+  const long long n = PyLong_AsLongLongAndOverflow(args[2], &of);
+  const bool repl = args[3] == Py_True;
+  if (of != 0 || n < 1 || w.device().type() != at::kCPU || w.layout() != at::kStrided || !w.is_contiguous() ||
+      w.requires_grad() || (w.scalar_type() != at::kFloat && w.scalar_type() != at::kDouble) || w.dim() < 1 ||
+      w.dim() > 2 || w.numel() == 0) {
+    PyErr_Clear();
+    Py_RETURN_NOTIMPLEMENTED;
+  }
+  const int64_t k = w.size(-1);
+  if (k > (int64_t{1} << 24) || (!repl && n > k)) Py_RETURN_NOTIMPLEMENTED;
+  at::Tensor state;
+  tc::Kernel kern = tc::Kernel::x86;
+  if (!read_generator(args[0], state, kern)) Py_RETURN_NOTIMPLEMENTED;
+  try {
+    uint8_t* bytes = state.data_ptr<uint8_t>();
+    tc::State s = tc::from_torch_state(bytes, tc::kTorchStateBytes);
+    at::Tensor res;
+    if (!repl || n == 1) {
+      // torch's checks (multinomial_out), then q = empty_like(w).exponential_(1), w / q, argmax or topk
+      if (!((w.max() < INFINITY) & (w.min() >= 0)).item<bool>()) Py_RETURN_NOTIMPLEMENTED;
+      const bool zero = w.dim() == 1 ? (w.sum() == 0).item<bool>() : (w.sum(1) == 0).any().item<bool>();
+      if (zero) Py_RETURN_NOTIMPLEMENTED;
+      at::Tensor q = at::detail::empty_cpu(w.sizes(), w.scalar_type());
+      xrng::torch_streams::cpu_draw(s, "exponential", tc::Kernel::x86, q, 1.0, 0.0, 0, 0);
+      at::div_out(q, w, q);
+      res = n == 1 ? q.argmax(-1, true) : std::get<1>(at::topk(q, n));
+    } else {
+      const at::Tensor o = xrng::torch_streams::cpu_multinomial(s, w.dim() == 1 ? w.view({1, k}) : w, n);
+      res = w.dim() == 1 ? o.view({n}) : o;
+    }
+    tc::to_torch_state(s, bytes);
+    return THPVariable_Wrap(std::move(res));
+  } catch (const std::exception&) {  // (the state not written: the general path reports it)
+    PyErr_Clear();
+    Py_RETURN_NOTIMPLEMENTED;
+  }
+}
+PyMethodDef g_multinomial_def = {"_torch_cpu_multinomial",
+                                 reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(&multinomial_fast)),
+                                 METH_FASTCALL,
+                                 "_torch_cpu_multinomial(generator, input, n, replacement): xrng.multinomial from a "
+                                 "torch_cpu generator, or NotImplemented (torch_cpu_fast.cpp)."};
+
 }  // namespace
 
 void register_torch_cpu_fast(py::module_& m) {
@@ -310,6 +370,7 @@ void register_torch_cpu_fast(py::module_& m) {
   g_kernel_attr = PyUnicode_InternFromString("kernel");
   m.attr("_torch_cpu_new") = py::reinterpret_steal<py::object>(PyCFunction_New(&g_new_def, nullptr));
   m.attr("_torch_cpu_into") = py::reinterpret_steal<py::object>(PyCFunction_New(&g_into_def, nullptr));
+  m.attr("_torch_cpu_multinomial") = py::reinterpret_steal<py::object>(PyCFunction_New(&g_multinomial_def, nullptr));
   m.attr("_torch_cpu_bernoulli_new") = py::reinterpret_steal<py::object>(PyCFunction_New(&g_bernoulli_def, nullptr));
   m.def("torch_cpu_multinomial_rows", &multinomial_rows, py::arg("state"), py::arg("weights"), py::arg("n"),
         "multinomial with replacement (n > 1) on the torch CPU stream: contiguous CPU weights of 1 or 2 dims; int64 "

@@ -116,6 +116,7 @@ class TorchCPUGenerator:
 _new = _C._torch_cpu_new
 _into = _C._torch_cpu_into
 _bernoulli_new = _C._torch_cpu_bernoulli_new
+_multinomial = _C._torch_cpu_multinomial
 
 
 def torch_cpu(seed_or_generator: Union[int, torch.Generator], kernel: str = "x86") -> TorchCPUGenerator:
