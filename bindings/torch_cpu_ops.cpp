@@ -51,20 +51,6 @@ struct Mod32 {
   }
 };
 
-// a % d for every 64-bit a and d > 0 without a division (the same theorem
-// with N = 64 and a 128-bit reciprocal; d = 1 wraps m to 0, giving 0):
-// randint's two-word path, whose hardware division limits it.
-struct Mod64 {
-  unsigned __int128 m;
-  uint64_t d;
-  explicit Mod64(uint64_t divisor) : m(~static_cast<unsigned __int128>(0) / divisor + 1), d(divisor) {}
-  uint64_t operator()(uint64_t a) const {
-    const unsigned __int128 low = m * a;  // (mod 2^128)
-    const uint64_t l0 = static_cast<uint64_t>(low), l1 = static_cast<uint64_t>(low >> 64);
-    const unsigned __int128 t = (static_cast<unsigned __int128>(l0) * d) >> 64;
-    return static_cast<uint64_t>((static_cast<unsigned __int128>(l1) * d + t) >> 64);
-  }
-};
 #endif
 
 // p[0..n) = draw(m, v)'s float64 values cast as torch casts them
@@ -129,12 +115,6 @@ void xrng::torch_streams::cpu_draw(tc::State& s, const std::string& kind, tc::Ke
         const Mod32 mod(static_cast<uint32_t>(range));
         for (int64_t i = 0; i < n; ++i)
           p[i] = static_cast<scalar_t>(static_cast<int64_t>(static_cast<uint64_t>(mod(s.random())) + static_cast<uint64_t>(lo)));
-        return;
-      }
-      {  // randint_value's two-word path (range >= 2^28), its remainder by multiplications
-        const Mod64 mod(range);
-        for (int64_t i = 0; i < n; ++i)
-          p[i] = static_cast<scalar_t>(static_cast<int64_t>(mod(s.random64()) + static_cast<uint64_t>(lo)));
         return;
       }
 #endif

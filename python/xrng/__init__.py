@@ -928,6 +928,10 @@ def normal_(tensor: torch.Tensor, mean: float = 0.0, std: float = 1.0, **kw) -> 
 
 def randint_(tensor: torch.Tensor, low: int, high: int, **kw) -> torch.Tensor:
     """Fills an integer ``tensor`` with :func:`randint` values in [low, high)."""
+    if type(kw.get("generator")) is _TorchCPU and len(kw) == 1:  # in C++ (NotImplemented: the checks below)
+        r = _torch_cpu._into(kw["generator"], "randint", tensor, low, high)
+        if r is not NotImplemented:
+            return r
     return _fill(tensor, "randint", {"ilow": _i64(low, "randint_: low"), "ihigh": _i64(high, "randint_: high")}, kw)
 
 
