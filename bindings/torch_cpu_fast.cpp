@@ -18,6 +18,7 @@
 #include <cstring>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "torch_streams.h"
 
@@ -346,9 +347,27 @@ PyObject* multinomial_fast(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
       xrng::torch_streams::cpu_draw(s, "exponential", tc::Kernel::x86, q, 1.0, 0.0, 0, 0);
       at::div_out(q, w, q);
       res = n == 1 ? q.argmax(-1, true) : std::get<1>(at::topk(q, n));
-    } else {
-      const at::Tensor o = xrng::torch_streams::cpu_multinomial(s, w.dim() == 1 ? w.view({1, k}) : w, n);
-      res = w.dim() == 1 ? o.view({n}) : o;
+    } else {  // cpu_multinomial's checks (every row before the first word) and rows, into res directly
+      const int64_t rows = w.dim() == 1 ? 1 : w.size(0);
+      res = w.dim() == 1 ? at::detail::empty_cpu({n}, at::kLong) : at::detail::empty_cpu({rows, n}, at::kLong);
+      auto run = [&](auto zero) {
+        using Acc = decltype(zero);
+        const Acc* wp = static_cast<const Acc*>(w.const_data_ptr());
+        for (int64_t r = 0; r < rows; ++r) {
+          Acc sum = 0;
+          for (int64_t j = 0; j < k; ++j) {
+            const Acc v = wp[r * k + j];
+            if (!(v >= 0) || !std::isfinite(v)) return false;
+            sum += v;
+          }
+          if (!(sum > 0)) return false;
+        }
+        std::vector<Acc> cum(static_cast<size_t>(k));
+        int64_t* o = res.data_ptr<int64_t>();
+        for (int64_t r = 0; r < rows; ++r) tc::multinomial_row(s, wp + r * k, k, n, cum.data(), o + r * n);
+        return true;
+      };
+      if (!(w.scalar_type() == at::kDouble ? run(0.0) : run(0.0f))) Py_RETURN_NOTIMPLEMENTED;
     }
     tc::to_torch_state(s, bytes);
     return THPVariable_Wrap(std::move(res));
