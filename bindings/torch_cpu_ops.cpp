@@ -50,7 +50,21 @@ struct Mod32 {
     return static_cast<uint32_t>((static_cast<unsigned __int128>(m * a) * d) >> 64);
   }
 };
+
 #endif
+
+// p[0..n) = draw(m, v)'s float64 values cast as torch casts them
+// (static_cast<scalar_t>), in chunks of 256 (the host loops of
+// host/torch_cpu.h: compiled with FMA instructions where the CPU has them).
+template <class T, class Draw>
+void by_chunks(T* p, int64_t n, Draw&& draw) {
+  double v[256];
+  for (int64_t i = 0; i < n; i += 256) {
+    const int64_t m = n - i < 256 ? n - i : 256;
+    draw(m, v);
+    for (int64_t j = 0; j < m; ++j) p[i + j] = static_cast<T>(v[j]);
+  }
+}
 
 // Fills `out` (contiguous CPU) with draw `kind` from `state`, advancing it as
 // torch's CPU generator would. kind: uniform, normal, normal_each (a non-contiguous
@@ -109,20 +123,17 @@ void xrng::torch_streams::cpu_draw(tc::State& s, const std::string& kind, tc::Ke
   } else if (kind == "log_normal") {
     if (!(b > 0.0)) throw std::invalid_argument("torch_cpu log_normal_: std must be > 0");
     AT_DISPATCH_FLOATING_TYPES_AND2(at::kHalf, at::kBFloat16, dt, "torch_cpu_log_normal", [&] {
-      auto* p = out.data_ptr<scalar_t>();
-      for (int64_t i = 0; i < n; ++i) p[i] = static_cast<scalar_t>(tc::log_normal_value(s, a, b, k));
+      by_chunks(out.data_ptr<scalar_t>(), n, [&](int64_t m, double* v) { tc::log_normal_f64(s, m, a, b, k, v); });
     });
   } else if (kind == "cauchy") {
     if (!(b > 0.0)) throw std::invalid_argument("torch_cpu cauchy_: sigma must be > 0");
     AT_DISPATCH_FLOATING_TYPES_AND2(at::kHalf, at::kBFloat16, dt, "torch_cpu_cauchy", [&] {
-      auto* p = out.data_ptr<scalar_t>();
-      for (int64_t i = 0; i < n; ++i) p[i] = static_cast<scalar_t>(tc::cauchy_value(s, a, b, k));
+      by_chunks(out.data_ptr<scalar_t>(), n, [&](int64_t m, double* v) { tc::cauchy_f64(s, m, a, b, k, v); });
     });
   } else if (kind == "geometric") {
     if (!(a > 0.0 && a < 1.0)) throw std::invalid_argument("torch_cpu geometric_: p must be in (0, 1)");
     AT_DISPATCH_ALL_TYPES_AND2(at::kHalf, at::kBFloat16, dt, "torch_cpu_geometric", [&] {
-      auto* p = out.data_ptr<scalar_t>();
-      for (int64_t i = 0; i < n; ++i) p[i] = static_cast<scalar_t>(tc::geometric_value(s, a));
+      by_chunks(out.data_ptr<scalar_t>(), n, [&](int64_t m, double* v) { tc::geometric_f64(s, m, a, v); });
     });
   } else if (kind == "bernoulli") {
     if (!(a >= 0.0 && a <= 1.0)) throw std::invalid_argument("torch_cpu bernoulli: p must be in [0, 1]");
@@ -169,20 +180,23 @@ void xrng::torch_streams::cpu_bernoulli_tensor(tc::State& s, at::Tensor out, at:
   const auto pt = p.scalar_type();
   if (pt != at::kDouble && pt != at::kFloat && pt != at::kHalf && pt != at::kBFloat16)
     throw std::invalid_argument("torch_cpu bernoulli: p must be a floating tensor");
-  const at::Tensor pd = p.to(at::kDouble);  // exact for every floating p dtype: only to check and read
-  const double* pv = pd.data_ptr<double>();
+  // p read as double (a double p) or float (float, half, bfloat16 p: exact widening)
+  const at::Tensor pd = pt == at::kDouble || pt == at::kFloat ? p : p.to(at::kFloat);
   const int64_t n = out.numel();
-  for (int64_t i = 0; i < n; ++i)
-    if (!(pv[i] >= 0.0 && pv[i] <= 1.0)) throw std::invalid_argument("torch_cpu bernoulli: every p must be in [0, 1]");
-  AT_DISPATCH_ALL_TYPES_AND3(at::kBool, at::kHalf, at::kBFloat16, out.scalar_type(), "torch_cpu_bernoulli_tensor", [&] {
-    auto* o = out.data_ptr<scalar_t>();
-    if (pt == at::kDouble) {
-      for (int64_t i = 0; i < n; ++i) o[i] = static_cast<scalar_t>(tc::bernoulli_value(s, pv[i]));
-    } else {
-      for (int64_t i = 0; i < n; ++i)
-        o[i] = static_cast<scalar_t>(tc::bernoulli_f32_value(s, static_cast<float>(pv[i])));
-    }
-  });
+  auto run = [&](const auto* pv) {
+    for (int64_t i = 0; i < n; ++i)
+      if (!(pv[i] >= 0 && pv[i] <= 1)) throw std::invalid_argument("torch_cpu bernoulli: every p must be in [0, 1]");
+    AT_DISPATCH_ALL_TYPES_AND3(at::kBool, at::kHalf, at::kBFloat16, out.scalar_type(), "torch_cpu_bernoulli_tensor", [&] {
+      auto* o = out.data_ptr<scalar_t>();
+      if constexpr (std::is_same_v<std::remove_cv_t<std::remove_pointer_t<decltype(pv)>>, double>) {
+        for (int64_t i = 0; i < n; ++i) o[i] = static_cast<scalar_t>(tc::bernoulli_value(s, pv[i]));
+      } else {
+        for (int64_t i = 0; i < n; ++i) o[i] = static_cast<scalar_t>(tc::bernoulli_f32_value(s, pv[i]));
+      }
+    });
+  };
+  if (pt == at::kDouble) run(pd.data_ptr<double>());
+  else run(pd.data_ptr<float>());
 }
 
 namespace {

@@ -123,7 +123,36 @@ bool has_avx2_fma() {
   }();
   return yes;
 }
+
+bool has_f16c() {
+  static const bool yes = [] {
+    __builtin_cpu_init();
+    return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("f16c");
+  }();
+  return yes;
+}
+
+// n floats to binary16 bits by F16C (vcvtps2ph, round to nearest even: the
+// same bits as math::f32_to_f16_bits, NaN included), 8 at a time.
+__attribute__((target("avx2,f16c"))) void f32_to_f16_f16c(const float* in, int64_t n, uint16_t* out) {
+  int64_t i = 0;
+  for (; i + 8 <= n; i += 8)
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(out + i), _mm256_cvtps_ph(_mm256_loadu_ps(in + i), _MM_FROUND_TO_NEAREST_INT));
+  for (; i < n; ++i) out[i] = math::f32_to_f16_bits(in[i]);
+}
 #endif
+
+// n floats to binary16 (bf16: bfloat16) bits, rounded to nearest even.
+void f32_to_16(const float* in, int64_t n, uint16_t* out, bool bf16) {
+  if (bf16) {
+    for (int64_t i = 0; i < n; ++i) out[i] = math::f32_to_bf16_bits(in[i]);
+    return;
+  }
+#if defined(XRNG_TORCH_AVX2)
+  if (has_f16c()) return f32_to_f16_f16c(in, n, out);
+#endif
+  for (int64_t i = 0; i < n; ++i) out[i] = math::f32_to_f16_bits(in[i]);
+}
 
 XRNG_FMA_CLONES void randn_f32(State& s, int64_t n, float mean, float std, Kernel k, float* out) {
 #if defined(XRNG_TORCH_AVX2)
@@ -132,12 +161,27 @@ XRNG_FMA_CLONES void randn_f32(State& s, int64_t n, float mean, float std, Kerne
 #endif
   normal_f32(s, n, mean, std, k, out);
 }
+// normal_f32_blocks_with's values (each block of 16 uniforms drawn, transformed and
+// stored in turn; then the tail block at n - 16), with up to 64 blocks drawn
+// before they are transformed and converted together: the draw of a block
+// never depends on the transform of the one before.
 XRNG_FMA_CLONES void randn_f16(State& s, int64_t n, float mean, float std, Kernel k, uint16_t* out, bool bf16) {
   auto run = [&](auto fill16) {
-    if (bf16)
-      normal_f32_blocks_with(s, n, fill16, [out](int64_t i, float v) { out[i] = math::f32_to_bf16_bits(v); });
-    else
-      normal_f32_blocks_with(s, n, fill16, [out](int64_t i, float v) { out[i] = math::f32_to_f16_bits(v); });
+    if (n < 16) throw std::invalid_argument("torch_cpu::normal: n < 16 takes torch's float64 path");
+    constexpr int64_t kChunk = 64 * 16;
+    float buf[kChunk];
+    const int64_t full = n - n % 16;
+    for (int64_t i = 0; i < full; i += kChunk) {
+      const int64_t m = full - i < kChunk ? full - i : kChunk;
+      for (int64_t j = 0; j < m; ++j) buf[j] = uniform_f32(s.random());
+      for (int64_t j = 0; j < m; j += 16) fill16(buf + j);
+      f32_to_16(buf, m, out + i, bf16);
+    }
+    if (n % 16 != 0) {
+      for (int j = 0; j < 16; ++j) buf[j] = uniform_f32(s.random());
+      fill16(buf);
+      f32_to_16(buf, 16, out + n - 16, bf16);
+    }
   };
 #if defined(XRNG_TORCH_AVX2)
   if (k == Kernel::x86 && has_avx2_fma()) return run([=](float* d) { fill16_x86_avx2(d, mean, std); });
@@ -204,6 +248,54 @@ XRNG_FMA_CLONES void cauchy_each(State& s, int64_t n, double median, double sigm
                                  void* out) {
   for (int64_t i = 0; i < n; ++i) store_f64(dtype, out, i, cauchy_value(s, median, sigma, k));
 }
+// uniform_(from, to)'s loops, compiled with FMA instructions where the CPU has
+// them (kernel x86's std::fma is a libm call otherwise: the same values, slower).
+XRNG_FMA_CLONES void uniform_f64_loop(State& s, int64_t n, double from, double to, Kernel k, double* p) {
+  for (int64_t i = 0; i < n; ++i) {
+    const double v = uniform_f64_ab(s.random64(), from, to, k);
+    p[i] = v == to ? from : v;
+  }
+}
+XRNG_FMA_CLONES void uniform_f32_loop(State& s, int64_t n, float f, float t, Kernel k, float* p) {
+  for (int64_t i = 0; i < n; ++i) {
+    const float v = uniform_f32_ab(s.random(), f, t, k);
+    p[i] = v == t ? f : v;
+  }
+}
+// 16-bit: the float values (chunks of 256) rounded, each compared with `to`
+// cast from double (through float) as a value (+0 and -0 equal: their bit
+// patterns differ only there) and replaced by `from` cast where equal.
+XRNG_FMA_CLONES void uniform_f16_loop(State& s, int64_t n, float f, float t, Kernel k, uint16_t* p, bool bf16) {
+  const uint16_t to_bits = bf16 ? math::f32_to_bf16_bits(t) : math::f32_to_f16_bits(t);
+  const uint16_t from_bits = bf16 ? math::f32_to_bf16_bits(f) : math::f32_to_f16_bits(f);
+  const bool zero_t = (to_bits & 0x7fffu) == 0;
+  float buf[256];
+  for (int64_t i = 0; i < n; i += 256) {
+    const int64_t m = n - i < 256 ? n - i : 256;
+    if (f == 0.0f && t == 1.0f) {  // rand(): x * 1 + 0 is x exactly, fused or not
+      for (int64_t j = 0; j < m; ++j) buf[j] = uniform_f32(s.random());
+    } else {
+      for (int64_t j = 0; j < m; ++j) buf[j] = uniform_f32_ab(s.random(), f, t, k);
+    }
+    uint16_t* o = p + i;
+    f32_to_16(buf, m, o, bf16);
+    for (int64_t j = 0; j < m; ++j) {
+      const uint16_t v = o[j];
+      o[j] = (v == to_bits || (zero_t && (v & 0x7fffu) == 0)) ? from_bits : v;
+    }
+  }
+}
+XRNG_FMA_CLONES void log_normal_loop(State& s, int64_t n, double mean, double std, Kernel k, double* out) {
+  for (int64_t i = 0; i < n; ++i) out[i] = log_normal_value(s, mean, std, k);
+}
+// geometric_value with its log1p(-p) (a function of p alone) computed once
+XRNG_FMA_CLONES void geometric_loop(State& s, int64_t n, double p, double* out) {
+  const double l = detail::glibc_log1p(-p);
+  for (int64_t i = 0; i < n; ++i) out[i] = std::ceil(detail::glibc_log(uniform_f64(s.random64())) / l);
+}
+XRNG_FMA_CLONES void cauchy_loop(State& s, int64_t n, double median, double sigma, Kernel k, double* out) {
+  for (int64_t i = 0; i < n; ++i) out[i] = cauchy_value(s, median, sigma, k);
+}
 void check_float_dtype(DType dtype, const char* what) {
   if (dtype != DType::f32 && dtype != DType::f64 && dtype != DType::f16 && dtype != DType::bf16)
     throw std::invalid_argument(std::string("torch_cpu ") + what + ": dtype must be float32, float64, float16 or bfloat16");
@@ -233,14 +325,7 @@ void uniform(State& s, int64_t n, double from, double to, Kernel k, DType dtype,
   check_float_dtype(dtype, "uniform");
   if (!(from <= to) || !std::isfinite(from) || !std::isfinite(to))
     throw std::invalid_argument("torch_cpu uniform: needs finite from <= to");
-  if (dtype == DType::f64) {
-    auto* p = static_cast<double*>(out);
-    for (int64_t i = 0; i < n; ++i) {
-      const double v = uniform_f64_ab(s.random64(), from, to, k);
-      p[i] = v == to ? from : v;
-    }
-    return;
-  }
+  if (dtype == DType::f64) return uniform_f64_loop(s, n, from, to, k, static_cast<double*>(out));
   const float f = static_cast<float>(from), t = static_cast<float>(to);  // torch's opmath (float) bounds
   if (!std::isfinite(t - f)) throw std::invalid_argument("torch_cpu uniform: to - from overflows float");
   if (dtype == DType::f32) {
@@ -249,22 +334,9 @@ void uniform(State& s, int64_t n, double from, double to, Kernel k, DType dtype,
       for (int64_t i = 0; i < n; ++i) p[i] = uniform_f32(s.random());
       return;
     }
-    for (int64_t i = 0; i < n; ++i) {
-      const float v = uniform_f32_ab(s.random(), f, t, k);
-      p[i] = v == t ? f : v;
-    }
-    return;
+    return uniform_f32_loop(s, n, f, t, k, p);
   }
-  // 16-bit: the float value rounded, compared with `to` cast from double (through float).
-  auto cast = [dtype](float v) { return dtype == DType::f16 ? math::f32_to_f16_bits(v) : math::f32_to_bf16_bits(v); };
-  auto* p = static_cast<uint16_t*>(out);
-  const uint16_t to_bits = cast(t), from_bits = cast(f);
-  for (int64_t i = 0; i < n; ++i) {
-    const uint16_t v = cast(uniform_f32_ab(s.random(), f, t, k));
-    // equality as values: +0 and -0 are equal (bit patterns differ only there)
-    const bool zero_v = (v & 0x7fffu) == 0, zero_t = (to_bits & 0x7fffu) == 0;
-    p[i] = (v == to_bits || (zero_v && zero_t)) ? from_bits : v;
-  }
+  uniform_f16_loop(s, n, f, t, k, static_cast<uint16_t*>(out), dtype == DType::bf16);
 }
 
 void cauchy(State& s, int64_t n, double median, double sigma, Kernel k, DType dtype, void* out) {
@@ -279,6 +351,14 @@ void exponential(State& s, int64_t n, double lambda, DType dtype, void* out) {
   exponential_each(s, n, lambda, dtype, out);
 }
 
+void log_normal_f64(State& s, int64_t n, double mean, double std, Kernel k, double* out) {
+  log_normal_loop(s, n, mean, std, k, out);
+}
+void geometric_f64(State& s, int64_t n, double p, double* out) { geometric_loop(s, n, p, out); }
+void cauchy_f64(State& s, int64_t n, double median, double sigma, Kernel k, double* out) {
+  cauchy_loop(s, n, median, sigma, k, out);
+}
+
 void rand(State& s, int64_t n, DType dtype, void* out) {
   switch (dtype) {
     case DType::f32:
@@ -286,11 +366,9 @@ void rand(State& s, int64_t n, DType dtype, void* out) {
     case DType::f64:
       return rand_f64(s, n, static_cast<double*>(out));
     case DType::f16:
-      return rand_f16(s, n, static_cast<uint16_t*>(out), [](float v) { return math::f32_to_f16_bits(v); },
-                      uint16_t{0x3c00}, uint16_t{0});
+      return uniform_f16_loop(s, n, 0.0f, 1.0f, Kernel::x86, static_cast<uint16_t*>(out), false);  // (rand_f16's values)
     case DType::bf16:
-      return rand_f16(s, n, static_cast<uint16_t*>(out), [](float v) { return math::f32_to_bf16_bits(v); },
-                      uint16_t{0x3f80}, uint16_t{0});
+      return uniform_f16_loop(s, n, 0.0f, 1.0f, Kernel::x86, static_cast<uint16_t*>(out), true);
     default:
       throw std::invalid_argument("torch_cpu rand: dtype must be float32, float64, float16 or bfloat16");
   }

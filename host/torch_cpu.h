@@ -42,6 +42,13 @@ void exponential(State& s, int64_t n, double lambda, DType dtype, void* out);
 // dtype). Throws std::invalid_argument before drawing.
 void cauchy(State& s, int64_t n, double median, double sigma, Kernel k, DType dtype, void* out);
 
+// log_normal_value, geometric_value (0 < p < 1) and cauchy_value (fused
+// per `k`) for n elements in torch's order, as float64 (the caller casts to
+// the dtype as torch does). No checks: the caller's.
+void log_normal_f64(State& s, int64_t n, double mean, double std, Kernel k, double* out);
+void geometric_f64(State& s, int64_t n, double p, double* out);
+void cauchy_f64(State& s, int64_t n, double median, double sigma, Kernel k, double* out);
+
 // The 16-wide normal transform (normal_fill16) on `nblocks` consecutive
 // blocks of 16 uniforms, in place, as the host runs it: for Kernel::x86 on
 // an AVX2+FMA CPU, 8-lane AVX2 code (fill16_is_simd tells), else the

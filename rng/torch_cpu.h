@@ -103,7 +103,7 @@ inline constexpr size_t kTorchStateBytes = 5056;
 // Writes `s` in torch's CPU state layout (bytes accepted by
 // torch.Generator.set_state). Little-endian hosts only, as torch's own.
 inline void to_torch_state(const State& s, uint8_t* out) {
-  std::memset(out, 0, kTorchStateBytes);
+  std::memset(out + 5016, 0, kTorchStateBytes - 5016);  // (bytes 0..5016 are all written below)
   auto put = [&](size_t off, const void* v, size_t n) { std::memcpy(out + off, v, n); };
   const int64_t seed = static_cast<int64_t>(s.mt.seed);
   const int32_t left = s.mt.left, seeded = 1;

@@ -296,6 +296,11 @@ class Run {
       });
       return;
     }
+    if (out.device().is_cpu() && out.is_contiguous() && p.device().is_cpu() && p.is_contiguous() &&
+        p.sizes() == out.sizes()) {  // already in torch's order: drawn in place (p checked before the first word)
+      with_cpu_state(gen_, [&](tc::State& s) { refusing([&] { ts::cpu_bernoulli_tensor(s, out, p); }); });
+      return;
+    }
     const at::Tensor pe = p.to(at::kCPU).expand(out.sizes());
     const std::vector<int64_t> perm = memory_order(out);
     const at::Tensor pl = pe.permute(perm).contiguous();
@@ -437,6 +442,7 @@ std::vector<c10::IValue> torch_stream_run(const OpRow& r, c10::ArrayRef<c10::IVa
       const at::Tensor rows = w.to(at::kCPU).reshape({-1, k}).contiguous();
       at::Tensor host;
       with_cpu_state(gen, [&](tc::State& s) { refusing([&] { host = ts::cpu_multinomial(s, rows, ns); }); });
+      if (!out_form && res.device().is_cpu()) return {host.view(res.sizes())};  // (a new CPU tensor: no copy)
       res.copy_(host.reshape(res.sizes()));
       return {res};
     }

@@ -66,6 +66,7 @@ from ._torch_cpu import TorchCPUGenerator, torch_cpu  # torch's own CPU generato
 from . import _torch_cuda
 from ._torch_cuda import TorchCUDAGenerator, torch_cuda  # torch's own CUDA generator, for a given GPU
 _TORCH_GENS = (_torch_cpu.TorchCPUGenerator, _torch_cuda.TorchCUDAGenerator)  # torch's own streams
+_TorchCPU = _torch_cpu.TorchCPUGenerator
 
 __all__ = [
     "Generator", "default_generator", "manual_seed", "stream_version", "stream_versions", "simd_isa",
@@ -649,6 +650,10 @@ def rand(*size: _Size, seed: Optional[int] = None, subseq: int = 0, offset: int 
     float64, float16 or bfloat16. ``threads``: host threads (0:
     ``torch.get_num_threads()``); values never depend on it.
     """
+    if type(generator) is _TorchCPU and out is None and device is None and not requires_grad:
+        t = _torch_cpu._new(generator, "uniform", size, dtype, None, low, high)  # (NotImplemented: the path below)
+        if t is not NotImplemented:
+            return t
     if isinstance(generator, _TORCH_GENS):  # torch's own streams (_torch_cpu.py, _torch_cuda.py)
         return _finish(_torch_cpu._draw(generator, "uniform", _size(size), dtype, device, out, low, high),
                        requires_grad)
@@ -677,6 +682,10 @@ def randn(*size: _Size, seed: Optional[int] = None, subseq: int = 0, offset: int
     or bfloat16. ``stream=1`` gives the stream-1 values (binary64 transform)
     of the releases before stream 2; float64 is the same in both.
     """
+    if type(generator) is _TorchCPU and out is None and device is None and not requires_grad:
+        t = _torch_cpu._new(generator, "normal", size, dtype, None, mean, std)  # (NotImplemented: the path below)
+        if t is not NotImplemented:
+            return t
     if isinstance(generator, _TORCH_GENS):  # torch's own streams (_torch_cpu.py, _torch_cuda.py)
         return _finish(_torch_cpu._draw(generator, "normal", _size(size), dtype, device, out, mean, std),
                        requires_grad)
@@ -719,6 +728,10 @@ def randint(*args, size: Optional[_Size] = None, low: Optional[int] = None, high
         raise TypeError("randint needs high and size")
     low = 0 if low is None else _i64(low, "randint: low")
     high = _i64(high, "randint: high")
+    if type(generator) is _TorchCPU and out is None and device is None:
+        t = _torch_cpu._new(generator, "randint", (size,), dtype, torch.int64, low, high)  # (NotImplemented: below)
+        if t is not NotImplemented:
+            return t
     if isinstance(generator, _TORCH_GENS):  # torch's own streams (_torch_cpu.py, _torch_cuda.py)
         return _torch_cpu._draw(generator, "randint", _size((size,)), dtype, device, out, low, high, torch.int64)
     src = _source(seed, subseq, offset, generator)
@@ -737,6 +750,10 @@ def bernoulli(*size: _Size, p: float = 0.5, seed: Optional[int] = None, subseq: 
     """
     if isinstance(generator, _TORCH_GENS):  # torch's own streams (_torch_cpu.py, _torch_cuda.py)
         if isinstance(p, torch.Tensor):
+            if type(generator) is _TorchCPU and not size and out is None and device is None:
+                t = _torch_cpu._bernoulli_new(generator, p, dtype)  # in C++ (or NotImplemented: below)
+                if t is not NotImplemented:
+                    return t
             # torch.bernoulli(p): p's shape (or size) and dtype (or dtype=)
             shape = torch.broadcast_shapes(_size(size), p.shape) if size else p.shape
             # (a torch_cuda generator with xrng's CUDA kernels fills a CUDA tensor on its GPU)
@@ -845,11 +862,23 @@ def bernoulli_like(input: torch.Tensor, p: float = 0.5, *, dtype=None, device=No
 
 
 # ---- in-place fills of existing tensors (any device, contiguous or strided) -------------------
+# the fills of a torch_cpu generator (kinds of _torch_cpu.py) and their parameters, in _fill's order
+_TORCH_CPU_FILLS = {"uniform": ("low", "high"), "normal": ("mean", "std"), "exponential": ("rate",),
+                    "geometric": ("p",), "log_normal": ("mean", "std"), "cauchy": ("median", "sigma"),
+                    "randint": ("ilow", "ihigh")}
+
+
 def _fill(tensor: torch.Tensor, dist: str, params: dict, kw: dict) -> torch.Tensor:
     """An in-place fill: ``dist`` with ``params`` (the registry's names) from the
     source the keywords name (seed=/subseq=/offset= or generator=), in the
     stream version ``stream=`` names (see :func:`_stream`); a keyword
     no fill takes (a misspelt parameter) is a TypeError, not ignored."""
+    g = kw.get("generator")
+    if type(g) is _TorchCPU and len(kw) == 1 and dist in _TORCH_CPU_FILLS:  # the common call, in C++ (or NotImplemented)
+        names = _TORCH_CPU_FILLS[dist]
+        r = _torch_cpu._into(g, dist, tensor, params[names[0]], params[names[1]] if len(names) > 1 else 1.0)
+        if r is not NotImplemented:
+            return r
     if isinstance(kw.get("generator"), _torch_cuda.TorchCUDAGenerator):  # torch's own CUDA stream
         g = kw.pop("generator")
         if kw:
@@ -903,6 +932,10 @@ def normal_(tensor: torch.Tensor, mean: float = 0.0, std: float = 1.0, **kw) -> 
 
 def randint_(tensor: torch.Tensor, low: int, high: int, **kw) -> torch.Tensor:
     """Fills an integer ``tensor`` with :func:`randint` values in [low, high)."""
+    if type(kw.get("generator")) is _TorchCPU and len(kw) == 1:  # in C++ (NotImplemented: the checks below)
+        r = _torch_cpu._into(kw["generator"], "randint", tensor, low, high)
+        if r is not NotImplemented:
+            return r
     return _fill(tensor, "randint", {"ilow": _i64(low, "randint_: low"), "ihigh": _i64(high, "randint_: high")}, kw)
 
 

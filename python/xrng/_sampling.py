@@ -77,6 +77,10 @@ def multinomial(input: torch.Tensor, num_samples: int, replacement: bool = False
     and ``TypeError`` for arguments of the wrong type. The draw is not
     differentiable (the output is integer; ``input`` may require grad).
     """
+    if type(generator) is _torch_cpu.TorchCPUGenerator and out is None and seed is None and not subseq and not offset:
+        r = _torch_cpu._multinomial(generator, input, num_samples, replacement)  # in C++ (or NotImplemented: below)
+        if r is not NotImplemented:
+            return r
     if not isinstance(input, torch.Tensor):
         raise TypeError(f"multinomial: input must be a Tensor, got {type(input).__name__}")
     if isinstance(num_samples, bool) or not isinstance(num_samples, numbers.Integral):

@@ -71,6 +71,9 @@ class TorchCPUGenerator:
         order torch's CPU kernels visit its elements: TensorIterator's, memory
         order (dimensions by decreasing stride), which for a contiguous tensor
         is row-major."""
+        r = _into(self, kind, out, a, b)  # a contiguous CPU out and plain parameters: in C++ (torch_cpu_fast.cpp)
+        if r is not NotImplemented:
+            return r
         # a normal into a tensor torch does not see as contiguous takes its
         # element-wise float64 path (at::normal_distribution<double>) whatever
         # its size, in memory order; the host copy below is contiguous, so say so.
@@ -108,6 +111,14 @@ class TorchCPUGenerator:
         return f"xrng.torch_cpu(kernel={self.kernel!r})"
 
 
+# The common calls in one C++ call (bindings/torch_cpu_fast.cpp): the same draw,
+# or NotImplemented where the general path below must check, report or allocate.
+_new = _C._torch_cpu_new
+_into = _C._torch_cpu_into
+_bernoulli_new = _C._torch_cpu_bernoulli_new
+_multinomial = _C._torch_cpu_multinomial
+
+
 def torch_cpu(seed_or_generator: Union[int, torch.Generator], kernel: str = "x86") -> TorchCPUGenerator:
     """A generator reproducing torch's CPU generator (see the module doc)."""
     return TorchCPUGenerator(seed_or_generator, kernel)
@@ -119,6 +130,10 @@ def _draw(generator: TorchCPUGenerator, kind: str, size, dtype, device, out, a=0
     generated on the host and moved to ``device``."""
     if out is not None:
         return generator._fill(kind, out, a, b)
+    if device is None and type(generator) is TorchCPUGenerator:
+        t = _new(generator, kind, size, dtype, default_dtype, a, b)
+        if t is not NotImplemented:
+            return t
     dt = dtype if dtype is not None else (default_dtype or torch.get_default_dtype())
     # a torch_cuda generator with xrng's CUDA kernels built fills a CUDA tensor on its GPU
     dev = None if device is None else torch.device(device)
@@ -137,6 +152,10 @@ def bernoulli_tensor_(generator: TorchCPUGenerator, out: torch.Tensor, p: torch.
     (2 words) against a double p."""
     if not isinstance(p, torch.Tensor) or not p.is_floating_point():
         raise ValueError("bernoulli_: a tensor p must be a floating tensor")
+    if (out.device.type == "cpu" and out.is_contiguous() and p.device.type == "cpu" and p.is_contiguous()
+            and p.shape == out.shape):  # already in torch's order: no copies
+        _C.torch_cpu_bernoulli_tensor(generator.state, out, p)
+        return out
     pe = p.to("cpu").expand(out.shape)
     perm = sorted(range(out.dim()), key=lambda d: out.stride(d), reverse=True)
     view = out.permute(perm)
@@ -153,10 +172,12 @@ def multinomial(generator: TorchCPUGenerator, input: torch.Tensor, n: int, repla
     memory order), then ``argmax(input / q)`` or ``topk(input / q, n)``'s
     indices, computed here with the same torch operations. With replacement
     and n > 1, its cumulative-sum kernel (2 words per sample)."""
-    w = input.detach().to("cpu")
+    w = input if input.device.type == "cpu" and not input.requires_grad else input.detach().to("cpu")
     if w.shape[-1] > 2 ** 24:
         raise ValueError("multinomial: number of categories cannot exceed 2^24")
-    if not replacement or n == 1:
+    if (not replacement or n == 1) and w.is_contiguous():  # checks, draw and argmax/topk in C++ (torch_cpu_fast.cpp)
+        res = _C.torch_cpu_multinomial_gumbel(generator.state, w, n)
+    elif not replacement or n == 1:
         if not bool(((w.max() < math.inf) & (w.min() >= 0)).item()):
             raise ValueError("multinomial: probability tensor contains either `inf`, `nan` or element < 0")
         if bool((w.sum(-1) == 0).any().item()):
@@ -165,11 +186,13 @@ def multinomial(generator: TorchCPUGenerator, input: torch.Tensor, n: int, repla
         generator._fill("exponential", q, 1.0)
         q = torch.div(w, q)
         res = q.argmax(dim=-1, keepdim=True) if n == 1 else torch.topk(q, n)[1]
+    elif w.is_contiguous():  # rows, checks and draw in C++ (torch_cpu_fast.cpp)
+        res = _C.torch_cpu_multinomial_rows(generator.state, w, n)
     else:
         res = _C.torch_cpu_multinomial(generator.state, w.reshape(-1, w.shape[-1]).contiguous(), n)
         if w.dim() == 1:
             res = res.reshape(n)
-    return res.to(input.device)
+    return res if input.device.type == "cpu" else res.to(input.device)
 
 
 def dropout(generator: TorchCPUGenerator, input: torch.Tensor, p: float, training: bool,
