@@ -506,6 +506,18 @@ XRNG_INLINE FR<R> cvt_i32(const W32<R>& a) {  // vcvtdq2ps; exact for |value| < 
   return o;
 }
 
+// Truncation to int32, lane by lane (vcvttps2dq: 0x80000000 for a value out
+// of range, as kernels.h's sincos_turns_v2 relies on; NEON's fcvtzs saturates).
+XRNG_INLINE vi32 cvtt_i32(vf32 x) {
+#if XRNG_SIMD_BYTES == 64
+  return (vi32)_mm512_cvttps_epi32((__m512)x);
+#elif XRNG_SIMD_BYTES == 32
+  return (vi32)_mm256_cvttps_epi32((__m256)x);
+#else
+  return __builtin_convertvector(x, vi32);
+#endif
+}
+
 // x where bit 30 of m is set, else y (lane by lane): vptestmd and a masked
 // blend on AVX-512, a shift and vblendvps (which reads the sign bit) on AVX2.
 XRNG_INLINE vf32 select_bit30(vu32 m, vf32 x, vf32 y) {

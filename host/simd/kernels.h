@@ -347,11 +347,25 @@ constexpr int kV2Regs = kBytes == 32 ? 1 : 2;
 // same values by fewer vector operations. Where the scalar form takes an exact
 // detour, this takes a shorter exact one; every rounded operation is the
 // scalar one, in the scalar order (math32::sincos_pairs itself):
+//  * the reduced angle r = ((b + 2^29) mod 2^30) - 2^29 is the low 30 bits of
+//    b sign-extended. On x86 the kernel works with 4r = 4b mod 2^32 (an
+//    int32, by two integer additions) instead: RN(4r) = 4 RN(r) and
+//    4r - RN(4r) = 4 (r - RN(r)) exactly, and the constants CH, CL are taken
+//    divided by 4 (exact: powers of two, no underflow), so every product,
+//    and so every rounding, is the scalar one.
+//    RN(4r) may be 2^31, which vcvttps2dq turns into 0x80000000 = -2^31: the
+//    integer difference 4r - (-2^31) wraps to 4r - 2^31, the right value
+//    (NEON's conversion saturates instead: it keeps the unscaled r);
 //  * the reduced angle's R = RN(r) is vcvtdq2ps of r (A + B = r exactly,
-//    rounded once: the same value), and rr = r - R (exact, |rr| <= 16) is the
+//    rounded once: the same value), and rr = r - R (exact, |rr| <= 16, 64 for 4r) is the
 //    integer difference r - int(R) converted (exact both ways), where the
 //    scalar form splits r into two halves and takes a Fast2Sum;
 //  * Dekker's exact product error is one fused multiply-subtract (below);
+//  * sincos_pairs' floor of z at 2^-60 (there for the Cauchy's tiny angles)
+//    is left out: here z = xh^2 is 0 or at least CH^2 > 2^-59, so the floor
+//    changes only z = 0 (b a multiple of 2^30), where it makes cl about
+//    2^-124.6 instead of 0, and cs = w + cl = 1 + cl is 1 either way (cl
+//    itself is not returned);
 //  * the quadrant's swap and sign flips read the bits of m = b + 2^29
 //    directly: q odd is bit 30, sin's flip ((q & 2) << 30) is bit 31, cos's
 //    (((q + 1) & 2) << 30) is bit 31 of m + 2^30, and the swap is a select.
@@ -359,11 +373,22 @@ constexpr int kV2Regs = kBytes == 32 ? 1 : 2;
 // scalar reference over all 2^32 words.
 template <int R>
 XRNG_INLINE void sincos_turns_v2(const W32<R>& b, FR<R>* c_out, FR<R>* s_out) {
+  // kScale: the factor of the reduced angle's integer (4 on x86, 1 on NEON).
+  constexpr float kScale = kBytes == 16 ? 1.0f : 4.0f;
+  const float ch = math32::kCH / kScale, cl = math32::kCL / kScale;
   FR<R> xh, xl;
   for (int k = 0; k < R; ++k) {
-    const vi32 r = (vi32)((b.v[k] + (1u << 29)) & 0x3fffffffu) - (1 << 29);
+    vi32 r;  // kScale times the reduced angle
+    if constexpr (kBytes == 16) {
+      r = (vi32)((b.v[k] + (1u << 29)) & 0x3fffffffu) - (1 << 29);
+    } else {
+      // 4b mod 2^32 by two integer additions (any pipe; on Zen 4 a shift
+      // takes one of the two FP add pipes, the kernel's busiest).
+      const vu32 b2 = b.v[k] + b.v[k];
+      r = (vi32)(b2 + b2);
+    }
     const vf32 rn = __builtin_convertvector(r, vf32);
-    const vf32 rr = __builtin_convertvector(r - __builtin_convertvector(rn, vi32), vf32);
+    const vf32 rr = __builtin_convertvector(r - cvtt_i32(rn), vf32);
     // math32::reduced_angle<6>(r, 1) from here on. Its e, Dekker's exact
     // product error R * CH - xh (Veltkamp split, four products, four sums),
     // is that exact value; a fused multiply-subtract rounds it once, which
@@ -371,29 +396,116 @@ XRNG_INLINE void sincos_turns_v2(const W32<R>& b, FR<R>* c_out, FR<R>* s_out) {
     // [-2^29, 2^29), checked one by one; and the probe's sweep of all 2^32
     // words). The one FMA of stream v2's vector code (test_simd_no_fused_v2
     // knows it).
-    const vf32 p = rn * math32::kCH;
-    const vf32 e = vfms32(rn, bcast<vf32>(math32::kCH), p);
+    const vf32 p = rn * ch;
+    const vf32 e = vfms32(rn, bcast<vf32>(ch), p);
     xh.v[k] = p;
-    xl.v[k] = e + (rn * math32::kCL + rr * math32::kCH);
+    xl.v[k] = e + (rn * cl + rr * ch);
   }
-  const math32::SinCosPairs<FR<R>> t = math32::sincos_pairs<false, FR<R>, W32<R>>(xh, xl);
+  // math32::sincos_pairs<false>(xh, xl) without the floor of z (above).
+  using F = FR<R>;
+  const F z = xh * xh;
+  const F hz = F(0.5f) * z;
+  F ps = F(-0x1.995408p-13f);
+  ps = ps * z + F(0x1.110778p-7f);
+  ps = ps * z + F(-0x1.555546p-3f);
+  F pc = F(0x1.99e80cp-16f);
+  pc = pc * z + F(-0x1.6c0c28p-10f);
+  pc = pc * z + F(0x1.55554ap-5f);
+  const F w = F(1.0f) - hz;
+  const F tsl = xl * w + (xh * z) * ps;
+  const F tcl = ((F(1.0f) - w) - hz) + ((z * z) * pc - xh * xl);
   for (int k = 0; k < R; ++k) {
     const vu32 m = b.v[k] + (1u << 29);
-    const vf32 sn = t.sh.v[k] + t.sl.v[k];
-    const vf32 cs = t.ch.v[k] + t.cl.v[k];
+    const vf32 sn = xh.v[k] + tsl.v[k];
+    const vf32 cs = w.v[k] + tcl.v[k];
     const vu32 cflip = (m + (1u << 30)) & 0x80000000u, sflip = m & 0x80000000u;
     c_out->v[k] = (vf32)((vu32)select_bit30(m, sn, cs) ^ cflip);  // q odd: swap
     s_out->v[k] = (vf32)((vu32)select_bit30(m, cs, sn) ^ sflip);
   }
 }
+
+// The radius sqrt(-2 ln u) of the word a: math32::radius (SPEC.md 9.1, 9.2),
+// the same values. On AVX-512, log_unit_parts' exact integer and exponent
+// steps take shorter exact forms, each giving the very value the scalar step
+// gives (every rounded operation is the scalar one, in its order). They are
+// chosen to spare the FP add / convert / shift pipes (Zen 4 runs 512-bit
+// adds, subtractions, conversions and shifts on the same two pipes, the
+// kernel's busiest; integer logic and additions run on any of the four):
+//  * hi = (a >> 8) * 256 is a & ~255 converted as an unsigned integer
+//    (vcvtudq2ps: at most 24 significant bits, exact);
+//  * lo = (a & 255) + 1/2 is the binary32 2^23 + (a & 255) (its bits
+//    0x4b000000 | (a & 255), one vpternlogd) minus 2^23 - 1/2: an exact
+//    difference (both operands and the result are representable);
+//  * with hx = bits(s) + 0x3f800000 - 0x3f3504f3 - (32 << 23) (the scalar
+//    hx less 32 in its exponent field, which is then ke - 32, between 94 and
+//    127 for s in [1/2, 2^32]: a positive normal binary32), k = ke - 159 is
+//    the exponent of that binary32 (vgetexpps, exact), m's bits are
+//    (hx & 0x7fffff) + 0x3f3504f3 as before (the mantissa field is the
+//    scalar one), and 2^(-32-k), the scalar (254 - ke) << 23, is the bits
+//    0x6f000000 - (hx & 0x7f800000) (= (222 - (ke - 32)) << 23): integer
+//    operations only;
+//  * fh = RN(f + 1.5 2^12) - 1.5 2^12 is f rounded to a multiple of 2^-11,
+//    ties to even (|f| < 1/2: the sum's ulp is 2^-11, and 1.5 2^12 is an even
+//    multiple of it): vrndscaleps with 11 fraction bits, nearest even. Its
+//    sign differs only where fh is zero and f < 0 (-0 for +0), and fh then
+//    enters f - fh, f + fh (f itself, f != 0) and fh * fh / 2 (+0) only.
+// Other ISAs: math32::radius itself. tests/simd (test_simd_exhaustive, probe
+// v2_radius) compares it with the scalar reference over all 2^32 words.
+template <int R>
+XRNG_INLINE FR<R> radius_v2(const W32<R>& a) {
+#if XRNG_SIMD_BYTES == 64
+  using F = FR<R>;
+  F sl, kf, f0, e0;
+  for (int k = 0; k < R; ++k) {
+    const vf32 hi = (vf32)_mm512_cvtepu32_ps((__m512i)(a.v[k] & 0xffffff00u));
+    const vf32 lo = (vf32)((a.v[k] & 255u) | 0x4b000000u) - 0x1.fffffep22f;
+    const vf32 s = hi + lo;
+    sl.v[k] = lo - (s - hi);
+    // hx - (32 << 23), hx = bits(s) + 0x3f800000 - 0x3f3504f3 as in log_unit_parts
+    const vu32 hx = (vu32)s + (0x3f800000u - 0x3f3504f3u - (32u << 23));
+    kf.v[k] = (vf32)_mm512_getexp_ps((__m512)hx);
+    const vf32 m = (vf32)((hx & 0x007fffffu) + 0x3f3504f3u);
+    const vf32 scale = (vf32)(0x6f000000u - (hx & 0x7f800000u));  // 2^-(k+32): the bits (254 - ke) << 23
+    f0.v[k] = m - 1.0f;
+    e0.v[k] = sl.v[k] * scale;
+  }
+  const F f = f0 + e0;
+  const F e = (f0 - f) + e0;
+  F fh;
+  for (int k = 0; k < R; ++k)
+    fh.v[k] = (vf32)_mm512_roundscale_ps((__m512)f.v[k], (11 << 4) | _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+  const F fl = f - fh;
+  F p = F(-0x1.38ca4ap-4f);
+  p = p * f + F(0x1.055edep-3f);
+  p = p * f + F(-0x1.0d823ep-3f);
+  p = p * f + F(0x1.22d92cp-3f);
+  p = p * f + F(-0x1.54728ap-3f);
+  p = p * f + F(0x1.99a01cp-3f);
+  p = p * f + F(-0x1.000226p-2f);
+  p = p * f + F(0x1.555554p-2f);
+  const F t = (F(0.5f) * fh) * fh;
+  const F v = f - t;
+  const F dv = (f - v) - t;
+  const F ff = f * f;
+  const F rest = ff * (f * p) - (F(0.5f) * fl) * (f + fh);
+  const F corr = e * ((F(1.0f) - f) + ff);
+  const F h = kf * F(math32::kLn2Hi);
+  const F s = h + v;
+  const F ds = (h - s) + v;
+  const F tail = ((ds + kf * F(math32::kLn2Lo)) + (dv + corr)) + rest;
+  return sqrt_((s + tail) * F(-2.0f));
+#else
+  return math32::radius<FR<R>, W32<R>>(a);
+#endif
+}
 // The normal pairs of words (a, b): dist::v2::normal_pair_core with the
-// angle of sincos_turns_v2. kUnit (mean 0, std 1): 0 + 1 * (r c) is (r c) + 0
-// bit for bit (1 * v = v exactly, and +0 + v = v + 0 turns -0 into +0 and
+// radius of radius_v2 and the angle of sincos_turns_v2. kUnit (mean 0, std
+// 1): 0 + 1 * (r c) is (r c) + 0 bit for bit (1 * v = v exactly, and +0 + v = v + 0 turns -0 into +0 and
 // keeps everything else): the same values with one operation per element
 // instead of two.
 template <bool kUnit, int R>
 XRNG_INLINE void normal_v2_pairs(const W32<R>& a, const W32<R>& b, const NormalParams& p, FR<R>* z0, FR<R>* z1) {
-  const FR<R> r = math32::radius<FR<R>, W32<R>>(a);
+  const FR<R> r = radius_v2<R>(a);
   FR<R> c, sn;
   sincos_turns_v2<R>(b, &c, &sn);
   if constexpr (kUnit) {
