@@ -150,9 +150,9 @@ def ranges(a):
         ns = 1000
         wn = (w[0] / w[0].sum()).numpy()
         rows.append((f"multinomial, with replacement, k = {k}, {ns} samples", w.shape[0] * ns,
-                     lambda w=w: xrng.multinomial(w, ns, True, generator=xg),
-                     lambda w=w: torch.multinomial(w, ns, True),
-                     lambda w=w, wn=wn, k=k: rng.choice(k, size=(w.shape[0], ns), p=wn)))
+                     lambda w=w, ns=ns: xrng.multinomial(w, ns, True, generator=xg),
+                     lambda w=w, ns=ns: torch.multinomial(w, ns, True),
+                     lambda w=w, wn=wn, k=k, ns=ns: rng.choice(k, size=(w.shape[0], ns), p=wn)))
     # without replacement: rows * k = n weights; ns per weight (category) drawn
     # over; NumPy: one rng.choice(replace=False, p=row 0) per row (no batched form)
     for k, samples in [(10, [2, 10]), (1000, [10, 100, 1000]), (100000, [10, 1000, 100000])]:
