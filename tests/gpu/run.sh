@@ -5,31 +5,27 @@
 #     tests/gpu/prepare_deps.sh          # doctest/Random123/Eigen headers -> .gpu-deps/
 # then run this with the device tool, carrying .gpu-deps:
 #     run(command="tests/gpu/run.sh", carry=[".gpu-deps"])
-# It configures and builds everything with CUDA for the local GPU
-# (-DCMAKE_CUDA_ARCHITECTURES=native), runs the CUDA tests (ctest -L cuda:
-# the CPU-side checks cuda_host and cuda_ptx, then every registry row and op
-# against the core's scalar reference, launch invariance, exhaustive 2^32
-# transforms, cuRAND witness, golden file, block draws (cuda_block: fill_block /
-# transform_block vs slices of the full draw, golden_blocks.txt)), the GPU benchmark (every registry
-# row, the layout's offset-3 and unaligned-start paths, outputs compared
-# with the CPU), the torch benchmark, the Python CUDA tests (pytest -m cuda,
-# if the bindings exist: CUDA graph capture and replay of xrng draws and
-# torch.compile(mode="reduce-overhead") included, tests/python/test_cudagraph.py),
-# xrng.torch_cuda against torch's own CUDA draws (tests/gpu/torch_cuda_check.py:
-# exact rows compared bit for bit, the modelled float32 normal and the
-# exponentials as an ulp-distance table), the Python benchmarks (small-tensor latency 1K..16M and a device
-# generator's draws eager and replayed, bench/gpu/bench_small.py; the host->device path,
-# bench/gpu/bench_h2d.py), then the CPU tests and the CPU exhaustive tests
-# while time remains, and prints two tables last: the issue's performance
-# table (bench/gpu/summary.py) and the proofs' results. Full log: $OUT/log
-# when $OUT is set (else /tmp/xrng-gpu-run.log); each benchmark's output is
-# also copied to $OUT.
+# Stages, most valuable first (docs/gpu-results.md lists them with
+# estimated times): the CUDA proofs (ctest -L cuda, not
+# exhaustive: the coalesced layout, every registry row and op against the
+# core's scalar reference, launch invariance, cuRAND witness, golden file,
+# block draws, cuda_torch), then xrng.torch_cuda and the mode's torch-cuda
+# stream against torch's own CUDA draws (tests/gpu/torch_cuda_check.py), the
+# Python CUDA tests (pytest -m cuda), NCCL sharded draws, the CUDA exhaustive
+# sweeps, then the benchmarks (bench_gpu, bench/gpu/bench_xrng_torch.py,
+# bench_torch.py, bench_small.py, bench_h2d.py), then the rest of the build
+# and the CPU tests while time remains; it prints two tables last: the
+# issue's performance table (bench/gpu/summary.py) and the proofs' results.
+# Full log: $OUT/log when $OUT is set (else /tmp/xrng-gpu-run.log); each
+# benchmark's output is also copied to $OUT.
 #
 # Environment: XRNG_GPU_BUDGET_S (default 510: no phase starts after that many
 # seconds, and each phase is cut at the budget, so the run stays under 9
 # minutes), XRNG_GPU_BUILD_DIR (default build-gpu), XRNG_GPU_JOBS (default
 # nproc), XRNG_COMMIT (shown when the copy has no .git), XRNG_GPU_ARCH
-# (default native), XRNG_GPU_SKIP_PYTHON=1 (no bindings build / pytest).
+# (default native), XRNG_GPU_SKIP_PYTHON=1 (no bindings build / pytest),
+# XRNG_GPU_BENCH_RESERVE_S (default 150: seconds the CUDA exhaustive stage
+# leaves for the benchmarks).
 set -uo pipefail
 export PATH=/usr/local/cuda/bin:$PATH
 cd "$(dirname "$0")/../.."
