@@ -12,7 +12,11 @@ Parameters per row: a fixed mix (alpha in [0.1, 20], rate in [0.5, 60],
 count 100 with prob in [0.05, 0.95], 1000 categories), the same for every
 library. --ranges: instead, one row per parameter range (alpha from 0.01
 to 1e4, rates from 0.1 to 1e6, counts from 1 to 1e9, log-uniform within each
-row; multinomial with k = 10, 1000, 100000 and without replacement).
+row; binomial also with p in [1e-4, 1e-2] and near 1; Dirichlet over four
+alpha ranges x rows of 2, 8, 64, 1000, NumPy's column with one fixed alpha
+row; multinomial with k = 10, 1000, 100000, with and without replacement,
+several sample counts). --only a,b: only the --ranges rows whose name
+contains one of these.
 --cpu-time: the process's CPU time (time.process_time_ns) instead of the
 wall clock, for a shared machine: with one thread, the time of that thread;
 with more, the work of all of them (not the wall time they take together).
