@@ -19,7 +19,11 @@ With xrng's CUDA kernels built (xrng.has_cuda_kernels()), every draw they
 make is also run into CUDA tensors and compared bit for bit with the host
 model (a difference is a FAIL, modelled rows included), and the exact rows
 with torch's own draws (dropout's rows above already run the kernel: their
-input is a CUDA tensor)."""
+input is a CUDA tensor). Then a small unmodified program (rand, randn,
+randint, bernoulli_, dropout, a transposed uniform_, randperm on CUDA
+tensors) inside xrng.reproducible(stream="torch-cuda", sm_count=<this
+GPU's>) against the same program run plainly: the exact rows bit for bit,
+randn as an ulp table (mode_program)."""
 import sys
 import time
 
@@ -166,6 +170,51 @@ def kernel_rows(g, wave, cuda):
               lambda g: xrng.bernoulli_(torch.empty(n, device=cuda), pt, generator=g), g, 47)
 
 
+
+def mode_program(sm, tps, cuda):
+    """An unmodified small program, run plainly (torch's own CUDA draws) and
+    inside xrng.reproducible(stream="torch-cuda", sm_count=<this GPU's>) on
+    CUDA tensors (SPEC.md 8.5: the mode's CUDA dispatch key): the exact rows
+    bit for bit (a difference is a FAIL), the modelled normal as an ulp count
+    (printed). The draws follow one another, so every later row also checks
+    the offsets the earlier ones advanced."""
+    n = 3 * 256 * sm * (tps // 256) + 17
+
+    def program():
+        torch.manual_seed(5)
+        out = {"rand": torch.rand(n, device=cuda),
+               "randn (modelled)": torch.randn(n, device=cuda),
+               "randint(0, 7)": torch.randint(0, 7, (n,), device=cuda),
+               "bernoulli_(0.3)": torch.empty(n, device=cuda).bernoulli_(0.3),
+               "bernoulli_(p tensor)": torch.empty(n, device=cuda).bernoulli_(torch.linspace(0, 1, n, device=cuda)),
+               "dropout(p=0.3)": torch.nn.functional.dropout(torch.ones(n, device=cuda), 0.3),
+               "uniform_ into a transposed (50, 40)": torch.empty(50, 40, device=cuda).t().uniform_(),
+               "rand float64": torch.rand(1000, dtype=torch.float64, device=cuda),
+               "randperm(1000)": torch.randperm(1000, device=cuda)}
+        return {k: v.cpu().contiguous() for k, v in out.items()}
+
+    print(f"the mode: xrng.reproducible(stream='torch-cuda', sm_count={sm}) vs the same program plainly (n = {n}):")
+    plain = program()
+    try:
+        with xrng.reproducible(stream="torch-cuda", sm_count=sm, threads_per_sm=tps, strict=True):
+            mode = program()
+    except Exception as e:
+        print(f"  FAIL: the program raised inside the mode: {type(e).__name__}: {str(e).splitlines()[0][:120]}")
+        fails.append("mode program raised")
+        return
+    rows = []
+    for k, t in plain.items():
+        x = mode[k]
+        if "modelled" in k:
+            rows.append((f"mode {k}", t, x))
+            continue
+        same = t.dtype == x.dtype and t.shape == x.shape and torch.equal(t, x)
+        print(f"  mode {k:<44} {'ok' if same else 'DIFFERS'}")
+        if not same:
+            fails.append(f"mode {k}")
+    ulp_table(rows)
+
+
 def main():
     if not torch.cuda.is_available():
         print("torch_cuda_check: SKIPPED (torch sees no GPU)")
@@ -263,6 +312,7 @@ def main():
                 else:
                     rows.append((f"geometric_({pp}) n={n} {dt}", t, x))
     ulp_table(rows)
+    mode_program(sm, tps, cuda)
     if xrng.has_cuda_kernels():
         kernel_rows(g, wave, cuda)
     else:
