@@ -762,13 +762,12 @@ TorchRequest torch_cuda_request(std::map<std::string, std::string>& kv, const st
     for (const char* b : params.at(dist)) ok = ok || std::string(a) == b;
     if (kv.count(a) && !ok) throw Error(std::string(a) + " does not apply to --dist " + dist);
   }
-  const float mean = kv.count("--mean") ? std::stof(kv["--mean"]) : 0.0f;
-  const float stdv = kv.count("--std") ? std::stof(kv["--std"]) : 1.0f;
-  const double low = kv.count("--low") ? std::stod(kv["--low"]) : 0.0;
-  const double high = kv.count("--high") ? std::stod(kv["--high"]) : 1.0;
-  const double lambda = kv.count("--lambda") ? std::stod(kv["--lambda"]) : 1.0;
-  const double median = kv.count("--median") ? std::stod(kv["--median"]) : 0.0;
-  const double sigma = kv.count("--sigma") ? std::stod(kv["--sigma"]) : 1.0;
+  // Read as double, as torch's Python arguments are: tg::randn rounds mean and std to float for the
+  // dtypes where torch's kernel does (f32, f16, bf16) and keeps them double for f64.
+  auto num = [&](const char* a, double dflt) { return kv.count(a) ? parse_f64(a, kv[a]) : dflt; };
+  const double mean = num("--mean", 0.0), stdv = num("--std", 1.0);
+  const double low = num("--low", 0.0), high = num("--high", 1.0), lambda = num("--lambda", 1.0);
+  const double median = num("--median", 0.0), sigma = num("--sigma", 1.0);
   if (dist == "cauchy" && !(sigma > 0.0)) throw Error("--sigma must be > 0");
   if (dist == "uniform" && !(low <= high && std::isfinite(low) && std::isfinite(high)))
     throw Error("--low/--high: need finite low <= high");
@@ -794,10 +793,8 @@ TorchRequest torch_cuda_request(std::map<std::string, std::string>& kv, const st
   r.describe = dist + " " + xrng::dtype_name(r.dtype) + " stream=torch-cuda sm_count=" + std::to_string(sm) +
                " threads_per_sm=" + std::to_string(tps) + " seed=" + std::to_string(seed) +
                " count=" + std::to_string(r.count);
-  if (dist == "normal" && (mean != 0.0f || stdv != 1.0f)) r.describe += " mean=" + kv["--mean"] + " std=" + kv["--std"];
-  if (dist == "uniform" && (low != 0.0 || high != 1.0)) r.describe += " low=" + kv["--low"] + " high=" + kv["--high"];
   if (dist == "exponential") r.describe += " lambda=" + (kv.count("--lambda") ? kv["--lambda"] : std::string("1"));
-  for (const char* a : {"--median", "--sigma"})
+  for (const char* a : {"--mean", "--std", "--low", "--high", "--median", "--sigma"})
     if (kv.count(a)) r.describe += std::string(" ") + (a + 2) + "=" + kv[a];
   return r;
 }
@@ -841,7 +838,7 @@ TorchRequest torch_request(const std::vector<std::string>& args, TorchStream ts,
       if (kv.count(a) && !ok) throw Error(std::string(a) + " does not apply to --dist " + dist);
     }
   };
-  auto num = [&](const char* a, double dflt) { return kv.count(a) ? std::stod(kv[a]) : dflt; };
+  auto num = [&](const char* a, double dflt) { return kv.count(a) ? parse_f64(a, kv[a]) : dflt; };
   const double mean = num("--mean", 0.0), stdv = num("--std", 1.0);
   const double low = num("--low", 0.0), high = num("--high", 1.0), lambda = num("--lambda", 1.0);
   if (dist == "normal") allowed({"--mean", "--std"});

@@ -539,3 +539,25 @@ def test_torch_cpu_multinomial_equals_torch(wdtype):
     with pytest.raises(ValueError, match="sum of probabilities"):
         xrng.multinomial(torch.zeros(2, 3, dtype=wdtype), 2, True, generator=g)
     assert torch.equal(g.state, before)
+
+
+@pytest.mark.parametrize("stream,capability", [("torch-cpu-x86", "avx2"), ("torch-cpu-scalar", "default")])
+def test_cli_torch_stream_normal_mean_std_f64_equals_torch(cli, stream, capability):
+    """--mean 0.1 --std 0.3 in f64 (read as double, as torch's Python arguments are) equals torch's
+    normal_(0.1, 0.3); a non-number is a one-line error."""
+    if capability == "avx2" and not (_cpu_has("avx2") and _cpu_has("fma")):
+        pytest.skip("this CPU has no AVX2/FMA: torch cannot run its x86 normal kernel here")
+    code = ("import hashlib, torch; torch.manual_seed(5); "
+            "a = torch.empty(3001, dtype=torch.float64).normal_(0.1, 0.3).numpy().tobytes(); "
+            "torch.manual_seed(5); b = torch.empty(20, dtype=torch.float64).normal_(0.1, 0.3).numpy().tobytes(); "
+            "print(hashlib.sha256(a).hexdigest(), hashlib.sha256(b).hexdigest())")
+    r = subprocess.run([sys.executable, "-c", code], env=dict(os.environ, ATEN_CPU_CAPABILITY=capability),
+                       capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    want_big, want_small = r.stdout.split()
+    for n, want in ((3001, want_big), (20, want_small)):
+        assert cli.fingerprint("--stream", stream, "--dist", "normal", "--dtype", "f64", "--mean", 0.1, "--std", 0.3,
+                               "--seed", 5, "--count", n) == want
+    r = subprocess.run([cli.path, "gen", "--stream", stream, "--dist", "normal", "--std", "abc", "--count", "4"],
+                       capture_output=True, text=True, timeout=60)
+    assert r.returncode != 0 and r.stderr.strip() == "xrng: error: --std: expected a number, got 'abc'"
