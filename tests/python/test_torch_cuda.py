@@ -417,3 +417,21 @@ def test_cli_torch_cuda_normal_mean_std_equals_python(cli, dt, name):
     r = subprocess.run([cli.path, "gen", "--stream", "torch-cuda", "--sm-count", "132", "--dist", "normal", "--mean",
                         "abc", "--count", "4"], capture_output=True, text=True, timeout=60)
     assert r.returncode != 0 and r.stderr.strip() == "xrng: error: --mean: expected a number, got 'abc'"
+
+
+@pytest.mark.parametrize("dt,name", [(torch.float32, "f32"), (torch.float64, "f64"), (torch.float16, "f16"),
+                                     (torch.bfloat16, "bf16")])
+def test_cli_torch_cuda_log_normal_geometric_bernoulli_equal_python(cli, dt, name):
+    """The CLI's log_normal, geometric and bernoulli (rng/torch_cuda.h's whole draws) == xrng.torch_cuda's
+    log_normal_, geometric_, bernoulli_ for the same seed, parameters, dtype and size; --rate == --lambda."""
+    base = ("--stream", "torch-cuda", "--sm-count", 132, "--count", 3001, "--seed", 3, "--dtype", name)
+    for fill, args in ((lambda t, g: xrng.log_normal_(t, 0.1, 0.3, generator=g), ("--dist", "log_normal", "--mean",
+                                                                                  0.1, "--std", 0.3)),
+                       (lambda t, g: xrng.geometric_(t, 0.3, generator=g), ("--dist", "geometric", "--p", 0.3)),
+                       (lambda t, g: xrng.bernoulli_(t, 0.3, generator=g), ("--dist", "bernoulli", "--p", 0.3)),
+                       (lambda t, g: xrng.exponential_(t, 2.0, generator=g), ("--dist", "exponential", "--rate", 2))):
+        ref = fill(torch.empty(3001, dtype=dt), xrng.torch_cuda(3, sm_count=132))
+        assert cli.bin(*base, *args) == ref.view(torch.uint8).numpy().tobytes(), args
+    r = subprocess.run([cli.path, "gen", "--stream", "torch-cuda", "--sm-count", "132", "--dist", "randint",
+                        "--high", "5", "--count", "4"], capture_output=True, text=True, timeout=60)
+    assert r.returncode != 0 and r.stderr.startswith("xrng: error: --dist randint: this torch stream gives ")
