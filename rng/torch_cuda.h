@@ -892,6 +892,24 @@ inline void bernoulli(State& s, Device d, uint64_t n, Type t, double p, void* ou
   });
 }
 
+// torch.randint(low, high, (n,), device="cuda") (int64, low < high) on `d`
+// (exact): (w mod (high - low)) + low, 32-bit words (unroll 4) when the
+// range is below 2^28, else 64-bit words (random64, unroll 2); the values of
+// xrng.torch_cuda's randint into an int64 tensor.
+inline void randint(State& s, Device d, uint64_t n, int64_t low, int64_t high, int64_t* out) {
+  if (!(high > low)) throw std::invalid_argument("torch_cuda randint: high must exceed low");
+  const uint64_t range = static_cast<uint64_t>(high) - static_cast<uint64_t>(low);
+  if (range >= (1ull << 28)) {
+    for_each(s, n, 8, 2, d, [&](uint64_t i, const u32x4& w, uint32_t lane) {
+      out[i] = uniform_int_from_to(random64(w, lane), range, low);
+    });
+  } else {
+    for_each(s, n, 8, 4, d, [&](uint64_t i, const u32x4& w, uint32_t lane) {
+      out[i] = uniform_int_from_to(w.v[lane], range, low);
+    });
+  }
+}
+
 // ---- randperm (ATen/native/cuda/Randperm.cu, Randperm.cuh) -----------------------------
 
 // The key width: min(64, ceil(log2(n - (6 n^2 + 1) / (12 log 0.9)))), in

@@ -511,3 +511,24 @@ TEST_CASE("torch_cuda: whole draws log_normal, geometric, bernoulli are the elem
   CHECK_THROWS_AS(tg::bernoulli(s, d, 1, tg::Type::f32, 1.5, &x), std::invalid_argument);
   CHECK(s.offset == 0);
 }
+
+TEST_CASE("torch_cuda: whole draw randint is uniform_int_from_to over for_each (32- and 64-bit words)") {
+  const tg::Device d{3, 256};
+  const uint64_t n = 5000;
+  for (const auto& [lo, hi] : {std::pair<int64_t, int64_t>{-5, 1000}, std::pair<int64_t, int64_t>{0, int64_t{1} << 40}}) {
+    const uint64_t range = static_cast<uint64_t>(hi - lo);
+    tg::State a{11, 4}, b{11, 4};
+    std::vector<int64_t> got(n), want(n);
+    tg::randint(a, d, n, lo, hi, got.data());
+    const bool wide = range >= (1ull << 28);
+    tg::for_each(b, n, 8, wide ? 2 : 4, d, [&](uint64_t i, const xrng::u32x4& w, uint32_t lane) {
+      want[i] = tg::uniform_int_from_to(wide ? tg::random64(w, lane) : w.v[lane], range, lo);
+    });
+    CHECK(a.offset == b.offset);
+    CHECK(got == want);
+    for (int64_t v : got) CHECK((v >= lo && v < hi));
+  }
+  tg::State s{1, 0};
+  int64_t x = 0;
+  CHECK_THROWS_AS(tg::randint(s, d, 1, 3, 3, &x), std::invalid_argument);
+}

@@ -154,8 +154,8 @@ std::string draw_help() {
       "--stream torch-cuda --sm-count N [--threads-per-sm T (default 2048)]: torch's CUDA generator (SPEC.md section\n"
       "15): torch.cuda.manual_seed(S); torch.rand(N) / uniform_(--low, --high) (f32, f64, f16, bf16), torch.randn(N),\n"
       "exponential_(--lambda|--rate), cauchy_(--median, --sigma), log_normal_(--mean, --std), geometric_(--p) or\n"
-      "bernoulli_(--p) (models, unmeasured) on a GPU of N SMs (H100 SXM 132, A100 108, L4 58 with T 1536, T4 40\n"
-      "with T 1024).\n"
+      "bernoulli_(--p) (models, unmeasured), torch.randint(--low, --high, (N,)) and torch.randperm(--n) (i64) on a\n"
+      "GPU of N SMs (H100 SXM 132, A100 108, L4 58 with T 1536, T4 40 with T 1024).\n"
       "--shape D0,D1,...: draw over a global tensor of that shape (row-major global element indices) and\n"
       "print the elements of its block --block-start S0,S1,... (default 0,...) of --block-size Z0,Z1,...\n"
       "(default: to the end of each dimension), row-major over the block: the same values as those elements\n"
@@ -804,7 +804,7 @@ TorchRequest torch_cuda_request(std::map<std::string, std::string>& kv, const st
 
 // The --dist values a torch stream gives ("|"-separated).
 const char* torch_dists(bool cuda) {
-  return cuda ? "normal|uniform|exponential|cauchy|log_normal|geometric|bernoulli"
+  return cuda ? "normal|uniform|exponential|cauchy|log_normal|geometric|bernoulli|randint|perm"
               : "normal|uniform|exponential|cauchy|log_normal|geometric|bernoulli|randint|perm";
 }
 
@@ -837,14 +837,23 @@ TorchRequest torch_discrete_request(std::map<std::string, std::string>& kv, cons
       const uint64_t tps = kv.count("--threads-per-sm") ? parse_u64("--threads-per-sm", kv["--threads-per-sm"]) : 2048;
       if (sm < 1 || sm > 65535) throw Error("--sm-count must be in [1, 65535]");
       if (tps < 256 || tps > 4096) throw Error("--threads-per-sm must be in [256, 4096]");
-      if (!is_float) throw Error("--dtype " + kv["--dtype"] + ": torch-cuda gives f32, f64, f16 or bf16 for --dist " + dist);
+      const bool ints = dist == "randint" || dist == "perm";
+      if (ints && r.dtype != xrng::DType::i64)
+        throw Error("--dtype " + kv["--dtype"] + ": torch-cuda gives i64 for --dist " + dist);
+      if (!ints && !is_float)
+        throw Error("--dtype " + kv["--dtype"] + ": torch-cuda gives f32, f64, f16 or bf16 for --dist " + dist);
       const tg::Type t = r.dtype == xrng::DType::f32   ? tg::Type::f32
                          : r.dtype == xrng::DType::f64 ? tg::Type::f64
                          : r.dtype == xrng::DType::f16 ? tg::Type::f16
                                                        : tg::Type::bf16;
       tg::State st{seed, 0};
       const tg::Device d{static_cast<uint32_t>(sm), static_cast<uint32_t>(tps)};
-      if (r.count > 0) {
+      auto* i64 = reinterpret_cast<int64_t*>(r.bytes.data());
+      if (dist == "perm") {
+        tg::randperm(st, d, r.count, [&](uint64_t i, uint32_t v) { i64[i] = v; });
+      } else if (dist == "randint") {
+        tg::randint(st, d, r.count, low, high, i64);
+      } else if (r.count > 0) {
         if (dist == "log_normal") tg::log_normal(st, d, r.count, t, mean, stdv, r.bytes.data());
         else if (dist == "geometric") tg::geometric(st, d, r.count, t, p, r.bytes.data());
         else tg::bernoulli(st, d, r.count, t, p, r.bytes.data());
@@ -867,7 +876,9 @@ TorchRequest torch_discrete_request(std::map<std::string, std::string>& kv, cons
       }
       where = kv["--stream"];
     }
-  } catch (const std::invalid_argument& e) {
+  } catch (const Error&) {
+    throw;  // the CLI's own messages, already worded
+  } catch (const std::invalid_argument& e) {  // the draws' "torch_cpu geometric: p must ..." -> "--dist geometric: p must ..."
     std::string m = e.what();
     const size_t colon = m.find(": ");
     throw Error("--dist " + dist + ": " + (colon == std::string::npos ? m : m.substr(colon + 2)));

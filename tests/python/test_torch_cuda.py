@@ -432,6 +432,20 @@ def test_cli_torch_cuda_log_normal_geometric_bernoulli_equal_python(cli, dt, nam
                        (lambda t, g: xrng.exponential_(t, 2.0, generator=g), ("--dist", "exponential", "--rate", 2))):
         ref = fill(torch.empty(3001, dtype=dt), xrng.torch_cuda(3, sm_count=132))
         assert cli.bin(*base, *args) == ref.view(torch.uint8).numpy().tobytes(), args
+
+
+
+def test_cli_torch_cuda_randint_randperm_equal_python(cli):
+    """The CLI's randint (32- and 64-bit words) and perm/randperm on torch-cuda == xrng.torch_cuda's randint
+    and randperm (int64) for the same seed, bounds and size."""
+    for lo, hi, n in ((-5, 1000, 3001), (0, 2 ** 40, 3001), (3, 4, 10)):
+        ref = xrng.randint(lo, hi, (n,), generator=xrng.torch_cuda(3, sm_count=132))
+        assert cli.bin("--stream", "torch-cuda", "--sm-count", 132, "--dist", "randint", "--low", lo, "--high", hi,
+                       "--count", n, "--seed", 3) == ref.numpy().tobytes()
+    for n in (10, 5000, 100000):
+        ref = xrng.randperm(n, generator=xrng.torch_cuda(3, sm_count=132))
+        assert cli.bin("--stream", "torch-cuda", "--sm-count", 132, "--dist", "randperm", "--n", n,
+                       "--seed", 3) == ref.numpy().tobytes()
     r = subprocess.run([cli.path, "gen", "--stream", "torch-cuda", "--sm-count", "132", "--dist", "randint",
-                        "--high", "5", "--count", "4"], capture_output=True, text=True, timeout=60)
-    assert r.returncode != 0 and r.stderr.startswith("xrng: error: --dist randint: this torch stream gives ")
+                        "--high", "5", "--dtype", "f32", "--count", "4"], capture_output=True, text=True, timeout=60)
+    assert r.returncode != 0 and r.stderr == "xrng: error: --dtype f32: torch-cuda gives i64 for --dist randint\n"
