@@ -374,4 +374,65 @@ void rand(State& s, int64_t n, DType dtype, void* out) {
   }
 }
 
+
+// ---- whole draws of the discrete and log-normal draws (host/torch_cpu.h) -------------------
+
+void randint(State& s, int64_t n, int64_t low, int64_t high, DType dtype, void* out) {
+  if (!(high > low)) throw std::invalid_argument("torch_cpu randint: high must exceed low");
+  if (dtype == DType::i32 && (low < INT32_MIN || high - 1 > INT32_MAX))
+    throw std::invalid_argument("torch_cpu randint: [low, high) does not fit the dtype");
+  if (dtype != DType::i64 && dtype != DType::i32)
+    throw std::invalid_argument("torch_cpu randint: dtype must be int64 or int32");
+  const uint64_t range = static_cast<uint64_t>(high) - static_cast<uint64_t>(low);
+  for (int64_t i = 0; i < n; ++i) {
+    const int64_t v = randint_value(s, range, low);
+    if (dtype == DType::i64)
+      static_cast<int64_t*>(out)[i] = v;
+    else
+      static_cast<int32_t*>(out)[i] = static_cast<int32_t>(v);
+  }
+}
+
+namespace {
+XRNG_FMA_CLONES void log_normal_each(State& s, int64_t n, double mean, double std, Kernel k, DType dtype, void* out) {
+  for (int64_t i = 0; i < n; ++i) store_f64(dtype, out, i, log_normal_value(s, mean, std, k));
+}
+}  // namespace
+
+void log_normal(State& s, int64_t n, double mean, double std, Kernel k, DType dtype, void* out) {
+  check_float_dtype(dtype, "log_normal");
+  if (!(std > 0.0)) throw std::invalid_argument("torch_cpu log_normal: std must be > 0");
+  log_normal_each(s, n, mean, std, k, dtype, out);
+}
+
+void geometric(State& s, int64_t n, double p, DType dtype, void* out) {
+  if (!(p > 0.0 && p < 1.0)) throw std::invalid_argument("torch_cpu geometric: p must be in (0, 1)");
+  if (dtype == DType::i64) {
+    for (int64_t i = 0; i < n; ++i) static_cast<int64_t*>(out)[i] = static_cast<int64_t>(geometric_value(s, p));
+    return;
+  }
+  check_float_dtype(dtype, "geometric");
+  for (int64_t i = 0; i < n; ++i) store_f64(dtype, out, i, geometric_value(s, p));
+}
+
+void bernoulli(State& s, int64_t n, double p, DType dtype, void* out) {
+  if (!(p >= 0.0 && p <= 1.0)) throw std::invalid_argument("torch_cpu bernoulli: p must be in [0, 1]");
+  if (dtype == DType::i64 || dtype == DType::i32 || dtype == DType::u8) {
+    for (int64_t i = 0; i < n; ++i) {
+      const bool b = bernoulli_value(s, p);
+      if (dtype == DType::i64) static_cast<int64_t*>(out)[i] = b;
+      else if (dtype == DType::i32) static_cast<int32_t*>(out)[i] = b;
+      else static_cast<uint8_t*>(out)[i] = b;
+    }
+    return;
+  }
+  check_float_dtype(dtype, "bernoulli");
+  for (int64_t i = 0; i < n; ++i) store_f64(dtype, out, i, bernoulli_value(s, p) ? 1.0 : 0.0);
+}
+
+void randperm(State& s, int64_t n, int64_t* out) {
+  if (n < 0) throw std::invalid_argument("torch_cpu randperm: n must be >= 0");
+  torch_cpu::randperm(s, n, [out](int64_t i) { return out[i]; }, [out](int64_t i, int64_t v) { out[i] = v; });
+}
+
 }  // namespace xrng::torch_cpu

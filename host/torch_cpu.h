@@ -56,4 +56,28 @@ void cauchy_f64(State& s, int64_t n, double median, double sigma, Kernel k, doub
 void fill16_blocks(float* data, int64_t nblocks, float mean, float std, Kernel k);
 bool fill16_is_simd(Kernel k);
 
+
+// ---- whole draws of torch's discrete and log-normal CPU draws (torch.manual_seed(S) then the call) ----
+// Each throws std::invalid_argument before drawing for a bad parameter or dtype.
+
+// torch.randint(low, high, (n,), dtype) (low < high, the range within the
+// dtype) into n elements of dtype i64 or i32: randint_value per element.
+void randint(State& s, int64_t n, int64_t low, int64_t high, DType dtype, void* out);
+
+// log_normal_(mean, std) (std > 0) into n elements of dtype f32, f64, f16
+// or bf16: log_normal_value per element (its kernel-dependent fusion), cast.
+void log_normal(State& s, int64_t n, double mean, double std, Kernel k, DType dtype, void* out);
+
+// geometric_(p) (0 < p < 1) into n elements of dtype f32, f64, f16, bf16
+// or i64: geometric_value per element, cast.
+void geometric(State& s, int64_t n, double p, DType dtype, void* out);
+
+// bernoulli_(p) with a scalar p in [0, 1] into n elements of dtype f32,
+// f64, f16, bf16, i64, i32 or bool (u8, 0/1): bernoulli_value (a float64
+// uniform against p) per element.
+void bernoulli(State& s, int64_t n, double p, DType dtype, void* out);
+
+// torch.randperm(n) (int64) into n elements: the randperm template.
+void randperm(State& s, int64_t n, int64_t* out);
+
 }  // namespace xrng::torch_cpu

@@ -841,6 +841,75 @@ inline void randn(State& s, Device d, uint64_t n, Type t, double mean, double sd
   });
 }
 
+// torch.empty(n, dtype).log_normal_(mean, sd) (sd > 0) on `d` (modelled:
+// exp of the same normal as randn, __expf / __nv_exp); the values of
+// xrng.torch_cuda's log_normal_.
+inline void log_normal(State& s, Device d, uint64_t n, Type t, double mean, double sd, void* out) {
+  if (!(sd > 0.0)) throw std::invalid_argument("torch_cuda log_normal: std must be > 0");
+  if (t == Type::f64) {
+    for_each(s, n, 8, 2, d, [&](uint64_t i, const u32x4& w, uint32_t lane) {
+      detail::store(t, out, i, log_normal_f64(w, lane, mean, sd));
+    });
+    return;
+  }
+  const float m = static_cast<float>(mean), sdf = static_cast<float>(sd);
+  for_each(s, n, type_size(t), 4, d, [&](uint64_t i, const u32x4& w, uint32_t lane) {
+    detail::store(t, out, i, log_normal_f32(w, lane, m, sdf));
+  });
+}
+
+// torch.empty(n, dtype).geometric_(p) (0 < p < 1) into a floating dtype on
+// `d` (modelled: ceil(log(u) / log1p(-p))); xrng.torch_cuda's geometric_.
+inline void geometric(State& s, Device d, uint64_t n, Type t, double p, void* out) {
+  if (!(p > 0.0 && p < 1.0)) throw std::invalid_argument("torch_cuda geometric: p must be in (0, 1)");
+  if (t == Type::f64) {
+    const double log_q = nv_log1p(-p);
+    for_each(s, n, 8, 2, d, [&](uint64_t i, const u32x4& w, uint32_t lane) {
+      detail::store(t, out, i, geometric_f64(uniform2_double(w, lane), log_q));
+    });
+    return;
+  }
+  const float log_q = geometric_f32_log_q(p);
+  for_each(s, n, type_size(t), 4, d, [&](uint64_t i, const u32x4& w, uint32_t lane) {
+    detail::store(t, out, i, geometric_f32(curand_uniform(w.v[lane]), log_q));
+  });
+}
+
+// torch.empty(n, dtype).bernoulli_(p) (scalar p in [0, 1]) into a floating
+// dtype on `d` (exact: u < p, float64 against p, the others against
+// float(p)); xrng.torch_cuda's bernoulli_ with a scalar p.
+inline void bernoulli(State& s, Device d, uint64_t n, Type t, double p, void* out) {
+  if (!(p >= 0.0 && p <= 1.0)) throw std::invalid_argument("torch_cuda bernoulli: p must be in [0, 1]");
+  if (t == Type::f64) {
+    for_each(s, n, 8, 2, d, [&](uint64_t i, const u32x4& w, uint32_t lane) {
+      detail::store(t, out, i, uniform2_double(w, lane) < p ? 1.0 : 0.0);
+    });
+    return;
+  }
+  const float pf = static_cast<float>(p);
+  for_each(s, n, type_size(t), 4, d, [&](uint64_t i, const u32x4& w, uint32_t lane) {
+    detail::store(t, out, i, curand_uniform(w.v[lane]) < pf ? 1.0 : 0.0);
+  });
+}
+
+// torch.randint(low, high, (n,), device="cuda") (int64, low < high) on `d`
+// (exact): (w mod (high - low)) + low, 32-bit words (unroll 4) when the
+// range is below 2^28, else 64-bit words (random64, unroll 2); the values of
+// xrng.torch_cuda's randint into an int64 tensor.
+inline void randint(State& s, Device d, uint64_t n, int64_t low, int64_t high, int64_t* out) {
+  if (!(high > low)) throw std::invalid_argument("torch_cuda randint: high must exceed low");
+  const uint64_t range = static_cast<uint64_t>(high) - static_cast<uint64_t>(low);
+  if (range >= (1ull << 28)) {
+    for_each(s, n, 8, 2, d, [&](uint64_t i, const u32x4& w, uint32_t lane) {
+      out[i] = uniform_int_from_to(random64(w, lane), range, low);
+    });
+  } else {
+    for_each(s, n, 8, 4, d, [&](uint64_t i, const u32x4& w, uint32_t lane) {
+      out[i] = uniform_int_from_to(w.v[lane], range, low);
+    });
+  }
+}
+
 // ---- randperm (ATen/native/cuda/Randperm.cu, Randperm.cuh) -----------------------------
 
 // The key width: min(64, ceil(log2(n - (6 n^2 + 1) / (12 log 0.9)))), in

@@ -482,3 +482,69 @@ TEST_CASE("torch_cpu: multinomial with replacement: 2 words per sample, the firs
     REQUIRE(out[j] == static_cast<int64_t>(u * 4.0) - (u * 4.0 == std::floor(u * 4.0) && u > 0 ? 1 : 0));
   }
 }
+
+TEST_CASE("torch_cpu: whole draws randint, randperm, geometric, bernoulli, log_normal equal torch's fingerprints") {
+  // SHA-256 of the bytes torch 2.15.0 gave after torch.manual_seed(3) for each expression
+  // (log_normal_: ATEN_CPU_CAPABILITY=default for Kernel::scalar, =avx2 for Kernel::x86).
+  auto fp = [](const void* p, size_t n) {
+    xrng::tools::Sha256 h;
+    h.update(static_cast<const unsigned char*>(p), n);
+    return h.hex();
+  };
+  {
+    tc::State s(3);  // torch.randint(-5, 1000, (777,))
+    std::vector<int64_t> v(777);
+    tc::randint(s, 777, -5, 1000, xrng::DType::i64, v.data());
+    CHECK(fp(v.data(), 8 * v.size()) == "faae6ad5357e538194317f9f8ec840838bc404a778e7db8afa85c523e171a986");
+  }
+  {
+    tc::State s(3);  // torch.randint(0, 2**40, (77,)): 64-bit words
+    std::vector<int64_t> v(77);
+    tc::randint(s, 77, 0, int64_t{1} << 40, xrng::DType::i64, v.data());
+    CHECK(fp(v.data(), 8 * v.size()) == "2a393648259c2362bd58d0bb4c8fcc0620a9864c9985488a5f62862146e1f4bc");
+  }
+  {
+    tc::State s(3);  // torch.randint(-5, 9, (77,), dtype=torch.int32)
+    std::vector<int32_t> v(77);
+    tc::randint(s, 77, -5, 9, xrng::DType::i32, v.data());
+    CHECK(fp(v.data(), 4 * v.size()) == "91cd660b1176e59135c95dd65e9509401bf013084a3edc56fe79e29b6b45e260");
+  }
+  {
+    tc::State s(3);  // torch.randperm(1000)
+    std::vector<int64_t> v(1000);
+    tc::randperm(s, 1000, v.data());
+    CHECK(fp(v.data(), 8 * v.size()) == "f0818b66bc03445e582de8d794b57de19b7cb3974937ffaae01a27da5b4df7fe");
+  }
+  {
+    tc::State s(3);  // torch.empty(55, dtype=torch.int64).geometric_(0.3)
+    std::vector<int64_t> v(55);
+    tc::geometric(s, 55, 0.3, xrng::DType::i64, v.data());
+    CHECK(fp(v.data(), 8 * v.size()) == "414008410e91ff9da060e87287a96c33b451ee14f0b74bb5ce8801c32d002fc6");
+  }
+  {
+    tc::State s(3);  // torch.empty(55, dtype=torch.bool).bernoulli_(0.3)
+    std::vector<uint8_t> v(55);
+    tc::bernoulli(s, 55, 0.3, xrng::DType::u8, v.data());
+    CHECK(fp(v.data(), v.size()) == "65c84c5033caa5af38ff1671402e36810c73e17c149d961df7f7dc6f4ac8fd06");
+  }
+  {
+    tc::State s(3);  // torch.empty(555, dtype=torch.float16).log_normal_(0.1, 0.3), default capability
+    std::vector<uint16_t> v(555);
+    tc::log_normal(s, 555, 0.1, 0.3, tc::Kernel::scalar, xrng::DType::f16, v.data());
+    CHECK(fp(v.data(), 2 * v.size()) == "a15993040140b406edafd011cba28e50fa8eb45fcaa37b2d397b4d2e459f145d");
+  }
+  for (const auto& [k, want] : {std::pair{tc::Kernel::scalar, "dd29e54c5caac9bc63e9b695176882af78a7d1924ac55e1bfeb04648e53dfd0f"},
+                                std::pair{tc::Kernel::x86, "df56652d1004270509b6165aefd7100f33f92e20fa6d79b96c4b4d426ad8e6e2"}}) {
+    tc::State s(3);  // torch.empty(555, dtype=torch.float64).log_normal_(0.1, 0.3)
+    std::vector<double> v(555);
+    tc::log_normal(s, 555, 0.1, 0.3, k, xrng::DType::f64, v.data());
+    CHECK(fp(v.data(), 8 * v.size()) == std::string(want));
+  }
+  tc::State s(3);
+  int64_t x = 0;
+  CHECK_THROWS_AS(tc::randint(s, 1, 3, 3, xrng::DType::i64, &x), std::invalid_argument);
+  CHECK_THROWS_AS(tc::randint(s, 1, 0, int64_t{1} << 40, xrng::DType::i32, &x), std::invalid_argument);
+  CHECK_THROWS_AS(tc::geometric(s, 1, 1.0, xrng::DType::i64, &x), std::invalid_argument);
+  CHECK_THROWS_AS(tc::bernoulli(s, 1, -0.1, xrng::DType::i64, &x), std::invalid_argument);
+  CHECK_THROWS_AS(tc::log_normal(s, 1, 0.0, 0.0, tc::Kernel::scalar, xrng::DType::f64, &x), std::invalid_argument);
+}

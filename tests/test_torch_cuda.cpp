@@ -468,3 +468,67 @@ TEST_CASE("torch_cuda: exponential's modelled log2 equals float(log2) on cuRAND'
   CHECK(checked > 1000000);
   CHECK(bad == 0);
 }
+
+TEST_CASE("torch_cuda: whole draws log_normal, geometric, bernoulli are the element functions over for_each") {
+  // The values of the bindings' loops (bindings/torch_cuda_ops.cpp) for every dtype, offsets included; the
+  // Python tests compare them with xrng.torch_cuda's fills through the CLI.
+  const tg::Device d{3, 256};
+  const uint64_t n = 5000;  // above one wave of 3 x 256 threads
+  for (const tg::Type t : {tg::Type::f32, tg::Type::f64, tg::Type::f16, tg::Type::bf16}) {
+    const uint32_t es = tg::type_size(t), unroll = t == tg::Type::f64 ? 2 : 4;
+    std::vector<unsigned char> got(n * es), want(n * es);
+    auto store = [&](uint64_t i, double v) { tg::detail::store(t, want.data(), i, v); };
+    for (int which = 0; which < 3; ++which) {
+      tg::State a{11, 4}, b{11, 4};
+      if (which == 0) {
+        tg::log_normal(a, d, n, t, 0.1, 0.3, got.data());
+        tg::for_each(b, n, es, unroll, d, [&](uint64_t i, const xrng::u32x4& w, uint32_t lane) {
+          store(i, t == tg::Type::f64 ? tg::log_normal_f64(w, lane, 0.1, 0.3)
+                                      : tg::log_normal_f32(w, lane, 0.1f, 0.3f));
+        });
+      } else if (which == 1) {
+        tg::geometric(a, d, n, t, 0.3, got.data());
+        tg::for_each(b, n, es, unroll, d, [&](uint64_t i, const xrng::u32x4& w, uint32_t lane) {
+          store(i, t == tg::Type::f64 ? tg::geometric_f64(tg::uniform2_double(w, lane), tg::nv_log1p(-0.3))
+                                      : tg::geometric_f32(tg::curand_uniform(w.v[lane]), tg::geometric_f32_log_q(0.3)));
+        });
+      } else {
+        tg::bernoulli(a, d, n, t, 0.3, got.data());
+        tg::for_each(b, n, es, unroll, d, [&](uint64_t i, const xrng::u32x4& w, uint32_t lane) {
+          store(i, (t == tg::Type::f64 ? tg::uniform2_double(w, lane) < 0.3
+                                       : tg::curand_uniform(w.v[lane]) < 0.3f) ? 1.0 : 0.0);
+        });
+      }
+      CHECK(a.offset == b.offset);
+      CHECK(a.offset > 4);
+      CHECK(std::memcmp(got.data(), want.data(), got.size()) == 0);
+    }
+  }
+  tg::State s{1, 0};
+  float x = 0;
+  CHECK_THROWS_AS(tg::log_normal(s, d, 1, tg::Type::f32, 0.0, 0.0, &x), std::invalid_argument);
+  CHECK_THROWS_AS(tg::geometric(s, d, 1, tg::Type::f32, 1.0, &x), std::invalid_argument);
+  CHECK_THROWS_AS(tg::bernoulli(s, d, 1, tg::Type::f32, 1.5, &x), std::invalid_argument);
+  CHECK(s.offset == 0);
+}
+
+TEST_CASE("torch_cuda: whole draw randint is uniform_int_from_to over for_each (32- and 64-bit words)") {
+  const tg::Device d{3, 256};
+  const uint64_t n = 5000;
+  for (const auto& [lo, hi] : {std::pair<int64_t, int64_t>{-5, 1000}, std::pair<int64_t, int64_t>{0, int64_t{1} << 40}}) {
+    const uint64_t range = static_cast<uint64_t>(hi - lo);
+    tg::State a{11, 4}, b{11, 4};
+    std::vector<int64_t> got(n), want(n);
+    tg::randint(a, d, n, lo, hi, got.data());
+    const bool wide = range >= (1ull << 28);
+    tg::for_each(b, n, 8, wide ? 2 : 4, d, [&](uint64_t i, const xrng::u32x4& w, uint32_t lane) {
+      want[i] = tg::uniform_int_from_to(wide ? tg::random64(w, lane) : w.v[lane], range, lo);
+    });
+    CHECK(a.offset == b.offset);
+    CHECK(got == want);
+    for (int64_t v : got) CHECK((v >= lo && v < hi));
+  }
+  tg::State s{1, 0};
+  int64_t x = 0;
+  CHECK_THROWS_AS(tg::randint(s, d, 1, 3, 3, &x), std::invalid_argument);
+}

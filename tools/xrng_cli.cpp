@@ -147,12 +147,15 @@ std::string draw_help() {
       std::to_string(xrng::kStreamVersion) + "; 1 gives the values of the releases before stream 2.\n"
       "--stream torch-cpu-x86 | torch-cpu-scalar: torch's CPU generator (SPEC.md \"torch CPU streams\"): the values\n"
       "of torch.manual_seed(S); torch.randn(N) (--dist normal, --mean/--std), torch.rand(N) / uniform_ (--dist\n"
-      "uniform, --low/--high), exponential_ (--lambda) or cauchy_ (--median/--sigma), f32 or f64, on a CPU running\n"
-      "torch's AVX2 or default kernel; besides those only --seed, --count, --dtype, --format.\n"
+      "uniform, --low/--high), exponential_ (--lambda|--rate), cauchy_ (--median/--sigma), log_normal_\n"
+      "(--mean/--std), geometric_ (--p; also i64), bernoulli_ (--p; also i64, i32, u8 for bool) in f32, f64, f16 or\n"
+      "bf16; torch.randint(--low, --high, (N,)) (i64 default, i32) and torch.randperm(--n) (--dist perm or randperm,\n"
+      "i64), on a CPU running torch's AVX2 or default kernel; besides those only --seed, --count, --dtype, --format.\n"
       "--stream torch-cuda --sm-count N [--threads-per-sm T (default 2048)]: torch's CUDA generator (SPEC.md section\n"
-      "15): torch.cuda.manual_seed(S); torch.rand(N) / uniform_(--low, --high) (f32, f64, f16, bf16), torch.randn(N)\n"
-      "exponential_(--lambda) or cauchy_(--median, --sigma) (models, unmeasured) on a GPU of N SMs (H100 SXM 132,\n"
-      "A100 108, L4 58 with T 1536, T4 40 with T 1024).\n"
+      "15): torch.cuda.manual_seed(S); torch.rand(N) / uniform_(--low, --high) (f32, f64, f16, bf16), torch.randn(N),\n"
+      "exponential_(--lambda|--rate), cauchy_(--median, --sigma), log_normal_(--mean, --std), geometric_(--p) or\n"
+      "bernoulli_(--p) (models, unmeasured), torch.randint(--low, --high, (N,)) and torch.randperm(--n) (i64) on a\n"
+      "GPU of N SMs (H100 SXM 132, A100 108, L4 58 with T 1536, T4 40 with T 1024).\n"
       "--shape D0,D1,...: draw over a global tensor of that shape (row-major global element indices) and\n"
       "print the elements of its block --block-start S0,S1,... (default 0,...) of --block-size Z0,Z1,...\n"
       "(default: to the end of each dimension), row-major over the block: the same values as those elements\n"
@@ -762,13 +765,12 @@ TorchRequest torch_cuda_request(std::map<std::string, std::string>& kv, const st
     for (const char* b : params.at(dist)) ok = ok || std::string(a) == b;
     if (kv.count(a) && !ok) throw Error(std::string(a) + " does not apply to --dist " + dist);
   }
-  const float mean = kv.count("--mean") ? std::stof(kv["--mean"]) : 0.0f;
-  const float stdv = kv.count("--std") ? std::stof(kv["--std"]) : 1.0f;
-  const double low = kv.count("--low") ? std::stod(kv["--low"]) : 0.0;
-  const double high = kv.count("--high") ? std::stod(kv["--high"]) : 1.0;
-  const double lambda = kv.count("--lambda") ? std::stod(kv["--lambda"]) : 1.0;
-  const double median = kv.count("--median") ? std::stod(kv["--median"]) : 0.0;
-  const double sigma = kv.count("--sigma") ? std::stod(kv["--sigma"]) : 1.0;
+  // Read as double, as torch's Python arguments are: tg::randn rounds mean and std to float for the
+  // dtypes where torch's kernel does (f32, f16, bf16) and keeps them double for f64.
+  auto num = [&](const char* a, double dflt) { return kv.count(a) ? parse_f64(a, kv[a]) : dflt; };
+  const double mean = num("--mean", 0.0), stdv = num("--std", 1.0);
+  const double low = num("--low", 0.0), high = num("--high", 1.0), lambda = num("--lambda", 1.0);
+  const double median = num("--median", 0.0), sigma = num("--sigma", 1.0);
   if (dist == "cauchy" && !(sigma > 0.0)) throw Error("--sigma must be > 0");
   if (dist == "uniform" && !(low <= high && std::isfinite(low) && std::isfinite(high)))
     throw Error("--low/--high: need finite low <= high");
@@ -794,10 +796,96 @@ TorchRequest torch_cuda_request(std::map<std::string, std::string>& kv, const st
   r.describe = dist + " " + xrng::dtype_name(r.dtype) + " stream=torch-cuda sm_count=" + std::to_string(sm) +
                " threads_per_sm=" + std::to_string(tps) + " seed=" + std::to_string(seed) +
                " count=" + std::to_string(r.count);
-  if (dist == "normal" && (mean != 0.0f || stdv != 1.0f)) r.describe += " mean=" + kv["--mean"] + " std=" + kv["--std"];
-  if (dist == "uniform" && (low != 0.0 || high != 1.0)) r.describe += " low=" + kv["--low"] + " high=" + kv["--high"];
   if (dist == "exponential") r.describe += " lambda=" + (kv.count("--lambda") ? kv["--lambda"] : std::string("1"));
-  for (const char* a : {"--median", "--sigma"})
+  for (const char* a : {"--mean", "--std", "--low", "--high", "--median", "--sigma"})
+    if (kv.count(a)) r.describe += std::string(" ") + (a + 2) + "=" + kv[a];
+  return r;
+}
+
+// The --dist values a torch stream gives ("|"-separated).
+const char* torch_dists(bool cuda) {
+  return cuda ? "normal|uniform|exponential|cauchy|log_normal|geometric|bernoulli|randint|perm"
+              : "normal|uniform|exponential|cauchy|log_normal|geometric|bernoulli|randint|perm";
+}
+
+// randint (--low/--high, integers), bernoulli (--p), geometric (--p), log_normal (--mean/--std) and
+// perm (--n) on a torch stream: the whole draws of host/torch_cpu.h and rng/torch_cuda.h.
+TorchRequest torch_discrete_request(std::map<std::string, std::string>& kv, const std::string& dist, TorchStream ts,
+                                    TorchRequest& r) {
+  const uint64_t seed = kv.count("--seed") ? parse_u64("--seed", kv["--seed"]) : 0;
+  r.count = parse_u64("--count", kv["--count"]);
+  if (r.count > (1ull << 30)) throw Error("--count: a torch stream is drawn whole, at most 2^30 elements");
+  if (kv.count("--format")) {
+    r.format = kv["--format"];
+    if (r.format != "text" && r.format != "hex" && r.format != "bin" && r.format != "null")
+      throw Error("unknown format '" + r.format + "' (text, hex, bin, null)");
+  }
+  auto num = [&](const char* a, double dflt) { return kv.count(a) ? parse_f64(a, kv[a]) : dflt; };
+  const double p = num("--p", 0.5), mean = num("--mean", 0.0), stdv = num("--std", 1.0);
+  const int64_t low = kv.count("--low") ? parse_i64("--low", kv["--low"]) : 0;
+  const int64_t high = kv.count("--high") ? parse_i64("--high", kv["--high"]) : 0;
+  const bool is_float = r.dtype == xrng::DType::f32 || r.dtype == xrng::DType::f64 || r.dtype == xrng::DType::f16 ||
+                        r.dtype == xrng::DType::bf16;
+  r.bytes.resize(r.count * static_cast<uint64_t>(xrng::dtype_size(r.dtype)));
+  const auto n = static_cast<int64_t>(r.count);
+  std::string where;
+  try {
+    if (ts.cuda) {
+      namespace tg = xrng::torch_cuda;
+      if (!kv.count("--sm-count")) throw Error("--sm-count is required for --stream torch-cuda");
+      const uint64_t sm = parse_u64("--sm-count", kv["--sm-count"]);
+      const uint64_t tps = kv.count("--threads-per-sm") ? parse_u64("--threads-per-sm", kv["--threads-per-sm"]) : 2048;
+      if (sm < 1 || sm > 65535) throw Error("--sm-count must be in [1, 65535]");
+      if (tps < 256 || tps > 4096) throw Error("--threads-per-sm must be in [256, 4096]");
+      const bool ints = dist == "randint" || dist == "perm";
+      if (ints && r.dtype != xrng::DType::i64)
+        throw Error("--dtype " + kv["--dtype"] + ": torch-cuda gives i64 for --dist " + dist);
+      if (!ints && !is_float)
+        throw Error("--dtype " + kv["--dtype"] + ": torch-cuda gives f32, f64, f16 or bf16 for --dist " + dist);
+      const tg::Type t = r.dtype == xrng::DType::f32   ? tg::Type::f32
+                         : r.dtype == xrng::DType::f64 ? tg::Type::f64
+                         : r.dtype == xrng::DType::f16 ? tg::Type::f16
+                                                       : tg::Type::bf16;
+      tg::State st{seed, 0};
+      const tg::Device d{static_cast<uint32_t>(sm), static_cast<uint32_t>(tps)};
+      auto* i64 = reinterpret_cast<int64_t*>(r.bytes.data());
+      if (dist == "perm") {
+        tg::randperm(st, d, r.count, [&](uint64_t i, uint32_t v) { i64[i] = v; });
+      } else if (dist == "randint") {
+        tg::randint(st, d, r.count, low, high, i64);
+      } else if (r.count > 0) {
+        if (dist == "log_normal") tg::log_normal(st, d, r.count, t, mean, stdv, r.bytes.data());
+        else if (dist == "geometric") tg::geometric(st, d, r.count, t, p, r.bytes.data());
+        else tg::bernoulli(st, d, r.count, t, p, r.bytes.data());
+      }
+      where = "torch-cuda sm_count=" + std::to_string(sm) + " threads_per_sm=" + std::to_string(tps);
+    } else {
+      namespace tc = xrng::torch_cpu;
+      tc::State st(seed);
+      if (dist == "randint") {
+        tc::randint(st, n, low, high, r.dtype, r.bytes.data());
+      } else if (dist == "perm") {
+        if (r.dtype != xrng::DType::i64) throw Error("--dtype " + kv["--dtype"] + ": a torch randperm is i64");
+        tc::randperm(st, n, reinterpret_cast<int64_t*>(r.bytes.data()));
+      } else if (dist == "bernoulli") {
+        tc::bernoulli(st, n, p, r.dtype, r.bytes.data());
+      } else if (dist == "geometric") {
+        tc::geometric(st, n, p, r.dtype, r.bytes.data());
+      } else {
+        tc::log_normal(st, n, mean, stdv, ts.kernel, r.dtype, r.bytes.data());
+      }
+      where = kv["--stream"];
+    }
+  } catch (const Error&) {
+    throw;  // the CLI's own messages, already worded
+  } catch (const std::invalid_argument& e) {  // the draws' "torch_cpu geometric: p must ..." -> "--dist geometric: p must ..."
+    std::string m = e.what();
+    const size_t colon = m.find(": ");
+    throw Error("--dist " + dist + ": " + (colon == std::string::npos ? m : m.substr(colon + 2)));
+  }
+  r.describe = dist + " " + xrng::dtype_name(r.dtype) + " stream=" + where + " seed=" + std::to_string(seed) +
+               " count=" + std::to_string(r.count);
+  for (const char* a : {"--mean", "--std", "--low", "--high", "--p", "--n"})
     if (kv.count(a)) r.describe += std::string(" ") + (a + 2) + "=" + kv[a];
   return r;
 }
@@ -810,27 +898,56 @@ TorchRequest torch_request(const std::vector<std::string>& args, TorchStream ts,
     const bool cuda_arg = ts.cuda && (a == "--sm-count" || a == "--threads-per-sm");
     if (!cuda_arg && a != "--stream" && a != "--dist" && a != "--dtype" && a != "--seed" && a != "--count" &&
         a != "--format" && a != "--mean" && a != "--std" && a != "--low" && a != "--high" && a != "--lambda" &&
-        a != "--median" && a != "--sigma")
-      throw Error("unknown argument '" + a + "' for a torch stream (--dist normal|uniform|exponential|cauchy, "
-                  "--dtype, --seed, --count, --mean, --std, --low, --high, --lambda, --median, --sigma" +
+        a != "--rate" && a != "--median" && a != "--sigma" && a != "--p" && a != "--n")
+      throw Error("unknown argument '" + a + "' for a torch stream (--dist " + std::string(torch_dists(ts.cuda)) +
+                  ", --dtype, --seed, --count, --mean, --std, --low, --high, --lambda|--rate, --median, --sigma, "
+                  "--p, --n" +
                   std::string(ts.cuda ? ", --sm-count, --threads-per-sm" : "") + (allow_format ? ", --format)" : ")"));
     if (i + 1 >= args.size()) throw Error(a + " needs a value");
-    if (kv.count(a)) throw Error(a + " given twice");
-    kv[a] = args[i + 1];
+    const std::string key = a == "--rate" ? "--lambda" : a;  // --rate: xrng's own exponential's name for lambda
+    if (kv.count(key)) throw Error(a + " given twice (or with its alias)");
+    kv[key] = args[i + 1];
   }
-  if (!kv.count("--dist")) throw Error("--dist is required (normal, uniform, exponential or cauchy for a torch stream)");
+  if (!kv.count("--dist")) throw Error(std::string("--dist is required (") + torch_dists(ts.cuda) + " for this stream)");
+  std::string dist = kv["--dist"];
+  if (dist == "randperm") dist = "perm";
+  {
+    const std::string ok = std::string("|") + torch_dists(ts.cuda) + "|";
+    if (ok.find("|" + dist + "|") == std::string::npos)
+      throw Error("--dist " + dist + ": this torch stream gives " + torch_dists(ts.cuda));
+  }
+  if (dist == "perm") {
+    if (!kv.count("--n")) throw Error("--n is required for --dist perm");
+    if (!kv.count("--count")) kv["--count"] = kv["--n"];
+    else if (kv["--count"] != kv["--n"]) throw Error("--count: a torch randperm is drawn whole: --count must be --n");
+  }
   if (!kv.count("--count")) throw Error("--count is required");
-  const std::string dist = kv["--dist"];
-  if (dist != "normal" && dist != "uniform" && dist != "exponential" && dist != "cauchy")
-    throw Error("--dist " + dist + ": a torch stream gives normal, uniform, exponential or cauchy");
+  if ((dist == "bernoulli" || dist == "geometric") && !kv.count("--p")) throw Error("--p is required for --dist " + dist);
+  if (dist == "randint" && !kv.count("--high")) throw Error("--high is required for --dist randint");
   TorchRequest r;
-  r.dtype = kv.count("--dtype") ? xrng::parse_dtype(kv["--dtype"]) : xrng::DType::f32;
+  const bool int_default = dist == "randint" || dist == "perm";
+  r.dtype = kv.count("--dtype") ? xrng::parse_dtype(kv["--dtype"]) : int_default ? xrng::DType::i64 : xrng::DType::f32;
+  {
+    // which parameter flags each distribution reads
+    const std::map<std::string, std::vector<std::string>> params = {
+        {"normal", {"--mean", "--std"}},   {"uniform", {"--low", "--high"}},   {"exponential", {"--lambda"}},
+        {"cauchy", {"--median", "--sigma"}}, {"randint", {"--low", "--high"}}, {"bernoulli", {"--p"}},
+        {"geometric", {"--p"}},            {"log_normal", {"--mean", "--std"}}, {"perm", {"--n"}}};
+    for (const char* a : {"--mean", "--std", "--low", "--high", "--lambda", "--median", "--sigma", "--p", "--n"})
+      if (kv.count(a) && std::find(params.at(dist).begin(), params.at(dist).end(), a) == params.at(dist).end())
+        throw Error(std::string(a) + " does not apply to --dist " + dist);
+  }
+  if (dist == "randint" || dist == "bernoulli" || dist == "geometric" || dist == "log_normal" || dist == "perm") {
+    if (!allow_format && kv.count("--format")) throw Error("--format does not apply to fingerprint");
+    return torch_discrete_request(kv, dist, ts, r);
+  }
   if (ts.cuda) {
     if (!allow_format && kv.count("--format")) throw Error("--format does not apply to fingerprint");
     return torch_cuda_request(kv, dist, r);
   }
-  if (r.dtype != xrng::DType::f32 && r.dtype != xrng::DType::f64)
-    throw Error("--dtype " + kv["--dtype"] + ": torch streams give f32 or f64");
+  if (r.dtype != xrng::DType::f32 && r.dtype != xrng::DType::f64 && r.dtype != xrng::DType::f16 &&
+      r.dtype != xrng::DType::bf16)
+    throw Error("--dtype " + kv["--dtype"] + ": torch CPU streams give f32, f64, f16 or bf16 for --dist " + dist);
   const uint64_t seed = kv.count("--seed") ? parse_u64("--seed", kv["--seed"]) : 0;
   r.count = parse_u64("--count", kv["--count"]);
   if (r.count > (1ull << 30)) throw Error("--count: a torch stream is drawn whole, at most 2^30 elements");
@@ -841,7 +958,7 @@ TorchRequest torch_request(const std::vector<std::string>& args, TorchStream ts,
       if (kv.count(a) && !ok) throw Error(std::string(a) + " does not apply to --dist " + dist);
     }
   };
-  auto num = [&](const char* a, double dflt) { return kv.count(a) ? std::stod(kv[a]) : dflt; };
+  auto num = [&](const char* a, double dflt) { return kv.count(a) ? parse_f64(a, kv[a]) : dflt; };
   const double mean = num("--mean", 0.0), stdv = num("--std", 1.0);
   const double low = num("--low", 0.0), high = num("--high", 1.0), lambda = num("--lambda", 1.0);
   if (dist == "normal") allowed({"--mean", "--std"});

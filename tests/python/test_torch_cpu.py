@@ -539,3 +539,75 @@ def test_torch_cpu_multinomial_equals_torch(wdtype):
     with pytest.raises(ValueError, match="sum of probabilities"):
         xrng.multinomial(torch.zeros(2, 3, dtype=wdtype), 2, True, generator=g)
     assert torch.equal(g.state, before)
+
+
+@pytest.mark.parametrize("stream,capability", [("torch-cpu-x86", "avx2"), ("torch-cpu-scalar", "default")])
+def test_cli_torch_stream_normal_mean_std_f64_equals_torch(cli, stream, capability):
+    """--mean 0.1 --std 0.3 in f64 (read as double, as torch's Python arguments are) equals torch's
+    normal_(0.1, 0.3); a non-number is a one-line error."""
+    if capability == "avx2" and not (_cpu_has("avx2") and _cpu_has("fma")):
+        pytest.skip("this CPU has no AVX2/FMA: torch cannot run its x86 normal kernel here")
+    code = ("import hashlib, torch; torch.manual_seed(5); "
+            "a = torch.empty(3001, dtype=torch.float64).normal_(0.1, 0.3).numpy().tobytes(); "
+            "torch.manual_seed(5); b = torch.empty(20, dtype=torch.float64).normal_(0.1, 0.3).numpy().tobytes(); "
+            "print(hashlib.sha256(a).hexdigest(), hashlib.sha256(b).hexdigest())")
+    r = subprocess.run([sys.executable, "-c", code], env=dict(os.environ, ATEN_CPU_CAPABILITY=capability),
+                       capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    want_big, want_small = r.stdout.split()
+    for n, want in ((3001, want_big), (20, want_small)):
+        assert cli.fingerprint("--stream", stream, "--dist", "normal", "--dtype", "f64", "--mean", 0.1, "--std", 0.3,
+                               "--seed", 5, "--count", n) == want
+    r = subprocess.run([cli.path, "gen", "--stream", stream, "--dist", "normal", "--std", "abc", "--count", "4"],
+                       capture_output=True, text=True, timeout=60)
+    assert r.returncode != 0 and r.stderr.strip() == "xrng: error: --std: expected a number, got 'abc'"
+
+
+@pytest.mark.parametrize("stream,capability", [("torch-cpu-x86", "avx2"), ("torch-cpu-scalar", "default")])
+def test_cli_torch_stream_discrete_equals_torch(cli, stream, capability):
+    """randint, randperm, bernoulli_, geometric_, log_normal_ (and the 16-bit dtypes, --rate) on the CLI's
+    torch CPU streams (host/torch_cpu.h's whole draws) give torch's own values: fingerprints equal."""
+    if capability == "avx2" and not (_cpu_has("avx2") and _cpu_has("fma")):
+        pytest.skip("this CPU has no AVX2/FMA: torch cannot run its x86 kernels here")
+    cases = [  # (torch expression after torch.manual_seed(3), CLI arguments)
+        ("torch.randint(-5, 1000, (777,))", ("--dist", "randint", "--low", -5, "--high", 1000, "--count", 777)),
+        ("torch.randint(0, 2**40, (77,))", ("--dist", "randint", "--high", 2 ** 40, "--count", 77)),
+        ("torch.randint(-5, 9, (77,), dtype=torch.int32)",
+         ("--dist", "randint", "--low", -5, "--high", 9, "--dtype", "i32", "--count", 77)),
+        ("torch.randperm(1000)", ("--dist", "perm", "--n", 1000)),
+        ("torch.randperm(1000)", ("--dist", "randperm", "--n", 1000, "--count", 1000)),
+        ("torch.empty(55, dtype=torch.int64).bernoulli_(0.3)", ("--dist", "bernoulli", "--p", 0.3, "--dtype", "i64",
+                                                                 "--count", 55)),
+        ("torch.empty(55, dtype=torch.bool).bernoulli_(0.3)", ("--dist", "bernoulli", "--p", 0.3, "--dtype", "u8",
+                                                                "--count", 55)),
+        ("torch.empty(55, dtype=torch.int64).geometric_(0.3)", ("--dist", "geometric", "--p", 0.3, "--dtype", "i64",
+                                                                 "--count", 55)),
+    ]
+    for tname, name in (("float32", "f32"), ("float64", "f64"), ("float16", "f16"), ("bfloat16", "bf16")):
+        e = f"torch.empty(555, dtype=torch.{tname})"
+        cases += [
+            (f"{e}.bernoulli_(0.3)", ("--dist", "bernoulli", "--p", 0.3, "--dtype", name, "--count", 555)),
+            (f"{e}.geometric_(0.3)", ("--dist", "geometric", "--p", 0.3, "--dtype", name, "--count", 555)),
+            (f"{e}.log_normal_(0.1, 0.3)", ("--dist", "log_normal", "--mean", 0.1, "--std", 0.3, "--dtype", name,
+                                            "--count", 555)),
+            (f"{e}.normal_(0.1, 0.3)", ("--dist", "normal", "--mean", 0.1, "--std", 0.3, "--dtype", name,
+                                        "--count", 555)),
+            (f"{e}.exponential_(2.0)", ("--dist", "exponential", "--rate", 2, "--dtype", name, "--count", 555)),
+        ]
+    code = ("import hashlib, torch\nfor e in %r:\n    torch.manual_seed(3); t = eval(e)\n"
+            "    b = t.numpy().tobytes() if t.dtype == torch.bool else t.view(torch.uint8).numpy().tobytes()\n"
+            "    print(hashlib.sha256(b).hexdigest())\n" % [c[0] for c in cases])
+    r = subprocess.run([sys.executable, "-c", code], env=dict(os.environ, ATEN_CPU_CAPABILITY=capability),
+                       capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    for (expr, args), want in zip(cases, r.stdout.split()):
+        assert cli.fingerprint("--stream", stream, "--seed", 3, *args) == want, expr
+    for bad, msg in ((("--dist", "bernoulli", "--count", 4), "--p is required for --dist bernoulli"),
+                     (("--dist", "geometric", "--p", "x", "--count", 4), "--p: expected a number, got 'x'"),
+                     (("--dist", "geometric", "--p", 1.5, "--count", 4), "--dist geometric: p must be in (0, 1)"),
+                     (("--dist", "randint", "--low", 3, "--high", 3, "--count", 4),
+                      "--dist randint: high must exceed low"),
+                     (("--dist", "perm", "--n", 5, "--count", 4), "--count: a torch randperm is drawn whole")):
+        r = subprocess.run([cli.path, "gen", "--stream", stream, *map(str, bad)], capture_output=True, text=True,
+                           timeout=60)
+        assert r.returncode != 0 and r.stderr.startswith("xrng: error: " + msg) and r.stderr.count("\n") == 1, r.stderr

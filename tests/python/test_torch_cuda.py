@@ -5,6 +5,9 @@ rng/torch_cuda.h), the offsets torch's generator would have after each draw,
 and the property that below one wave the values do not depend on the GPU.
 Comparison with torch's own CUDA draws: tests/gpu/test_torch_cuda_gpu.py
 (run by tests/gpu/run.sh where a GPU is lent)."""
+import hashlib
+import subprocess
+
 import numpy as np
 import pytest
 import torch
@@ -394,3 +397,55 @@ def test_randperm_matches_model():
         assert got == order, seed
         assert g.offset == off + (n + 3) // 4 * 4
     assert islands_seen > 0  # the island shuffle was exercised
+
+
+@pytest.mark.parametrize("dt,name", [(torch.float32, "f32"), (torch.float64, "f64"), (torch.float16, "f16"),
+                                     (torch.bfloat16, "bf16")])
+def test_cli_torch_cuda_normal_mean_std_equals_python(cli, dt, name):
+    """--mean/--std are read as double (f64: used as double, as torch's kernel does; the others: rounded to
+    float by the draw, as torch's kernel does), so the CLI equals normal_(mean, std) in every dtype; a
+    fingerprint's description names only the flags given."""
+    g = xrng.torch_cuda(5, sm_count=132)
+    ref = xrng.normal_(torch.empty(3001, dtype=dt), 0.1, 0.3, generator=g)
+    args = ("--stream", "torch-cuda", "--sm-count", 132, "--dist", "normal", "--dtype", name, "--mean", 0.1,
+            "--std", 0.3, "--count", 3001, "--seed", 5)
+    assert cli.bin(*args) == ref.view(torch.uint8).numpy().tobytes()
+    assert cli.fingerprint(*args) == hashlib.sha256(ref.view(torch.uint8).numpy().tobytes()).hexdigest()
+    r = subprocess.run([cli.path, "fingerprint", "--stream", "torch-cuda", "--sm-count", "132", "--dist", "normal", "--std", "2",
+                        "--count", "4"], capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0 and r.stdout.rstrip().endswith("count=4 std=2"), r.stdout
+    r = subprocess.run([cli.path, "gen", "--stream", "torch-cuda", "--sm-count", "132", "--dist", "normal", "--mean",
+                        "abc", "--count", "4"], capture_output=True, text=True, timeout=60)
+    assert r.returncode != 0 and r.stderr.strip() == "xrng: error: --mean: expected a number, got 'abc'"
+
+
+@pytest.mark.parametrize("dt,name", [(torch.float32, "f32"), (torch.float64, "f64"), (torch.float16, "f16"),
+                                     (torch.bfloat16, "bf16")])
+def test_cli_torch_cuda_log_normal_geometric_bernoulli_equal_python(cli, dt, name):
+    """The CLI's log_normal, geometric and bernoulli (rng/torch_cuda.h's whole draws) == xrng.torch_cuda's
+    log_normal_, geometric_, bernoulli_ for the same seed, parameters, dtype and size; --rate == --lambda."""
+    base = ("--stream", "torch-cuda", "--sm-count", 132, "--count", 3001, "--seed", 3, "--dtype", name)
+    for fill, args in ((lambda t, g: xrng.log_normal_(t, 0.1, 0.3, generator=g), ("--dist", "log_normal", "--mean",
+                                                                                  0.1, "--std", 0.3)),
+                       (lambda t, g: xrng.geometric_(t, 0.3, generator=g), ("--dist", "geometric", "--p", 0.3)),
+                       (lambda t, g: xrng.bernoulli_(t, 0.3, generator=g), ("--dist", "bernoulli", "--p", 0.3)),
+                       (lambda t, g: xrng.exponential_(t, 2.0, generator=g), ("--dist", "exponential", "--rate", 2))):
+        ref = fill(torch.empty(3001, dtype=dt), xrng.torch_cuda(3, sm_count=132))
+        assert cli.bin(*base, *args) == ref.view(torch.uint8).numpy().tobytes(), args
+
+
+
+def test_cli_torch_cuda_randint_randperm_equal_python(cli):
+    """The CLI's randint (32- and 64-bit words) and perm/randperm on torch-cuda == xrng.torch_cuda's randint
+    and randperm (int64) for the same seed, bounds and size."""
+    for lo, hi, n in ((-5, 1000, 3001), (0, 2 ** 40, 3001), (3, 4, 10)):
+        ref = xrng.randint(lo, hi, (n,), generator=xrng.torch_cuda(3, sm_count=132))
+        assert cli.bin("--stream", "torch-cuda", "--sm-count", 132, "--dist", "randint", "--low", lo, "--high", hi,
+                       "--count", n, "--seed", 3) == ref.numpy().tobytes()
+    for n in (10, 5000, 100000):
+        ref = xrng.randperm(n, generator=xrng.torch_cuda(3, sm_count=132))
+        assert cli.bin("--stream", "torch-cuda", "--sm-count", 132, "--dist", "randperm", "--n", n,
+                       "--seed", 3) == ref.numpy().tobytes()
+    r = subprocess.run([cli.path, "gen", "--stream", "torch-cuda", "--sm-count", "132", "--dist", "randint",
+                        "--high", "5", "--dtype", "f32", "--count", "4"], capture_output=True, text=True, timeout=60)
+    assert r.returncode != 0 and r.stderr == "xrng: error: --dtype f32: torch-cuda gives i64 for --dist randint\n"
