@@ -91,6 +91,10 @@ void xrng::torch_streams::cpu_draw(tc::State& s, const std::string& kind, tc::Ke
         hi = tc::update_to(hi, std::numeric_limits<scalar_t>::digits, rt);
         if (!(lo < hi))
           throw std::invalid_argument("torch_cpu randint: low and high cast to the dtype leave an empty range");
+        // torch's check_from_to_in_range: from and to - 1 within the dtype's finite range
+        if (static_cast<double>(lo) < static_cast<double>(std::numeric_limits<scalar_t>::lowest()) ||
+            static_cast<double>(hi - 1) > static_cast<double>(std::numeric_limits<scalar_t>::max()))
+          throw std::invalid_argument("torch_cpu randint: [low, high) does not fit the dtype");
       } else {
         if (ilow < static_cast<int64_t>(std::numeric_limits<scalar_t>::lowest()) ||
             ihigh - 1 > xrng::torch_streams::int_max<scalar_t>())

@@ -60,6 +60,10 @@ std::pair<int64_t, uint64_t> randint_bounds(at::ScalarType dt, int64_t ilow, int
       hi = xrng::torch_cpu::update_to(hi, std::numeric_limits<scalar_t>::digits, rt);
       if (!(lo < hi))
         throw std::invalid_argument("torch_cuda randint: low and high cast to the dtype leave an empty range");
+      // torch's check_from_to_in_range: from and to - 1 within the dtype's finite range
+      if (static_cast<double>(lo) < static_cast<double>(std::numeric_limits<scalar_t>::lowest()) ||
+          static_cast<double>(hi - 1) > static_cast<double>(std::numeric_limits<scalar_t>::max()))
+        throw std::invalid_argument("torch_cuda randint: [low, high) does not fit the dtype");
     } else {
       if (ilow < static_cast<int64_t>(std::numeric_limits<scalar_t>::lowest()) ||
           ihigh - 1 > xrng::torch_streams::int_max<scalar_t>())

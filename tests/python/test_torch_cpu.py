@@ -314,6 +314,11 @@ def test_torch_cpu_random_and_randint_refusals():
         if hi < 2 ** 63:
             with pytest.raises(ValueError, match="does not fit"):
                 xrng.randint(lo, hi, (3,), dtype=dt, generator=x)
+    for dt, lo, hi in ((torch.float16, 0, 70000), (torch.float16, -70000, 0)):  # beyond the dtype's finite range
+        with pytest.raises(RuntimeError, match="out of bounds"):
+            torch.randint(lo, hi, (3,), dtype=dt)
+        with pytest.raises(ValueError, match="does not fit"):
+            xrng.randint(lo, hi, (3,), dtype=dt, generator=x)
     assert torch.equal(x.state, before)  # nothing drawn
     with pytest.raises(NotImplementedError, match="without a range"):
         xrng.random_(torch.empty(3, dtype=torch.int32))  # xrng's own streams have no such draw

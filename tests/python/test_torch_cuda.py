@@ -152,6 +152,8 @@ def test_random_and_randint_dtypes_and_refusals():
             xrng.random_(torch.empty(3, dtype=dt), generator=g)
     with pytest.raises(ValueError, match="does not fit"):
         xrng.randint(0, 3, (3,), dtype=torch.bool, generator=g)
+    with pytest.raises(ValueError, match="does not fit"):
+        xrng.randint(0, 70000, (3,), dtype=torch.float16, generator=g)
     w = torch.tensor([[0.2, 0.5, 0.3]])
     with pytest.raises(NotImplementedError, match="xrng.torch_cuda: multinomial with replacement"):
         xrng.multinomial(w, 2, True, generator=g)
