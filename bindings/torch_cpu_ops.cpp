@@ -3,6 +3,7 @@
 // what torch.Generator.get_state() returns) into a contiguous CPU tensor.
 // No arithmetic of its own: every value comes from rng/torch_cpu.h.
 #include <torch/extension.h>
+#include <ATen/Dispatch_v2.h>
 #include <pybind11/pybind11.h>
 
 #include <cmath>
@@ -69,7 +70,7 @@ void by_chunks(T* p, int64_t n, Draw&& draw) {
 // Fills `out` (contiguous CPU) with draw `kind` from `state`, advancing it as
 // torch's CPU generator would. kind: uniform, normal, normal_each (a non-contiguous
 // output's normal: torch's element-wise path), exponential, geometric, log_normal, cauchy,
-// randint, bernoulli, randperm.
+// randint, random (random_() without a range), bernoulli, randperm.
 }  // namespace
 
 void xrng::torch_streams::cpu_draw(tc::State& s, const std::string& kind, tc::Kernel k, at::Tensor out, double a,
@@ -93,7 +94,8 @@ void xrng::torch_streams::cpu_draw(tc::State& s, const std::string& kind, tc::Ke
       tc::randn(s, n, a, b, k, xt, out.data_ptr(), kind == "normal");
   } else if (kind == "randint") {
     if (!(ihigh > ilow)) throw std::invalid_argument("torch_cpu randint: high must exceed low");
-    AT_DISPATCH_ALL_TYPES_AND2(at::kHalf, at::kBFloat16, dt, "torch_cpu_randint", [&] {
+    // torch's random_from_to_kernel_cpu dtypes: bool and uint16/32/64 included
+    AT_DISPATCH_V2(dt, "torch_cpu_randint", AT_WRAP([&] {
       int64_t lo = ilow, hi = ihigh;
       if constexpr (std::is_floating_point_v<scalar_t> || std::is_same_v<scalar_t, at::Half> ||
                     std::is_same_v<scalar_t, at::BFloat16>) {
@@ -103,9 +105,13 @@ void xrng::torch_streams::cpu_draw(tc::State& s, const std::string& kind, tc::Ke
         hi = tc::update_to(hi, std::numeric_limits<scalar_t>::digits, rt);
         if (!(lo < hi))
           throw std::invalid_argument("torch_cpu randint: low and high cast to the dtype leave an empty range");
+        // torch's check_from_to_in_range: from and to - 1 within the dtype's finite range
+        if (static_cast<double>(lo) < static_cast<double>(std::numeric_limits<scalar_t>::lowest()) ||
+            static_cast<double>(hi - 1) > static_cast<double>(std::numeric_limits<scalar_t>::max()))
+          throw std::invalid_argument("torch_cpu randint: [low, high) does not fit the dtype");
       } else {
         if (ilow < static_cast<int64_t>(std::numeric_limits<scalar_t>::lowest()) ||
-            ihigh - 1 > static_cast<int64_t>(std::numeric_limits<scalar_t>::max()))
+            ihigh - 1 > xrng::torch_streams::int_max<scalar_t>())
           throw std::invalid_argument("torch_cpu randint: [low, high) does not fit the dtype");
       }
       const uint64_t range = static_cast<uint64_t>(hi) - static_cast<uint64_t>(lo);
@@ -119,6 +125,16 @@ void xrng::torch_streams::cpu_draw(tc::State& s, const std::string& kind, tc::Ke
       }
 #endif
       for (int64_t i = 0; i < n; ++i) p[i] = static_cast<scalar_t>(tc::randint_value(s, range, lo));
+    }), AT_EXPAND(AT_ALL_TYPES), at::kBool, at::kHalf, at::kBFloat16, AT_EXPAND(AT_BAREBONES_UNSIGNED_TYPES));
+  } else if (kind == "random") {  // random_() without a range: torch's random_kernel_cpu dtypes
+    if (dt == at::kUInt16 || dt == at::kUInt32 || dt == at::kUInt64)
+      throw std::invalid_argument(std::string("torch_cpu random_: torch has no random_() without a range for ") +
+                                  c10::toString(dt));
+    AT_DISPATCH_ALL_TYPES_AND3(at::kBool, at::kHalf, at::kBFloat16, dt, "torch_cpu_random", [&] {
+      constexpr uint64_t mod = xrng::torch_streams::random_modulus<scalar_t>();
+      constexpr bool wide = std::is_same_v<scalar_t, double> || std::is_same_v<scalar_t, int64_t>;
+      auto* p = out.data_ptr<scalar_t>();
+      for (int64_t i = 0; i < n; ++i) p[i] = static_cast<scalar_t>(tc::random_value(s, mod, wide));
     });
   } else if (kind == "log_normal") {
     if (!(b > 0.0)) throw std::invalid_argument("torch_cpu log_normal_: std must be > 0");
@@ -273,7 +289,7 @@ void register_torch_cpu(py::module_& m) {
   m.def("torch_cpu_draw", &draw, py::arg("state"), py::arg("kind"), py::arg("kernel"), py::arg("out"),
         py::arg("a") = 0.0, py::arg("b") = 1.0, py::arg("ilow") = 0, py::arg("ihigh") = 0,
         "Fills contiguous CPU `out` with torch CPU stream draw `kind` (uniform, normal, normal_each, exponential, geometric, "
-        "log_normal, cauchy, randint, bernoulli, randperm), "
+        "log_normal, cauchy, randint, random, bernoulli, randperm), "
         "advancing `state` in place as torch's generator would: a/b are uniform/normal/bernoulli's parameters "
         "(exponential: a = lambda; geometric: a = p; cauchy: a = median, b = sigma), "
         "ilow/ihigh randint's [low, high).");

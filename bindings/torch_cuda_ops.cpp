@@ -4,6 +4,7 @@
 // own: every value comes from rng/torch_cuda.h (and torch's update_from /
 // update_to bounds, rng/torch_cpu.h, shared by torch's CPU and CUDA random_).
 #include <torch/extension.h>
+#include <ATen/Dispatch_v2.h>
 #include <pybind11/pybind11.h>
 
 #include <limits>
@@ -52,19 +53,23 @@ tg::Type float_type(at::ScalarType dt, const std::string& kind) {
 std::pair<int64_t, uint64_t> randint_bounds(at::ScalarType dt, int64_t ilow, int64_t ihigh) {
   if (!(ihigh > ilow)) throw std::invalid_argument("torch_cuda randint: high must exceed low");
   int64_t lo = ilow, hi = ihigh;
-  AT_DISPATCH_ALL_TYPES_AND2(at::kHalf, at::kBFloat16, dt, "torch_cuda_randint_bounds", [&] {
+  AT_DISPATCH_V2(dt, "torch_cuda_randint_bounds", AT_WRAP([&] {
     if constexpr (is_float_like<scalar_t>) {
       auto rt = [](int64_t v) { return static_cast<int64_t>(static_cast<scalar_t>(v)); };
       lo = xrng::torch_cpu::update_from(lo, std::numeric_limits<scalar_t>::digits, rt);
       hi = xrng::torch_cpu::update_to(hi, std::numeric_limits<scalar_t>::digits, rt);
       if (!(lo < hi))
         throw std::invalid_argument("torch_cuda randint: low and high cast to the dtype leave an empty range");
+      // torch's check_from_to_in_range: from and to - 1 within the dtype's finite range
+      if (static_cast<double>(lo) < static_cast<double>(std::numeric_limits<scalar_t>::lowest()) ||
+          static_cast<double>(hi - 1) > static_cast<double>(std::numeric_limits<scalar_t>::max()))
+        throw std::invalid_argument("torch_cuda randint: [low, high) does not fit the dtype");
     } else {
       if (ilow < static_cast<int64_t>(std::numeric_limits<scalar_t>::lowest()) ||
-          ihigh - 1 > static_cast<int64_t>(std::numeric_limits<scalar_t>::max()))
+          ihigh - 1 > xrng::torch_streams::int_max<scalar_t>())
         throw std::invalid_argument("torch_cuda randint: [low, high) does not fit the dtype");
     }
-  });
+  }), AT_EXPAND(AT_ALL_TYPES), at::kBool, at::kHalf, at::kBFloat16, AT_EXPAND(AT_BAREBONES_UNSIGNED_TYPES));
   return {lo, static_cast<uint64_t>(hi) - static_cast<uint64_t>(lo)};
 }
 
@@ -131,7 +136,9 @@ uint64_t xrng::torch_streams::cuda_draw(uint64_t seed, uint64_t offset, const st
 #if defined(XRNG_TORCH_CUDA)
   // a contiguous CUDA tensor: filled on its GPU by xrng's kernels (randperm: on the host, then copied)
   if (out.is_cuda() && out.is_contiguous()) {
-    if (kind != "randperm")
+    // randperm, random_() and the unsigned dtypes (no xrng kernel for them): on the host, then copied
+    const auto dt = out.scalar_type();
+    if (kind != "randperm" && kind != "random" && dt != at::kUInt16 && dt != at::kUInt32 && dt != at::kUInt64)
       return device_draw(tg::State{seed, offset}, tg::Device{sm_count, threads_per_sm}, kind, out, a, b, ilow, ihigh);
     at::Tensor host = at::empty(out.sizes(), out.options().device(at::kCPU));
     const uint64_t next = cuda_draw(seed, offset, kind, sm_count, threads_per_sm, host, a, b, ilow, ihigh);
@@ -240,7 +247,8 @@ uint64_t xrng::torch_streams::cuda_draw(uint64_t seed, uint64_t offset, const st
     const auto bounds = randint_bounds(dt, ilow, ihigh);
     const int64_t lo = bounds.first;
     const uint64_t range = bounds.second;
-    AT_DISPATCH_ALL_TYPES_AND2(at::kHalf, at::kBFloat16, dt, "torch_cuda_randint", [&] {
+    // torch's random_from_to_kernel_cuda dtypes: bool and uint16/32/64 included
+    AT_DISPATCH_V2(dt, "torch_cuda_randint", AT_WRAP([&] {
       auto* p = out.data_ptr<scalar_t>();
       if (range >= (1ull << 28)) {  // ulonglong2 from curand4: unroll 2
         tg::for_each(s, n, esize, 2, d, [&](uint64_t i, const xrng::u32x4& w, uint32_t lane) {
@@ -249,6 +257,23 @@ uint64_t xrng::torch_streams::cuda_draw(uint64_t seed, uint64_t offset, const st
       } else {
         tg::for_each(s, n, esize, 4, d, [&](uint64_t i, const xrng::u32x4& w, uint32_t lane) {
           p[i] = static_cast<scalar_t>(tg::uniform_int_from_to(w.v[lane], range, lo));
+        });
+      }
+    }), AT_EXPAND(AT_ALL_TYPES), at::kBool, at::kHalf, at::kBFloat16, AT_EXPAND(AT_BAREBONES_UNSIGNED_TYPES));
+  } else if (kind == "random") {  // random_() without a range: torch's random_kernel_cuda dtypes
+    if (dt == at::kUInt16 || dt == at::kUInt32 || dt == at::kUInt64)
+      throw std::invalid_argument(std::string("torch_cuda random_: torch has no random_() without a range for ") +
+                                  c10::toString(dt));
+    AT_DISPATCH_ALL_TYPES_AND3(at::kBool, at::kHalf, at::kBFloat16, dt, "torch_cuda_random", [&] {
+      constexpr uint64_t mod = xrng::torch_streams::random_modulus<scalar_t>();
+      auto* p = out.data_ptr<scalar_t>();
+      if constexpr (std::is_same_v<scalar_t, double> || std::is_same_v<scalar_t, int64_t>) {  // ulonglong2: unroll 2
+        tg::for_each(s, n, esize, 2, d, [&](uint64_t i, const xrng::u32x4& w, uint32_t lane) {
+          p[i] = static_cast<scalar_t>(tg::random_value(tg::random64(w, lane), mod));
+        });
+      } else {  // uint4: unroll 4
+        tg::for_each(s, n, esize, 4, d, [&](uint64_t i, const xrng::u32x4& w, uint32_t lane) {
+          p[i] = static_cast<scalar_t>(tg::random_value(w.v[lane], mod));
         });
       }
     });
@@ -397,7 +422,7 @@ void register_torch_cuda(py::module_& m) {
         py::arg("threads_per_sm"), py::arg("out"), py::arg("a") = 0.0, py::arg("b") = 1.0, py::arg("ilow") = 0,
         py::arg("ihigh") = 0,
         "Fills contiguous CPU `out` with torch CUDA stream draw `kind` (uniform, normal, exponential, log_normal, "
-        "geometric, cauchy, bernoulli, randint) from state (seed, offset) on a GPU of sm_count SMs; returns the new philox offset.");
+        "geometric, cauchy, bernoulli, randint, random (random_() without a range), randperm) from state (seed, offset) on a GPU of sm_count SMs; returns the new philox offset.");
   m.def("torch_cuda_dropout", &dropout, py::arg("seed"), py::arg("offset"), py::arg("sm_count"),
         py::arg("threads_per_sm"), py::arg("input"), py::arg("p"), py::arg("vec"),
         "torch's CUDA native_dropout of contiguous CPU `input`: (output, mask, new offset).");

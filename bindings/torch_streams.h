@@ -8,16 +8,40 @@
 #include <ATen/ATen.h>
 
 #include <cstdint>
+#include <limits>
 #include <string>
 #include <tuple>
+#include <type_traits>
 
 #include "rng/torch_cpu.h"
 
 namespace xrng::torch_streams {
 
+// The modulus of random_() without a range for dtype T (torch 2.15
+// TransformationHelper.h uniform_int): 2^digits + 1 for the floating types,
+// max + 1 for the integers, 2 for bool (its `w & 1`).
+template <class T>
+constexpr uint64_t random_modulus() {
+  if constexpr (std::is_same_v<T, bool>)
+    return 2;
+  else if constexpr (std::is_integral_v<T>)
+    return static_cast<uint64_t>(std::numeric_limits<T>::max()) + 1;
+  else
+    return (uint64_t{1} << std::numeric_limits<T>::digits) + 1;
+}
+// The largest `to - 1` torch's random_(from, to) takes for integer dtype T
+// (check_from_to_in_range): the dtype's max, INT64_MAX for uint64.
+template <class T>
+constexpr int64_t int_max() {
+  if constexpr (std::is_same_v<T, uint64_t>)
+    return std::numeric_limits<int64_t>::max();
+  else
+    return static_cast<int64_t>(std::numeric_limits<T>::max());
+}
+
 // torch CPU stream: fills contiguous CPU `out` with draw `kind` (uniform,
 // normal, normal_each, exponential, geometric, log_normal, cauchy,
-// randint, bernoulli, randperm) from `s`, advancing it as torch's CPU generator
+// randint, random (random_() without a range), bernoulli, randperm) from `s`, advancing it as torch's CPU generator
 // would (torch_cpu_ops.cpp documents the parameters). Throws
 // std::invalid_argument before drawing for arguments it does not take.
 void cpu_draw(torch_cpu::State& s, const std::string& kind, torch_cpu::Kernel k, at::Tensor out, double a,
@@ -31,7 +55,7 @@ at::Tensor cpu_multinomial(torch_cpu::State& s, at::Tensor weights, int64_t n);
 
 // torch CUDA stream: fills contiguous CPU `out` with draw `kind` (uniform,
 // normal, exponential, log_normal, geometric, cauchy, bernoulli, randint,
-// randperm) from (seed, offset) on
+// random, randperm) from (seed, offset) on
 // a GPU of sm_count SMs; returns the new philox offset.
 uint64_t cuda_draw(uint64_t seed, uint64_t offset, const std::string& kind, uint32_t sm_count,
                    uint32_t threads_per_sm, at::Tensor out, double a, double b, int64_t ilow, int64_t ihigh);

@@ -368,6 +368,16 @@ inline int64_t randint_value(State& s, uint64_t range, int64_t low) {
   return static_cast<int64_t>(static_cast<uint64_t>(r) + static_cast<uint64_t>(low));
 }
 
+// random_() without a range on CPU (torch 2.15 ATen/native/cpu/DistributionTemplates.h
+// random_kernel, ATen/core/DistributionsHelper.h uniform_int_distribution,
+// TransformationHelper.h uniform_int): w mod `modulus` (random_modulus), w a
+// 64-bit word (random64, two draws) for float64 and int64, one word for
+// every other dtype; the caller casts to the dtype (every value is exact in
+// it). bool's `w & 1` is w mod 2.
+inline uint64_t random_value(State& s, uint64_t modulus, bool wide) {
+  return (wide ? s.random64() : static_cast<uint64_t>(s.random())) % modulus;
+}
+
 // random_(from, to) into a floating dtype with `digits` significand bits
 // moves the bounds inward first (torch's update_from / update_to,
 // ATen/native/DistributionTemplates.h) so no value rounds outside [from, to):

@@ -320,6 +320,14 @@ XRNG_HD inline int64_t uniform_int_from_to(uint64_t w, uint64_t range, int64_t b
   return static_cast<int64_t>(w % range + static_cast<uint64_t>(base));
 }
 
+// random_() without a range on CUDA (torch 2.15 ATen/native/cuda/
+// DistributionTemplates.h random_kernel, TransformationHelper.h uniform_int):
+// float64 and int64 take a 64-bit word from a ulonglong2 (random64: unroll
+// 2), every other dtype one 32-bit word from a uint4 (unroll 4); the value
+// is w mod `modulus` (the dtype's: 2^digits + 1 for the floats, max + 1 for
+// the integers, 2 for bool, whose w & 1 it equals), exact in the dtype.
+XRNG_HD inline uint64_t random_value(uint64_t w, uint64_t modulus) { return w % modulus; }
+
 // ---- the GPU's approximate instructions, modelled (UNMEASURED: SPEC.md section 15) ----------
 // The MUFU values are not specified by NVIDIA; each model below is the exact
 // function rounded to float (from binary64 values of xrng's ports of glibc's

@@ -73,7 +73,7 @@ __all__ = [
     "has_cuda_kernels",
     "rand", "randn", "randint", "bernoulli", "randperm", "dropout",
     "rand_like", "randn_like", "randint_like", "bernoulli_like",
-    "uniform_", "normal_", "randint_", "bernoulli_", "bits_",
+    "uniform_", "normal_", "randint_", "random_", "bernoulli_", "bits_",
     "exponential_", "geometric_", "log_normal_", "cauchy_", "perm_shard", "perm_element", "perm_position",
 ]
 __version__ = "1.0.0"
@@ -464,6 +464,12 @@ def _alloc(what: str, size: list, dtype: torch.dtype, device: _Device) -> torch.
                           f"{str(e).splitlines()[0] if str(e) else type(e).__name__}") from None
 
 
+def _torch_refusal(generator, what: str) -> str:
+    """The one-line message of a draw torch's own stream does not reproduce."""
+    stream = "xrng.torch_cuda" if isinstance(generator, _torch_cuda.TorchCUDAGenerator) else "xrng.torch_cpu"
+    return f"{stream}: {what} is not reproduced on torch's stream (use an xrng.Generator)"
+
+
 def _source(seed: Optional[int], subseq: int, offset: int, generator: Optional[Generator]):
     """Where a draw starts: the Generator it advances (``generator=``, else
     :data:`default_generator`), or for ``seed=`` the stream position
@@ -481,6 +487,8 @@ def _source(seed: Optional[int], subseq: int, offset: int, generator: Optional[G
                 raise ValueError("generator= as a tensor must be a generator's state: int64, 4 elements "
                                  "[seed, subseq, offset, stream]")
             return generator
+        if isinstance(generator, _TORCH_GENS):
+            raise NotImplementedError(_torch_refusal(generator, "this draw"))
         if not isinstance(generator, _C.Generator):
             raise TypeError(f"generator must be an xrng.Generator, got {type(generator).__name__}")
         return generator
@@ -883,7 +891,7 @@ def _fill(tensor: torch.Tensor, dist: str, params: dict, kw: dict) -> torch.Tens
         g = kw.pop("generator")
         if kw:
             raise TypeError(f"{dist}: with a torch_cuda generator, unexpected keyword argument(s) {', '.join(sorted(kw))}")
-        cuda_args = {"uniform": ("low", "high"), "normal": ("mean", "std"), "randint": ("ilow", "ihigh"),
+        cuda_args = {"uniform": ("low", "high"), "normal": ("mean", "std"), "randint": ("ilow", "ihigh"), "random": (),
                      "bernoulli": ("p",), "exponential": ("rate",), "geometric": ("p",),
                      "log_normal": ("mean", "std"), "cauchy": ("median", "sigma")}
         if dist not in cuda_args:
@@ -907,6 +915,8 @@ def _fill(tensor: torch.Tensor, dist: str, params: dict, kw: dict) -> torch.Tens
             return g._fill("normal", tensor, params["mean"], params["std"])
         if dist == "randint":
             return g._fill("randint", tensor, params["ilow"], params["ihigh"])
+        if dist == "random":
+            return g._fill("random", tensor)
         if dist == "bernoulli":
             return g._fill("bernoulli", tensor, params["p"])
         raise NotImplementedError(f"xrng.torch_cpu: {dist} with {params} is not reproduced yet")
@@ -937,6 +947,29 @@ def randint_(tensor: torch.Tensor, low: int, high: int, **kw) -> torch.Tensor:
         if r is not NotImplemented:
             return r
     return _fill(tensor, "randint", {"ilow": _i64(low, "randint_: low"), "ihigh": _i64(high, "randint_: high")}, kw)
+
+
+def random_(tensor: torch.Tensor, *bounds: Optional[int], **kw) -> torch.Tensor:
+    """torch's ``Tensor.random_`` with an ``xrng.torch_cpu`` or ``xrng.torch_cuda``
+    generator (``generator=`` required): ``random_(t)`` fills ``t`` with
+    torch's values in [0, 2^digits] for a floating dtype (24 bits float32,
+    53 float64, 11 float16, 8 bfloat16), [0, max] for an integer dtype and
+    {False, True} for bool (torch has no such draw for uint16/32/64: a
+    ValueError); ``random_(t, to)`` and ``random_(t, from, to)`` are
+    :func:`randint_` on [0, to) and [from, to). With xrng's own streams only
+    the bounded forms are taken (they are :func:`randint_`).
+    """
+    if len(bounds) > 2:
+        raise TypeError(f"random_(tensor, [from,] to) takes at most 2 bounds, got {len(bounds)}")
+    if len(bounds) == 2 and bounds[1] is None:
+        raise NotImplementedError("xrng.random_: random_(from, None) is not reproduced (give to)")
+    if bounds:
+        low, high = (0, bounds[0]) if len(bounds) == 1 else bounds
+        return randint_(tensor, low, high, **kw)
+    if not isinstance(kw.get("generator"), _TORCH_GENS):
+        raise NotImplementedError("xrng.random_: random_() without a range is torch's draw; pass "
+                                  "generator=xrng.torch_cpu(...) or xrng.torch_cuda(...), or use randint_ or bits_")
+    return _fill(tensor, "random", {}, kw)
 
 
 def bernoulli_(tensor: torch.Tensor, p: float = 0.5, **kw) -> torch.Tensor:

@@ -15,7 +15,7 @@ from typing import Optional
 
 import torch
 
-from . import _C, _position, _source
+from . import _C, _TORCH_GENS, _position, _source, _torch_refusal
 from ._sampling import _into, _release_refused
 
 _FLOATS = (torch.float32, torch.float64, torch.float16, torch.bfloat16)
@@ -78,6 +78,8 @@ class _PoissonFn(torch.autograd.Function):
 
 
 def _draw(what: str, alpha, seed, subseq, offset, generator, out):
+    if isinstance(generator, _TORCH_GENS):
+        raise NotImplementedError(_torch_refusal(generator, what))
     name = "rate" if what == "poisson" else "alpha"
     if not isinstance(alpha, torch.Tensor):
         raise TypeError(f"{what}: {name} must be a Tensor, got {type(alpha).__name__}")
@@ -215,6 +217,8 @@ def binomial(count: torch.Tensor, prob: torch.Tensor, *, seed: Optional[int] = N
     outside ``[0, 1]`` or NaN, another dtype, shapes that do not broadcast,
     and ``TypeError`` for a non-tensor.
     """
+    if isinstance(generator, _TORCH_GENS):
+        raise NotImplementedError(_torch_refusal(generator, "binomial"))
     for name, t in (("count", count), ("prob", prob)):
         if not isinstance(t, torch.Tensor):
             raise TypeError(f"binomial: {name} must be a Tensor, got {type(t).__name__}")

@@ -9,7 +9,7 @@ from typing import Optional
 
 import torch
 
-from . import _C, _bits64, _position, _source, _torch_cpu, _traced, _u
+from . import _C, _bits64, _position, _source, _torch_cpu, _torch_cuda, _traced, _u
 
 _FLOAT_WEIGHTS = (torch.float32, torch.float64, torch.float16, torch.bfloat16)
 # words per unit (a sample with replacement, a category without): the registry's XRNG_TENSOR_DRAWS
@@ -68,7 +68,11 @@ def multinomial(input: torch.Tensor, num_samples: int, replacement: bool = False
     ``2 rows k`` without; a generator advances by that many (and not at all
     when the draw is refused). ``seed`` / ``subseq`` / ``offset`` or
     ``generator`` (an :class:`xrng.Generator`) say where it starts, as for
-    every xrng draw; neither: :data:`xrng.default_generator`.
+    every xrng draw; neither: :data:`xrng.default_generator`. An
+    ``xrng.torch_cpu`` generator gives torch's CPU values (with and without
+    replacement); an ``xrng.torch_cuda`` one torch's CUDA values without
+    replacement or for one sample (torch's exponential_ composite; with
+    replacement and more than one sample: NotImplementedError).
 
     Raises ``ValueError`` (one line, before anything is written) for weights
     that are not 1-d or 2-d or not floating point, ``num_samples <= 0``,
@@ -102,12 +106,13 @@ def multinomial(input: torch.Tensor, num_samples: int, replacement: bool = False
     if not replacement and num_samples > k:
         raise ValueError(f"multinomial: cannot sample num_samples = {num_samples} > {k} categories without "
                          "replacement")
-    if isinstance(generator, _torch_cpu.TorchCPUGenerator):  # torch's own CPU stream (_torch_cpu.py)
+    if isinstance(generator, (_torch_cpu.TorchCPUGenerator, _torch_cuda.TorchCUDAGenerator)):  # torch's own streams
         if seed is not None or subseq or offset:
-            raise TypeError("multinomial: seed/subseq/offset do not apply to a torch_cpu generator")
+            raise TypeError("multinomial: seed/subseq/offset do not apply to a torch_cpu or torch_cuda generator")
         if out is not None and out.dtype != torch.int64:
             raise ValueError(f"multinomial: out must be int64, got {out.dtype}")
-        return _into(out, _torch_cpu.multinomial(generator, input, num_samples, replacement))
+        mod = _torch_cpu if isinstance(generator, _torch_cpu.TorchCPUGenerator) else _torch_cuda
+        return _into(out, mod.multinomial(generator, input, num_samples, replacement))
     words = _words(rows, k, num_samples, replacement)
     if words >= 2**63:
         raise ValueError(f"multinomial: the draw needs {words} stream words (at most 2**63 - 1 per draw)")

@@ -4,7 +4,7 @@
 :class:`TorchCPUGenerator`: pass it as ``generator=`` to :func:`xrng.rand`,
 :func:`xrng.randn`, :func:`xrng.randint`, :func:`xrng.randperm`,
 :func:`xrng.bernoulli`, :func:`xrng.dropout` (and :func:`xrng.uniform_`,
-:func:`xrng.normal_`, :func:`xrng.randint_`; ``dtype=``, ``device=``, ``out=``
+:func:`xrng.normal_`, :func:`xrng.randint_`, :func:`xrng.random_`; ``dtype=``, ``device=``, ``out=``
 as usual, other devices filled on the host then moved) to get the values
 ``torch.manual_seed(seed)`` followed by the same torch calls gives on a CPU
 running that kernel, on any host: ``kernel="x86"`` is torch's AVX2 normal
@@ -17,11 +17,12 @@ Reproduced so far: rand/uniform_ on any [low, high) (float32, float64,
 float16, bfloat16), randn/normal_ in every floating dtype, any size and
 strides (torch's 16-wide fill for 16 or more contiguous elements, its
 element-wise float64 Box-Muller with the cached second normal otherwise),
-exponential_, geometric_, log_normal_ and cauchy_ (every CPU, Intel's included), randint and randint_ (any dtype), randperm
+exponential_, geometric_, log_normal_ and cauchy_ (every CPU, Intel's included), randint and randint_ (any dtype
+torch takes, bool and uint16/32/64 included), random_() without a range (every dtype torch draws it for), randperm
 (any dtype), multinomial (with and without replacement, every CPU),
 bernoulli with a tensor p (every CPU), bernoulli with a scalar p
-and dropout (every CPU, Intel's included: torch 2.15 has no MKL bernoulli). Other calls raise NotImplementedError or ValueError
-before the generator advances.
+and dropout (every CPU, Intel's included: torch 2.15 has no MKL bernoulli). Other calls (gamma, poisson,
+binomial, random_ over the full 64-bit range) raise NotImplementedError or ValueError before the generator advances.
 """
 from __future__ import annotations
 

@@ -4,7 +4,7 @@
 profile=None)`` returns a :class:`TorchCUDAGenerator`: pass it as
 ``generator=`` to :func:`xrng.rand`, :func:`xrng.randn`, :func:`xrng.randint`,
 :func:`xrng.bernoulli`, :func:`xrng.dropout`, :func:`xrng.randperm` (and :func:`xrng.uniform_`,
-:func:`xrng.normal_`, :func:`xrng.randint_`, :func:`xrng.bernoulli_` (``p`` a float
+:func:`xrng.normal_`, :func:`xrng.randint_`, :func:`xrng.random_`, :func:`xrng.bernoulli_` (``p`` a float
 or a tensor), :func:`xrng.exponential_`, :func:`xrng.geometric_`,
 :func:`xrng.log_normal_`, :func:`xrng.cauchy_`) to get the values ``torch.cuda.manual_seed(seed)``
 followed by the same torch calls gives on a GPU with that many SMs, computed
@@ -23,7 +23,8 @@ depend on the GPU; above it they depend on the SM count. ``profile=`` names a
 GPU (see :data:`PROFILES`).
 
 Exact from torch's and cuRAND's source: rand/uniform_ (every float dtype),
-randint/random_, bernoulli with a scalar or a tensor p, dropout, randperm,
+randint/random_ (bool and uint16/32/64 included; random_() without a range:
+read from source, unmeasured), bernoulli with a scalar or a tensor p, dropout, randperm,
 and the generator's offset after every draw. Modelled, NOT measured on a
 GPU (SPEC.md section 15): the float32/16 normal and log_normal (cuRAND's
 ``__sincosf``, torch's ``__expf``: hardware approximations), the float32/16
@@ -31,10 +32,13 @@ exponential and geometric (torch's ``__logf``), the float32/16 cauchy
 (``__tanf``), and the float64 normal, exponential, log_normal, geometric and
 cauchy (exact ports of libdevice's ``sincospi``, ``log``, ``exp``, ``log1p``
 and ``tan``, but for the hardware reciprocal seed of ``log`` and of ``tan``'s
-cotangent branch).
+cotangent branch). multinomial without replacement or of one sample is
+torch's composite over exponential_ (its caveats); with replacement, gamma,
+poisson and binomial raise NotImplementedError.
 """
 from __future__ import annotations
 
+import math
 from typing import Optional, Union
 
 import torch
@@ -244,6 +248,32 @@ def dropout(generator: TorchCUDAGenerator, input: torch.Tensor, p: float, traini
                                                          generator.threads_per_sm, host, float(p), v)
     out = out.to(input.device)
     return input.copy_(out) if inplace else out
+
+
+def multinomial(generator: TorchCUDAGenerator, input: torch.Tensor, n: int, replacement: bool) -> torch.Tensor:
+    """torch.multinomial on CUDA (arguments already checked as xrng.multinomial
+    checks them) without replacement or for one sample: torch 2.15's
+    multinomial_out (ATen/native/Distributions.cpp), the same composite on
+    every device: ``q = empty_like(input).exponential_(1)`` on this stream
+    (its values as modelled as :func:`xrng.exponential_`'s, SPEC.md 15),
+    then ``argmax(input / q)`` or ``topk(input / q, n)``'s indices, with the
+    same torch operations on ``input``'s device. With replacement and n > 1
+    torch runs its own CUDA kernel (multinomial_with_replacement), not
+    reproduced: NotImplementedError before anything is drawn."""
+    if replacement and n > 1:
+        raise NotImplementedError("xrng.torch_cuda: multinomial with replacement (num_samples > 1) is not "
+                                  "reproduced (torch's CUDA kernel); replacement=False or one sample is")
+    w = input.detach()
+    if w.shape[-1] > 2 ** 24:
+        raise ValueError("multinomial: number of categories cannot exceed 2^24")
+    if not bool(((w.max() < math.inf) & (w.min() >= 0)).item()):
+        raise ValueError("multinomial: probability tensor contains either `inf`, `nan` or element < 0")
+    if bool((w.sum(-1) == 0).any().item()):
+        raise ValueError("multinomial: invalid multinomial distribution (sum of probabilities <= 0)")
+    q = torch.empty_like(w)
+    generator._fill("exponential", q, 1.0)
+    q = torch.div(w, q)
+    return q.argmax(dim=-1, keepdim=True) if n == 1 else torch.topk(q, n)[1]
 
 
 # Also reachable as xrng.torch_cuda.PROFILES (docs/reproducible.md).

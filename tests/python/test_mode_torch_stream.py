@@ -278,7 +278,9 @@ def test_torch_cuda_equals_xrng_torch_cuda(sm_count):
         torch.manual_seed(5)
         got = [torch.randn(1000), torch.rand(300_000), torch.randint(0, 10, (50,)), torch.randperm(100),
                torch.empty(20).exponential_(), torch.empty(64).bernoulli_(0.3), torch.randn(7, dtype=torch.float64),
-               torch.native_dropout(x, 0.3, True)[0], torch.empty(4, 5).t().uniform_(-1, 1)]
+               torch.native_dropout(x, 0.3, True)[0], torch.empty(4, 5).t().uniform_(-1, 1),
+               torch.empty(30, dtype=torch.int64).random_(), torch.empty(30, dtype=torch.float16).random_(),
+               torch.randint(0, 2, (30,), dtype=torch.bool)]
         with torch.random.fork_rng(devices=[]):
             a = torch.randn(10)
         b = torch.randn(10)
@@ -288,7 +290,10 @@ def test_torch_cuda_equals_xrng_torch_cuda(sm_count):
     want = [xrng.randn(1000, generator=g), xrng.rand(300_000, generator=g), xrng.randint(0, 10, (50,), generator=g),
             xrng.randperm(100, generator=g), xrng.exponential_(torch.empty(20), generator=g),
             xrng.bernoulli(64, p=0.3, generator=g, dtype=torch.float32), xrng.randn(7, generator=g, dtype=torch.float64),
-            xrng.dropout(x, 0.3, generator=g), xrng.uniform_(torch.empty(4, 5).t(), -1, 1, generator=g)]
+            xrng.dropout(x, 0.3, generator=g), xrng.uniform_(torch.empty(4, 5).t(), -1, 1, generator=g),
+            xrng.random_(torch.empty(30, dtype=torch.int64), generator=g),
+            xrng.random_(torch.empty(30, dtype=torch.float16), generator=g),
+            xrng.randint(0, 2, (30,), dtype=torch.bool, generator=g)]
     for i, (u, v) in enumerate(zip(got, want)):
         assert torch.equal(u, v), i
     assert torch.equal(a, b) and torch.equal(a, xrng.randn(10, generator=g))
@@ -342,6 +347,16 @@ def _calls():
         lambda: torch.empty(40, dtype=torch.bfloat16).random_(0, 100),
         lambda: torch.empty(30, dtype=torch.int64).random_(2 ** 40),   # random_(to)
         lambda: torch.empty(30, dtype=torch.float64).random_(-2 ** 52, 2 ** 52),
+        # random_() without a range (issue 26): every dtype torch draws it for
+        *[lambda dt=dt: torch.empty(25, dtype=dt).random_() for dt in (
+            torch.float32, torch.float64, torch.float16, torch.bfloat16, torch.int8, torch.uint8, torch.int16,
+            torch.int32, torch.int64, torch.bool)],
+        lambda: torch.empty(5, 6, dtype=torch.int16).t().random_(),
+        # random_(from, to) / randint into bool and the unsigned dtypes; random_(from) into bool, uint16/32
+        lambda: torch.randint(0, 2, (30,), dtype=torch.bool), lambda: torch.empty(20, dtype=torch.bool).random_(0, None),
+        lambda: torch.randint(1, 60000, (20,), dtype=torch.uint16),
+        lambda: torch.empty(20, dtype=torch.uint32).random_(9, None),
+        lambda: torch.randint(0, 2 ** 62, (20,), dtype=torch.uint64),
         lambda: torch.randperm(300, dtype=torch.float32), lambda: torch.randperm(70, dtype=torch.int16),
         lambda: torch.randperm(100, dtype=torch.int8), lambda: torch.randperm(700, dtype=torch.bfloat16),  # rounds
         lambda: torch.bernoulli(torch.rand(20, dtype=torch.float64)),

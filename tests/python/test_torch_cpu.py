@@ -83,6 +83,27 @@ CALLS = [
     ("cauchy", 40, torch.bfloat16, 0.25, 3.0),
     ("cauchy_t", 45, torch.float64, 0.0, 0.1),
     ("randn", 3, torch.float64, 0.0, 1.0),
+    # random_() without a range (issue 26): w mod (2^digits + 1) for the floats,
+    # mod (max + 1) for the integers (float64 and int64 from random64), w & 1 for bool
+    ("random", 50, torch.float32, 0, 0),
+    ("random", 33, torch.float64, 0, 0),
+    ("random", 50, torch.float16, 0, 0),
+    ("random", 50, torch.bfloat16, 0, 0),
+    ("random", 40, torch.int8, 0, 0),
+    ("random", 40, torch.uint8, 0, 0),
+    ("random", 40, torch.int16, 0, 0),
+    ("random", 40, torch.int32, 0, 0),
+    ("random", 41, torch.int64, 0, 0),
+    ("random", 40, torch.bool, 0, 0),
+    ("random_t", 45, torch.int32, 0, 0),
+    # randint / random_(from, to) into bool and the unsigned dtypes
+    ("randint", 60, torch.bool, 0, 2),
+    ("randint", 20, torch.bool, 1, 2),
+    ("randint", 40, torch.uint16, 0, 60000),
+    ("randint", 40, torch.uint32, 7, 2 ** 32 - 1),
+    ("randint", 40, torch.uint32, 0, 1000),
+    ("randint", 40, torch.uint64, 0, 2 ** 63 - 1),
+    ("randint", 40, torch.uint64, 3, 2 ** 20),
 ]
 SEEDS = [0, 1, 42, 2 ** 32 + 5, 123456789, 2 ** 64 - 1]
 
@@ -119,6 +140,10 @@ for seed in seeds:
             vals.append(torch.empty(n, dtype=dtype).cauchy_(a, b, generator=g))
         elif call == "cauchy_t":
             vals.append(torch.empty(5, n // 5, dtype=dtype).t().cauchy_(a, b, generator=g))
+        elif call == "random":
+            vals.append(torch.empty(n, dtype=dtype).random_(generator=g))
+        elif call == "random_t":
+            vals.append(torch.empty(5, n // 5, dtype=dtype).t().random_(generator=g))
     out["runs"].append((vals, g.get_state()))
 torch.save(out, path)
 """
@@ -170,6 +195,10 @@ def _xrng_values(seed: int, kernel: str):
             vals.append(xrng.cauchy_(torch.empty(n, dtype=dtype), a, b, generator=g))
         elif call == "cauchy_t":
             vals.append(xrng.cauchy_(torch.empty(5, n // 5, dtype=dtype).t(), a, b, generator=g))
+        elif call == "random":
+            vals.append(xrng.random_(torch.empty(n, dtype=dtype), generator=g))
+        elif call == "random_t":
+            vals.append(xrng.random_(torch.empty(5, n // 5, dtype=dtype).t(), generator=g))
     return vals, g
 
 
@@ -235,13 +264,71 @@ def test_torch_cpu_strided_out_in_torch_order():
         assert torch.equal(g.state[:5016], tg.get_state()[:5016])
 
 
-def test_torch_cpu_device():
-    dev = "cuda" if torch.cuda.is_available() else "meta"
-    if dev == "meta":
-        pytest.skip("no second device here: the host-then-transfer path needs CUDA to be exercised")
-    a = xrng.randn(64, generator=xrng.torch_cpu(5), device=dev)
+def test_torch_cpu_device(xdev):
+    # another device (the xdev PrivateUse1 test backend): filled on the host, then moved
+    a = xrng.randn(64, generator=xrng.torch_cpu(5), device="xdev")
     b = xrng.randn(64, generator=xrng.torch_cpu(5))
-    assert a.device.type == dev and torch.equal(a.cpu(), b)
+    assert a.device.type == "xdev" and torch.equal(a.cpu(), b)
+    g, h = xrng.torch_cpu(6), xrng.torch_cpu(6)
+    t = xrng.random_(torch.empty(4, 10, dtype=torch.int32, device="xdev").t(), generator=g)
+    u = xrng.random_(torch.empty(4, 10, dtype=torch.int32).t(), generator=h)
+    assert t.device.type == "xdev" and torch.equal(t.cpu(), u)
+    r = xrng.randint(0, 2, (33,), dtype=torch.bool, device="xdev", generator=g)
+    assert r.device.type == "xdev" and torch.equal(r.cpu(), xrng.randint(0, 2, (33,), dtype=torch.bool, generator=h))
+    assert torch.equal(g.state, h.state)
+
+
+def test_torch_cpu_random_equals_torch():
+    # the default capability here (random_ has no capability-dependent path)
+    g, x = torch.Generator().manual_seed(9), xrng.torch_cpu(9)
+    for dt in (torch.float32, torch.float64, torch.float16, torch.bfloat16, torch.int8, torch.uint8, torch.int16,
+               torch.int32, torch.int64, torch.bool):
+        t = torch.empty(300, dtype=dt).random_(generator=g)
+        v = xrng.random_(torch.empty(300, dtype=dt), generator=x)
+        assert torch.equal(t, v), dt
+        assert torch.equal(g.get_state(), x.state), dt
+    # the ranges: every value in [0, 2^digits] / [0, max] and the top reached for the small ones
+    assert int(t.sum()) > 0
+    h = xrng.random_(torch.empty(20000, dtype=torch.bfloat16), generator=xrng.torch_cpu(10))
+    assert float(h.max()) == 256.0 and float(h.min()) == 0.0
+    # random_(to) and random_(from, to) are randint_
+    t = torch.empty(50, dtype=torch.int16).random_(7, 300, generator=g)
+    assert torch.equal(xrng.random_(torch.empty(50, dtype=torch.int16), 7, 300, generator=x), t)
+    t = torch.empty(50, dtype=torch.uint8).random_(100, generator=g)
+    assert torch.equal(xrng.random_(torch.empty(50, dtype=torch.uint8), 100, generator=x), t)
+    assert torch.equal(g.get_state(), x.state)
+
+
+def test_torch_cpu_random_and_randint_refusals():
+    x = xrng.torch_cpu(3)
+    before = x.state.clone()
+    for dt in (torch.uint16, torch.uint32, torch.uint64):
+        with pytest.raises(RuntimeError):  # torch: no random_() without a range for them
+            torch.empty(3, dtype=dt).random_()
+        with pytest.raises(ValueError, match="random_"):
+            xrng.random_(torch.empty(3, dtype=dt), generator=x)
+    for dt, lo, hi in ((torch.bool, 0, 3), (torch.uint16, 0, 2 ** 16 + 1), (torch.uint64, -1, 5),
+                       (torch.uint64, 0, 2 ** 63)):
+        with pytest.raises(RuntimeError):
+            torch.randint(lo, hi, (3,), dtype=dt) if hi < 2 ** 63 else torch.empty(3, dtype=dt).random_(lo, None)
+        if hi < 2 ** 63:
+            with pytest.raises(ValueError, match="does not fit"):
+                xrng.randint(lo, hi, (3,), dtype=dt, generator=x)
+    for dt, lo, hi in ((torch.float16, 0, 70000), (torch.float16, -70000, 0)):  # beyond the dtype's finite range
+        with pytest.raises(RuntimeError, match="out of bounds"):
+            torch.randint(lo, hi, (3,), dtype=dt)
+        with pytest.raises(ValueError, match="does not fit"):
+            xrng.randint(lo, hi, (3,), dtype=dt, generator=x)
+    assert torch.equal(x.state, before)  # nothing drawn
+    with pytest.raises(NotImplementedError, match="without a range"):
+        xrng.random_(torch.empty(3, dtype=torch.int32))  # xrng's own streams have no such draw
+    with pytest.raises(NotImplementedError, match="xrng.torch_cpu: gamma"):
+        xrng.gamma(torch.ones(3), generator=x)
+    with pytest.raises(NotImplementedError, match="xrng.torch_cpu: poisson"):
+        xrng.poisson(torch.ones(3), generator=x)
+    with pytest.raises(NotImplementedError, match="xrng.torch_cpu: binomial"):
+        xrng.binomial(torch.ones(3), torch.full((3,), 0.5), generator=x)
+    assert torch.equal(x.state, before)
 
 
 def test_torch_cpu_errors():

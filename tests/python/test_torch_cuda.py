@@ -103,6 +103,82 @@ def test_randint_both_paths_match_model():
     assert g.offset == off2
 
 
+# random_() without a range (torch 2.15 ATen/native/cuda/DistributionTemplates.h random_kernel,
+# TransformationHelper.h uniform_int): float64 / int64 a ulonglong2 (unroll 2, w = x << 32 | y),
+# the rest a uint4 (unroll 4); w mod (2^digits + 1) for the floats, mod (max + 1) for the integers,
+# w & 1 for bool. Read from source, UNMEASURED on a GPU (SPEC.md 15).
+RANDOM_MOD = {torch.float32: 2 ** 24 + 1, torch.float64: 2 ** 53 + 1, torch.float16: 2 ** 11 + 1,
+              torch.bfloat16: 2 ** 8 + 1, torch.int8: 2 ** 7, torch.uint8: 2 ** 8, torch.int16: 2 ** 15,
+              torch.int32: 2 ** 31, torch.int64: 2 ** 63, torch.bool: 2}
+
+
+@pytest.mark.parametrize("dt", list(RANDOM_MOD))
+@pytest.mark.parametrize("sm,tps,n", [(2, 256, 1500), (132, 2048, 37)])
+def test_random_matches_model(dt, sm, tps, n):
+    g = xrng.torch_cuda(21, sm_count=sm, threads_per_sm=tps)
+    g.offset = 12
+    got = xrng.random_(torch.empty(n, dtype=dt), generator=g)
+    wide = dt in (torch.float64, torch.int64)
+    w, lanes, off = model_words(21, 12, n, 2 if wide else 4, sm, tps)
+    if wide:
+        v = (w[np.arange(n), 2 * lanes].astype(np.uint64) << np.uint64(32)) | w[np.arange(n), 2 * lanes + 1]
+    else:
+        v = w[np.arange(n), lanes].astype(np.uint64)
+    want = [int(x) % RANDOM_MOD[dt] for x in v]
+    if dt == torch.bool:
+        want = [int(x) & 1 for x in v]
+    assert [int(x) for x in got.to(torch.float64 if dt.is_floating_point else torch.int64).tolist()] == want
+    assert g.offset == off
+
+
+def test_random_and_randint_dtypes_and_refusals():
+    n, sm, tps = 700, 2, 256
+    for dt, lo, hi in ((torch.bool, 0, 2), (torch.uint16, 3, 60000), (torch.uint32, 0, 2 ** 32 - 1),
+                       (torch.uint64, 5, 2 ** 63 - 1)):
+        g = xrng.torch_cuda(4, sm_count=sm, threads_per_sm=tps)
+        got = xrng.randint(lo, hi, (n,), dtype=dt, generator=g)
+        r = hi - lo
+        wide = r >= 2 ** 28
+        w, lanes, off = model_words(4, 0, n, 2 if wide else 4, sm, tps)
+        if wide:
+            v = (w[np.arange(n), 2 * lanes].astype(np.uint64) << np.uint64(32)) | w[np.arange(n), 2 * lanes + 1]
+        else:
+            v = w[np.arange(n), lanes].astype(np.uint64)
+        want = [int(x) % r + lo for x in v]
+        if dt == torch.bool:
+            want = [x != 0 for x in want]
+        assert got.dtype == dt and got.tolist() == want, dt
+        assert g.offset == off
+    g = xrng.torch_cuda(4, sm_count=sm, threads_per_sm=tps)
+    for dt in (torch.uint16, torch.uint32, torch.uint64):
+        with pytest.raises(ValueError, match="random_"):
+            xrng.random_(torch.empty(3, dtype=dt), generator=g)
+    with pytest.raises(ValueError, match="does not fit"):
+        xrng.randint(0, 3, (3,), dtype=torch.bool, generator=g)
+    with pytest.raises(ValueError, match="does not fit"):
+        xrng.randint(0, 70000, (3,), dtype=torch.float16, generator=g)
+    w = torch.tensor([[0.2, 0.5, 0.3]])
+    with pytest.raises(NotImplementedError, match="xrng.torch_cuda: multinomial with replacement"):
+        xrng.multinomial(w, 2, True, generator=g)
+    for call in (lambda: xrng.gamma(torch.ones(3), generator=g), lambda: xrng.poisson(torch.ones(3), generator=g),
+                 lambda: xrng.binomial(torch.ones(3), torch.full((3,), 0.5), generator=g)):
+        with pytest.raises(NotImplementedError, match="xrng.torch_cuda: (gamma|poisson|binomial)"):
+            call()
+    assert g.offset == 0  # nothing drawn
+
+
+def test_multinomial_without_replacement_is_the_exponential_composite():
+    # torch's multinomial_out (every device): q = empty_like(w).exponential_(1), then
+    # argmax(w / q) (one sample) or topk(w / q, n)'s indices
+    w = torch.tensor([[0.1, 2.0, 0.0, 1.0, 0.5], [1.0, 1.0, 1.0, 1.0, 1.0]])
+    for n, repl in ((3, False), (1, True), (5, False)):
+        g, h = xrng.torch_cuda(8, profile="a100"), xrng.torch_cuda(8, profile="a100")
+        got = xrng.multinomial(w, n, repl, generator=g)
+        q = xrng.exponential_(torch.empty_like(w), 1.0, generator=h)
+        want = (w / q).argmax(-1, keepdim=True) if n == 1 else torch.topk(w / q, n)[1]
+        assert torch.equal(got, want) and g.offset == h.offset > 0
+
+
 def test_bernoulli_is_uniform_below_p():
     for dt, p in ((torch.float32, 0.3), (torch.float64, 0.7), (torch.bool, 0.5)):
         g1 = xrng.torch_cuda(8, sm_count=3, threads_per_sm=256)
@@ -449,3 +525,17 @@ def test_cli_torch_cuda_randint_randperm_equal_python(cli):
     r = subprocess.run([cli.path, "gen", "--stream", "torch-cuda", "--sm-count", "132", "--dist", "randint",
                         "--high", "5", "--dtype", "f32", "--count", "4"], capture_output=True, text=True, timeout=60)
     assert r.returncode != 0 and r.stderr == "xrng: error: --dtype f32: torch-cuda gives i64 for --dist randint\n"
+
+
+def test_torch_cuda_device(xdev):
+    # another device (the xdev PrivateUse1 test backend): filled on the host, then moved
+    a = xrng.randn(64, generator=xrng.torch_cuda(5, profile="h100-sxm"), device="xdev")
+    b = xrng.randn(64, generator=xrng.torch_cuda(5, profile="h100-sxm"))
+    assert a.device.type == "xdev" and torch.equal(a.cpu(), b)
+    g, h = xrng.torch_cuda(6, sm_count=3), xrng.torch_cuda(6, sm_count=3)
+    t = xrng.random_(torch.empty(4, 10, dtype=torch.int32, device="xdev").t(), generator=g)
+    u = xrng.random_(torch.empty(4, 10, dtype=torch.int32).t(), generator=h)
+    assert t.device.type == "xdev" and torch.equal(t.cpu(), u)
+    r = xrng.randint(0, 2, (33,), dtype=torch.bool, device="xdev", generator=g)
+    assert r.device.type == "xdev" and torch.equal(r.cpu(), xrng.randint(0, 2, (33,), dtype=torch.bool, generator=h))
+    assert g.offset == h.offset > 0
