@@ -343,10 +343,11 @@ bool select_quick(const std::vector<Keyed>& entries, const double* w, uint64_t n
 }
 
 // select_quick for a row of few samples among many categories (ns small next
-// to k), the same answer without the k entries and nth_element: one pass over
-// the categories keeps, in a max-heap under select_quick's plain (q, index)
-// order, the ns + 1 smallest positive entries (a category enters only with a
-// key q below the heap's largest: the indices rise, so an equal q loses), the
+// to k), the same answer without the k entries and nth_element over them: one
+// pass over the categories keeps a buffer of at most 2 (ns + 1) candidates
+// that always holds the ns + 1 smallest positive entries under select_quick's
+// plain (q, index) order (a category enters only with a key q below the
+// largest kept at the last cut: the indices rise, so an equal q loses), the
 // keys computed as keyed computes them. plain is a strict total order, so those
 // ns + 1 are select_quick's first sel positives and its smallest key left out
 // (rest: the (ns + 1)-th, as plain orders by q first); the same check, the same
@@ -354,48 +355,48 @@ bool select_quick(const std::vector<Keyed>& entries, const double* w, uint64_t n
 // wherever select_quick would (a positive weight without a quick key, a check
 // that fails): the caller then takes the full path.
 bool select_quick_few(const double* w, const double* E, uint64_t k, uint64_t ns, const KeyedOrder& order,
-                      std::vector<Keyed>& heap, int64_t* out) {
+                      std::vector<Keyed>& cand, int64_t* out) {
   constexpr double kMargin = 1.0 - 0x1p-50;
   auto plain = [](const Keyed& a, const Keyed& b) { return a.q < b.q || (a.q == b.q && a.index < b.index); };
   const uint64_t cap = ns + 1;
-  heap.clear();
+  cand.clear();
   uint64_t P = 0;  // positive weights
-  uint64_t i = 0;
-  for (; i < k && heap.size() < cap; ++i) {
-    if (w[i] == 0.0) continue;
-    const Keyed e = keyed(w[i], static_cast<int64_t>(i), E[i]);
-    if (!(e.q > 0.0)) return false;
-    heap.push_back(e);
-    ++P;
-  }
-  std::make_heap(heap.begin(), heap.end(), plain);
-  double top = heap.empty() ? 0.0 : heap.front().q;
-  for (; i < k; ++i) {
+  // cand: candidates, always holding the cap smallest seen so far; when it
+  // reaches 2 cap it is cut to those cap (nth_element) and top becomes the
+  // largest key kept (a later category enters only with a key below it).
+  double top = 2.0 * 0x1p1000;  // above every quick key
+  for (uint64_t i = 0; i < k; ++i) {
     const double wi = w[i];
     if (wi == 0.0) continue;
     const Keyed e = keyed(wi, static_cast<int64_t>(i), E[i]);
     if (!(e.q > 0.0)) return false;
     ++P;
     if (e.q < top) {
-      std::pop_heap(heap.begin(), heap.end(), plain);
-      heap.back() = e;
-      std::push_heap(heap.begin(), heap.end(), plain);
-      top = heap.front().q;
+      cand.push_back(e);
+      if (cand.size() == 2 * cap) {
+        std::nth_element(cand.begin(), cand.begin() + static_cast<std::ptrdiff_t>(cap - 1), cand.end(), plain);
+        cand.resize(cap);
+        top = cand[cap - 1].q;
+      }
     }
   }
-  std::sort(heap.begin(), heap.end(), plain);
+  if (cand.size() > cap) {
+    std::nth_element(cand.begin(), cand.begin() + static_cast<std::ptrdiff_t>(cap - 1), cand.end(), plain);
+    cand.resize(cap);
+  }
+  std::sort(cand.begin(), cand.end(), plain);
   const uint64_t sel = std::min(ns, P);
   if (sel < P) {
-    const double rest = heap[sel].q;  // the smallest key left out
-    if (sel > 0 && !(heap[sel - 1].q < rest * kMargin)) return false;
+    const double rest = cand[sel].q;  // the smallest key left out
+    if (sel > 0 && !(cand[sel - 1].q < rest * kMargin)) return false;
   }
   for (uint64_t a = 0; a < sel;) {
     uint64_t j = a;
-    while (j + 1 < sel && !(heap[j].q < heap[j + 1].q * kMargin)) ++j;
-    if (j > a) std::sort(heap.begin() + static_cast<std::ptrdiff_t>(a), heap.begin() + static_cast<std::ptrdiff_t>(j + 1), order);
+    while (j + 1 < sel && !(cand[j].q < cand[j + 1].q * kMargin)) ++j;
+    if (j > a) std::sort(cand.begin() + static_cast<std::ptrdiff_t>(a), cand.begin() + static_cast<std::ptrdiff_t>(j + 1), order);
     a = j + 1;
   }
-  for (uint64_t j = 0; j < sel; ++j) out[j] = heap[j].index;
+  for (uint64_t j = 0; j < sel; ++j) out[j] = cand[j].index;
   uint64_t j = sel;
   for (uint64_t c = 0; j < ns; ++c)  // zero weights, by index
     if (w[c] == 0.0) out[j++] = static_cast<int64_t>(c);
