@@ -341,6 +341,69 @@ bool select_quick(const std::vector<Keyed>& entries, const double* w, uint64_t n
     if (w[entries[i].index] == 0.0) out[j++] = entries[i].index;
   return true;
 }
+
+// select_quick for a row of few samples among many categories (ns small next
+// to k), the same answer without the k entries and nth_element over them: one
+// pass over the categories keeps a buffer of at most 2 (ns + 1) candidates
+// that always holds the ns + 1 smallest positive entries under select_quick's
+// plain (q, index) order (a category enters only with a key q below the
+// largest kept at the last cut: the indices rise, so an equal q loses), the
+// keys computed as keyed computes them. plain is a strict total order, so those
+// ns + 1 are select_quick's first sel positives and its smallest key left out
+// (rest: the (ns + 1)-th, as plain orders by q first); the same check, the same
+// re-sorting of runs, the same zero weights by index follow. Returns false
+// wherever select_quick would (a positive weight without a quick key, a check
+// that fails): the caller then takes the full path.
+bool select_quick_few(const double* w, const double* E, uint64_t k, uint64_t ns, const KeyedOrder& order,
+                      std::vector<Keyed>& cand, int64_t* out) {
+  constexpr double kMargin = 1.0 - 0x1p-50;
+  auto plain = [](const Keyed& a, const Keyed& b) { return a.q < b.q || (a.q == b.q && a.index < b.index); };
+  const uint64_t cap = ns + 1;
+  cand.clear();
+  uint64_t P = 0;  // positive weights
+  // cand: candidates, always holding the cap smallest seen so far; when it
+  // reaches 2 cap it is cut to those cap (nth_element) and top becomes the
+  // largest key kept (a later category enters only with a key below it).
+  double top = 2.0 * 0x1p1000;  // above every quick key
+  for (uint64_t i = 0; i < k; ++i) {
+    const double wi = w[i];
+    if (wi == 0.0) continue;
+    const Keyed e = keyed(wi, static_cast<int64_t>(i), E[i]);
+    if (!(e.q > 0.0)) return false;
+    ++P;
+    if (e.q < top) {
+      cand.push_back(e);
+      if (cand.size() == 2 * cap) {
+        std::nth_element(cand.begin(), cand.begin() + static_cast<std::ptrdiff_t>(cap - 1), cand.end(), plain);
+        cand.resize(cap);
+        top = cand[cap - 1].q;
+      }
+    }
+  }
+  if (cand.size() > cap) {
+    std::nth_element(cand.begin(), cand.begin() + static_cast<std::ptrdiff_t>(cap - 1), cand.end(), plain);
+    cand.resize(cap);
+  }
+  std::sort(cand.begin(), cand.end(), plain);
+  const uint64_t sel = std::min(ns, P);
+  if (sel < P) {
+    const double rest = cand[sel].q;  // the smallest key left out
+    if (sel > 0 && !(cand[sel - 1].q < rest * kMargin)) return false;
+  }
+  for (uint64_t a = 0; a < sel;) {
+    uint64_t j = a;
+    while (j + 1 < sel && !(cand[j].q < cand[j + 1].q * kMargin)) ++j;
+    if (j > a) std::sort(cand.begin() + static_cast<std::ptrdiff_t>(a), cand.begin() + static_cast<std::ptrdiff_t>(j + 1), order);
+    a = j + 1;
+  }
+  for (uint64_t j = 0; j < sel; ++j) out[j] = cand[j].index;
+  uint64_t j = sel;
+  for (uint64_t c = 0; j < ns; ++c)  // zero weights, by index
+    if (w[c] == 0.0) out[j++] = static_cast<int64_t>(c);
+  return true;
+}
+// Rows with at most k / kFewRatio samples take select_quick_few.
+constexpr uint64_t kFewRatio = 16;
 }  // namespace
 
 void multinomial(const double* weights, uint64_t rows, uint64_t k, uint64_t num_samples, bool replacement,
@@ -441,6 +504,7 @@ void multinomial(const double* weights, uint64_t rows, uint64_t k, uint64_t num_
     // rb at a time (their race times in one pass)
     const uint64_t rb = std::max<uint64_t>(1, kTile / k);
     std::vector<Keyed> entries(k), pos;
+    const bool few = num_samples <= k / kFewRatio;
     std::vector<double> E(rb * k);
     uint32_t wd[2 * kTile];
     uint8_t done[kTile];
@@ -462,8 +526,9 @@ void multinomial(const double* weights, uint64_t rows, uint64_t k, uint64_t num_
       for (uint64_t r = r0; r < r1; ++r) {
         const double* w = weights + r * k;
         const double* Er = E.data() + (r - r0) * k;
-        for (uint64_t i = 0; i < k; ++i) entries[i] = keyed(w[i], static_cast<int64_t>(i), Er[i]);
         const KeyedOrder order{Er, w};
+        if (few && select_quick_few(w, Er, k, num_samples, order, pos, out + r * num_samples)) continue;
+        for (uint64_t i = 0; i < k; ++i) entries[i] = keyed(w[i], static_cast<int64_t>(i), Er[i]);
         if (select_quick(entries, w, num_samples, order, pos, out + r * num_samples)) continue;
         const auto mid = entries.begin() + static_cast<std::ptrdiff_t>(num_samples);
         if (num_samples < k) std::nth_element(entries.begin(), mid, entries.end(), order);
