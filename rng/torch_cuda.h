@@ -35,6 +35,7 @@
 #include <algorithm>
 
 #include "rng/detail/math.h"
+#include "rng/detail/math32.h"
 #include "rng/detail/torch_cpu_math64.h"
 #include "rng/philox.h"
 #include "rng/stream.h"
@@ -208,13 +209,7 @@ XRNG_HD XRNG_INLINE float fma_(float a, float b, float c) {
 #endif
 }
 XRNG_HD XRNG_INLINE double fma_(double a, double b, double c) { return math::fma_(a, b, c); }
-XRNG_HD XRNG_INLINE float sqrt_(float a) {
-#if defined(__CUDA_ARCH__)
-  return __fsqrt_rn(a);
-#else
-  return std::sqrt(a);
-#endif
-}
+XRNG_HD XRNG_INLINE float sqrt_(float a) { return math32::sqrt_(a); }
 XRNG_HD XRNG_INLINE double sqrt_(double a) { return math::sqrt_(a); }
 XRNG_HD XRNG_INLINE float ceil_(float a) {
 #if defined(__CUDA_ARCH__)

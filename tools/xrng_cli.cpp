@@ -736,16 +736,22 @@ struct TorchRequest {
   std::string format = "text";
 };
 
-// --stream torch-cuda: the values of torch.cuda.manual_seed(S); torch.randn(N) (--mean/--std),
-// torch.rand(N) / uniform_(low, high), exponential_(lambda) or cauchy_(median, sigma) on a GPU of --sm-count SMs
-// (rng/torch_cuda.h; SPEC.md section 15: the normal, exponential and cauchy are models, unmeasured).
-TorchRequest torch_cuda_request(std::map<std::string, std::string>& kv, const std::string& dist, TorchRequest& r) {
-  namespace tg = xrng::torch_cuda;
+// --sm-count (required) and --threads-per-sm (default 2048) of --stream torch-cuda.
+xrng::torch_cuda::Device torch_cuda_device(std::map<std::string, std::string>& kv) {
   if (!kv.count("--sm-count")) throw Error("--sm-count is required for --stream torch-cuda");
   const uint64_t sm = parse_u64("--sm-count", kv["--sm-count"]);
   const uint64_t tps = kv.count("--threads-per-sm") ? parse_u64("--threads-per-sm", kv["--threads-per-sm"]) : 2048;
   if (sm < 1 || sm > 65535) throw Error("--sm-count must be in [1, 65535]");
   if (tps < 256 || tps > 4096) throw Error("--threads-per-sm must be in [256, 4096]");
+  return xrng::torch_cuda::Device{static_cast<uint32_t>(sm), static_cast<uint32_t>(tps)};
+}
+
+// --stream torch-cuda: the values of torch.cuda.manual_seed(S); torch.randn(N) (--mean/--std),
+// torch.rand(N) / uniform_(low, high), exponential_(lambda) or cauchy_(median, sigma) on a GPU of --sm-count SMs
+// (rng/torch_cuda.h; SPEC.md section 15: the normal, exponential and cauchy are models, unmeasured).
+TorchRequest torch_cuda_request(std::map<std::string, std::string>& kv, const std::string& dist, TorchRequest& r) {
+  namespace tg = xrng::torch_cuda;
+  const xrng::torch_cuda::Device d = torch_cuda_device(kv);
   tg::Type t;
   switch (r.dtype) {
     case xrng::DType::f32: t = tg::Type::f32; break;
@@ -781,7 +787,6 @@ TorchRequest torch_cuda_request(std::map<std::string, std::string>& kv, const st
       throw Error("unknown format '" + r.format + "' (text, hex, bin, null)");
   }
   tg::State st{seed, 0};
-  const tg::Device d{static_cast<uint32_t>(sm), static_cast<uint32_t>(tps)};
   r.bytes.resize(r.count * static_cast<uint64_t>(xrng::dtype_size(r.dtype)));
   if (dist == "normal")
     tg::randn(st, d, r.count, t, mean, stdv, r.bytes.data());
@@ -793,8 +798,8 @@ TorchRequest torch_cuda_request(std::map<std::string, std::string>& kv, const st
     tg::rand(st, d, r.count, t, r.bytes.data());
   else
     tg::uniform(st, d, r.count, t, low, high, r.bytes.data());
-  r.describe = dist + " " + xrng::dtype_name(r.dtype) + " stream=torch-cuda sm_count=" + std::to_string(sm) +
-               " threads_per_sm=" + std::to_string(tps) + " seed=" + std::to_string(seed) +
+  r.describe = dist + " " + xrng::dtype_name(r.dtype) + " stream=torch-cuda sm_count=" + std::to_string(d.sm_count) +
+               " threads_per_sm=" + std::to_string(d.threads_per_sm) + " seed=" + std::to_string(seed) +
                " count=" + std::to_string(r.count);
   if (dist == "exponential") r.describe += " lambda=" + (kv.count("--lambda") ? kv["--lambda"] : std::string("1"));
   for (const char* a : {"--mean", "--std", "--low", "--high", "--median", "--sigma"})
@@ -832,11 +837,7 @@ TorchRequest torch_discrete_request(std::map<std::string, std::string>& kv, cons
   try {
     if (ts.cuda) {
       namespace tg = xrng::torch_cuda;
-      if (!kv.count("--sm-count")) throw Error("--sm-count is required for --stream torch-cuda");
-      const uint64_t sm = parse_u64("--sm-count", kv["--sm-count"]);
-      const uint64_t tps = kv.count("--threads-per-sm") ? parse_u64("--threads-per-sm", kv["--threads-per-sm"]) : 2048;
-      if (sm < 1 || sm > 65535) throw Error("--sm-count must be in [1, 65535]");
-      if (tps < 256 || tps > 4096) throw Error("--threads-per-sm must be in [256, 4096]");
+      const xrng::torch_cuda::Device d = torch_cuda_device(kv);
       const bool ints = dist == "randint" || dist == "perm";
       if (ints && r.dtype != xrng::DType::i64)
         throw Error("--dtype " + kv["--dtype"] + ": torch-cuda gives i64 for --dist " + dist);
@@ -847,7 +848,6 @@ TorchRequest torch_discrete_request(std::map<std::string, std::string>& kv, cons
                          : r.dtype == xrng::DType::f16 ? tg::Type::f16
                                                        : tg::Type::bf16;
       tg::State st{seed, 0};
-      const tg::Device d{static_cast<uint32_t>(sm), static_cast<uint32_t>(tps)};
       auto* i64 = reinterpret_cast<int64_t*>(r.bytes.data());
       if (dist == "perm") {
         tg::randperm(st, d, r.count, [&](uint64_t i, uint32_t v) { i64[i] = v; });
@@ -858,7 +858,7 @@ TorchRequest torch_discrete_request(std::map<std::string, std::string>& kv, cons
         else if (dist == "geometric") tg::geometric(st, d, r.count, t, p, r.bytes.data());
         else tg::bernoulli(st, d, r.count, t, p, r.bytes.data());
       }
-      where = "torch-cuda sm_count=" + std::to_string(sm) + " threads_per_sm=" + std::to_string(tps);
+      where = "torch-cuda sm_count=" + std::to_string(d.sm_count) + " threads_per_sm=" + std::to_string(d.threads_per_sm);
     } else {
       namespace tc = xrng::torch_cpu;
       tc::State st(seed);

@@ -474,25 +474,8 @@ XRNG_INLINE FR<R> radius_v2(const W32<R>& a) {
   F fh;
   for (int k = 0; k < R; ++k)
     fh.v[k] = (vf32)_mm512_roundscale_ps((__m512)f.v[k], (11 << 4) | _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-  const F fl = f - fh;
-  F p = F(-0x1.38ca4ap-4f);
-  p = p * f + F(0x1.055edep-3f);
-  p = p * f + F(-0x1.0d823ep-3f);
-  p = p * f + F(0x1.22d92cp-3f);
-  p = p * f + F(-0x1.54728ap-3f);
-  p = p * f + F(0x1.99a01cp-3f);
-  p = p * f + F(-0x1.000226p-2f);
-  p = p * f + F(0x1.555554p-2f);
-  const F t = (F(0.5f) * fh) * fh;
-  const F v = f - t;
-  const F dv = (f - v) - t;
-  const F ff = f * f;
-  const F rest = ff * (f * p) - (F(0.5f) * fl) * (f + fh);
-  const F corr = e * ((F(1.0f) - f) + ff);
-  const F h = kf * F(math32::kLn2Hi);
-  const F s = h + v;
-  const F ds = (h - s) + v;
-  const F tail = ((ds + kf * F(math32::kLn2Lo)) + (dv + corr)) + rest;
+  F s, tail;
+  math32::log_unit_finish<F>(f, e, fh, kf, &s, &tail);
   return sqrt_((s + tail) * F(-2.0f));
 #else
   return math32::radius<FR<R>, W32<R>>(a);

@@ -166,6 +166,22 @@ def bernoulli_tensor_(generator: TorchCPUGenerator, out: torch.Tensor, p: torch.
     return out
 
 
+def exponential_race(generator, w: torch.Tensor, n: int) -> torch.Tensor:
+    """torch 2.15's multinomial without replacement (or of one sample) on every
+    device (ATen/native/Distributions.cpp multinomial_out): the weights'
+    checks, ``q = empty_like(w).exponential_(1)`` drawn from ``generator``
+    (a torch CPU or CUDA stream: its ``_fill``), then ``argmax(w / q)`` or
+    ``topk(w / q, n)``'s indices. Shared by both torch streams."""
+    if not bool(((w.max() < math.inf) & (w.min() >= 0)).item()):
+        raise ValueError("multinomial: probability tensor contains either `inf`, `nan` or element < 0")
+    if bool((w.sum(-1) == 0).any().item()):
+        raise ValueError("multinomial: invalid multinomial distribution (sum of probabilities <= 0)")
+    q = torch.empty_like(w)
+    generator._fill("exponential", q, 1.0)
+    q = torch.div(w, q)
+    return q.argmax(dim=-1, keepdim=True) if n == 1 else torch.topk(q, n)[1]
+
+
 def multinomial(generator: TorchCPUGenerator, input: torch.Tensor, n: int, replacement: bool) -> torch.Tensor:
     """torch.multinomial on CPU (arguments already checked as xrng.multinomial
     checks them). Without replacement or for one sample, torch's Gumbel-max
@@ -179,14 +195,7 @@ def multinomial(generator: TorchCPUGenerator, input: torch.Tensor, n: int, repla
     if (not replacement or n == 1) and w.is_contiguous():  # checks, draw and argmax/topk in C++ (torch_cpu_fast.cpp)
         res = _C.torch_cpu_multinomial_gumbel(generator.state, w, n)
     elif not replacement or n == 1:
-        if not bool(((w.max() < math.inf) & (w.min() >= 0)).item()):
-            raise ValueError("multinomial: probability tensor contains either `inf`, `nan` or element < 0")
-        if bool((w.sum(-1) == 0).any().item()):
-            raise ValueError("multinomial: invalid multinomial distribution (sum of probabilities <= 0)")
-        q = torch.empty_like(w)
-        generator._fill("exponential", q, 1.0)
-        q = torch.div(w, q)
-        res = q.argmax(dim=-1, keepdim=True) if n == 1 else torch.topk(q, n)[1]
+        res = exponential_race(generator, w, n)
     elif w.is_contiguous():  # rows, checks and draw in C++ (torch_cpu_fast.cpp)
         res = _C.torch_cpu_multinomial_rows(generator.state, w, n)
     else:

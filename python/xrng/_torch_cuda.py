@@ -38,12 +38,12 @@ poisson and binomial raise NotImplementedError.
 """
 from __future__ import annotations
 
-import math
 from typing import Optional, Union
 
 import torch
 
 from . import _C
+from ._torch_cpu import exponential_race
 
 __all__ = ["TorchCUDAGenerator", "torch_cuda", "PROFILES"]
 
@@ -266,14 +266,7 @@ def multinomial(generator: TorchCUDAGenerator, input: torch.Tensor, n: int, repl
     w = input.detach()
     if w.shape[-1] > 2 ** 24:
         raise ValueError("multinomial: number of categories cannot exceed 2^24")
-    if not bool(((w.max() < math.inf) & (w.min() >= 0)).item()):
-        raise ValueError("multinomial: probability tensor contains either `inf`, `nan` or element < 0")
-    if bool((w.sum(-1) == 0).any().item()):
-        raise ValueError("multinomial: invalid multinomial distribution (sum of probabilities <= 0)")
-    q = torch.empty_like(w)
-    generator._fill("exponential", q, 1.0)
-    q = torch.div(w, q)
-    return q.argmax(dim=-1, keepdim=True) if n == 1 else torch.topk(q, n)[1]
+    return exponential_race(generator, w, n)
 
 
 # Also reachable as xrng.torch_cuda.PROFILES (docs/reproducible.md).

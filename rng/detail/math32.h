@@ -86,21 +86,12 @@ constexpr float kInvLn2 = 0x1.715476p+0f;
 // e ((1 - f) + f^2) (relative error f^3). k ln 2 + v is summed with its
 // rounding error kept (Fast2Sum: |k ln2_hi| >= |v| or k = 0), and the small
 // terms are added last.
-template <class F, class I>
-XRNG_HD XRNG_INLINE void log_unit_parts(I a, F* s_out, F* tail_out) {
-  const F hi = cvt_i32(a >> 8) * F(256.0f);
-  const F lo = cvt_i32(a & I(255u)) + F(0.5f);
-  const F s2 = hi + lo;
-  const F sl = lo - (s2 - hi);
-  const I hx = as_u32(s2) + I(0x3f800000u - 0x3f3504f3u);
-  const I ke = hx >> 23;  // k + 127 + 32
-  const F kf = cvt_i32(ke - I(127u + 32u));
-  const F m = as_f32((hx & I(0x007fffffu)) + I(0x3f3504f3u));
-  const F f0 = m - F(1.0f);
-  const F e0 = sl * as_f32((I(254u) - ke) << 23);  // sl 2^(-32-k)
-  const F f = f0 + e0;
-  const F e = (f0 - f) + e0;
-  const F fh = (f + F(0x1.8p12f)) - F(0x1.8p12f);
+// The rest of log_unit_parts from f + e (f = f0 + e0 rounded, e its error),
+// fh (f rounded to a multiple of 2^-11) and k: shared with the AVX-512
+// kernel's radius_v2 (host/simd/kernels.h), which gets f, e, fh and k by
+// shorter exact steps.
+template <class F>
+XRNG_HD XRNG_INLINE void log_unit_finish(F f, F e, F fh, F kf, F* s_out, F* tail_out) {
   const F fl = f - fh;
   F p = F(-0x1.38ca4ap-4f);
   p = p * f + F(0x1.055edep-3f);
@@ -121,6 +112,23 @@ XRNG_HD XRNG_INLINE void log_unit_parts(I a, F* s_out, F* tail_out) {
   const F ds = (h - s) + v;
   *s_out = s;
   *tail_out = ((ds + kf * F(kLn2Lo)) + (dv + corr)) + rest;
+}
+template <class F, class I>
+XRNG_HD XRNG_INLINE void log_unit_parts(I a, F* s_out, F* tail_out) {
+  const F hi = cvt_i32(a >> 8) * F(256.0f);
+  const F lo = cvt_i32(a & I(255u)) + F(0.5f);
+  const F s2 = hi + lo;
+  const F sl = lo - (s2 - hi);
+  const I hx = as_u32(s2) + I(0x3f800000u - 0x3f3504f3u);
+  const I ke = hx >> 23;  // k + 127 + 32
+  const F kf = cvt_i32(ke - I(127u + 32u));
+  const F m = as_f32((hx & I(0x007fffffu)) + I(0x3f3504f3u));
+  const F f0 = m - F(1.0f);
+  const F e0 = sl * as_f32((I(254u) - ke) << 23);  // sl 2^(-32-k)
+  const F f = f0 + e0;
+  const F e = (f0 - f) + e0;
+  const F fh = (f + F(0x1.8p12f)) - F(0x1.8p12f);
+  log_unit_finish<F>(f, e, fh, kf, s_out, tail_out);
 }
 template <class F, class I>
 XRNG_HD XRNG_INLINE F log_unit_word(I a) {
