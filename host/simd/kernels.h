@@ -405,12 +405,8 @@ XRNG_INLINE void sincos_turns_v2(const W32<R>& b, FR<R>* c_out, FR<R>* s_out) {
   using F = FR<R>;
   const F z = xh * xh;
   const F hz = F(0.5f) * z;
-  F ps = F(-0x1.995408p-13f);
-  ps = ps * z + F(0x1.110778p-7f);
-  ps = ps * z + F(-0x1.555546p-3f);
-  F pc = F(0x1.99e80cp-16f);
-  pc = pc * z + F(-0x1.6c0c28p-10f);
-  pc = pc * z + F(0x1.55554ap-5f);
+  F ps, pc;
+  math32::sincos_polys<F>(z, &ps, &pc);
   const F w = F(1.0f) - hz;
   const F tsl = xl * w + (xh * z) * ps;
   const F tcl = ((F(1.0f) - w) - hz) + ((z * z) * pc - xh * xl);

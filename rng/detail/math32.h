@@ -186,6 +186,20 @@ template <class F>
 struct SinCosPairs {
   F sh, sl, ch, cl;
 };
+// The sine's and cosine's polynomials in z = x^2 (Horner, the rounded
+// operations of sincos_pairs in its order): shared with the AVX-512/AVX2
+// kernel's angle (host/simd/kernels.h).
+template <class F>
+XRNG_HD XRNG_INLINE void sincos_polys(F z, F* ps_out, F* pc_out) {
+  F ps = F(-0x1.995408p-13f);
+  ps = ps * z + F(0x1.110778p-7f);
+  ps = ps * z + F(-0x1.555546p-3f);
+  F pc = F(0x1.99e80cp-16f);
+  pc = pc * z + F(-0x1.6c0c28p-10f);
+  pc = pc * z + F(0x1.55554ap-5f);
+  *ps_out = ps;
+  *pc_out = pc;
+}
 template <bool kExactSquare, class F, class I>
 XRNG_HD XRNG_INLINE SinCosPairs<F> sincos_pairs(F xh, F xl) {
   const F z = xh * xh;
@@ -211,12 +225,8 @@ XRNG_HD XRNG_INLINE SinCosPairs<F> sincos_pairs(F xh, F xl) {
     e3 = ((h * zh - p3) + h * zl + l * zh) + l * zl;
   }
   const F hz = F(0.5f) * z;
-  F ps = F(-0x1.995408p-13f);
-  ps = ps * z + F(0x1.110778p-7f);
-  ps = ps * z + F(-0x1.555546p-3f);
-  F pc = F(0x1.99e80cp-16f);
-  pc = pc * z + F(-0x1.6c0c28p-10f);
-  pc = pc * z + F(0x1.55554ap-5f);
+  F ps, pc;
+  sincos_polys<F>(z, &ps, &pc);
   const F w = F(1.0f) - hz;
   const F zf = max_(z, F(0x1p-60f));
   SinCosPairs<F> o;
