@@ -14,6 +14,7 @@
 
 #include "rng/torch_cpu.h"
 #include "rng/torch_cuda.h"
+#include "rng/torch_cuda_multinomial.h"
 #include "torch_streams.h"
 
 #if defined(XRNG_TORCH_CUDA)
@@ -408,7 +409,41 @@ uint64_t xrng::torch_streams::cuda_bernoulli_tensor(uint64_t seed, uint64_t offs
   return s.offset;
 }
 
+uint64_t xrng::torch_streams::cuda_multinomial(uint64_t seed, uint64_t offset, at::Tensor weights, int64_t n,
+                                               at::Tensor out) {
+  if (weights.device().type() != at::kCPU || !weights.is_contiguous() || weights.dim() != 2)
+    throw std::invalid_argument("torch_cuda multinomial: weights must be a contiguous CPU [rows, k] tensor");
+  if (out.device().type() != at::kCPU || !out.is_contiguous() || out.scalar_type() != at::kLong ||
+      out.numel() != weights.size(0) * n)
+    throw std::invalid_argument("torch_cuda multinomial: out must be a contiguous CPU int64 tensor of rows * n");
+  tg::State s{seed, offset};
+  const int64_t rows = weights.size(0), k = weights.size(1);
+  const tg::Type t = float_type(weights.scalar_type(), "multinomial");
+  if (t == tg::Type::f64) {
+    tg::multinomial_replacement(s, t, weights.data_ptr<double>(), rows, k, n, out.data_ptr<int64_t>());
+  } else {
+    const at::Tensor wf = weights.to(at::kFloat);  // a 16-bit weight widens exactly
+    tg::multinomial_replacement(s, t, wf.data_ptr<float>(), rows, k, n, out.data_ptr<int64_t>());
+  }
+  return s.offset;
+}
+
 namespace {
+
+// torch_cuda_multinomial(seed, offset, weights, n) -> (out [rows, n], offset):
+// NotReproducedError becomes NotImplementedError.
+py::tuple multinomial(uint64_t seed, uint64_t offset, at::Tensor weights, int64_t n) {
+  if (weights.dim() != 2) throw std::invalid_argument("torch_cuda multinomial: weights must be [rows, k]");
+  at::Tensor out = at::empty({weights.size(0), std::max<int64_t>(n, 0)}, at::kLong);
+  uint64_t next;
+  try {
+    next = xrng::torch_streams::cuda_multinomial(seed, offset, weights, n, out);
+  } catch (const tg::NotReproducedError& e) {
+    PyErr_SetString(PyExc_NotImplementedError, e.what());
+    throw py::error_already_set();
+  }
+  return py::make_tuple(out, next);
+}
 
 py::tuple launch(uint64_t numel, uint32_t unroll, uint32_t sm_count, uint32_t threads_per_sm) {
   const tg::Launch L = tg::launch(numel, unroll, tg::Device{sm_count, threads_per_sm});
@@ -430,6 +465,10 @@ void register_torch_cuda(py::module_& m) {
         py::arg("p"),
         "bernoulli_(p) with a tensor p on the torch CUDA stream: contiguous CPU `out` and `p` (expanded, float64 "
         "for a float64 out, float32 otherwise); returns the new philox offset.");
+  m.def("torch_cuda_multinomial", &multinomial, py::arg("seed"), py::arg("offset"), py::arg("weights"), py::arg("n"),
+        "torch's CUDA multinomial with replacement (n > 1): contiguous CPU [rows, k] floating weights; returns "
+        "(int64 [rows, n], new philox offset). NotImplementedError for a one-row draw whose prefix sums depend on "
+        "cub's scan order.");
   m.def("torch_cuda_launch", &launch, py::arg("numel"), py::arg("unroll"), py::arg("sm_count"),
         py::arg("threads_per_sm"), "calc_execution_policy: (grid, counter_offset).");
 }

@@ -70,4 +70,13 @@ std::tuple<at::Tensor, at::Tensor, uint64_t> cuda_dropout(uint64_t seed, uint64_
                                                           uint32_t threads_per_sm, at::Tensor input, double p,
                                                           uint32_t vec);
 
+// multinomial(weights, n, replacement=True), n > 1 (torch's CUDA kernel,
+// rng/torch_cuda_multinomial.h): contiguous CPU [rows, k] floating weights
+// (the GPU tensor's values) into contiguous CPU int64 `out` of rows * n;
+// returns the new philox offset. Throws std::invalid_argument for weights
+// torch's kernel asserts on and xrng::torch_cuda::NotReproducedError for a
+// one-row draw whose prefix sums depend on cub's scan order, both before
+// drawing (the offset unchanged).
+uint64_t cuda_multinomial(uint64_t seed, uint64_t offset, at::Tensor weights, int64_t n, at::Tensor out);
+
 }  // namespace xrng::torch_streams

@@ -70,9 +70,11 @@ def multinomial(input: torch.Tensor, num_samples: int, replacement: bool = False
     ``generator`` (an :class:`xrng.Generator`) say where it starts, as for
     every xrng draw; neither: :data:`xrng.default_generator`. An
     ``xrng.torch_cpu`` generator gives torch's CPU values (with and without
-    replacement); an ``xrng.torch_cuda`` one torch's CUDA values without
-    replacement or for one sample (torch's exponential_ composite; with
-    replacement and more than one sample: NotImplementedError).
+    replacement); an ``xrng.torch_cuda`` one torch's CUDA values: without
+    replacement or for one sample torch's exponential_ composite, with
+    replacement and more than one sample torch's CUDA kernel (2-d inputs of
+    2 or more rows; one row only where its prefix sums are exact in the
+    dtype, else NotImplementedError: see ``xrng._torch_cuda.multinomial``).
 
     Raises ``ValueError`` (one line, before anything is written) for weights
     that are not 1-d or 2-d or not floating point, ``num_samples <= 0``,

@@ -33,8 +33,11 @@ exponential and geometric (torch's ``__logf``), the float32/16 cauchy
 cauchy (exact ports of libdevice's ``sincospi``, ``log``, ``exp``, ``log1p``
 and ``tan``, but for the hardware reciprocal seed of ``log`` and of ``tan``'s
 cotangent branch). multinomial without replacement or of one sample is
-torch's composite over exponential_ (its caveats); with replacement, gamma,
-poisson and binomial raise NotImplementedError.
+torch's composite over exponential_ (its caveats); with replacement and n >
+1 it is torch's CUDA kernel, exact from source (unmeasured) for 2-d inputs
+of 2 or more rows, and for one row where the order of its prefix sums
+cannot matter (NotImplementedError otherwise: see :func:`multinomial`);
+gamma, poisson and binomial raise NotImplementedError.
 """
 from __future__ import annotations
 
@@ -252,21 +255,42 @@ def dropout(generator: TorchCUDAGenerator, input: torch.Tensor, p: float, traini
 
 def multinomial(generator: TorchCUDAGenerator, input: torch.Tensor, n: int, replacement: bool) -> torch.Tensor:
     """torch.multinomial on CUDA (arguments already checked as xrng.multinomial
-    checks them) without replacement or for one sample: torch 2.15's
-    multinomial_out (ATen/native/Distributions.cpp), the same composite on
-    every device: ``q = empty_like(input).exponential_(1)`` on this stream
-    (its values as modelled as :func:`xrng.exponential_`'s, SPEC.md 15),
-    then ``argmax(input / q)`` or ``topk(input / q, n)``'s indices, with the
-    same torch operations on ``input``'s device. With replacement and n > 1
-    torch runs its own CUDA kernel (multinomial_with_replacement), not
-    reproduced: NotImplementedError before anything is drawn."""
-    if replacement and n > 1:
-        raise NotImplementedError("xrng.torch_cuda: multinomial with replacement (num_samples > 1) is not "
-                                  "reproduced (torch's CUDA kernel); replacement=False or one sample is")
+    checks them).
+
+    Without replacement or for one sample: torch 2.15's multinomial_out
+    (ATen/native/Distributions.cpp), the same composite on every device:
+    ``q = empty_like(input).exponential_(1)`` on this stream (its values as
+    modelled as :func:`xrng.exponential_`'s, SPEC.md 15), then
+    ``argmax(input / q)`` or ``topk(input / q, n)``'s indices, with the same
+    torch operations on ``input``'s device.
+
+    With replacement and n > 1: torch's CUDA kernel (MultinomialKernel.cu,
+    multinomial_with_replacement_kernel_impl; SPEC.md 15.3 "multinomial with
+    replacement"), computed on the host in the weights' dtype: renormRows'
+    block reduction, cumsum's scan, then one ``curand_uniform4`` per sample
+    (thread ``(r mod min(rows, 65535)) * ceil(n / 128) * 128 + j``, call
+    ``r // min(rows, 65535)``, its ``.x``) binary-searched in the row's
+    prefix sums; the offset moves by ``ceil(rows / min(rows, 65535)) * 4``.
+    The same on every GPU. A 2-d input of 2 or more rows is reproduced
+    exactly; a single row (1-d input) only where its prefix sums are exact
+    in the dtype (or k <= 2), since torch then scans with cub, whose
+    rounding order is not reproduced: NotImplementedError otherwise. A
+    negative weight, or a row that sums to 0 or holds inf/nan (torch's
+    kernel asserts): ValueError. Refusals happen before anything is drawn.
+    """
     w = input.detach()
     if w.shape[-1] > 2 ** 24:
         raise ValueError("multinomial: number of categories cannot exceed 2^24")
-    return exponential_race(generator, w, n)
+    if not (replacement and n > 1):
+        return exponential_race(generator, w, n)
+    rows2 = w.reshape(-1, w.shape[-1]).to("cpu").contiguous()
+    if rows2.shape[0] == 0:
+        res = torch.empty((0, n), dtype=torch.int64)
+    else:
+        res, generator.offset = _C.torch_cuda_multinomial(generator.seed, generator.offset, rows2, n)
+    if w.dim() == 1:
+        res = res.reshape(n)
+    return res if input.device.type == "cpu" else res.to(input.device)
 
 
 # Also reachable as xrng.torch_cuda.PROFILES (docs/reproducible.md).
