@@ -201,6 +201,21 @@ def test_rows_match_the_second_model(dt, rows, k, n):
         assert not (got[0] == k // 2).any()
 
 
+def test_random_shapes_match_the_second_model():
+    rng = np.random.default_rng(2026)
+    for case in range(24):
+        dt = DTYPES[case % 4]
+        rows, k, n = int(rng.integers(2, 40)), int(rng.integers(1, 3000)), int(rng.integers(2, 300))
+        w = torch.from_numpy(rng.random((rows, k)) ** int(rng.integers(1, 6))).to(dt)
+        if k > 3:
+            w[:, rng.integers(0, k, size=3)] = 0
+        seed, off = int(rng.integers(0, 2 ** 63)), 4 * int(rng.integers(0, 1000))
+        got, goff = draw(seed, off, w, n)
+        ref, roff = model(seed, off, w, n)
+        np.testing.assert_array_equal(got.numpy(), ref, err_msg=f"{dt} {rows}x{k} n={n}")
+        assert goff == roff
+
+
 def test_many_rows_wrap_the_grid_and_the_scan_width():
     # 65537 rows: grid.y = 65535, rows 65535 and 65536 are each thread's second
     # curand_uniform4 call, the offset moves by 8; k = 16 with 2^17 rows gives
