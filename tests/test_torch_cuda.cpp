@@ -10,9 +10,12 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <limits>
 #include <map>
+#include <memory>
 #include <set>
 #include <tuple>
+#include <type_traits>
 #include <vector>
 
 #include "rng/stream.h"
@@ -531,4 +534,134 @@ TEST_CASE("torch_cuda: whole draw randint is uniform_int_from_to over for_each (
   tg::State s{1, 0};
   int64_t x = 0;
   CHECK_THROWS_AS(tg::randint(s, d, 1, 3, 3, &x), std::invalid_argument);
+}
+
+namespace {
+// The words the model reads for element i of a launch of `unroll`: the 32-bit word of its lane
+// (unroll 4), or random64 of its ulonglong2 component (unroll 2).
+// (arrays of T as unique_ptr<T[]>: std::vector<bool> has no data())
+template <class T, class F>
+std::unique_ptr<T[]> over_for_each(tg::State& s, tg::Device d, uint64_t n, uint32_t unroll, F value) {
+  std::unique_ptr<T[]> want(new T[n]);
+  tg::for_each(s, n, sizeof(T), unroll, d, [&](uint64_t i, const xrng::u32x4& w, uint32_t lane) {
+    want[i] = value(unroll == 2 ? tg::random64(w, lane) : uint64_t{w.v[lane]});
+  });
+  return want;
+}
+}  // namespace
+
+TEST_CASE("torch_cuda: whole draws randint, random_, random_(from, None) in every integer type") {
+  const tg::Device d{3, 256};
+  const uint64_t n = 5000;  // above one wave of 3 x 256 threads
+  constexpr int64_t kMin = std::numeric_limits<int64_t>::min();
+  auto run = [&](auto zero, int64_t lo, int64_t hi_or_none, int which) {
+    using T = decltype(zero);
+    tg::State a{11, 4}, b{11, 4};
+    std::unique_ptr<T[]> got(new T[n]), want;
+    if (which == 0) {  // randint(lo, hi): [lo, hi)
+      tg::randint(a, d, n, lo, hi_or_none, got.get());
+      const uint64_t range = static_cast<uint64_t>(hi_or_none) - static_cast<uint64_t>(lo);
+      want = over_for_each<T>(b, d, n, range >= (1ull << 28) ? 2 : 4, [&](uint64_t w) {
+        return static_cast<T>(static_cast<int64_t>(w % range + static_cast<uint64_t>(lo)));
+      });
+    } else if (which == 1) {  // random_(): mod max + 1 (bool: & 1), int64 on 64-bit words
+      tg::random(a, d, n, got.get());
+      const bool wide = std::is_same_v<T, int64_t>;
+      want = over_for_each<T>(b, d, n, wide ? 2 : 4, [&](uint64_t w) {
+        if constexpr (std::is_same_v<T, bool>) return static_cast<T>(w & 1);
+        else return static_cast<T>(w % (static_cast<uint64_t>(std::numeric_limits<T>::max()) + 1));
+      });
+    } else if (lo == kMin) {  // random_(-2**63, None): random64's bits
+      tg::random_from(a, d, n, lo, got.get());
+      want = over_for_each<T>(b, d, n, 2, [&](uint64_t w) { return static_cast<T>(static_cast<int64_t>(w)); });
+    } else {  // random_(lo, None): [lo, max]
+      tg::random_from(a, d, n, lo, got.get());
+      const uint64_t range = static_cast<uint64_t>(std::numeric_limits<T>::max()) - static_cast<uint64_t>(lo) + 1;
+      want = over_for_each<T>(b, d, n, range >= (1ull << 28) ? 2 : 4, [&](uint64_t w) {
+        return static_cast<T>(static_cast<int64_t>(w % range + static_cast<uint64_t>(lo)));
+      });
+    }
+    CHECK(a.offset == b.offset);
+    CHECK(a.offset > 4);
+    CHECK(std::equal(got.get(), got.get() + n, want.get()));
+    return std::vector<int64_t>(got.get(), got.get() + n);
+  };
+  run(int64_t{}, -5, 1000, 0);
+  run(int32_t{}, -5, 1000, 0);
+  run(int16_t{}, -300, 300, 0);
+  run(int8_t{}, -5, 9, 0);
+  run(uint8_t{}, 0, 256, 0);
+  run(bool{}, 0, 2, 0);
+  run(uint16_t{}, 3, 60000, 0);
+  run(uint32_t{}, 0, 4294967295, 0);
+  run(uint64_t{}, 5, std::numeric_limits<int64_t>::max(), 0);
+  run(int64_t{}, 0, 0, 1);
+  run(int32_t{}, 0, 0, 1);
+  run(int16_t{}, 0, 0, 1);
+  run(int8_t{}, 0, 0, 1);
+  run(uint8_t{}, 0, 0, 1);
+  run(bool{}, 0, 0, 1);
+  const auto full = run(int64_t{}, kMin, 0, 2);
+  CHECK(std::count_if(full.begin(), full.end(), [](int64_t v) { return v < 0; }) > 2000);  // both halves
+  run(int64_t{}, -5, 0, 2);
+  run(int32_t{}, -5, 0, 2);
+  run(int16_t{}, -5, 0, 2);
+  run(int8_t{}, -5, 0, 2);
+  run(uint8_t{}, 3, 0, 2);
+  run(bool{}, 0, 0, 2);
+  run(uint16_t{}, 3, 0, 2);
+  run(uint32_t{}, 3, 0, 2);
+  // torch's refusals, before the offset moves
+  tg::State s{1, 0};
+  int32_t i32 = 0;
+  uint64_t u64 = 0;
+  bool b8 = false;
+  uint16_t u16 = 0;
+  CHECK_THROWS_AS(tg::random_from(s, d, 1, kMin, &i32), std::invalid_argument);
+  CHECK_THROWS_AS(tg::random_from(s, d, 1, 0, &u64), std::invalid_argument);
+  CHECK_THROWS_AS(tg::random_from(s, d, 1, 2, &b8), std::invalid_argument);
+  CHECK_THROWS_AS(tg::random(s, d, 1, &u16), std::invalid_argument);
+  CHECK_THROWS_AS(tg::randint(s, d, 1, 0, 3, &b8), std::invalid_argument);
+  CHECK_THROWS_AS(tg::randint(s, d, 1, -1, 3, &u16), std::invalid_argument);
+  CHECK(s.offset == 0);
+}
+
+TEST_CASE("torch_cuda: whole draw dropout is dropout_slot's uniform against 1 - p, scaled") {
+  const tg::Device d{3, 256};
+  for (const tg::Type t : {tg::Type::f32, tg::Type::f64, tg::Type::f16, tg::Type::bf16}) {
+    for (const uint64_t n : {uint64_t{5000}, uint64_t{5002}, uint64_t{4099}}) {  // vec 4 or 8, 2, 1
+      const uint32_t es = tg::type_size(t);
+      std::vector<uint8_t> x(n * es), y(n * es), y2(n * es), mask(n);
+      for (uint64_t i = 0; i < n; ++i) tg::detail::store(t, x.data(), i, static_cast<double>(static_cast<int>(i % 200) - 100));
+      tg::State a{11, 4}, b{11, 4};
+      tg::dropout(a, d, n, t, 0.3, x.data(), y.data(), mask.data());
+      const uint32_t vec = tg::dropout_vec(n, es);
+      const tg::Launch L = tg::dropout_launch(n, d);
+      const uint64_t off = tg::philox_cuda_state(b, L.counter_offset);
+      CHECK(a.offset == b.offset);
+      uint64_t kept = 0;
+      for (uint64_t i = 0; i < n; ++i) {
+        const tg::Slot sl = tg::dropout_slot(L, vec, i);
+        const float u = tg::curand_uniform(tg::curand4(11, off, sl.thread, sl.round).v[sl.lane]);
+        const bool keep = t == tg::Type::f64 ? tg::dropout_keep_f64(u, 0.7) : tg::dropout_keep_f32(u, 0.7f);
+        CHECK(mask[i] == keep);
+        kept += keep;
+      }
+      CHECK((kept > n * 6 / 10 && kept < n * 8 / 10));
+      tg::State c{11, 4};
+      y2 = x;
+      tg::dropout(c, d, n, t, 0.3, y2.data(), y2.data());  // in place: the same values
+      CHECK(y2 == y);
+    }
+  }
+  tg::State s{1, 0};
+  float f[2] = {1.0f, -2.0f}, g[2];
+  uint8_t m[2];
+  tg::dropout(s, d, 2, tg::Type::f32, 1.0, f, g, m);  // p = 1: times zero, no draw
+  CHECK((g[0] == 0.0f && std::signbit(g[1]) && m[0] == 0 && s.offset == 0));
+  tg::dropout(s, d, 2, tg::Type::f32, 0.0, f, g, m);  // p = 0: the input, no draw
+  CHECK((g[1] == -2.0f && m[1] == 1 && s.offset == 0));
+  CHECK_THROWS_AS(tg::dropout(s, d, 2, tg::Type::f32, -0.5, f, g), std::invalid_argument);
+  CHECK_THROWS_AS(tg::dropout(s, d, 2, tg::Type::f32, 0.5, f, g, nullptr, 3), std::invalid_argument);
+  CHECK(s.offset == 0);
 }
