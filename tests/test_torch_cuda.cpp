@@ -20,6 +20,7 @@
 
 #include "rng/stream.h"
 #include "rng/torch_cuda.h"
+#include "tools/sha256.h"
 
 namespace tg = xrng::torch_cuda;
 
@@ -664,4 +665,71 @@ TEST_CASE("torch_cuda: whole draw dropout is dropout_slot's uniform against 1 - 
   CHECK_THROWS_AS(tg::dropout(s, d, 2, tg::Type::f32, -0.5, f, g), std::invalid_argument);
   CHECK_THROWS_AS(tg::dropout(s, d, 2, tg::Type::f32, 0.5, f, g, nullptr, 3), std::invalid_argument);
   CHECK(s.offset == 0);
+}
+
+TEST_CASE("torch_cuda: whole draws random_, randint into integer types and dropout equal xrng.torch_cuda's values") {
+  // SHA-256 of the values python's xrng.torch_cuda(11, sm_count=3, threads_per_sm=256) with offset 4
+  // gave (bindings/torch_cuda_ops.cpp's own loops, checked there against a model on the raw stream),
+  // and the offset after each; bool as 0/1 bytes.
+  const tg::Device d{3, 256};
+  const uint64_t n = 5000;
+  auto fp = [](const void* p, size_t bytes) {
+    xrng::tools::Sha256 h;
+    h.update(static_cast<const unsigned char*>(p), bytes);
+    return h.hex();
+  };
+  auto check = [&](auto zero, auto draw, const char* want, uint64_t offset, const char* expr) {
+    using T = decltype(zero);
+    std::unique_ptr<T[]> v(new T[n]);
+    tg::State s{11, 4};
+    draw(s, v.get());
+    std::vector<uint8_t> bytes(n * sizeof(T));
+    std::memcpy(bytes.data(), v.get(), bytes.size());
+    CHECK_MESSAGE(fp(bytes.data(), bytes.size()) == std::string(want), expr);
+    CHECK_MESSAGE(s.offset == offset, expr);
+  };
+  check(int64_t{}, [&](tg::State& s, int64_t* o) { tg::random_from(s, d, n, std::numeric_limits<int64_t>::min(), o); },
+        "cd1b384f448ecac5078f8a7b00e3aab0d19aeeac7d20ab566653c95d5bb3c186", 20, "int64 random_(-2**63, None)");
+  check(int16_t{}, [&](tg::State& s, int16_t* o) { tg::random_from(s, d, n, -5, o); },
+        "a49173009fd06d0f8bcfa557dca8be37500e179322325a11c70c5dcf4c896811", 12, "int16 random_(-5, None)");
+  check(int64_t{}, [&](tg::State& s, int64_t* o) { tg::random_from(s, d, n, -5, o); },
+        "7d3690d22d18b2adb7f522d19c6c7aad6435bee17a3980eca9e57a1d7323f498", 20, "int64 random_(-5, None)");
+  check(bool{}, [&](tg::State& s, bool* o) { tg::random_from(s, d, n, 0, o); },
+        "dcdcfd1d62031411f1de1b89333152aed0c3717941ff7d9ca036d7df098cd557", 12, "bool random_(0, None)");
+  check(int8_t{}, [&](tg::State& s, int8_t* o) { tg::random(s, d, n, o); },
+        "27a6d6487f9850d1f114e27c0ee7d6f3c7985669f770a813e0eb60b5c8cefba3", 12, "int8 random_()");
+  check(int64_t{}, [&](tg::State& s, int64_t* o) { tg::random(s, d, n, o); },
+        "c99598929f13d2304a5bc2bf33f795558ff6a372e8816b0bb11a933ab8fd4a08", 20, "int64 random_()");
+  check(uint16_t{}, [&](tg::State& s, uint16_t* o) { tg::randint(s, d, n, 3, 60000, o); },
+        "6b3b7b0184bf433dd006e888d74e6b3c6f376f18153196cdb2e121274de6e776", 12, "uint16 randint(3, 60000)");
+  check(uint32_t{}, [&](tg::State& s, uint32_t* o) { tg::randint(s, d, n, 0, 4294967295, o); },
+        "7e63674702820114a3aafad677b46c835301fe517337573c23959b34606f4f5e", 20, "uint32 randint(0, 2**32 - 1)");
+  // xrng.dropout(((torch.arange(n) % 200) - 100).to(dtype), 0.3, generator=...)
+  const struct {
+    tg::Type t;
+    uint64_t n;
+    const char* want;
+  } drops[] = {
+      {tg::Type::f32, 5000, "63be5d6343aebe9cf6e9341949c9779f63469a85893e7b98d39889c9b3736cfb"},
+      {tg::Type::f32, 5002, "dfcbf4a6cb22b58ad3ab9e9994651222b895ea63f23c876217ea9e42b7e9a660"},
+      {tg::Type::f32, 4099, "ad928168de738537d0f7af4698b98c366ba06aca57796b27de075436b1c3e712"},
+      {tg::Type::f64, 5000, "c85f38b3f33360f6697ed66cdbb473cc06d65afed6e0d28831d441d236dd0f37"},
+      {tg::Type::f64, 5002, "941a8c90210d814d31a158ff4a07aad314ba81e5d94cca96b5edb6902a9b0138"},
+      {tg::Type::f64, 4099, "edafe06bf8d7fdb032ac575126f0fa75ce540d8390a6274e504b0ec3ad9efa15"},
+      {tg::Type::f16, 5000, "284814c8b3c80fa4e8667ad8e91b91c41f62e25096627b9441f36a5acb36994a"},
+      {tg::Type::f16, 5002, "4b774ffac3113050a2198faab0cfe330ad365a00714acfbd0aadf4d73b66a20a"},
+      {tg::Type::f16, 4099, "97b440701532e426e540a5ac3a4c4ec73850abb292149237f90bd60afe437882"},
+      {tg::Type::bf16, 5000, "f0c487bff6f3e84c3e8d1d6258024378e6db8aa0e7ab471666d1237112d71815"},
+      {tg::Type::bf16, 5002, "62166cf42dec9166f4164d0e33c62a504ea10318738ee2685888c04700e1e0d6"},
+      {tg::Type::bf16, 4099, "715e89f78394d24fe0f18d03c758044815e8818a765c8fb31dd770c32f952fc7"},
+  };
+  for (const auto& c : drops) {
+    const uint32_t es = tg::type_size(c.t);
+    std::vector<uint8_t> x(c.n * es), y(c.n * es);
+    for (uint64_t i = 0; i < c.n; ++i) tg::detail::store(c.t, x.data(), i, static_cast<double>(static_cast<int>(i % 200) - 100));
+    tg::State s{11, 4};
+    tg::dropout(s, d, c.n, c.t, 0.3, x.data(), y.data());
+    CHECK_MESSAGE(fp(y.data(), y.size()) == std::string(c.want), "dropout n=" << c.n << " type " << int(c.t));
+    CHECK(s.offset == 12);
+  }
 }
