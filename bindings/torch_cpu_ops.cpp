@@ -83,20 +83,12 @@ void by_chunks(T* p, int64_t n, Draw&& draw) {
   }
 }
 
-// Fills `out` (contiguous CPU) with draw `kind` from `state`, advancing it as
-// torch's CPU generator would. kind: uniform, normal, normal_each (a non-contiguous
-// output's normal: torch's element-wise path), exponential, geometric, log_normal, cauchy,
-// randint, random (random_() without a range), random_from (random_(from, None), from
-// = ilow; -2**63: the full 64-bit range), bernoulli, randperm.
-}  // namespace
-
 // random_(from, None), from > INT64_MIN, into dtype dt: (base, range) as
 // torch 2.15's random_from_to_impl computes them. Integers: [from, max]
 // (rng/detail/torch_random.h; none for uint64). Floating types: [from',
 // 2^digits], from' = update_from(from), after from is checked against the
 // dtype's finite range (torch checks it after update_from, whose casts
 // overflow outside it: the same refusals).
-namespace {
 template <class T>
 std::pair<int64_t, uint64_t> random_from_bounds_of(int64_t from, const char* who) {
   if constexpr (std::is_floating_point_v<T> || std::is_same_v<T, at::Half> || std::is_same_v<T, at::BFloat16>) {
@@ -125,6 +117,11 @@ std::pair<int64_t, uint64_t> xrng::torch_streams::random_from_bounds(at::ScalarT
   return r;
 }
 
+// Fills `out` (contiguous CPU) with draw `kind` from `state`, advancing it as
+// torch's CPU generator would. kind: uniform, normal, normal_each (a non-contiguous
+// output's normal: torch's element-wise path), exponential, geometric, log_normal, cauchy,
+// randint, random (random_() without a range), random_from (random_(from, None), from
+// = ilow; -2**63: the full 64-bit range), bernoulli, randperm.
 void xrng::torch_streams::cpu_draw(tc::State& s, const std::string& kind, tc::Kernel k, at::Tensor out, double a,
                                    double b, int64_t ilow, int64_t ihigh) {
   if (out.device().type() != at::kCPU || !out.is_contiguous())
