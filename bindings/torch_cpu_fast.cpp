@@ -64,7 +64,7 @@ PyObject* g_kernel_attr = nullptr;  // "kernel", interned
 // torch.Size of ints); `dtype` None: `default_dtype`, None: torch's default.
 // _into: `out` a contiguous CPU tensor, else NotImplemented.
 bool read_params(const char* kind, PyObject* pa, PyObject* pb, double& a, double& b, int64_t& ilow, int64_t& ihigh) {
-  if (std::strcmp(kind, "randint") == 0) {
+  if (std::strcmp(kind, "randint") == 0 || std::strcmp(kind, "random_from") == 0) {  // (random_from: from, 0)
     if (!PyLong_CheckExact(pa) || !PyLong_CheckExact(pb)) return false;
     int of1 = 0, of2 = 0;
     ilow = PyLong_AsLongLongAndOverflow(pa, &of1);

@@ -54,6 +54,22 @@ struct Mod32 {
 
 #endif
 
+// random_from_to's loop (randint, random_(from, to), random_(from, None)):
+// n elements of (w mod range) + lo as int64, cast to T (tc::randint_value;
+// below a range of 2^28 its one-word remainder by a multiplication).
+template <class T>
+void from_to_loop(tc::State& s, T* p, int64_t n, int64_t lo, uint64_t range) {
+#ifdef __SIZEOF_INT128__
+  if (range < (1ull << 28)) {
+    const Mod32 mod(static_cast<uint32_t>(range));
+    for (int64_t i = 0; i < n; ++i)
+      p[i] = static_cast<T>(static_cast<int64_t>(static_cast<uint64_t>(mod(s.random())) + static_cast<uint64_t>(lo)));
+    return;
+  }
+#endif
+  for (int64_t i = 0; i < n; ++i) p[i] = static_cast<T>(tc::randint_value(s, range, lo));
+}
+
 // p[0..n) = draw(m, v)'s float64 values cast as torch casts them
 // (static_cast<scalar_t>), in chunks of 256 (the host loops of
 // host/torch_cpu.h: compiled with FMA instructions where the CPU has them).
@@ -67,12 +83,45 @@ void by_chunks(T* p, int64_t n, Draw&& draw) {
   }
 }
 
+// random_(from, None), from > INT64_MIN, into dtype dt: (base, range) as
+// torch 2.15's random_from_to_impl computes them. Integers: [from, max]
+// (rng/detail/torch_random.h; none for uint64). Floating types: [from',
+// 2^digits], from' = update_from(from), after from is checked against the
+// dtype's finite range (torch checks it after update_from, whose casts
+// overflow outside it: the same refusals).
+template <class T>
+std::pair<int64_t, uint64_t> random_from_bounds_of(int64_t from, const char* who) {
+  if constexpr (std::is_floating_point_v<T> || std::is_same_v<T, at::Half> || std::is_same_v<T, at::BFloat16>) {
+    constexpr int digits = std::numeric_limits<T>::digits;
+    constexpr int64_t to_inc = int64_t{1} << digits;
+    if (static_cast<double>(from) < static_cast<double>(std::numeric_limits<T>::lowest()) ||
+        static_cast<double>(from) > static_cast<double>(std::numeric_limits<T>::max()))
+      throw std::invalid_argument(std::string(who) + ": from does not fit the dtype");
+    const int64_t lo = tc::update_from(from, digits, [](int64_t v) { return static_cast<int64_t>(static_cast<T>(v)); });
+    if (!(lo < to_inc))
+      throw std::invalid_argument(std::string(who) + ": from cast to the dtype must be below 2^" + std::to_string(digits) +
+                                  " (to = None stands for 2^digits + 1)");
+    return {lo, static_cast<uint64_t>(to_inc) - static_cast<uint64_t>(lo) + 1};
+  } else {
+    return {from, xrng::torch_random::from_range<T>(from, who)};
+  }
+}
+}  // namespace
+
+std::pair<int64_t, uint64_t> xrng::torch_streams::random_from_bounds(at::ScalarType dt, int64_t from, const char* who) {
+  if (from == std::numeric_limits<int64_t>::min())
+    throw std::invalid_argument(std::string(who) + ": from = -2**63 is the full 64-bit range");
+  std::pair<int64_t, uint64_t> r;
+  AT_DISPATCH_V2(dt, "xrng_random_from_bounds", AT_WRAP([&] { r = random_from_bounds_of<scalar_t>(from, who); }),
+                 AT_EXPAND(AT_ALL_TYPES), at::kBool, at::kHalf, at::kBFloat16, AT_EXPAND(AT_BAREBONES_UNSIGNED_TYPES));
+  return r;
+}
+
 // Fills `out` (contiguous CPU) with draw `kind` from `state`, advancing it as
 // torch's CPU generator would. kind: uniform, normal, normal_each (a non-contiguous
 // output's normal: torch's element-wise path), exponential, geometric, log_normal, cauchy,
-// randint, random (random_() without a range), bernoulli, randperm.
-}  // namespace
-
+// randint, random (random_() without a range), random_from (random_(from, None), from
+// = ilow; -2**63: the full 64-bit range), bernoulli, randperm.
 void xrng::torch_streams::cpu_draw(tc::State& s, const std::string& kind, tc::Kernel k, at::Tensor out, double a,
                                    double b, int64_t ilow, int64_t ihigh) {
   if (out.device().type() != at::kCPU || !out.is_contiguous())
@@ -114,17 +163,23 @@ void xrng::torch_streams::cpu_draw(tc::State& s, const std::string& kind, tc::Ke
             ihigh - 1 > xrng::torch_streams::int_max<scalar_t>())
           throw std::invalid_argument("torch_cpu randint: [low, high) does not fit the dtype");
       }
-      const uint64_t range = static_cast<uint64_t>(hi) - static_cast<uint64_t>(lo);
-      auto* p = out.data_ptr<scalar_t>();
-#ifdef __SIZEOF_INT128__
-      if (range < (1ull << 28)) {  // randint_value's one-word path, its remainder by a multiplication
-        const Mod32 mod(static_cast<uint32_t>(range));
-        for (int64_t i = 0; i < n; ++i)
-          p[i] = static_cast<scalar_t>(static_cast<int64_t>(static_cast<uint64_t>(mod(s.random())) + static_cast<uint64_t>(lo)));
-        return;
-      }
-#endif
-      for (int64_t i = 0; i < n; ++i) p[i] = static_cast<scalar_t>(tc::randint_value(s, range, lo));
+      from_to_loop(s, out.data_ptr<scalar_t>(), n, lo, static_cast<uint64_t>(hi) - static_cast<uint64_t>(lo));
+    }), AT_EXPAND(AT_ALL_TYPES), at::kBool, at::kHalf, at::kBFloat16, AT_EXPAND(AT_BAREBONES_UNSIGNED_TYPES));
+  } else if (kind == "random_from") {  // random_(from, None), from = ilow (ihigh unused)
+    if (ilow == std::numeric_limits<int64_t>::min()) {  // the full 64-bit range: its own kernel
+      if (n == 0) return;  // (torch returns on no elements before its kernel checks the dtype)
+      if (dt != at::kLong && dt != at::kDouble && dt != at::kFloat && dt != at::kBFloat16)
+        throw std::invalid_argument(std::string("torch_cpu random_: random_(-2**63, None) (the full 64-bit range) takes "
+                                                "int64, float64, float32 or bfloat16, got ") + c10::toString(dt));
+      AT_DISPATCH_V2(dt, "torch_cpu_random_full", AT_WRAP([&] {
+        auto* p = out.data_ptr<scalar_t>();  // uniform_int_full_range: random64's bits as an int64, cast
+        for (int64_t i = 0; i < n; ++i) p[i] = static_cast<scalar_t>(static_cast<int64_t>(s.random64()));
+      }), at::kLong, at::kDouble, at::kFloat, at::kBFloat16);
+      return;
+    }
+    const auto [lo, range] = xrng::torch_streams::random_from_bounds(dt, ilow, "torch_cpu random_");
+    AT_DISPATCH_V2(dt, "torch_cpu_random_from", AT_WRAP([&] {
+      from_to_loop(s, out.data_ptr<scalar_t>(), n, lo, range);
     }), AT_EXPAND(AT_ALL_TYPES), at::kBool, at::kHalf, at::kBFloat16, AT_EXPAND(AT_BAREBONES_UNSIGNED_TYPES));
   } else if (kind == "random") {  // random_() without a range: torch's random_kernel_cpu dtypes
     if (dt == at::kUInt16 || dt == at::kUInt32 || dt == at::kUInt64)
@@ -289,8 +344,8 @@ void register_torch_cpu(py::module_& m) {
   m.def("torch_cpu_draw", &draw, py::arg("state"), py::arg("kind"), py::arg("kernel"), py::arg("out"),
         py::arg("a") = 0.0, py::arg("b") = 1.0, py::arg("ilow") = 0, py::arg("ihigh") = 0,
         "Fills contiguous CPU `out` with torch CPU stream draw `kind` (uniform, normal, normal_each, exponential, geometric, "
-        "log_normal, cauchy, randint, random, bernoulli, randperm), "
+        "log_normal, cauchy, randint, random, random_from, bernoulli, randperm), "
         "advancing `state` in place as torch's generator would: a/b are uniform/normal/bernoulli's parameters "
         "(exponential: a = lambda; geometric: a = p; cauchy: a = median, b = sigma), "
-        "ilow/ihigh randint's [low, high).");
+        "ilow/ihigh randint's [low, high); random_from: ilow = from (random_(from, None); -2**63: the full 64-bit range).");
 }

@@ -115,12 +115,14 @@ uint64_t device_draw(tg::State s, tg::Device d, const std::string& kind, at::Ten
   else if (kind == "cauchy") args.draw = tk::Draw::cauchy;
   else if (kind == "geometric") args.draw = tk::Draw::geometric;
   else if (kind == "bernoulli") args.draw = tk::Draw::bernoulli;
-  else if (kind == "randint") args.draw = tk::Draw::randint;
+  else if (kind == "randint" || kind == "random_from") args.draw = tk::Draw::randint;
   else throw std::invalid_argument("torch_cuda draw: unknown kind '" + kind + "'");
   if (args.draw <= tk::Draw::cauchy) float_type(dt, kind);
   if (args.draw == tk::Draw::geometric && dt == at::kBool)
     throw std::invalid_argument("torch_cuda geometric: dtype must not be bool");
-  if (args.draw == tk::Draw::randint) std::tie(args.low, args.range) = randint_bounds(dt, ilow, ihigh);
+  if (kind == "randint") std::tie(args.low, args.range) = randint_bounds(dt, ilow, ihigh);
+  if (kind == "random_from")  // random_(from, None): randint's kernel on [from, the dtype's max or 2^digits]
+    std::tie(args.low, args.range) = xrng::torch_streams::random_from_bounds(dt, ilow, "torch_cuda random_");
   args.out = device_type(dt);
   const OnDevice on(out);
   tk::draw(args, s, d, static_cast<uint64_t>(out.numel()), out.data_ptr(), on.stream);
@@ -137,9 +139,11 @@ uint64_t xrng::torch_streams::cuda_draw(uint64_t seed, uint64_t offset, const st
 #if defined(XRNG_TORCH_CUDA)
   // a contiguous CUDA tensor: filled on its GPU by xrng's kernels (randperm: on the host, then copied)
   if (out.is_cuda() && out.is_contiguous()) {
-    // randperm, random_() and the unsigned dtypes (no xrng kernel for them): on the host, then copied
+    // randperm, random_(), random_ over the full 64-bit range and the unsigned dtypes (no xrng kernel
+    // for them): on the host, then copied
     const auto dt = out.scalar_type();
-    if (kind != "randperm" && kind != "random" && dt != at::kUInt16 && dt != at::kUInt32 && dt != at::kUInt64)
+    const bool full = kind == "random_from" && ilow == std::numeric_limits<int64_t>::min();
+    if (kind != "randperm" && kind != "random" && !full && dt != at::kUInt16 && dt != at::kUInt32 && dt != at::kUInt64)
       return device_draw(tg::State{seed, offset}, tg::Device{sm_count, threads_per_sm}, kind, out, a, b, ilow, ihigh);
     at::Tensor host = at::empty(out.sizes(), out.options().device(at::kCPU));
     const uint64_t next = cuda_draw(seed, offset, kind, sm_count, threads_per_sm, host, a, b, ilow, ihigh);
@@ -244,8 +248,24 @@ uint64_t xrng::torch_streams::cuda_draw(uint64_t seed, uint64_t offset, const st
         });
       }
     });
-  } else if (kind == "randint") {
-    const auto bounds = randint_bounds(dt, ilow, ihigh);
+  } else if (kind == "randint" || kind == "random_from") {
+    if (kind == "random_from" && ilow == std::numeric_limits<int64_t>::min()) {
+      // random_(-2**63, None): random_full_64_bits_range_kernel, a ulonglong2 per two elements (unroll 2)
+      if (n == 0) return s.offset;  // (torch returns on no elements before its kernel checks the dtype)
+      if (dt != at::kLong && dt != at::kDouble && dt != at::kFloat && dt != at::kBFloat16)
+        throw std::invalid_argument(std::string("torch_cuda random_: random_(-2**63, None) (the full 64-bit range) "
+                                                "takes int64, float64, float32 or bfloat16, got ") + c10::toString(dt));
+      AT_DISPATCH_V2(dt, "torch_cuda_random_full", AT_WRAP([&] {
+        auto* p = out.data_ptr<scalar_t>();  // uniform_int_full_range: random64's bits as an int64, cast
+        tg::for_each(s, n, esize, 2, d, [&](uint64_t i, const xrng::u32x4& w, uint32_t lane) {
+          p[i] = static_cast<scalar_t>(static_cast<int64_t>(tg::random64(w, lane)));
+        });
+      }), at::kLong, at::kDouble, at::kFloat, at::kBFloat16);
+      return s.offset;
+    }
+    // randint / random_(from, to): [ilow, ihigh); random_(from, None): [ilow, the dtype's max or 2^digits]
+    const auto bounds = kind == "randint" ? randint_bounds(dt, ilow, ihigh)
+                                          : xrng::torch_streams::random_from_bounds(dt, ilow, "torch_cuda random_");
     const int64_t lo = bounds.first;
     const uint64_t range = bounds.second;
     // torch's random_from_to_kernel_cuda dtypes: bool and uint16/32/64 included
@@ -457,7 +477,8 @@ void register_torch_cuda(py::module_& m) {
         py::arg("threads_per_sm"), py::arg("out"), py::arg("a") = 0.0, py::arg("b") = 1.0, py::arg("ilow") = 0,
         py::arg("ihigh") = 0,
         "Fills contiguous CPU `out` with torch CUDA stream draw `kind` (uniform, normal, exponential, log_normal, "
-        "geometric, cauchy, bernoulli, randint, random (random_() without a range), randperm) from state (seed, offset) on a GPU of sm_count SMs; returns the new philox offset.");
+        "geometric, cauchy, bernoulli, randint, random (random_() without a range), random_from (random_(from, None), "
+        "from = ilow; -2**63: the full 64-bit range), randperm) from state (seed, offset) on a GPU of sm_count SMs; returns the new philox offset.");
   m.def("torch_cuda_dropout", &dropout, py::arg("seed"), py::arg("offset"), py::arg("sm_count"),
         py::arg("threads_per_sm"), py::arg("input"), py::arg("p"), py::arg("vec"),
         "torch's CUDA native_dropout of contiguous CPU `input`: (output, mask, new offset).");

@@ -12,7 +12,9 @@
 #include <string>
 #include <tuple>
 #include <type_traits>
+#include <utility>
 
+#include "rng/detail/torch_random.h"
 #include "rng/torch_cpu.h"
 
 namespace xrng::torch_streams {
@@ -39,9 +41,17 @@ constexpr int64_t int_max() {
     return static_cast<int64_t>(std::numeric_limits<T>::max());
 }
 
+// random_(from, None) (from > -2**63) into dtype dt: the base and range of
+// torch's random_from_to kernel ([from, max] for the integers, [from moved
+// up by update_from, 2^digits] for the floating types); throws
+// std::invalid_argument (`who` names the call) where torch refuses
+// (uint64, a `from` outside the dtype). Shared by both torch streams.
+std::pair<int64_t, uint64_t> random_from_bounds(at::ScalarType dt, int64_t from, const char* who);
+
 // torch CPU stream: fills contiguous CPU `out` with draw `kind` (uniform,
 // normal, normal_each, exponential, geometric, log_normal, cauchy,
-// randint, random (random_() without a range), bernoulli, randperm) from `s`, advancing it as torch's CPU generator
+// randint, random (random_() without a range), random_from (random_(from,
+// None), from = ilow; -2**63 the full 64-bit range), bernoulli, randperm) from `s`, advancing it as torch's CPU generator
 // would (torch_cpu_ops.cpp documents the parameters). Throws
 // std::invalid_argument before drawing for arguments it does not take.
 void cpu_draw(torch_cpu::State& s, const std::string& kind, torch_cpu::Kernel k, at::Tensor out, double a,
@@ -55,7 +65,7 @@ at::Tensor cpu_multinomial(torch_cpu::State& s, at::Tensor weights, int64_t n);
 
 // torch CUDA stream: fills contiguous CPU `out` with draw `kind` (uniform,
 // normal, exponential, log_normal, geometric, cauchy, bernoulli, randint,
-// random, randperm) from (seed, offset) on
+// random, random_from (as cpu_draw's), randperm) from (seed, offset) on
 // a GPU of sm_count SMs; returns the new philox offset.
 uint64_t cuda_draw(uint64_t seed, uint64_t offset, const std::string& kind, uint32_t sm_count,
                    uint32_t threads_per_sm, at::Tensor out, double a, double b, int64_t ilow, int64_t ihigh);

@@ -435,4 +435,52 @@ void randperm(State& s, int64_t n, int64_t* out) {
   torch_cpu::randperm(s, n, [out](int64_t i) { return out[i]; }, [out](int64_t i, int64_t v) { out[i] = v; });
 }
 
+void dropout(State& s, int64_t n, double p, DType dtype, const void* in, void* out, uint8_t* mask) {
+  check_float_dtype(dtype, "dropout");
+  if (!(p >= 0.0 && p <= 1.0)) throw std::invalid_argument("torch_cpu dropout: p must be in [0, 1]");
+  const double q = 1.0 - p;  // bernoulli_'s probability and the divisor
+  // each element: x * v where kept (v = the dtype's 1 / (1 - p)), x * 0 where dropped
+  // (p = 1: every element dropped, nothing drawn; p = 0: the input itself, nothing drawn)
+  auto keep = [&](int64_t i) {
+    const bool k = p == 0.0 ? true : p == 1.0 ? false : bernoulli_value(s, q);
+    if (mask != nullptr) mask[i] = k;
+    return k;
+  };
+  switch (dtype) {
+    case DType::f64: {
+      const double v = 1.0 / q;
+      const auto* x = static_cast<const double*>(in);
+      auto* y = static_cast<double*>(out);
+      for (int64_t i = 0; i < n; ++i) {
+        const bool k = keep(i);
+        y[i] = p == 0.0 ? x[i] : x[i] * (k ? v : 0.0);
+      }
+      return;
+    }
+    case DType::f32: {
+      const float v = 1.0f / static_cast<float>(q);
+      const auto* x = static_cast<const float*>(in);
+      auto* y = static_cast<float*>(out);
+      for (int64_t i = 0; i < n; ++i) {
+        const bool k = keep(i);
+        y[i] = p == 0.0 ? x[i] : x[i] * (k ? v : 0.0f);
+      }
+      return;
+    }
+    default: {  // f16 / bf16: float arithmetic, rounded to the dtype
+      const bool bf = dtype == DType::bf16;
+      auto to16 = [bf](float f) { return bf ? math::f32_to_bf16_bits(f) : math::f32_to_f16_bits(f); };
+      auto from16 = [bf](uint16_t b) { return bf ? math::bf16_bits_to_f32(b) : math::f16_bits_to_f32(b); };
+      const float v = from16(to16(1.0f / static_cast<float>(q)));
+      const auto* x = static_cast<const uint16_t*>(in);
+      auto* y = static_cast<uint16_t*>(out);
+      for (int64_t i = 0; i < n; ++i) {
+        const bool k = keep(i);
+        y[i] = p == 0.0 ? x[i] : to16(from16(x[i]) * (k ? v : 0.0f));
+      }
+      return;
+    }
+  }
+}
+
 }  // namespace xrng::torch_cpu

@@ -5,7 +5,9 @@
 #pragma once
 
 #include <cstdint>
+#include <limits>
 
+#include "../rng/detail/torch_random.h"
 #include "../rng/registry.h"
 #include "../rng/torch_cpu.h"
 
@@ -79,5 +81,55 @@ void bernoulli(State& s, int64_t n, double p, DType dtype, void* out);
 
 // torch.randperm(n) (int64) into n elements: the randperm template.
 void randperm(State& s, int64_t n, int64_t* out);
+
+// torch.nn.functional.dropout(input, p, training=True) on CPU (torch 2.15
+// at::native::_dropout: CPU tensors never take the fused native_dropout):
+// noise = empty_like(input).bernoulli_(1 - p) (bernoulli_value per element,
+// 2 words each), noise.div_(1 - p) (1 / (1 - p) in the opmath type, float64
+// for float64 and float otherwise, rounded to the dtype), out = input * noise
+// in the dtype (f16 / bf16: the float product rounded once). n elements of
+// dtype f32, f64, f16 or bf16 (16-bit types as raw bits), in and out
+// contiguous (they may be the same memory: dropout's inplace=True);
+// `mask`, when given, receives 1 for a kept element, 0 for a dropped one.
+// p = 0 copies and p = 1 multiplies by zero, neither drawing (torch's). Throws
+// std::invalid_argument before drawing for p outside [0, 1] or another dtype.
+void dropout(State& s, int64_t n, double p, DType dtype, const void* in, void* out, uint8_t* mask = nullptr);
+
+// ---- random_ and randint into any integer element type (torch's Tensor.random_ on CPU) ----
+// T is int64_t, int32_t, int16_t, int8_t, uint8_t, bool, uint16_t, uint32_t or
+// uint64_t (torch's int64 ... uint64); n contiguous elements in torch's order.
+// Each throws std::invalid_argument before drawing where torch refuses.
+
+// torch.randint(low, high, (n,), dtype) / random_(low, high): [low, high)
+// within T (uint64: high - 1 <= INT64_MAX), randint_value per element.
+template <class T>
+void randint(State& s, int64_t n, int64_t low, int64_t high, T* out) {
+  const uint64_t range = torch_random::from_to_range<T>(low, high, "torch_cpu randint");
+  for (int64_t i = 0; i < n; ++i) out[i] = static_cast<T>(randint_value(s, range, low));
+}
+
+// random_() without a range: [0, max(T)] ({0, 1} for bool): a word (two for
+// int64: random64) mod max + 1. Not for uint16/32/64 (torch has none).
+template <class T>
+void random(State& s, int64_t n, T* out) {
+  const uint64_t mod = torch_random::modulus<T>("torch_cpu random_");
+  for (int64_t i = 0; i < n; ++i) out[i] = static_cast<T>(random_value(s, mod, torch_random::random_wide<T>));
+}
+
+// random_(from, None): from = INT64_MIN is the full 64-bit range (int64
+// only: random_full_64_bits_range_kernel, one random64 per element, its bits
+// as the value); any other `from` within T draws [from, max(T)] as
+// random_(from, max + 1) would (a 32-bit word below a range of 2^28, a
+// random64 from it up). uint64 has no random_(from, None) in torch.
+template <class T>
+void random_from(State& s, int64_t n, int64_t from, T* out) {
+  if (from == std::numeric_limits<int64_t>::min()) {
+    torch_random::check_full_range<T>("torch_cpu random_");
+    for (int64_t i = 0; i < n; ++i) out[i] = static_cast<T>(static_cast<int64_t>(s.random64()));
+    return;
+  }
+  const uint64_t range = torch_random::from_range<T>(from, "torch_cpu random_");
+  for (int64_t i = 0; i < n; ++i) out[i] = static_cast<T>(randint_value(s, range, from));
+}
 
 }  // namespace xrng::torch_cpu

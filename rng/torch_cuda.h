@@ -37,6 +37,7 @@
 #include "rng/detail/math.h"
 #include "rng/detail/math32.h"
 #include "rng/detail/torch_cpu_math64.h"
+#include "rng/detail/torch_random.h"
 #include "rng/philox.h"
 #include "rng/stream.h"
 
@@ -1006,5 +1007,130 @@ XRNG_HD inline Slot dropout_slot(const Launch& L, uint32_t vec, uint64_t i) {
 // scale), scale = accscalar(1.0 / p1m) computed in double.
 XRNG_HD inline bool dropout_keep_f32(float rand, float p1m) { return rand < p1m; }
 XRNG_HD inline bool dropout_keep_f64(float rand, double p1m) { return static_cast<double>(rand) < p1m; }
+
+// ---- random_ / randint into any integer element type, and dropout: whole draws --------------
+// T is int64_t, int32_t, int16_t, int8_t, uint8_t, bool, uint16_t, uint32_t or
+// uint64_t (torch's int64 ... uint64; rng/detail/torch_random.h); n
+// contiguous elements, each launch split at torch's 32-bit indexing bound by
+// sizeof(T). Exact (integer arithmetic on cuRAND's words, read from torch
+// 2.15's ATen/native/cuda/DistributionTemplates.h). Each throws
+// std::invalid_argument before drawing (the offset unmoved) where torch refuses.
+
+// torch.randint(low, high, (n,), dtype=T, device="cuda") / random_(low, high):
+// (w mod (high - low)) + low, 32-bit words (a uint4: unroll 4) below a range
+// of 2^28, 64-bit words (random64 of a ulonglong2: unroll 2) from it up.
+template <class T>
+void randint(State& s, Device d, uint64_t n, int64_t low, int64_t high, T* out) {
+  const uint64_t range = torch_random::from_to_range<T>(low, high, "torch_cuda randint");
+  if (range >= (1ull << 28)) {
+    for_each(s, n, sizeof(T), 2, d, [&](uint64_t i, const u32x4& w, uint32_t lane) {
+      out[i] = torch_random::from_to_value<T>(random64(w, lane), range, low);
+    });
+  } else {
+    for_each(s, n, sizeof(T), 4, d, [&](uint64_t i, const u32x4& w, uint32_t lane) {
+      out[i] = torch_random::from_to_value<T>(w.v[lane], range, low);
+    });
+  }
+}
+
+// random_() without a range (random_kernel): int64 a 64-bit word (unroll 2),
+// the other types one 32-bit word (unroll 4), mod max + 1 (bool: w & 1). Not
+// for uint16/32/64 (torch has none).
+template <class T>
+void random(State& s, Device d, uint64_t n, T* out) {
+  const uint64_t mod = torch_random::modulus<T>("torch_cuda random_");
+  if (torch_random::random_wide<T>) {
+    for_each(s, n, sizeof(T), 2, d, [&](uint64_t i, const u32x4& w, uint32_t lane) {
+      out[i] = static_cast<T>(random_value(random64(w, lane), mod));
+    });
+  } else {
+    for_each(s, n, sizeof(T), 4, d, [&](uint64_t i, const u32x4& w, uint32_t lane) {
+      out[i] = static_cast<T>(random_value(w.v[lane], mod));
+    });
+  }
+}
+
+// random_(from, None): from = INT64_MIN is the full 64-bit range
+// (random_full_64_bits_range_kernel: its own launch, a ulonglong2 per two
+// elements, unroll 2, each element random64's bits as an int64; int64 only
+// among the integer types); any other `from` within T is random_from_to_kernel
+// on [from, max(T)], as randint(from, max + 1). uint64 has none in torch.
+template <class T>
+void random_from(State& s, Device d, uint64_t n, int64_t from, T* out) {
+  if (from == std::numeric_limits<int64_t>::min()) {
+    torch_random::check_full_range<T>("torch_cuda random_");
+    for_each(s, n, sizeof(T), 2, d, [&](uint64_t i, const u32x4& w, uint32_t lane) {
+      out[i] = static_cast<T>(static_cast<int64_t>(random64(w, lane)));
+    });
+    return;
+  }
+  const uint64_t range = torch_random::from_range<T>(from, "torch_cuda random_");
+  if (range >= (1ull << 28)) {
+    for_each(s, n, sizeof(T), 2, d, [&](uint64_t i, const u32x4& w, uint32_t lane) {
+      out[i] = torch_random::from_to_value<T>(random64(w, lane), range, from);
+    });
+  } else {
+    for_each(s, n, sizeof(T), 4, d, [&](uint64_t i, const u32x4& w, uint32_t lane) {
+      out[i] = torch_random::from_to_value<T>(w.v[lane], range, from);
+    });
+  }
+}
+
+// torch.nn.functional.dropout(input, p, training=True) on the CUDA device `d`
+// (exact): for 0 < p < 1 native_dropout's fused kernel, whose uniforms
+// dropout_slot places (`vec`: get_vector_size's choice; 0 takes dropout_vec(n,
+// the dtype's size), a fresh 16-byte aligned allocation's), the offset moved
+// by dropout_launch's increment; keep = (u < 1 - p in the accumulation type,
+// float or float64 for float64), out = dtype(x keep scale), scale = 1 / (1 - p)
+// computed in binary64 and cast to the accumulation type. p = 0 copies the
+// input and p = 1 multiplies it by zero, neither drawing (at::dropout's
+// non-fused path). n contiguous elements of dtype `t` (16-bit types as raw
+// bits); `in` and `out` may be the same memory; `mask`, when given, receives 1
+// for a kept element. Throws std::invalid_argument before drawing for p outside
+// [0, 1] or a `vec` other than 0, 1, 2, 4, 8.
+inline void dropout(State& s, Device d, uint64_t n, Type t, double p, const void* in, void* out,
+                    uint8_t* mask = nullptr, uint32_t vec = 0) {
+  if (!(p >= 0.0 && p <= 1.0)) throw std::invalid_argument("torch_cuda dropout: p must be in [0, 1]");
+  if (vec != 0 && vec != 1 && vec != 2 && vec != 4 && vec != 8)
+    throw std::invalid_argument("torch_cuda dropout: vec must be 1, 2, 4 or 8 (0: torch's choice)");
+  const uint32_t es = type_size(t);
+  auto load = [&](uint64_t i) -> double {
+    switch (t) {
+      case Type::f64: return static_cast<const double*>(in)[i];
+      case Type::f32: return static_cast<const float*>(in)[i];
+      case Type::f16: return math::f16_bits_to_f32(static_cast<const uint16_t*>(in)[i]);
+      default: return math::bf16_bits_to_f32(static_cast<const uint16_t*>(in)[i]);
+    }
+  };
+  if (n == 0) return;
+  if (p == 0.0 || p == 1.0) {  // no draw: the input, or the input times zero in its dtype
+    if (p == 0.0 && in != out) std::memcpy(out, in, n * es);
+    for (uint64_t i = 0; i < n; ++i) {
+      if (p == 1.0) detail::store(t, out, i, t == Type::f64 ? load(i) * 0.0 : static_cast<double>(static_cast<float>(load(i)) * 0.0f));
+      if (mask != nullptr) mask[i] = p == 0.0;
+    }
+    return;
+  }
+  const uint32_t v = vec != 0 ? vec : dropout_vec(n, es);
+  const Launch L = dropout_launch(n, d);
+  const uint64_t off = philox_cuda_state(s, L.counter_offset);
+  const double p1m = 1.0 - p;
+  const float pf = static_cast<float>(p1m);
+  const float scale_f = static_cast<float>(1.0 / static_cast<double>(pf));
+  const double scale_d = 1.0 / p1m;
+  for (uint64_t i = 0; i < n; ++i) {
+    const Slot sl = dropout_slot(L, v, i);
+    const float u = curand_uniform(curand4(s.seed, off, sl.thread, sl.round).v[sl.lane]);
+    bool keep;
+    if (t == Type::f64) {
+      keep = dropout_keep_f64(u, p1m);
+      detail::store(t, out, i, load(i) * (keep ? 1.0 : 0.0) * scale_d);
+    } else {
+      keep = dropout_keep_f32(u, pf);
+      detail::store(t, out, i, static_cast<float>(load(i)) * (keep ? 1.0f : 0.0f) * scale_f);
+    }
+    if (mask != nullptr) mask[i] = keep;
+  }
+}
 
 }  // namespace xrng::torch_cuda

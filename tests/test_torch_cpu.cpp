@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "host/torch_cpu.h"
+#include "rng/detail/math.h"
 #include "rng/torch_cpu.h"
 #include "tools/sha256.h"
 
@@ -547,4 +548,135 @@ TEST_CASE("torch_cpu: whole draws randint, randperm, geometric, bernoulli, log_n
   CHECK_THROWS_AS(tc::geometric(s, 1, 1.0, xrng::DType::i64, &x), std::invalid_argument);
   CHECK_THROWS_AS(tc::bernoulli(s, 1, -0.1, xrng::DType::i64, &x), std::invalid_argument);
   CHECK_THROWS_AS(tc::log_normal(s, 1, 0.0, 0.0, tc::Kernel::scalar, xrng::DType::f64, &x), std::invalid_argument);
+}
+
+TEST_CASE("torch_cpu: whole draws random_, random_(from, None), randint in every integer type, dropout") {
+  // SHA-256 of the bytes torch 2.15.0 gave after torch.manual_seed(3) for each expression (bool as
+  // 0/1 bytes); identical under ATEN_CPU_CAPABILITY=default, avx2 and avx512.
+  auto fp = [](const void* p, size_t n) {
+    xrng::tools::Sha256 h;
+    h.update(static_cast<const unsigned char*>(p), n);
+    return h.hex();
+  };
+  auto check = [&](auto draw, auto zero, const char* want, const char* expr) {
+    using T = decltype(zero);
+    tc::State s(3);
+    T v[77];  // (not std::vector: std::vector<bool> has no data())
+    draw(s, v);
+    std::vector<uint8_t> bytes(77 * sizeof(T));
+    std::memcpy(bytes.data(), v, bytes.size());
+    CHECK_MESSAGE(fp(bytes.data(), bytes.size()) == std::string(want), expr);
+  };
+  constexpr int64_t kMin = std::numeric_limits<int64_t>::min();
+  // torch.empty(77, dtype=...).random_(from, None)
+  check([](tc::State& s, int64_t* o) { tc::random_from(s, 77, kMin, o); }, int64_t{},
+        "6aea0796c4155205ad4da14b3f800ea207d12c7bea964a6be2575dae8036254d", "int64 random_(-2**63, None)");
+  check([](tc::State& s, int64_t* o) { tc::random_from(s, 77, -5, o); }, int64_t{},
+        "61c1d87dfe96c968e972f759c04b3633688bca1a4d7c7d0cf5e6ccc55c11b5ea", "int64 random_(-5, None)");
+  check([](tc::State& s, int32_t* o) { tc::random_from(s, 77, -5, o); }, int32_t{},
+        "ffdf676706320916babd747961d0099c38f3a63ad7547e8b745adcf5fa8f8bd8", "int32 random_(-5, None)");
+  check([](tc::State& s, int16_t* o) { tc::random_from(s, 77, -5, o); }, int16_t{},
+        "17a94a6d77b041ae84114f04f7b6a80da319b4fc03222167e00278590f57b973", "int16 random_(-5, None)");
+  check([](tc::State& s, int8_t* o) { tc::random_from(s, 77, -5, o); }, int8_t{},
+        "54003915c377e66f063a3d221de06a22a314c7db8fe669ea6f25525a67e8131a", "int8 random_(-5, None)");
+  check([](tc::State& s, uint8_t* o) { tc::random_from(s, 77, 3, o); }, uint8_t{},
+        "70e73b0976d675866e9ee74c936fb4137d78b405e90aa291457de22d27ef9168", "uint8 random_(3, None)");
+  check([](tc::State& s, bool* o) { tc::random_from(s, 77, 0, o); }, bool{},
+        "93dcf0c74161243dabb21354f617fc8c2af08ecdcfc6f9cc5f077a90d8a6dc08", "bool random_(0, None)");
+  check([](tc::State& s, uint16_t* o) { tc::random_from(s, 77, 3, o); }, uint16_t{},
+        "3ca66d52bb0705bebd62f0137513523c2fce0a6fdfd0b7001a536334b5587cbe", "uint16 random_(3, None)");
+  check([](tc::State& s, uint32_t* o) { tc::random_from(s, 77, 3, o); }, uint32_t{},
+        "cec04d39e344106e769333c15566d89cdf0d104c98e80a7ac015a1dbe766382c", "uint32 random_(3, None)");
+  // torch.empty(77, dtype=...).random_()
+  check([](tc::State& s, int64_t* o) { tc::random(s, 77, o); }, int64_t{},
+        "c7dcb8d59588a3b92b75e3998df43bcf2124044476b4b5fe0bc631ad6ecd5133", "int64 random_()");
+  check([](tc::State& s, int32_t* o) { tc::random(s, 77, o); }, int32_t{},
+        "27514edbf9d02657f82a855eeb820cf819f00f2b547c1b1c5b4a8e33e9860218", "int32 random_()");
+  check([](tc::State& s, int16_t* o) { tc::random(s, 77, o); }, int16_t{},
+        "7fccccc44c6c55e8bc2f62c694f1056e0109cf7c54b20cd85876d6854eb9f8fc", "int16 random_()");
+  check([](tc::State& s, int8_t* o) { tc::random(s, 77, o); }, int8_t{},
+        "64ae79d4efc962775f14df1375c6a164e8cd974a8b00050f31ed6e9c88297753", "int8 random_()");
+  check([](tc::State& s, uint8_t* o) { tc::random(s, 77, o); }, uint8_t{},
+        "ca1bfc88e7b356797aff8fa4aa69c0db21a94979c01ae2e91b2a04108c3a9e5b", "uint8 random_()");
+  check([](tc::State& s, bool* o) { tc::random(s, 77, o); }, bool{},
+        "93dcf0c74161243dabb21354f617fc8c2af08ecdcfc6f9cc5f077a90d8a6dc08", "bool random_()");
+  // torch.randint(low, high, (77,), dtype=...)
+  check([](tc::State& s, int16_t* o) { tc::randint(s, 77, -300, 300, o); }, int16_t{},
+        "47a21c0d9df7f362579f9d361d899f8a05a97dff54ce4c6f55b615c77e264fcb", "int16 randint(-300, 300)");
+  check([](tc::State& s, int8_t* o) { tc::randint(s, 77, -5, 9, o); }, int8_t{},
+        "40230c97c9f4638f31809e23a7cebed3a18fcde9d4ef29830e6baf23a2d785af", "int8 randint(-5, 9)");
+  check([](tc::State& s, bool* o) { tc::randint(s, 77, 0, 2, o); }, bool{},
+        "93dcf0c74161243dabb21354f617fc8c2af08ecdcfc6f9cc5f077a90d8a6dc08", "bool randint(0, 2)");
+  check([](tc::State& s, uint16_t* o) { tc::randint(s, 77, 3, 60000, o); }, uint16_t{},
+        "528fa7752e4d49c0614910f32dfd678361a3f09a0c658852ece4b886be82c61e", "uint16 randint(3, 60000)");
+  check([](tc::State& s, uint32_t* o) { tc::randint(s, 77, 0, 4294967295, o); }, uint32_t{},
+        "01f4bacc38c217cf2de7918f5dc2c7797ca36e8714f7984dc851cc762e511716", "uint32 randint(0, 2**32 - 1)");
+  check([](tc::State& s, uint64_t* o) { tc::randint(s, 77, 5, std::numeric_limits<int64_t>::max(), o); }, uint64_t{},
+        "01e16b478239579780d3964b3a64865e73c116883d50e702356ca6c1b1165896", "uint64 randint(5, 2**63 - 1)");
+  // F.dropout(x, p) on CPU, x = ((torch.arange(1000) % 200) - 100).to(dtype)
+  const struct {
+    xrng::DType dt;
+    double p;
+    const char* want;
+  } drops[] = {
+      {xrng::DType::f32, 0.3, "1dc18fde7b38bff9c9f6bfbbe5253e04df5222adaf67fe678e2ca5d03987470d"},
+      {xrng::DType::f32, 0.1, "4b9936b233b51f78f945776bafd17eae503cc783da8870cd481758d147801982"},
+      {xrng::DType::f64, 0.3, "ae1dbde102fc574855682ed98070de5e1da7808f4c28e9c8845874f038d4072a"},
+      {xrng::DType::f64, 0.1, "5a4ab82ecbf95773ad32819416f59d01b9a1a719dde4437665ed9f43d00a21c5"},
+      {xrng::DType::f16, 0.3, "4c62ab2cfbd3a05b09ccae170b1a2972a414493a610bcf215105b15bdfc84692"},
+      {xrng::DType::f16, 0.1, "fbe5fb85e2ed453b2012ac94d44815980f2784d81129317925350c0b79478a89"},
+      {xrng::DType::bf16, 0.3, "b9a7c9c69ee4627c16cf983a5a57562f22874eb40c5200ba2e01e33ac3fe0832"},
+      {xrng::DType::bf16, 0.1, "476011418365b5d2bcfd3543937c1f68297a80c2c794ae3f7cf8b4d0a33f352b"},
+  };
+  for (const auto& c : drops) {
+    const size_t es = static_cast<size_t>(xrng::dtype_size(c.dt));
+    std::vector<uint8_t> x(1000 * es), y(1000 * es), y2(1000 * es), mask(1000);
+    for (int i = 0; i < 1000; ++i) {
+      const float v = static_cast<float>(i % 200 - 100);  // exact in every dtype
+      if (c.dt == xrng::DType::f64) {
+        const double d = v;
+        std::memcpy(x.data() + 8 * i, &d, 8);
+      } else if (c.dt == xrng::DType::f32) {
+        std::memcpy(x.data() + 4 * i, &v, 4);
+      } else {
+        const uint16_t h = c.dt == xrng::DType::f16 ? xrng::math::f32_to_f16_bits(v) : xrng::math::f32_to_bf16_bits(v);
+        std::memcpy(x.data() + 2 * i, &h, 2);
+      }
+    }
+    tc::State s(3), t(3), b(3);
+    tc::dropout(s, 1000, c.p, c.dt, x.data(), y.data(), mask.data());
+    CHECK_MESSAGE(fp(y.data(), y.size()) == std::string(c.want), "dropout p=" << c.p << " dtype " << int(c.dt));
+    y2 = x;  // in place (inplace=True): the same values
+    tc::dropout(t, 1000, c.p, c.dt, y2.data(), y2.data());
+    CHECK(y2 == y);
+    for (int i = 0; i < 1000; ++i) CHECK(mask[i] == (tc::bernoulli_value(b, 1.0 - c.p) ? 1 : 0));
+    CHECK(s.random() == b.random());  // 2 words per element
+  }
+  {  // p = 0 and p = 1 draw nothing
+    tc::State s(3), ref(3);
+    float x[3] = {1.5f, -2.0f, 3.0f}, y[3];
+    uint8_t m[3];
+    tc::dropout(s, 3, 0.0, xrng::DType::f32, x, y, m);
+    CHECK((y[0] == 1.5f && y[2] == 3.0f && m[0] == 1));
+    tc::dropout(s, 3, 1.0, xrng::DType::f32, x, y, m);
+    CHECK((y[0] == 0.0f && std::signbit(y[1]) && m[2] == 0));
+    CHECK(s.random() == ref.random());
+  }
+  // torch's refusals, before anything is drawn
+  tc::State s(3), ref(3);
+  int32_t i32 = 0;
+  uint64_t u64 = 0;
+  bool b8 = false;
+  uint16_t u16 = 0;
+  float f = 0;
+  CHECK_THROWS_AS(tc::random_from(s, 1, kMin, &i32), std::invalid_argument);  // the full range: int64 only
+  CHECK_THROWS_AS(tc::random_from(s, 1, 0, &u64), std::invalid_argument);     // no random_(from, None) for uint64
+  CHECK_THROWS_AS(tc::random_from(s, 1, -1, &b8), std::invalid_argument);     // from outside the dtype
+  CHECK_THROWS_AS(tc::random_from(s, 1, int64_t{1} << 40, &i32), std::invalid_argument);
+  CHECK_THROWS_AS(tc::random(s, 1, &u16), std::invalid_argument);  // no random_() for uint16/32/64
+  CHECK_THROWS_AS(tc::randint(s, 1, 0, 3, &b8), std::invalid_argument);
+  CHECK_THROWS_AS(tc::randint(s, 1, 0, 70000, &u16), std::invalid_argument);
+  CHECK_THROWS_AS(tc::dropout(s, 1, 1.5, xrng::DType::f32, &f, &f), std::invalid_argument);
+  CHECK_THROWS_AS(tc::dropout(s, 1, 0.5, xrng::DType::i32, &i32, &i32), std::invalid_argument);
+  CHECK(s.random() == ref.random());
 }

@@ -10,13 +10,17 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <limits>
 #include <map>
+#include <memory>
 #include <set>
 #include <tuple>
+#include <type_traits>
 #include <vector>
 
 #include "rng/stream.h"
 #include "rng/torch_cuda.h"
+#include "tools/sha256.h"
 
 namespace tg = xrng::torch_cuda;
 
@@ -531,4 +535,201 @@ TEST_CASE("torch_cuda: whole draw randint is uniform_int_from_to over for_each (
   tg::State s{1, 0};
   int64_t x = 0;
   CHECK_THROWS_AS(tg::randint(s, d, 1, 3, 3, &x), std::invalid_argument);
+}
+
+namespace {
+// The words the model reads for element i of a launch of `unroll`: the 32-bit word of its lane
+// (unroll 4), or random64 of its ulonglong2 component (unroll 2).
+// (arrays of T as unique_ptr<T[]>: std::vector<bool> has no data())
+template <class T, class F>
+std::unique_ptr<T[]> over_for_each(tg::State& s, tg::Device d, uint64_t n, uint32_t unroll, F value) {
+  std::unique_ptr<T[]> want(new T[n]);
+  tg::for_each(s, n, sizeof(T), unroll, d, [&](uint64_t i, const xrng::u32x4& w, uint32_t lane) {
+    want[i] = value(unroll == 2 ? tg::random64(w, lane) : uint64_t{w.v[lane]});
+  });
+  return want;
+}
+}  // namespace
+
+TEST_CASE("torch_cuda: whole draws randint, random_, random_(from, None) in every integer type") {
+  const tg::Device d{3, 256};
+  const uint64_t n = 5000;  // above one wave of 3 x 256 threads
+  constexpr int64_t kMin = std::numeric_limits<int64_t>::min();
+  auto run = [&](auto zero, int64_t lo, int64_t hi_or_none, int which) {
+    using T = decltype(zero);
+    tg::State a{11, 4}, b{11, 4};
+    std::unique_ptr<T[]> got(new T[n]), want;
+    if (which == 0) {  // randint(lo, hi): [lo, hi)
+      tg::randint(a, d, n, lo, hi_or_none, got.get());
+      const uint64_t range = static_cast<uint64_t>(hi_or_none) - static_cast<uint64_t>(lo);
+      want = over_for_each<T>(b, d, n, range >= (1ull << 28) ? 2 : 4, [&](uint64_t w) {
+        return static_cast<T>(static_cast<int64_t>(w % range + static_cast<uint64_t>(lo)));
+      });
+    } else if (which == 1) {  // random_(): mod max + 1 (bool: & 1), int64 on 64-bit words
+      tg::random(a, d, n, got.get());
+      const bool wide = std::is_same_v<T, int64_t>;
+      want = over_for_each<T>(b, d, n, wide ? 2 : 4, [&](uint64_t w) {
+        if constexpr (std::is_same_v<T, bool>) return static_cast<T>(w & 1);
+        else return static_cast<T>(w % (static_cast<uint64_t>(std::numeric_limits<T>::max()) + 1));
+      });
+    } else if (lo == kMin) {  // random_(-2**63, None): random64's bits
+      tg::random_from(a, d, n, lo, got.get());
+      want = over_for_each<T>(b, d, n, 2, [&](uint64_t w) { return static_cast<T>(static_cast<int64_t>(w)); });
+    } else {  // random_(lo, None): [lo, max]
+      tg::random_from(a, d, n, lo, got.get());
+      const uint64_t range = static_cast<uint64_t>(std::numeric_limits<T>::max()) - static_cast<uint64_t>(lo) + 1;
+      want = over_for_each<T>(b, d, n, range >= (1ull << 28) ? 2 : 4, [&](uint64_t w) {
+        return static_cast<T>(static_cast<int64_t>(w % range + static_cast<uint64_t>(lo)));
+      });
+    }
+    CHECK(a.offset == b.offset);
+    CHECK(a.offset > 4);
+    CHECK(std::equal(got.get(), got.get() + n, want.get()));
+    return std::vector<int64_t>(got.get(), got.get() + n);
+  };
+  run(int64_t{}, -5, 1000, 0);
+  run(int32_t{}, -5, 1000, 0);
+  run(int16_t{}, -300, 300, 0);
+  run(int8_t{}, -5, 9, 0);
+  run(uint8_t{}, 0, 256, 0);
+  run(bool{}, 0, 2, 0);
+  run(uint16_t{}, 3, 60000, 0);
+  run(uint32_t{}, 0, 4294967295, 0);
+  run(uint64_t{}, 5, std::numeric_limits<int64_t>::max(), 0);
+  run(int64_t{}, 0, 0, 1);
+  run(int32_t{}, 0, 0, 1);
+  run(int16_t{}, 0, 0, 1);
+  run(int8_t{}, 0, 0, 1);
+  run(uint8_t{}, 0, 0, 1);
+  run(bool{}, 0, 0, 1);
+  const auto full = run(int64_t{}, kMin, 0, 2);
+  CHECK(std::count_if(full.begin(), full.end(), [](int64_t v) { return v < 0; }) > 2000);  // both halves
+  run(int64_t{}, -5, 0, 2);
+  run(int32_t{}, -5, 0, 2);
+  run(int16_t{}, -5, 0, 2);
+  run(int8_t{}, -5, 0, 2);
+  run(uint8_t{}, 3, 0, 2);
+  run(bool{}, 0, 0, 2);
+  run(uint16_t{}, 3, 0, 2);
+  run(uint32_t{}, 3, 0, 2);
+  // torch's refusals, before the offset moves
+  tg::State s{1, 0};
+  int32_t i32 = 0;
+  uint64_t u64 = 0;
+  bool b8 = false;
+  uint16_t u16 = 0;
+  CHECK_THROWS_AS(tg::random_from(s, d, 1, kMin, &i32), std::invalid_argument);
+  CHECK_THROWS_AS(tg::random_from(s, d, 1, 0, &u64), std::invalid_argument);
+  CHECK_THROWS_AS(tg::random_from(s, d, 1, 2, &b8), std::invalid_argument);
+  CHECK_THROWS_AS(tg::random(s, d, 1, &u16), std::invalid_argument);
+  CHECK_THROWS_AS(tg::randint(s, d, 1, 0, 3, &b8), std::invalid_argument);
+  CHECK_THROWS_AS(tg::randint(s, d, 1, -1, 3, &u16), std::invalid_argument);
+  CHECK(s.offset == 0);
+}
+
+TEST_CASE("torch_cuda: whole draw dropout is dropout_slot's uniform against 1 - p, scaled") {
+  const tg::Device d{3, 256};
+  for (const tg::Type t : {tg::Type::f32, tg::Type::f64, tg::Type::f16, tg::Type::bf16}) {
+    for (const uint64_t n : {uint64_t{5000}, uint64_t{5002}, uint64_t{4099}}) {  // vec 4 or 8, 2, 1
+      const uint32_t es = tg::type_size(t);
+      std::vector<uint8_t> x(n * es), y(n * es), y2(n * es), mask(n);
+      for (uint64_t i = 0; i < n; ++i) tg::detail::store(t, x.data(), i, static_cast<double>(static_cast<int>(i % 200) - 100));
+      tg::State a{11, 4}, b{11, 4};
+      tg::dropout(a, d, n, t, 0.3, x.data(), y.data(), mask.data());
+      const uint32_t vec = tg::dropout_vec(n, es);
+      const tg::Launch L = tg::dropout_launch(n, d);
+      const uint64_t off = tg::philox_cuda_state(b, L.counter_offset);
+      CHECK(a.offset == b.offset);
+      uint64_t kept = 0;
+      for (uint64_t i = 0; i < n; ++i) {
+        const tg::Slot sl = tg::dropout_slot(L, vec, i);
+        const float u = tg::curand_uniform(tg::curand4(11, off, sl.thread, sl.round).v[sl.lane]);
+        const bool keep = t == tg::Type::f64 ? tg::dropout_keep_f64(u, 0.7) : tg::dropout_keep_f32(u, 0.7f);
+        CHECK(mask[i] == keep);
+        kept += keep;
+      }
+      CHECK((kept > n * 6 / 10 && kept < n * 8 / 10));
+      tg::State c{11, 4};
+      y2 = x;
+      tg::dropout(c, d, n, t, 0.3, y2.data(), y2.data());  // in place: the same values
+      CHECK(y2 == y);
+    }
+  }
+  tg::State s{1, 0};
+  float f[2] = {1.0f, -2.0f}, g[2];
+  uint8_t m[2];
+  tg::dropout(s, d, 2, tg::Type::f32, 1.0, f, g, m);  // p = 1: times zero, no draw
+  CHECK((g[0] == 0.0f && std::signbit(g[1]) && m[0] == 0 && s.offset == 0));
+  tg::dropout(s, d, 2, tg::Type::f32, 0.0, f, g, m);  // p = 0: the input, no draw
+  CHECK((g[1] == -2.0f && m[1] == 1 && s.offset == 0));
+  CHECK_THROWS_AS(tg::dropout(s, d, 2, tg::Type::f32, -0.5, f, g), std::invalid_argument);
+  CHECK_THROWS_AS(tg::dropout(s, d, 2, tg::Type::f32, 0.5, f, g, nullptr, 3), std::invalid_argument);
+  CHECK(s.offset == 0);
+}
+
+TEST_CASE("torch_cuda: whole draws random_, randint into integer types and dropout equal xrng.torch_cuda's values") {
+  // SHA-256 of the values python's xrng.torch_cuda(11, sm_count=3, threads_per_sm=256) with offset 4
+  // gave (bindings/torch_cuda_ops.cpp's own loops, checked there against a model on the raw stream),
+  // and the offset after each; bool as 0/1 bytes.
+  const tg::Device d{3, 256};
+  const uint64_t n = 5000;
+  auto fp = [](const void* p, size_t bytes) {
+    xrng::tools::Sha256 h;
+    h.update(static_cast<const unsigned char*>(p), bytes);
+    return h.hex();
+  };
+  auto check = [&](auto zero, auto draw, const char* want, uint64_t offset, const char* expr) {
+    using T = decltype(zero);
+    std::unique_ptr<T[]> v(new T[n]);
+    tg::State s{11, 4};
+    draw(s, v.get());
+    std::vector<uint8_t> bytes(n * sizeof(T));
+    std::memcpy(bytes.data(), v.get(), bytes.size());
+    CHECK_MESSAGE(fp(bytes.data(), bytes.size()) == std::string(want), expr);
+    CHECK_MESSAGE(s.offset == offset, expr);
+  };
+  check(int64_t{}, [&](tg::State& s, int64_t* o) { tg::random_from(s, d, n, std::numeric_limits<int64_t>::min(), o); },
+        "cd1b384f448ecac5078f8a7b00e3aab0d19aeeac7d20ab566653c95d5bb3c186", 20, "int64 random_(-2**63, None)");
+  check(int16_t{}, [&](tg::State& s, int16_t* o) { tg::random_from(s, d, n, -5, o); },
+        "a49173009fd06d0f8bcfa557dca8be37500e179322325a11c70c5dcf4c896811", 12, "int16 random_(-5, None)");
+  check(int64_t{}, [&](tg::State& s, int64_t* o) { tg::random_from(s, d, n, -5, o); },
+        "7d3690d22d18b2adb7f522d19c6c7aad6435bee17a3980eca9e57a1d7323f498", 20, "int64 random_(-5, None)");
+  check(bool{}, [&](tg::State& s, bool* o) { tg::random_from(s, d, n, 0, o); },
+        "dcdcfd1d62031411f1de1b89333152aed0c3717941ff7d9ca036d7df098cd557", 12, "bool random_(0, None)");
+  check(int8_t{}, [&](tg::State& s, int8_t* o) { tg::random(s, d, n, o); },
+        "27a6d6487f9850d1f114e27c0ee7d6f3c7985669f770a813e0eb60b5c8cefba3", 12, "int8 random_()");
+  check(int64_t{}, [&](tg::State& s, int64_t* o) { tg::random(s, d, n, o); },
+        "c99598929f13d2304a5bc2bf33f795558ff6a372e8816b0bb11a933ab8fd4a08", 20, "int64 random_()");
+  check(uint16_t{}, [&](tg::State& s, uint16_t* o) { tg::randint(s, d, n, 3, 60000, o); },
+        "6b3b7b0184bf433dd006e888d74e6b3c6f376f18153196cdb2e121274de6e776", 12, "uint16 randint(3, 60000)");
+  check(uint32_t{}, [&](tg::State& s, uint32_t* o) { tg::randint(s, d, n, 0, 4294967295, o); },
+        "7e63674702820114a3aafad677b46c835301fe517337573c23959b34606f4f5e", 20, "uint32 randint(0, 2**32 - 1)");
+  // xrng.dropout(((torch.arange(n) % 200) - 100).to(dtype), 0.3, generator=...)
+  const struct {
+    tg::Type t;
+    uint64_t n;
+    const char* want;
+  } drops[] = {
+      {tg::Type::f32, 5000, "63be5d6343aebe9cf6e9341949c9779f63469a85893e7b98d39889c9b3736cfb"},
+      {tg::Type::f32, 5002, "dfcbf4a6cb22b58ad3ab9e9994651222b895ea63f23c876217ea9e42b7e9a660"},
+      {tg::Type::f32, 4099, "ad928168de738537d0f7af4698b98c366ba06aca57796b27de075436b1c3e712"},
+      {tg::Type::f64, 5000, "c85f38b3f33360f6697ed66cdbb473cc06d65afed6e0d28831d441d236dd0f37"},
+      {tg::Type::f64, 5002, "941a8c90210d814d31a158ff4a07aad314ba81e5d94cca96b5edb6902a9b0138"},
+      {tg::Type::f64, 4099, "edafe06bf8d7fdb032ac575126f0fa75ce540d8390a6274e504b0ec3ad9efa15"},
+      {tg::Type::f16, 5000, "284814c8b3c80fa4e8667ad8e91b91c41f62e25096627b9441f36a5acb36994a"},
+      {tg::Type::f16, 5002, "4b774ffac3113050a2198faab0cfe330ad365a00714acfbd0aadf4d73b66a20a"},
+      {tg::Type::f16, 4099, "97b440701532e426e540a5ac3a4c4ec73850abb292149237f90bd60afe437882"},
+      {tg::Type::bf16, 5000, "f0c487bff6f3e84c3e8d1d6258024378e6db8aa0e7ab471666d1237112d71815"},
+      {tg::Type::bf16, 5002, "62166cf42dec9166f4164d0e33c62a504ea10318738ee2685888c04700e1e0d6"},
+      {tg::Type::bf16, 4099, "715e89f78394d24fe0f18d03c758044815e8818a765c8fb31dd770c32f952fc7"},
+  };
+  for (const auto& c : drops) {
+    const uint32_t es = tg::type_size(c.t);
+    std::vector<uint8_t> x(c.n * es), y(c.n * es);
+    for (uint64_t i = 0; i < c.n; ++i) tg::detail::store(c.t, x.data(), i, static_cast<double>(static_cast<int>(i % 200) - 100));
+    tg::State s{11, 4};
+    tg::dropout(s, d, c.n, c.t, 0.3, x.data(), y.data());
+    CHECK_MESSAGE(fp(y.data(), y.size()) == std::string(c.want), "dropout n=" << c.n << " type " << int(c.t));
+    CHECK(s.offset == 12);
+  }
 }

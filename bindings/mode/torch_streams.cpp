@@ -252,39 +252,12 @@ class Run {
     }
     const bool to_given = ov == "to" || !args_[2].isNone();
     const int64_t from = ov == "to" ? 0 : args_[1].toInt();
-    if (!to_given && from == std::numeric_limits<int64_t>::min())
-      throw NotReproduced("random_ over the full 64-bit range");
     if (to_given) {
       const int64_t to = ov == "to" ? args_[1].toInt() : args_[2].toInt();
       fill(self, "randint", 0.0, 0.0, from, to);  // (update_from / update_to: in the draw)
       return;
     }
-    if (!cpu()) throw NotReproduced("random_(from) without to");
-    // torch: to_inc = uint64's max read as int64 (-1), out of its bounds check
-    TORCH_CHECK(st != at::kUInt64, "random_(from) into uint64: to - 1 is out of bounds for the dtype");
-    // [from, to_inc]: to_inc the dtype's largest integer (floats: 2^digits), then from moved up
-    int64_t lo = from, to_inc = 0;
-    AT_DISPATCH_V2(st, "xrng_torch_random_from", AT_WRAP([&] {
-      if constexpr (std::is_integral_v<scalar_t>) {
-        to_inc = static_cast<int64_t>(std::numeric_limits<scalar_t>::max());
-      } else {
-        constexpr int digits = std::numeric_limits<scalar_t>::digits;
-        to_inc = int64_t{1} << digits;
-        lo = tc::update_from(lo, digits, [](int64_t v) { return static_cast<int64_t>(static_cast<scalar_t>(v)); });
-      }
-    }), AT_EXPAND(AT_ALL_TYPES), at::kBool, at::kHalf, at::kBFloat16, at::kUInt16, at::kUInt32);
-    const uint64_t range = static_cast<uint64_t>(to_inc) - static_cast<uint64_t>(lo) + 1;
-    if (in_block(self)) throw NotReproduced("a DTensor shard");
-    if (self.numel() == 0) return;
-    with_cpu_state(gen_, [&](tc::State& s) {
-      host_fill(self, [&](at::Tensor& host) {
-        const int64_t n = host.numel();
-        AT_DISPATCH_V2(st, "xrng_torch_random_from_fill", AT_WRAP([&] {
-          auto* p = host.data_ptr<scalar_t>();
-          for (int64_t i = 0; i < n; ++i) p[i] = static_cast<scalar_t>(tc::randint_value(s, range, lo));
-        }), AT_EXPAND(AT_ALL_TYPES), at::kBool, at::kHalf, at::kBFloat16, at::kUInt16, at::kUInt32);
-      });
-    });
+    fill(self, "random_from", 0.0, 0.0, from);  // [from, dtype max] (-2**63: the full 64-bit range), in the draw
   }
 
   // out.bernoulli_(p), p broadcast to out (torch's CPU tensor-p kernel).

@@ -16,13 +16,14 @@ def torch_cpu_seed(seed: int) -> torch.Tensor:
 def torch_cpu_draw(state: torch.Tensor, kind: str, kernel: str, out: torch.Tensor, a: float = 0.0,
                    b: float = 1.0, ilow: int = 0, ihigh: int = 0) -> None:
     """Fills contiguous CPU `out` with torch CPU stream draw `kind` (uniform, normal, normal_each, exponential,
-    geometric, log_normal, cauchy, randint, random (random_() without a range), bernoulli, randperm), advancing `state` in place as torch's
+    geometric, log_normal, cauchy, randint, random (random_() without a range), random_from (random_(from, None),
+    from = ilow; -2**63: the full 64-bit range), bernoulli, randperm), advancing `state` in place as torch's
     generator would (rng/torch_cpu.h)."""
 def torch_cuda_draw(seed: int, offset: int, kind: str, sm_count: int, threads_per_sm: int, out: torch.Tensor,
                     a: float = 0.0, b: float = 1.0, ilow: int = 0, ihigh: int = 0) -> int:
     """Fills contiguous CPU `out` with torch CUDA stream draw `kind` (uniform, normal, exponential, log_normal,
-    geometric, cauchy, bernoulli, randint, random, randperm) from (seed, offset) on a GPU of sm_count SMs; returns the
-    new philox offset (rng/torch_cuda.h)."""
+    geometric, cauchy, bernoulli, randint, random, random_from (random_(from, None), from = ilow), randperm) from
+    (seed, offset) on a GPU of sm_count SMs; returns the new philox offset (rng/torch_cuda.h)."""
 def torch_cuda_bernoulli_tensor(seed: int, offset: int, out: torch.Tensor, p: torch.Tensor) -> int:
     """bernoulli_(p) with a tensor p on the torch CUDA stream: contiguous CPU `out` and `p` (expanded; float64
     for a float64 out, float32 otherwise); returns the new philox offset."""

@@ -956,13 +956,28 @@ def random_(tensor: torch.Tensor, *bounds: Optional[int], **kw) -> torch.Tensor:
     53 float64, 11 float16, 8 bfloat16), [0, max] for an integer dtype and
     {False, True} for bool (torch has no such draw for uint16/32/64: a
     ValueError); ``random_(t, to)`` and ``random_(t, from, to)`` are
-    :func:`randint_` on [0, to) and [from, to). With xrng's own streams only
-    the bounded forms are taken (they are :func:`randint_`).
+    :func:`randint_` on [0, to) and [from, to). ``random_(t, from, None)``
+    draws [from, max] (integers; none for uint64) or [from, 2^digits]
+    (floating dtypes, ``from`` moved up to a value the dtype holds, as
+    torch's update_from), as torch's random_from_to kernel on that range;
+    ``random_(t, -2**63, None)`` is torch's full 64-bit range kernel: one
+    64-bit word per element, its bits as an int64, cast to the dtype (int64,
+    float64, float32 and bfloat16 only, as torch). A bound or dtype torch
+    refuses is a ValueError, raised before the generator advances. With
+    xrng's own streams only the bounded forms are taken (they are
+    :func:`randint_`).
     """
     if len(bounds) > 2:
         raise TypeError(f"random_(tensor, [from,] to) takes at most 2 bounds, got {len(bounds)}")
     if len(bounds) == 2 and bounds[1] is None:
-        raise NotImplementedError("xrng.random_: random_(from, None) is not reproduced (give to)")
+        g = kw.get("generator")
+        if not isinstance(g, _TORCH_GENS):
+            raise NotImplementedError("xrng.random_: random_(from, None) is torch's draw; pass "
+                                      "generator=xrng.torch_cpu(...) or xrng.torch_cuda(...), or give to")
+        if len(kw) != 1:
+            raise TypeError(f"random_: with a torch generator, unexpected keyword argument(s) "
+                            f"{', '.join(sorted(k for k in kw if k != 'generator'))}")
+        return g._fill("random_from", tensor, _i64(bounds[0], "random_: from"), 0)
     if bounds:
         low, high = (0, bounds[0]) if len(bounds) == 1 else bounds
         return randint_(tensor, low, high, **kw)

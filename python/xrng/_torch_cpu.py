@@ -18,11 +18,12 @@ float16, bfloat16), randn/normal_ in every floating dtype, any size and
 strides (torch's 16-wide fill for 16 or more contiguous elements, its
 element-wise float64 Box-Muller with the cached second normal otherwise),
 exponential_, geometric_, log_normal_ and cauchy_ (every CPU, Intel's included), randint and randint_ (any dtype
-torch takes, bool and uint16/32/64 included), random_() without a range (every dtype torch draws it for), randperm
+torch takes, bool and uint16/32/64 included), random_() without a range (every dtype torch draws it for),
+random_(from, None) (every dtype torch takes, the full 64-bit range random_(-2**63, None) included), randperm
 (any dtype), multinomial (with and without replacement, every CPU),
 bernoulli with a tensor p (every CPU), bernoulli with a scalar p
 and dropout (every CPU, Intel's included: torch 2.15 has no MKL bernoulli). Other calls (gamma, poisson,
-binomial, random_ over the full 64-bit range) raise NotImplementedError or ValueError before the generator advances.
+binomial) raise NotImplementedError or ValueError before the generator advances.
 """
 from __future__ import annotations
 
@@ -96,8 +97,8 @@ class TorchCPUGenerator:
             raise ValueError(f"log_normal_ expects std > 0.0, but found std={b}")
         if kind == "normal" and not float(b) >= 0.0:
             raise ValueError(f"normal expects std >= 0.0, but found std {b}")
-        # randint's bounds travel as int64 (exact beyond 2^53), the rest as float
-        args = (0.0, 0.0, int(a), int(b)) if kind == "randint" else (float(a), float(b), 0, 0)
+        # randint's bounds and random_from's `from` travel as int64 (exact beyond 2^53), the rest as float
+        args = (0.0, 0.0, int(a), int(b)) if kind in ("randint", "random_from") else (float(a), float(b), 0, 0)
         if out.device.type == "cpu" and out.is_contiguous():
             _C.torch_cpu_draw(self.state, kind, self.kernel, out, *args)
             return out

@@ -23,9 +23,10 @@ depend on the GPU; above it they depend on the SM count. ``profile=`` names a
 GPU (see :data:`PROFILES`).
 
 Exact from torch's and cuRAND's source: rand/uniform_ (every float dtype),
-randint/random_ (bool and uint16/32/64 included; random_() without a range:
-read from source, unmeasured), bernoulli with a scalar or a tensor p, dropout, randperm,
-and the generator's offset after every draw. Modelled, NOT measured on a
+randint/random_ (bool and uint16/32/64 included; random_() without a range,
+random_(from, None) and the full 64-bit range random_(-2**63, None): read
+from source, unmeasured), bernoulli with a scalar or a tensor p, dropout,
+randperm, and the generator's offset after every draw. Modelled, NOT measured on a
 GPU (SPEC.md section 15): the float32/16 normal and log_normal (cuRAND's
 ``__sincosf``, torch's ``__expf``: hardware approximations), the float32/16
 exponential and geometric (torch's ``__logf``), the float32/16 cauchy
@@ -143,7 +144,7 @@ class TorchCUDAGenerator:
         order (dimensions by decreasing stride), row-major for a contiguous
         tensor. (For a non-contiguous tensor above 2^31 bytes of extent
         torch's 32-bit split is reckoned on the extent, not reproduced: refused.)"""
-        args = (0.0, 0.0, int(a), int(b)) if kind == "randint" else (float(a), float(b), 0, 0)
+        args = (0.0, 0.0, int(a), int(b)) if kind in ("randint", "random_from") else (float(a), float(b), 0, 0)
         # a CUDA tensor, with xrng's CUDA kernels built: filled on its GPU (a
         # non-contiguous one through a contiguous CUDA tensor in its memory order)
         on_gpu = out.device.type == "cuda" and _C.has_cuda_kernels() and kind != "randperm"

@@ -13,6 +13,7 @@ import pathlib
 import subprocess
 import sys
 import tempfile
+import warnings
 
 import pytest
 import torch
@@ -104,6 +105,27 @@ CALLS = [
     ("randint", 40, torch.uint32, 0, 1000),
     ("randint", 40, torch.uint64, 0, 2 ** 63 - 1),
     ("randint", 40, torch.uint64, 3, 2 ** 20),
+    # random_(from, None): [from, max] (integers), [from, 2^digits] (floats: from moved up by update_from), the
+    # random_from_to kernel on that range; from = -2**63: the full 64-bit range kernel (one random64 each)
+    ("random_from", 41, torch.int64, -(2 ** 63), 0),
+    ("random_from", 30, torch.float32, -(2 ** 63), 0),
+    ("random_from", 30, torch.float64, -(2 ** 63), 0),
+    ("random_from", 30, torch.bfloat16, -(2 ** 63), 0),
+    ("random_from_t", 45, torch.int64, -(2 ** 63), 0),
+    ("random_from", 40, torch.int64, -5, 0),
+    ("random_from", 40, torch.int64, 2 ** 62, 0),
+    ("random_from", 40, torch.int32, -(2 ** 31), 0),
+    ("random_from", 40, torch.int16, -5, 0),
+    ("random_from", 40, torch.int8, 100, 0),
+    ("random_from", 40, torch.uint8, 3, 0),
+    ("random_from", 40, torch.bool, 0, 0),
+    ("random_from", 40, torch.uint16, 3, 0),
+    ("random_from", 40, torch.uint32, 0, 0),
+    ("random_from", 40, torch.float32, -5, 0),
+    ("random_from", 40, torch.float64, 2 ** 40, 0),
+    ("random_from", 40, torch.float16, 2, 0),
+    ("random_from", 40, torch.bfloat16, -300, 0),
+    ("random_from_t", 45, torch.int16, -7, 0),
 ]
 SEEDS = [0, 1, 42, 2 ** 32 + 5, 123456789, 2 ** 64 - 1]
 
@@ -144,6 +166,10 @@ for seed in seeds:
             vals.append(torch.empty(n, dtype=dtype).random_(generator=g))
         elif call == "random_t":
             vals.append(torch.empty(5, n // 5, dtype=dtype).t().random_(generator=g))
+        elif call == "random_from":
+            vals.append(torch.empty(n, dtype=dtype).random_(a, None, generator=g))
+        elif call == "random_from_t":
+            vals.append(torch.empty(5, n // 5, dtype=dtype).t().random_(a, None, generator=g))
     out["runs"].append((vals, g.get_state()))
 torch.save(out, path)
 """
@@ -199,6 +225,10 @@ def _xrng_values(seed: int, kernel: str):
             vals.append(xrng.random_(torch.empty(n, dtype=dtype), generator=g))
         elif call == "random_t":
             vals.append(xrng.random_(torch.empty(5, n // 5, dtype=dtype).t(), generator=g))
+        elif call == "random_from":
+            vals.append(xrng.random_(torch.empty(n, dtype=dtype), a, None, generator=g))
+        elif call == "random_from_t":
+            vals.append(xrng.random_(torch.empty(5, n // 5, dtype=dtype).t(), a, None, generator=g))
     return vals, g
 
 
@@ -329,6 +359,113 @@ def test_torch_cpu_random_and_randint_refusals():
     with pytest.raises(NotImplementedError, match="xrng.torch_cpu: binomial"):
         xrng.binomial(torch.ones(3), torch.full((3,), 0.5), generator=x)
     assert torch.equal(x.state, before)
+
+
+RANDOM_FROM_DTYPES = (torch.int64, torch.int32, torch.int16, torch.int8, torch.uint8, torch.bool, torch.uint16,
+                      torch.uint32, torch.uint64, torch.float32, torch.float64, torch.float16, torch.bfloat16)
+RANDOM_FROM_FROMS = (-(2 ** 63), -(2 ** 62), -(2 ** 31), -5, 0, 3, 255, 2 ** 24 - 1, 2 ** 24, 2 ** 40, 2 ** 53, 2 ** 62)
+
+
+def test_torch_cpu_random_from_none_equals_torch():
+    """random_(from, None) for every dtype and a spread of `from`s (the full
+    64-bit range at -2**63) against this process's torch (random_ has no
+    capability-dependent path; the slow sweep checks avx2/default/avx512):
+    the same values and generator state where torch draws, a ValueError with
+    the generator untouched exactly where torch raises."""
+    for kernel in ("x86", "scalar"):
+        for frm in RANDOM_FROM_FROMS:
+            for dt in RANDOM_FROM_DTYPES:
+                for shape, t_view in (((37,), False), ((6, 7), True)):
+                    g = torch.Generator().manual_seed(frm % 1000 + 7)
+                    x = xrng.torch_cpu(g, kernel=kernel)
+                    before = x.state.clone()
+                    try:
+                        with warnings.catch_warnings():
+                            warnings.simplefilter("ignore")  # torch warns for floats beyond 2^digits
+                            e = torch.empty(shape, dtype=dt)
+                            t = (e.t() if t_view else e).random_(frm, None, generator=g)
+                    except RuntimeError:
+                        with pytest.raises(ValueError, match="random_"):
+                            e = torch.empty(shape, dtype=dt)
+                            xrng.random_(e.t() if t_view else e, frm, None, generator=x)
+                        assert torch.equal(x.state, before), (frm, dt)
+                        continue
+                    e = torch.empty(shape, dtype=dt)
+                    v = xrng.random_(e.t() if t_view else e, frm, None, generator=x)
+                    assert v.stride() == t.stride()
+                    assert torch.equal(v, t), (kernel, frm, dt, shape)
+                    assert torch.equal(x.state, g.get_state()), (kernel, frm, dt, shape)
+    # the full range covers both signs and both halves of the words
+    v = xrng.random_(torch.empty(4000, dtype=torch.int64), -(2 ** 63), None, generator=xrng.torch_cpu(1))
+    assert int((v < 0).sum()) > 1800 and int((v > 2 ** 62).sum()) > 800
+
+
+def test_torch_cpu_random_from_none_refusals():
+    x = xrng.torch_cpu(3)
+    before = x.state.clone()
+    for dt, frm, msg in ((torch.int32, -(2 ** 63), "full 64-bit range"), (torch.float16, -(2 ** 63), "full 64-bit"),
+                         (torch.bool, -(2 ** 63), "full 64-bit"), (torch.uint64, 0, "uint64"),
+                         (torch.uint8, -1, "does not fit"), (torch.int8, 128, "does not fit"),
+                         (torch.float32, 2 ** 40, "below 2\\^24"), (torch.float16, 70000, "does not fit")):
+        with pytest.raises(RuntimeError):
+            torch.empty(3, dtype=dt).random_(frm, None)
+        with pytest.raises(ValueError, match=msg):
+            xrng.random_(torch.empty(3, dtype=dt), frm, None, generator=x)
+    assert torch.equal(x.state, before)
+    with pytest.raises(TypeError, match="from must be an int"):
+        xrng.random_(torch.empty(3, dtype=torch.int64), 1.5, None, generator=x)
+    with pytest.raises(ValueError, match="from must be in"):
+        xrng.random_(torch.empty(3, dtype=torch.int64), 2 ** 63, None, generator=x)
+    with pytest.raises(NotImplementedError, match="random_\\(from, None\\) is torch's draw"):
+        xrng.random_(torch.empty(3, dtype=torch.int64), 0, None, seed=1)  # xrng's own streams have none
+    # an empty tensor: torch returns before its full-range kernel checks the dtype
+    assert xrng.random_(torch.empty(0, dtype=torch.int32), -(2 ** 63), None, generator=x).numel() == 0
+    assert torch.equal(x.state, before)
+
+
+MODE_PROGRAM = r"""
+import torch
+
+
+def program():
+    torch.manual_seed(17)
+    return [torch.empty(50, dtype=torch.int64).random_(-2 ** 63, None),
+            torch.empty(9, 4, dtype=torch.int64).t().random_(-2 ** 63, None),
+            torch.empty(30, dtype=torch.float32).random_(-2 ** 63, None),
+            torch.empty(30, dtype=torch.int16).random_(-5, None), torch.empty(30, dtype=torch.float16).random_(3, None),
+            torch.randn(20)]
+"""
+
+
+@pytest.mark.parametrize("stream,capability", [("torch-cpu-scalar", "default"), ("torch-cpu-x86", "avx2")])
+def test_mode_torch_cpu_random_from_none_equals_torch(stream, capability):
+    """Under xrng.reproducible(stream=...), random_(from, None), the full 64-bit
+    range included, gives torch's own values at that capability (a subprocess),
+    generator state included, with no warning and nothing reported."""
+    if capability == "avx2" and not (_cpu_has("avx2") and _cpu_has("fma")):
+        pytest.skip("this CPU has no AVX2/FMA")
+    code = MODE_PROGRAM + ("\nimport sys\ntorch.save((program(), torch.get_rng_state(), "
+                           "torch.backends.cpu.get_cpu_capability()), sys.argv[1])\n")
+    with tempfile.TemporaryDirectory() as d:
+        path = str(pathlib.Path(d) / "m.pt")
+        r = subprocess.run([sys.executable, "-c", code, path], capture_output=True, text=True, timeout=300,
+                           env=dict(os.environ, ATEN_CPU_CAPABILITY=capability))
+        assert r.returncode == 0, r.stderr
+        want, want_state, cap = torch.load(path)
+    assert cap == capability.upper()
+    ns: dict = {}
+    exec(compile(MODE_PROGRAM, "MODE_PROGRAM", "exec"), ns)
+    with warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter("always")
+        with xrng.reproducible(stream=stream, strict=True) as m:
+            got = ns["program"]()
+            state = torch.get_rng_state()
+    assert m.reported == {}
+    assert not w, [str(x.message) for x in w]
+    assert len(got) == len(want)
+    for i, (a, b) in enumerate(zip(got, want)):
+        assert a.dtype == b.dtype and a.stride() == b.stride() and torch.equal(a, b), i
+    assert torch.equal(state, want_state)
 
 
 def test_torch_cpu_errors():

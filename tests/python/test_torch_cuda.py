@@ -7,6 +7,7 @@ Comparison with torch's own CUDA draws: tests/gpu/test_torch_cuda_gpu.py
 (run by tests/gpu/run.sh where a GPU is lent)."""
 import hashlib
 import subprocess
+import warnings
 
 import numpy as np
 import pytest
@@ -165,6 +166,116 @@ def test_random_and_randint_dtypes_and_refusals():
         with pytest.raises(NotImplementedError, match="xrng.torch_cuda: (gamma|poisson|binomial)"):
             call()
     assert g.offset == 0  # nothing drawn
+
+
+# random_(from, None) (torch 2.15 ATen/native/DistributionTemplates.h random_from_to_impl, to None):
+# from = -2**63 is random_full_64_bits_range_kernel (its own launch: a ulonglong2 per two elements,
+# unroll 2, each element random64's bits as an int64, cast to the dtype: int64, float64, float32,
+# bfloat16 only); any other from is random_from_to_kernel on [from, max] (integers) or [from, 2^digits]
+# (floats), range = to_inc - from + 1, 32-bit words below 2^28. Read from source, UNMEASURED on a GPU.
+_TO_INC = {torch.int64: 2 ** 63 - 1, torch.int32: 2 ** 31 - 1, torch.int16: 2 ** 15 - 1, torch.int8: 127,
+           torch.uint8: 255, torch.bool: 1, torch.uint16: 2 ** 16 - 1, torch.uint32: 2 ** 32 - 1,
+           torch.float32: 2 ** 24, torch.float64: 2 ** 53, torch.float16: 2 ** 11, torch.bfloat16: 2 ** 8}
+
+
+def _model_random_from(seed, offset, n, dt, frm, sm, tps):
+    """The values and new offset of random_(frm, None) into n elements of dt
+    (frm a value update_from leaves alone), from the raw stream."""
+    full = frm == -2 ** 63
+    rng = None if full else _TO_INC[dt] - frm + 1
+    wide = full or rng >= 2 ** 28
+    w, lanes, off = model_words(seed, offset, n, 2 if wide else 4, sm, tps)
+    if wide:
+        v = [(int(w[i, 2 * lanes[i]]) << 32) | int(w[i, 2 * lanes[i] + 1]) for i in range(n)]
+    else:
+        v = [int(w[i, lanes[i]]) for i in range(n)]
+    if full:
+        vals = torch.tensor([x - 2 ** 64 if x >= 2 ** 63 else x for x in v], dtype=torch.int64)
+    else:
+        vals = torch.tensor([x % rng + frm for x in v], dtype=torch.float64 if dt.is_floating_point else torch.int64)
+    return vals.to(dt), off  # torch's casts (int64 -> float32 / bfloat16: rounded as static_cast does)
+
+
+RANDOM_FROM_CASES = [(torch.int64, -2 ** 63), (torch.float32, -2 ** 63), (torch.float64, -2 ** 63),
+                     (torch.bfloat16, -2 ** 63), (torch.int64, -5), (torch.int64, 2 ** 62), (torch.int32, -2 ** 31),
+                     (torch.int16, -5), (torch.int8, 100), (torch.uint8, 3), (torch.bool, 0), (torch.uint16, 3),
+                     (torch.uint32, 0), (torch.float32, -5), (torch.float64, 7), (torch.float16, 2),
+                     (torch.bfloat16, -100)]
+
+
+@pytest.mark.parametrize("dt,frm", RANDOM_FROM_CASES)
+@pytest.mark.parametrize("sm,tps,n", [(2, 256, 1500), (132, 2048, 37)])
+def test_random_from_none_matches_model(dt, frm, sm, tps, n):
+    g = xrng.torch_cuda(23, sm_count=sm, threads_per_sm=tps)
+    g.offset = 8
+    got = xrng.random_(torch.empty(n, dtype=dt), frm, None, generator=g)
+    want, off = _model_random_from(23, 8, n, dt, frm, sm, tps)
+    assert got.dtype == dt and torch.equal(got, want)
+    assert g.offset == off
+    if frm == -2 ** 63 and dt == torch.int64 and n > 1000:
+        assert int((got < 0).sum()) > n // 3  # both signs: the whole 64-bit word
+
+
+def test_random_from_none_refusals_are_torchs():
+    """Where torch's CPU random_(from, None) raises (the same bounds code and
+    kernel dtype checks on CUDA), xrng.torch_cuda raises a ValueError and the
+    offset does not move; an empty tensor draws nothing, as torch."""
+    g = xrng.torch_cuda(4, sm_count=2, threads_per_sm=256)
+    refused = 0
+    for dt in list(_TO_INC) + [torch.uint64]:
+        for frm in (-2 ** 63, -2 ** 62, -1, 0, 128, 2 ** 24, 2 ** 40, 2 ** 60):
+            try:
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")  # torch warns for floats beyond 2^digits
+                    torch.empty(3, dtype=dt).random_(frm, None)
+            except RuntimeError:
+                refused += 1
+                with pytest.raises(ValueError, match="random_"):
+                    xrng.random_(torch.empty(3, dtype=dt), frm, None, generator=g)
+                continue
+            xrng.random_(torch.empty(3, dtype=dt), frm, None, generator=g)
+            assert g.offset > 0
+            g.manual_seed(4)
+    assert refused > 40 and g.offset == 0
+    assert xrng.random_(torch.empty(0, dtype=torch.int8), -2 ** 63, None, generator=g).numel() == 0
+    assert g.offset == 0
+
+
+@pytest.mark.parametrize("sm_count", [40, 132])
+def test_mode_torch_cuda_random_from_none_equals_xrng_torch_cuda(sm_count):
+    with warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter("always")
+        with xrng.reproducible(stream="torch-cuda", sm_count=sm_count, strict=True) as m:
+            torch.manual_seed(6)
+            got = [torch.empty(300_000, dtype=torch.int64).random_(-2 ** 63, None),
+                   torch.empty(6, 5, dtype=torch.float32).t().random_(-2 ** 63, None),
+                   torch.empty(40, dtype=torch.int16).random_(-5, None),
+                   torch.empty(40, dtype=torch.float16).random_(2, None), torch.rand(5)]
+    assert m.reported == {} and not w
+    g = xrng.torch_cuda(6, sm_count=sm_count)
+    want = [xrng.random_(torch.empty(300_000, dtype=torch.int64), -2 ** 63, None, generator=g),
+            xrng.random_(torch.empty(6, 5, dtype=torch.float32).t(), -2 ** 63, None, generator=g),
+            xrng.random_(torch.empty(40, dtype=torch.int16), -5, None, generator=g),
+            xrng.random_(torch.empty(40, dtype=torch.float16), 2, None, generator=g), xrng.rand(5, generator=g)]
+    for i, (a, b) in enumerate(zip(got, want)):
+        assert a.dtype == b.dtype and a.stride() == b.stride() and torch.equal(a, b), i
+
+
+@pytest.mark.cuda
+def test_random_from_none_equals_torchs_cuda_draws():
+    """On a GPU: torch's own random_(from, None) (the full 64-bit range
+    included) after torch.cuda.manual_seed equals xrng.torch_cuda's host
+    model for this GPU's SM count, values and (seed, offset) after each call."""
+    prop = torch.cuda.get_device_properties(torch.cuda.current_device())
+    g = xrng.torch_cuda(31, sm_count=prop.multi_processor_count, threads_per_sm=prop.max_threads_per_multi_processor)
+    torch.cuda.manual_seed(31)
+    n_wave = 256 * prop.multi_processor_count * (prop.max_threads_per_multi_processor // 256)
+    for n in (37, 5000, 2 * n_wave + 11):
+        for dt, frm in RANDOM_FROM_CASES:
+            t = torch.empty(n, dtype=dt, device="cuda").random_(frm, None)
+            x = xrng.random_(torch.empty(n, dtype=dt), frm, None, generator=g)
+            assert torch.equal(t.cpu(), x), (n, dt, frm)
+            assert torch.equal(torch.cuda.get_rng_state().cpu(), g.get_state()), (n, dt, frm)
 
 
 def test_multinomial_without_replacement_is_the_exponential_composite():
