@@ -19,6 +19,7 @@
 #include <torch/library.h>
 
 #include <array>
+#include <atomic>
 #include <cmath>
 #include <memory>
 #include <mutex>
@@ -245,11 +246,8 @@ class Kernel final : public c10::OperatorKernel {
         ck.scalars[j++] = ~uint64_t{0} - static_cast<uint64_t>(a.isNone());
       }
     }
-    {
-      std::lock_guard<std::mutex> lock(checked_lock_);
-      for (const CheckKey& k : checked_)
-        if (k == ck) return;
-    }
+    for (size_t i = 0, n = n_checked_.load(std::memory_order_acquire); i < n; ++i)
+      if (checked_[i] == ck) return;
     if (!g_torch[row_][key_].has_value()) return;  // a backend without torch kernels: xrng's checks alone
     c10::Device device = c10::kCPU;
     for (const auto& a : args)
@@ -288,7 +286,11 @@ class Kernel final : public c10::OperatorKernel {
     }
     if (seen.any) return;
     std::lock_guard<std::mutex> lock(checked_lock_);
-    if (checked_.size() < 64) checked_.push_back(ck);  // a program's few distinct calls
+    const size_t n = n_checked_.load(std::memory_order_relaxed);
+    if (n < checked_.size()) {  // a program's few distinct calls
+      checked_[n] = ck;  // written before it is published
+      n_checked_.store(n + 1, std::memory_order_release);
+    }
   }
 
   Outputs run(const c10::OperatorHandle& op, c10::DispatchKeySet ks, c10::ArrayRef<c10::IValue> args,
@@ -533,8 +535,11 @@ class Kernel final : public c10::OperatorKernel {
   int gi_;
   Overload ov_;
   c10::OperatorHandle op_;
+  // calls whose torch checks passed (errors are never kept): read without a
+  // lock (an entry is never changed once n_checked_ counts it), added under checked_lock_
   mutable std::mutex checked_lock_;
-  mutable std::vector<CheckKey> checked_;  // calls whose torch checks passed (errors are never kept)
+  mutable std::array<CheckKey, 64> checked_{};
+  mutable std::atomic<size_t> n_checked_{0};
   // the reported name, "aten.op.overload"; never freed (g_last_op may point to it)
   const std::string* name_;
 };
