@@ -1,8 +1,10 @@
-// The kernels of the reproducible mode: the boxed functor Kernel (one per row
-// of the table, table.h, and dispatch key: the form of the row reads the
-// operator's arguments from the stack) and installation (install/uninstall:
-// torch::Library objects made at the first entry, dropped at the last, when
-// torch's kernels come back).
+// The kernels of the reproducible mode: Kernel (one per row of the table,
+// table.h, and dispatch key: the form of the row reads the operator's
+// arguments) and installation (install/uninstall: torch::Library objects made
+// at the first entry, dropped at the last, when torch's kernels come back).
+// The in-place rows (fill, random_) are registered as typed functions
+// (unboxed(): a C++ caller passes its arguments without an IValue stack;
+// torch boxes them for the callers that box), the others as boxed functors.
 // Torch's own kernel of each (operator, key) is kept (getComputedKernelForDispatchKey)
 // for three things: its argument checks (run once on a zero-element tensor
 // for each new (operator, dtype, scalar arguments), so errors are torch's
