@@ -4,7 +4,9 @@ kernels serve the aten ops), in one run. Each condition: the best of
 `repeats` means of `calls` calls; conditions alternate within each repeat,
 so both see the same machine load. Prints a markdown table in microseconds
 and the mode's time as a multiple of torch's own (the goal of issue 25:
-<= 1.5x). Timing is never asserted by a test. (The entry-point engine, a
+<= 1.5x). The last row is a TorchScript loop of draws (the interpreter's
+boxed calls, no Python per draw): the kernel's own cost. Timing is never
+asserted by a test. (The entry-point engine, a
 column here until it was removed, cost 2.4-30x on the same calls: docs/reproducible.md.)
 
     python3 bench/mode_per_call.py [--threads 1] [--calls 4000] [--repeats 5]
@@ -18,10 +20,18 @@ import torch.nn.functional as F
 import xrng
 
 
+@torch.jit.script
+def _scripted(t: torch.Tensor, n: int):
+    for _ in range(n):
+        t.normal_(0.0, 1.0)
+    return t
+
+
 def cases():
     x64 = torch.ones(64)
     w = torch.rand(1000)
     e = torch.empty(256)
+    t16 = torch.empty(16)
     return {
         "torch.randn(2)": lambda: torch.randn(2),
         "torch.rand(1024)": lambda: torch.rand(1024),
@@ -29,6 +39,8 @@ def cases():
         "torch.randint(10, (8,))": lambda: torch.randint(10, (8,)),
         "torch.multinomial(1000 categories, 1)": lambda: torch.multinomial(w, 1),
         "torch.empty(256).normal_()": lambda: e.normal_(),
+        # the kernel's cost without Python's: a TorchScript loop (boxed calls), per draw
+        "TorchScript: t.normal_() on 16 elements, per draw": (lambda: _scripted(t16, 100), 100),
     }
 
 
@@ -56,8 +68,9 @@ def main():
                 mode.enable()
             try:
                 for k, fn in cs.items():
+                    fn, per = fn if isinstance(fn, tuple) else (fn, 1)
                     fn()  # warm
-                    best[c, k] = min(best[c, k], mean_us(fn, a.calls))
+                    best[c, k] = min(best[c, k], mean_us(fn, max(1, a.calls // per)) / per)
             finally:
                 if mode:
                     mode.disable()

@@ -4,9 +4,10 @@
 //      torch generator starts at (re-seeds, restores and copies recognised by
 //      the generator's state);
 //   2. the table kModeOps (table.h): one row per covered aten operator, and
-//      its kernel (kernels.cpp: one boxed functor per row and dispatch key:
-//      the form of the row reads the operator's arguments from the stack),
-//      which draws with the helpers of draws.h (DTensor shards: blocks.h);
+//      its kernel (kernels.cpp: one Kernel per row and dispatch key, the form
+//      of the row reading the operator's arguments; the in-place rows are
+//      registered unboxed, the others boxed), which draws with the helpers of
+//      draws.h (DTensor shards: blocks.h);
 //   3. installation (kernels.cpp): torch::Library objects made at the first
 //      entry, dropped at the last (torch's kernels come back);
 //   4. torch's own generators as the stream (torch_streams.h, issue 26):

@@ -5,6 +5,8 @@
 
 #include <ATen/core/dispatch/Dispatcher.h>
 
+#include <cstring>
+#include <type_traits>
 #include <vector>
 
 #include "../ops.h"
@@ -13,11 +15,40 @@
 
 namespace xrng::torch_api::mode::detail {
 
+namespace {
+// The plan of a thread's last draw (a program repeats its calls): make_plan
+// and draw_dtype are pure functions of (dist, dtype, params, stream), so a
+// call equal in every byte of these reuses it (a refused one is never kept).
+struct PlanCache {
+  bool valid = false;
+  Dist d = Dist::bits;
+  at::ScalarType st = at::kFloat;
+  int stream = 0;
+  DrawParams q;
+  Plan plan;
+};
+thread_local PlanCache t_plan;
+
+Plan plan_of(Dist d, at::ScalarType st, const DrawParams& q, int stream) {
+  static_assert(std::is_trivially_copyable_v<DrawParams>);
+  PlanCache& c = t_plan;
+  if (c.valid && c.d == d && c.st == st && c.stream == stream && std::memcmp(&c.q, &q, sizeof q) == 0) return c.plan;
+  c.valid = false;
+  c.plan = make_plan(d, draw_dtype(d, st), q, stream);
+  c.d = d;
+  c.st = st;
+  c.stream = stream;
+  std::memcpy(&c.q, &q, sizeof q);
+  c.valid = true;
+  return c.plan;
+}
+}  // namespace
+
 // Fills `t` (any strides, any device) with `numel` elements of the draw.
 void fill_draw(at::Tensor& t, Dist d, const DrawParams& q, const std::optional<at::Generator>& gen,
                const std::string& op) {
   if (t.numel() == 0 && !in_block(t)) return;  // (a rank's empty shard still moves with the others)
-  const Plan plan = make_plan(d, draw_dtype(d, t.scalar_type()), q, config().stream);
+  const Plan plan = plan_of(d, t.scalar_type(), q, config().stream);
   if (in_block(t)) {
     uint64_t global = 1;
     for (int64_t g : t_block.global) global *= static_cast<uint64_t>(g);

@@ -6,6 +6,7 @@
 
 #include <ATen/ATen.h>
 #include <ATen/core/ivalue.h>
+#include <c10/util/SmallVector.h>
 
 #include <cmath>
 #include <cstdint>
@@ -20,6 +21,9 @@
 #include "../xrng_torch.h"
 
 namespace xrng::torch_api::mode::detail {
+
+// A kernel's outputs (one or two values: no allocation on the hot path).
+using Outputs = c10::SmallVector<c10::IValue, 2>;
 
 struct Reported : std::exception {
   std::string why;

@@ -1,8 +1,10 @@
-// The kernels of the reproducible mode: the boxed functor Kernel (one per row
-// of the table, table.h, and dispatch key: the form of the row reads the
-// operator's arguments from the stack) and installation (install/uninstall:
-// torch::Library objects made at the first entry, dropped at the last, when
-// torch's kernels come back).
+// The kernels of the reproducible mode: Kernel (one per row of the table,
+// table.h, and dispatch key: the form of the row reads the operator's
+// arguments) and installation (install/uninstall: torch::Library objects made
+// at the first entry, dropped at the last, when torch's kernels come back).
+// The in-place rows (fill, random_) are registered as typed functions
+// (unboxed(): a C++ caller passes its arguments without an IValue stack;
+// torch boxes them for the callers that box), the others as boxed functors.
 // Torch's own kernel of each (operator, key) is kept (getComputedKernelForDispatchKey)
 // for three things: its argument checks (run once on a zero-element tensor
 // for each new (operator, dtype, scalar arguments), so errors are torch's
@@ -19,6 +21,7 @@
 #include <torch/library.h>
 
 #include <array>
+#include <atomic>
 #include <cmath>
 #include <memory>
 #include <mutex>
@@ -66,49 +69,84 @@ struct CheckKey {
 
 class Kernel final : public c10::OperatorKernel {
  public:
-  Kernel(size_t row, size_t key, const c10::FunctionSchema& schema)
-      : row_(row), key_(key), nargs_(schema.arguments().size()), gi_(generator_index(schema)),
+  Kernel(size_t row, size_t key, const c10::OperatorHandle& op)
+      : row_(row), key_(key), nargs_(op.schema().arguments().size()), gi_(generator_index(op.schema())),
+        ov_(overload_kind(kModeOps[row].overload)), op_(op),
         name_(new std::string(std::string("aten.") + kModeOps[row].name +
               (kModeOps[row].overload[0] ? std::string(".") + kModeOps[row].overload : ""))) {}
 
+  size_t nargs() const { return nargs_; }
+
+  // A boxed call (the rows without an unboxed entry; callers that box).
   void operator()(const c10::OperatorHandle& op, c10::DispatchKeySet ks, Stack* stack) {
-    int torch_stream = kXrng;
+    Outputs out;
+    if (!serve(op, ks, torch::jit::last(*stack, nargs_), stack, out)) return;  // torch's kernel ran on the stack
+    torch::jit::drop(*stack, nargs_);
+    for (auto& v : out) torch::jit::push(*stack, std::move(v));
+  }
+
+  // An unboxed call of an in-place row (fill, random: install() registers
+  // these for them): its arguments as IValues on the C++ stack, no Stack
+  // unless torch's own kernel runs; the output is self.
+  template <class... A>
+  at::Tensor& inplace(c10::DispatchKeySet ks, at::Tensor& self, A&&... a) {
+    const std::array<c10::IValue, 1 + sizeof...(A)> args{c10::IValue(self), c10::IValue(std::forward<A>(a))...};
+    Outputs out;
+    serve(op_, ks, args, nullptr, out);
+    return self;
+  }
+
+ private:
+  // The kernel of one call: `args` its arguments; `stack` the boxed call's
+  // stack (args on its top), or null (an unboxed call of an in-place row:
+  // torch's kernel, where it runs, gets a stack made of args). Returns
+  // whether xrng served the call (its outputs in `out`); otherwise torch's
+  // kernel has replaced the arguments on the stack by its outputs.
+  bool serve(const c10::OperatorHandle& op, c10::DispatchKeySet ks, c10::ArrayRef<c10::IValue> args, Stack* stack,
+             Outputs& out) {
+    Stack local;
+    auto torch_here = [&] {
+      if (stack != nullptr) {
+        torch_kernel(op, ks, stack);
+      } else {
+        local.assign(args.begin(), args.end());
+        torch_kernel(op, ks, &local);
+      }
+    };
+    Config c;  // the fields the kernels read (not `report`: a std::function copy per call)
     {
       std::lock_guard<std::recursive_mutex> lock(g_lock);
       if (g_entries.empty()) {  // another thread is removing the kernels: torch's own
-        torch_kernel(op, ks, stack);
-        return;
+        torch_here();
+        return false;
       }
-      torch_stream = g_entries.back().config.torch;
+      const Config& now = config();
+      c.torch = now.torch;
+      c.sm_count = now.sm_count;
+      c.threads_per_sm = now.threads_per_sm;
     }
-    if (std::this_thread::get_id() != g_owner && torch::autograd::get_current_graph_task_id() == -1) {
-      foreign_call(op, ks, stack);
-      return;
-    }
-    const size_t n = nargs_;
-    auto args = torch::jit::last(*stack, n);
     const std::optional<at::Generator> gen = gi_ >= 0 ? generator_arg(args[gi_]) : std::nullopt;
-    const std::string& name = *name_;
-    if (torch_stream != kXrng) {
-      torch_stream_call(op, ks, stack, args, gen, torch_stream == kTorchCuda);
-      return;
+    if (std::this_thread::get_id() != g_owner && torch::autograd::get_current_graph_task_id() == -1) {
+      foreign_call(gen, torch_here);
+      return false;
     }
+    const std::string& name = *name_;
+    if (c.torch != kXrng) return torch_stream_call(op, ks, args, gen, c, torch_here, out);
     try {
-      std::vector<c10::IValue> out = run(op, ks, args, gen, name);
-      torch::jit::drop(*stack, n);
-      for (auto& v : out) torch::jit::push(*stack, std::move(v));
+      out = run(op, ks, args, gen, name);
+      return true;
     } catch (const NoDraw&) {
       settle(gen, name);
-      torch_kernel(op, ks, stack);
+      torch_here();
       absorb(gen);  // whatever torch's kernel advanced, even for no elements
     } catch (const Reported& e) {  // drawn by torch, reported
       report(name, "is not drawn from xrng here (" + e.why + ")");
       settle(gen, name);
-      torch_kernel(op, ks, stack);
+      torch_here();
       absorb(gen);
     } catch (const c10::ValueError& e) {  // an xrng operator refused them (its errors are ValueErrors)
       settle(gen, name);
-      torch_kernel(op, ks, stack);
+      torch_here();
       absorb(gen);
       report(name, std::string("is not drawn from xrng here (") + e.what_without_backtrace() + ")");
     } catch (const Error& e) {  // xrng refused the arguments: torch decides
@@ -117,26 +155,26 @@ class Kernel final : public c10::OperatorKernel {
       if (f == Form::fill || f == Form::random) {
         report(name, why);  // torch's checks passed already: reported (strict: raised) before anything is written
         settle(gen, name);
-        torch_kernel(op, ks, stack);
+        torch_here();
         absorb(gen);
       } else {
         settle(gen, name);
-        torch_kernel(op, ks, stack);  // raises where torch raises
+        torch_here();  // raises where torch raises
         absorb(gen);
         report(name, why);
       }
     }
+    return false;
   }
 
  private:
   // A call of a thread without the mode: torch's own kernel draws it, warned
   // (never raised: the thread has no mode); a draw from the default generator
   // is reported at the mode's next draw.
-  void foreign_call(const c10::OperatorHandle& op, c10::DispatchKeySet ks, Stack* stack) const {
-    const std::optional<at::Generator> gen =
-        gi_ >= 0 ? generator_arg(torch::jit::last(*stack, nargs_)[gi_]) : std::nullopt;
+  template <class TorchHere>
+  void foreign_call(const std::optional<at::Generator>& gen, TorchHere& torch_here) const {
     const bool global = !gen.has_value() || !gen->defined() || gen->unsafeGetGeneratorImpl() == default_impl();
-    torch_kernel(op, ks, stack);
+    torch_here();
     ReportFn warn;
     {
       std::lock_guard<std::recursive_mutex> lock(g_lock);
@@ -151,32 +189,29 @@ class Kernel final : public c10::OperatorKernel {
   // A call under one of torch's own streams (torch_streams.h). torch-cpu
   // keeps no records (the state is torch's generator): torch's own kernel
   // runs on it as it is; torch-cuda's records follow it as the xrng streams' do.
-  void torch_stream_call(const c10::OperatorHandle& op, c10::DispatchKeySet ks, Stack* stack,
-                         c10::ArrayRef<c10::IValue> args, const std::optional<at::Generator>& gen, bool cuda) {
+  template <class TorchHere>
+  bool torch_stream_call(const c10::OperatorHandle& op, c10::DispatchKeySet ks, c10::ArrayRef<c10::IValue> args,
+                         const std::optional<at::Generator>& gen, const Config& c, TorchHere& torch_here,
+                         Outputs& out) {
     const std::string& name = *name_;
-    const size_t n = nargs_;
+    const bool cuda = c.torch == kTorchCuda;
     auto torch_draws = [&] {
       if (cuda) settle(gen, name);
-      torch_kernel(op, ks, stack);
+      torch_here();
       if (cuda) absorb(gen);
     };
     try {
-      std::vector<c10::IValue> out = torch_stream_run(
-          kModeOps[row_], args, gen, name, [&](int n0) { torch_checks(op, ks, args, n0); });
-      torch::jit::drop(*stack, n);
-      for (auto& v : out) torch::jit::push(*stack, std::move(v));
+      out = torch_stream_run(kModeOps[row_], c, args, gen, name, [&](int n0) { torch_checks(op, ks, args, n0); });
+      return true;
     } catch (const NoDraw&) {
       torch_draws();
     } catch (const NotReproduced& e) {
-      std::string stream;
-      {
-        std::lock_guard<std::recursive_mutex> lock(g_lock);
-        stream = torch_stream_name(config());
-      }
       // reported (strict: raised) before torch's kernel draws anything
-      report(name, "is not reproduced by the " + stream + " stream (" + e.why + "): torch's own kernel drew it");
+      report(name, "is not reproduced by the " + torch_stream_name(c) + " stream (" + e.why +
+                       "): torch's own kernel drew it");
       torch_draws();
     }
+    return false;
   }
 
   void torch_kernel(const c10::OperatorHandle& op, c10::DispatchKeySet ks, Stack* stack) const {
@@ -213,11 +248,8 @@ class Kernel final : public c10::OperatorKernel {
         ck.scalars[j++] = ~uint64_t{0} - static_cast<uint64_t>(a.isNone());
       }
     }
-    {
-      std::lock_guard<std::mutex> lock(checked_lock_);
-      for (const CheckKey& k : checked_)
-        if (k == ck) return;
-    }
+    for (size_t i = 0, n = n_checked_.load(std::memory_order_acquire); i < n; ++i)
+      if (checked_[i] == ck) return;
     if (!g_torch[row_][key_].has_value()) return;  // a backend without torch kernels: xrng's checks alone
     c10::Device device = c10::kCPU;
     for (const auto& a : args)
@@ -256,12 +288,15 @@ class Kernel final : public c10::OperatorKernel {
     }
     if (seen.any) return;
     std::lock_guard<std::mutex> lock(checked_lock_);
-    if (checked_.size() < 64) checked_.push_back(ck);  // a program's few distinct calls
+    const size_t n = n_checked_.load(std::memory_order_relaxed);
+    if (n < checked_.size()) {  // a program's few distinct calls
+      checked_[n] = ck;  // written before it is published
+      n_checked_.store(n + 1, std::memory_order_release);
+    }
   }
 
-  std::vector<c10::IValue> run(const c10::OperatorHandle& op, c10::DispatchKeySet ks,
-                               c10::ArrayRef<c10::IValue> args, const std::optional<at::Generator>& gen,
-                               const std::string& name) {
+  Outputs run(const c10::OperatorHandle& op, c10::DispatchKeySet ks, c10::ArrayRef<c10::IValue> args,
+              const std::optional<at::Generator>& gen, const std::string& name) {
     const OpRow& r = kModeOps[row_];
     switch (r.form) {
       case Form::fill: {
@@ -316,10 +351,9 @@ class Kernel final : public c10::OperatorKernel {
         if (self.numel() == 0 && !in_block(self)) throw NoDraw();
         torch_checks(op, ks, args);
         __int128 low = 0, high = 0;
-        const std::string ov = r.overload;
-        if (ov.empty()) {
+        if (ov_ == Overload::none) {
           high = dtype_max(self.scalar_type()) + 1;
-        } else if (ov == "to") {
+        } else if (ov_ == Overload::to) {
           high = args[1].toInt();
         } else {
           low = args[1].toInt();
@@ -327,10 +361,10 @@ class Kernel final : public c10::OperatorKernel {
         }
         if (self.is_complex()) throw Reported("random_ into a complex dtype");
         dtype_max(self.scalar_type());  // the dtypes xrng draws
-        if (is_float(self.scalar_type()) && !ov.empty()) {  // torch's checks passed: the range fits int64
+        if (is_float(self.scalar_type()) && ov_ != Overload::none) {  // torch's checks passed: the range fits int64
           with_float_type(self.scalar_type(), [&](auto v) {
             using T = decltype(v);
-            const bool to_given = ov == "to" || !args[2].isNone();
+            const bool to_given = ov_ == Overload::to || !args[2].isNone();
             int64_t f = static_cast<int64_t>(low), t = static_cast<int64_t>(high - (to_given ? 0 : 1));
             f = update_from<T>(f);
             if (to_given) t = update_to<T>(t);
@@ -494,10 +528,20 @@ class Kernel final : public c10::OperatorKernel {
     throw Reported("no form");
   }
 
+  enum class Overload { none, to, other };
+  static Overload overload_kind(const char* ov) {
+    return !ov[0] ? Overload::none : std::string(ov) == "to" ? Overload::to : Overload::other;
+  }
+
   size_t row_, key_, nargs_;
   int gi_;
+  Overload ov_;
+  c10::OperatorHandle op_;
+  // calls whose torch checks passed (errors are never kept): read without a
+  // lock (an entry is never changed once n_checked_ counts it), added under checked_lock_
   mutable std::mutex checked_lock_;
-  mutable std::vector<CheckKey> checked_;  // calls whose torch checks passed (errors are never kept)
+  mutable std::array<CheckKey, 64> checked_{};
+  mutable std::atomic<size_t> n_checked_{0};
   // the reported name, "aten.op.overload"; never freed (g_last_op may point to it)
   const std::string* name_;
 };
@@ -508,6 +552,48 @@ std::vector<std::unique_ptr<torch::Library>>& g_libs = *new std::vector<std::uni
 struct Silent : c10::WarningHandler {
   void process(const c10::Warning&) override {}
 };
+
+// The unboxed entry of an in-place row (the per-call path of C++ callers,
+// Python's bindings among them: no IValue stack): a lambda of the operator's
+// C++ signature that owns its Kernel; nullopt for the other rows (boxed).
+// torch boxes it for the callers that box (TorchScript's interpreter).
+std::optional<torch::CppFunction> unboxed(const OpRow& r, std::unique_ptr<Kernel>& kernel) {
+  using G = std::optional<at::Generator>;
+  std::shared_ptr<Kernel> k;
+  auto take = [&] { k = std::shared_ptr<Kernel>(std::move(kernel)); };
+  if (r.form == Form::fill && kernel->nargs() == 4) {
+    take();  // normal_, uniform_, log_normal_, cauchy_ (self, a, b, generator)
+    return torch::CppFunction([k](c10::DispatchKeySet ks, at::Tensor& self, double a, double b, G g) -> at::Tensor& {
+      return k->inplace(ks, self, a, b, std::move(g));
+    });
+  }
+  if (r.form == Form::fill && kernel->nargs() == 3) {
+    take();  // exponential_, geometric_, bernoulli_.float (self, a, generator)
+    return torch::CppFunction([k](c10::DispatchKeySet ks, at::Tensor& self, double a, G g) -> at::Tensor& {
+      return k->inplace(ks, self, a, std::move(g));
+    });
+  }
+  if (r.form == Form::random && kernel->nargs() == 2) {  // random_
+    take();
+    return torch::CppFunction([k](c10::DispatchKeySet ks, at::Tensor& self, G g) -> at::Tensor& {
+      return k->inplace(ks, self, std::move(g));
+    });
+  }
+  if (r.form == Form::random && kernel->nargs() == 3) {  // random_.to
+    take();
+    return torch::CppFunction([k](c10::DispatchKeySet ks, at::Tensor& self, int64_t to, G g) -> at::Tensor& {
+      return k->inplace(ks, self, to, std::move(g));
+    });
+  }
+  if (r.form == Form::random && kernel->nargs() == 4) {  // random_.from
+    take();
+    return torch::CppFunction(
+        [k](c10::DispatchKeySet ks, at::Tensor& self, int64_t from, std::optional<int64_t> to, G g) -> at::Tensor& {
+          return k->inplace(ks, self, from, to, std::move(g));
+        });
+  }
+  return std::nullopt;
+}
 
 void install() {
   Silent silent;
@@ -522,7 +608,9 @@ void install() {
       if (h.hasKernelForDispatchKey(kKeys[k])) g_torch[i][k] = h.getComputedKernelForDispatchKey(kKeys[k]);
       else if (r.form == Form::sdp_choice) continue;  // a choice only where torch makes one
       const std::string nm = std::string(r.name) + (r.overload[0] ? std::string(".") + r.overload : "");
-      lib->impl(nm.c_str(), torch::CppFunction::makeFromBoxedFunctor(std::make_unique<Kernel>(i, k, h.schema())));
+      auto kernel = std::make_unique<Kernel>(i, k, h);
+      if (std::optional<torch::CppFunction> f = unboxed(r, kernel)) lib->impl(nm.c_str(), std::move(*f));
+      else lib->impl(nm.c_str(), torch::CppFunction::makeFromBoxedFunctor(std::move(kernel)));
     }
     g_libs.push_back(std::move(lib));
   }

@@ -1,5 +1,6 @@
-// The kernels of the reproducible mode (kernels.cpp): one boxed functor per
-// row of the table (table.h) and dispatch key, registered by install().
+// The kernels of the reproducible mode (kernels.cpp): one Kernel per row of
+// the table (table.h) and dispatch key, registered by install() (unboxed for
+// the in-place fill and random_ rows, boxed for the others).
 #pragma once
 
 namespace xrng::torch_api::mode::detail {

@@ -34,13 +34,8 @@ TorchState digest_of(const at::mt19937_data_pod& pod, at::CPUGeneratorImpl* impl
 TorchState read_state(const at::Generator& g, Live* live) {
   if (g.device().is_cpu()) {
     auto* impl = at::check_generator<at::CPUGeneratorImpl>(g);
-    if (live != nullptr) {
-      live->impl = impl;
-      live->engine.emplace(impl->engine());
-      return digest_of(pod_of(*live->engine), impl);
-    }
-    const at::mt19937 e = impl->engine();
-    return digest_of(pod_of(e), impl);
+    if (live != nullptr) live->impl = impl;
+    return digest_of(pod_in_place(impl), impl);
   }
   TorchState s;
   s.valid = true;
@@ -50,26 +45,33 @@ TorchState read_state(const at::Generator& g, Live* live) {
   return s;
 }
 
+// CPUGeneratorImpl's engine in place: an explicit instantiation may name a
+// private member ([temp.spec.general]/6 of C++20), so this reads the member
+// pointer the compiler lays out from torch's own header.
+at::mt19937 at::CPUGeneratorImpl::* engine_member();
+template <at::mt19937 at::CPUGeneratorImpl::* M>
+struct EngineMember {
+  friend at::mt19937 at::CPUGeneratorImpl::* engine_member() { return M; }
+};
+template struct EngineMember<&at::CPUGeneratorImpl::engine_>;
+
+at::mt19937_data_pod& pod_in_place(at::CPUGeneratorImpl* impl) {
+  return const_cast<at::mt19937_data_pod&>(pod_of(impl->*engine_member()));
+}
+
 uint32_t g_marks = 0;  // marks made in this process (each mark a new value)
 
 // Marks the generator (see mode.h) and returns its new state: one torch's
 // own draws cannot reach. mt19937: the low 31 bits of state word 0 are never
 // read again (a twist reads its top bit; word 0 is output only after a twist).
-// `live`: the engine read at the start of this draw (the generator's mutex
-// has been held since).
+// `live`: the generator read at the start of this draw (its mutex held since).
 TorchState mark(at::Generator& g, Live* live) {
   if (g.device().is_cpu()) {
-    Live local;
-    if (live == nullptr || live->impl == nullptr) {
-      local.impl = at::check_generator<at::CPUGeneratorImpl>(g);
-      local.engine.emplace(local.impl->engine());
-      live = &local;
-    }
-    auto& pod = const_cast<at::mt19937_data_pod&>(pod_of(*live->engine));
+    auto* impl = live != nullptr && live->impl != nullptr ? live->impl : at::check_generator<at::CPUGeneratorImpl>(g);
+    at::mt19937_data_pod& pod = pod_in_place(impl);
     g_marks = g_marks % 0x7FFFFFFFu + 1;
     pod.state_[0] = (pod.state_[0] & 0x80000000u) | g_marks;
-    live->impl->set_engine(*live->engine);
-    return digest_of(pod, live->impl);
+    return digest_of(pod, impl);
   }
   try {  // Philox generators: the offset moves by 2^34 words
     g.set_offset(g.get_offset() + (uint64_t{1} << 34));

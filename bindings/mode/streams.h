@@ -34,8 +34,7 @@ struct Pos {
 // digest of the mt19937 data (seed, position, and words 0-3, 311, 622, 623:
 // word 0 carries the mark, so the digest of every state the mode recorded is
 // unique, and torch's own draws move the position or, at a twist, every word)
-// and the cached normals; reading it copies the engine once (5 KB), the
-// cost that matters on the hot path. Other generators: their serialised
+// and the cached normals, read in place. Other generators: their serialised
 // bytes (a Philox state is seed and offset).
 struct TorchState {
   bool valid = false;
@@ -55,13 +54,16 @@ struct TorchState {
 };
 
 const at::mt19937_data_pod& pod_of(const at::mt19937& e);
+// A CPU generator's engine in place (its engine() and set_engine() copy the
+// 2.5 KB engine each way): read for the state's digest and marked where it
+// is, under the generator's mutex (streams.cpp).
+at::mt19937_data_pod& pod_in_place(at::CPUGeneratorImpl* impl);
 TorchState digest_of(const at::mt19937_data_pod& pod, at::CPUGeneratorImpl* impl);
 
-// The engine of a CPU generator, copied once per draw: read for the state's
-// digest, marked, and written back (three 5 KB copies, the API's minimum).
+// The CPU generator a draw read its state from (its mutex held since), so
+// that the mark does not look it up again.
 struct Live {
   at::CPUGeneratorImpl* impl = nullptr;
-  std::optional<at::mt19937> engine;  // (mt19937's default constructor seeds: 624 steps)
 };
 
 TorchState read_state(const at::Generator& g, Live* live = nullptr);

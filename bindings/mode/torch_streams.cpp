@@ -47,21 +47,6 @@ at::Generator cpu_generator(const std::optional<at::Generator>& gen) {
                       "torch.Generator passed as generator=)");
 }
 
-// CPUGeneratorImpl's engine in place: its engine() and set_engine() copy the
-// 2.5 KB engine each way (three copies a draw). An explicit instantiation may
-// name a private member ([temp.spec.general]/6 of C++20), so this reads the
-// member pointer the compiler lays out from torch's own header.
-at::mt19937 at::CPUGeneratorImpl::* engine_member();
-template <at::mt19937 at::CPUGeneratorImpl::* M>
-struct EngineMember {
-  friend at::mt19937 at::CPUGeneratorImpl::* engine_member() { return M; }
-};
-template struct EngineMember<&at::CPUGeneratorImpl::engine_>;
-
-at::mt19937_data_pod& pod_in_place(at::CPUGeneratorImpl* impl) {
-  return const_cast<at::mt19937_data_pod&>(pod_of(impl->*engine_member()));
-}
-
 tc::State load(at::CPUGeneratorImpl* impl) {
   const at::mt19937_data_pod& pod = pod_in_place(impl);
   tc::State s{tc::MT19937::Unseeded{}};  // (every field is written below)
@@ -303,17 +288,9 @@ class Run {
 
 }  // namespace
 
-std::vector<c10::IValue> torch_stream_run(const OpRow& r, c10::ArrayRef<c10::IValue> args,
-                                          const std::optional<at::Generator>& gen, const std::string& name,
-                                          const std::function<void(int)>& checks) {
-  Config c;  // the fields the torch streams read (not `report`: a std::function copy per draw)
-  {
-    std::lock_guard<std::recursive_mutex> lock(g_lock);
-    const Config& now = config();
-    c.torch = now.torch;
-    c.sm_count = now.sm_count;
-    c.threads_per_sm = now.threads_per_sm;
-  }
+Outputs torch_stream_run(const OpRow& r, const Config& c, c10::ArrayRef<c10::IValue> args,
+                         const std::optional<at::Generator>& gen, const std::string& name,
+                         c10::function_ref<void(int)> checks) {
   Run run(c, args, gen, name);
   const bool cpu = run.cpu();
   switch (r.form) {

@@ -25,6 +25,7 @@
 #pragma once
 
 #include <ATen/core/stack.h>
+#include <c10/util/FunctionRef.h>
 
 #include <exception>
 #include <functional>
@@ -34,6 +35,7 @@
 #include <vector>
 
 #include "../mode.h"
+#include "draws.h"
 #include "table.h"
 
 namespace xrng::torch_api::mode::detail {
@@ -49,13 +51,13 @@ struct NotReproduced : std::exception {
 // "torch-cpu-x86", "torch-cpu-scalar", "torch-cuda (132 SMs x 2048 threads)".
 std::string torch_stream_name(const Config& c);
 
-// The outputs of row `r`'s operator under a torch stream (`torch`, the
-// active entry's Config::torch), or NotReproduced / NoDraw (draws.h: torch's
-// own kernel runs, silently: a call with nothing to draw, or a composite
-// whose inner draws reach these kernels). `checks(n0)`: torch's argument
-// checks of the call (Kernel::torch_checks).
-std::vector<c10::IValue> torch_stream_run(const OpRow& r, c10::ArrayRef<c10::IValue> args,
-                                          const std::optional<at::Generator>& gen, const std::string& name,
-                                          const std::function<void(int)>& checks);
+// The outputs of row `r`'s operator under a torch stream (`c`: the active
+// entry's torch, sm_count and threads_per_sm, read by the kernel), or
+// NotReproduced / NoDraw (draws.h: torch's own kernel runs, silently: a call
+// with nothing to draw, or a composite whose inner draws reach these
+// kernels). `checks(n0)`: torch's argument checks of the call (Kernel::torch_checks).
+Outputs torch_stream_run(const OpRow& r, const Config& c, c10::ArrayRef<c10::IValue> args,
+                         const std::optional<at::Generator>& gen, const std::string& name,
+                         c10::function_ref<void(int)> checks);
 
 }  // namespace xrng::torch_api::mode::detail
