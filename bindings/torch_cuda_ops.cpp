@@ -319,6 +319,8 @@ std::tuple<at::Tensor, at::Tensor, uint64_t> xrng::torch_streams::cuda_dropout(
     uint64_t seed, uint64_t offset, uint32_t sm_count, uint32_t threads_per_sm, at::Tensor input, double p,
     uint32_t vec) {
   if (vec != 1 && vec != 2 && vec != 4 && vec != 8) throw std::invalid_argument("torch_cuda dropout: vec must be 1, 2, 4 or 8");
+  // native_dropout's fused kernel runs for 0 < p < 1 only (p = 0 and 1 are at::dropout's non-fused path)
+  if (!(p > 0.0 && p < 1.0)) throw std::invalid_argument("torch_cuda dropout: p must be in (0, 1)");
   tg::State s{seed, offset};
   const tg::Device d{sm_count, threads_per_sm};
   const uint64_t n = static_cast<uint64_t>(input.numel());
@@ -338,29 +340,12 @@ std::tuple<at::Tensor, at::Tensor, uint64_t> xrng::torch_streams::cuda_dropout(
   if (input.device().type() != at::kCPU || !input.is_contiguous())
     throw std::invalid_argument(has_kernels() ? "torch_cuda dropout: input must be a contiguous CPU or CUDA tensor"
                                               : "torch_cuda dropout: input must be a contiguous CPU tensor");
-  at::Tensor out = at::empty_like(input);
+  const tg::Type t = float_type(input.scalar_type(), "dropout");
+  at::Tensor out = at::empty_like(input, at::MemoryFormat::Contiguous);
   at::Tensor mask = at::empty(input.sizes(), input.options().dtype(at::kBool));
   if (n == 0) return {input.clone(), mask, offset};
-  const tg::Launch L = tg::dropout_launch(n, d);
-  const uint64_t off = tg::philox_cuda_state(s, L.counter_offset);
-  const double p1m = 1.0 - p;
-  auto* m = mask.data_ptr<bool>();
-  AT_DISPATCH_FLOATING_TYPES_AND2(at::kHalf, at::kBFloat16, input.scalar_type(), "torch_cuda_dropout", [&] {
-    using acc_t = std::conditional_t<std::is_same_v<scalar_t, double>, double, float>;
-    const acc_t pa = static_cast<acc_t>(p1m);
-    const acc_t scale = static_cast<acc_t>(1.0 / pa);
-    const auto* x = input.data_ptr<scalar_t>();
-    auto* y = out.data_ptr<scalar_t>();
-    for (uint64_t i = 0; i < n; ++i) {
-      const tg::Slot sl = tg::dropout_slot(L, vec, i);
-      const float u = tg::curand_uniform(tg::curand4(seed, off, sl.thread, sl.round).v[sl.lane]);
-      const float keep = static_cast<acc_t>(u) < pa ? 1.0f : 0.0f;
-      // src * keep in scalar_t * float arithmetic (float, or double), then * scale
-      const acc_t prod = static_cast<acc_t>(static_cast<acc_t>(x[i]) * keep);
-      y[i] = static_cast<scalar_t>(prod * scale);
-      m[i] = keep != 0.0f;
-    }
-  });
+  // the fused kernel's host model (rng/torch_cuda.h, the C++ API's whole draw)
+  tg::dropout(s, d, n, t, p, input.data_ptr(), out.data_ptr(), reinterpret_cast<uint8_t*>(mask.data_ptr<bool>()), vec);
   return {out, mask, s.offset};
 }
 

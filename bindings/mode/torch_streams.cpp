@@ -16,6 +16,7 @@
 #include <type_traits>
 
 #include "../torch_streams.h"
+#include "rng/torch_cuda_multinomial.h"
 #include "blocks.h"
 #include "draws.h"
 #include "streams.h"
@@ -397,7 +398,21 @@ Outputs torch_stream_run(const OpRow& r, const Config& c, c10::ArrayRef<c10::IVa
         }
         return {res};
       }
-      if (!cpu) throw NotReproduced("multinomial with replacement");
+      if (!cpu) {  // torch's CUDA kernel (rng/torch_cuda_multinomial.h): every value from the host model
+        const at::Tensor rows = w.detach().to(at::kCPU).reshape({-1, k}).contiguous();
+        at::Tensor host = at::empty({rows.size(0), ns}, at::kLong);
+        take_cuda(gen, name, [&](uint64_t seed, uint64_t offset) {
+          uint64_t next = offset;
+          try {
+            refusing([&] { next = ts::cuda_multinomial(seed, offset, rows, ns, host); });
+          } catch (const xrng::torch_cuda::NotReproducedError& e) {
+            throw NotReproduced(e.what());
+          }
+          return next;
+        });
+        res.copy_(host.reshape(res.sizes()));
+        return {res};
+      }
       const at::Tensor rows = w.to(at::kCPU).reshape({-1, k}).contiguous();
       at::Tensor host;
       with_cpu_state(gen, [&](tc::State& s) { refusing([&] { host = ts::cpu_multinomial(s, rows, ns); }); });

@@ -300,6 +300,30 @@ def test_torch_cuda_equals_xrng_torch_cuda(sm_count):
     assert torch.equal(again, got[0])
 
 
+
+@pytest.mark.parametrize("sm_count", [40, 132])
+def test_torch_cuda_multinomial_with_replacement_equals_xrng_torch_cuda(sm_count):
+    """torch.multinomial(..., n > 1, replacement=True) of two or more rows under
+    stream="torch-cuda" is torch's CUDA kernel as xrng.torch_cuda models it
+    (every dtype, the out= form, a 3-row batch of float16), and the offset
+    continues after it; one row whose prefix sums are not exact stays reported."""
+    w32, w64 = torch.rand(3, 17), torch.rand(2, 1000, dtype=torch.float64)
+    w16 = torch.rand(4, 9).to(torch.float16)
+    with xrng.reproducible(stream="torch-cuda", sm_count=sm_count, strict=True) as m:
+        torch.manual_seed(11)
+        got = [torch.multinomial(w32, 40, replacement=True), torch.rand(3),
+               torch.multinomial(w64, 5, True), torch.multinomial(w16, 300, True),
+               torch.multinomial(w32, 7, True, out=torch.empty(0, dtype=torch.long)), torch.randn(4)]
+    assert m.reported == {}
+    g = xrng.torch_cuda(11, sm_count=sm_count)
+    want = [xrng.multinomial(w32, 40, replacement=True, generator=g), xrng.rand(3, generator=g),
+            xrng.multinomial(w64, 5, replacement=True, generator=g),
+            xrng.multinomial(w16, 300, replacement=True, generator=g),
+            xrng.multinomial(w32, 7, replacement=True, generator=g), xrng.randn(4, generator=g)]
+    for i, (u, v) in enumerate(zip(got, want)):
+        assert u.dtype == v.dtype and u.shape == v.shape and torch.equal(u, v), i
+
+
 def test_stream_argument():
     assert xrng.reproducible(stream="torch-cuda", profile="h100-sxm").stream == "torch-cuda:132:2048"
     assert xrng.reproducible(stream="torch-cuda:58:1536").stream == "torch-cuda:58:1536"
