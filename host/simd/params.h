@@ -1,8 +1,10 @@
 // The tensor-parameter draws of rng/gamma.h, rng/poisson.h and rng/binomial.h
-// on vectors: lane l of a group computes element e0 + l, all lanes running
-// the element function's rejection loop in lock step (a lane that has
-// accepted keeps its value and ignores the later attempts, exactly as the
-// scalar loop's break). The arithmetic is the scalar element functions',
+// on vectors. Poisson and binomial: lane l of a group computes element e0 + l,
+// all lanes running the element function's rejection loop in lock step (a
+// lane that has accepted keeps its value and ignores the later attempts,
+// exactly as the scalar loop's break). Gamma: attempt 0 of every element of a
+// chunk, then only the elements still open, packed into lanes (see
+// gamma_chunk). The arithmetic is the scalar element functions',
 // operation by operation and in the same order (each line below names the
 // scalar expression it repeats), on the lane types of isa.h through the
 // templates of rng/detail/math.h: the same IEEE operations, so the same bits.
