@@ -10,6 +10,9 @@
 // same values, tests/test_gamma.cpp's known answers on either), about twice
 // as fast. flatten inlines the element functions into each clone.
 #include <algorithm>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 #include <cstring>
 #include <string>
 #include <vector>
@@ -41,6 +44,29 @@ void check_backend(Backend be) {
   uint8_t d;
   detail::simd_params(be, detail::ParamDraw::gamma, nullptr, nullptr, 0, Stream{}, 0, &y, &d);
 }
+// first_bad_alpha (rng/gamma.h): on x86-64, blocks of 256 checked two at a
+// time with SSE2 compares (alpha > 0 and alpha <= DBL_MAX, both false for a
+// NaN: gammad::alpha_ok), the element search only in a block that fails.
+uint64_t first_bad(const double* alpha, uint64_t n) {
+#if defined(__SSE2__)
+  const __m128d zero = _mm_setzero_pd(), top = _mm_set1_pd(1.7976931348623157e308);
+  for (uint64_t b = 0; b < n; b += 256) {
+    const uint64_t e = n - b < 256 ? n : b + 256;
+    __m128d ok = _mm_cmpeq_pd(zero, zero);  // all ones
+    uint64_t i = b;
+    for (; i + 2 <= e; i += 2) {
+      const __m128d x = _mm_loadu_pd(alpha + i);
+      ok = _mm_and_pd(ok, _mm_and_pd(_mm_cmpgt_pd(x, zero), _mm_cmple_pd(x, top)));
+    }
+    bool good = _mm_movemask_pd(ok) == 3;
+    for (; i < e; ++i) good = good && gammad::alpha_ok(alpha[i]);
+    if (!good) return b + first_bad_alpha(alpha + b, e - b);
+  }
+  return n;
+#else
+  return first_bad_alpha(alpha, n);
+#endif
+}
 void check_common(const char* what, const double* alpha, uint64_t n, uint64_t offset, DType dt, const void* out,
                   int threads, Backend be) {
   check_threads(threads);
@@ -50,7 +76,7 @@ void check_common(const char* what, const double* alpha, uint64_t n, uint64_t of
   if (n == 0) return;
   check_backend(be);
   if (alpha == nullptr || out == nullptr) throw Error(std::string(what) + ": null buffer");
-  const uint64_t bad = first_bad_alpha(alpha, n);
+  const uint64_t bad = first_bad(alpha, n);
   if (bad != n) throw Error(gamma_alpha_error(what, bad, alpha[bad]));
 }
 // The binary64 values of elements [b, e) into y[0 .. e - b), in tiles: the
