@@ -109,6 +109,23 @@ TEST_CASE("gamma: a generator advances by 64 words per element; a refused draw d
   CHECK(g.offset() == 3 + 640);
 }
 
+TEST_CASE("gamma: the error names the first bad alpha, wherever it is (the blocked check of host/gamma.cpp)") {
+  std::vector<double> out(700);
+  for (uint64_t n : std::initializer_list<uint64_t>{1, 2, 3, 255, 256, 257, 513, 700}) {
+    for (uint64_t at : std::initializer_list<uint64_t>{0, 1 % n, n / 2, n - 1, n > 256 ? uint64_t{256} : uint64_t{0}, n > 257 ? uint64_t{257} : uint64_t{0}}) {
+      for (double bad : {0.0, -0.0, -2.0, static_cast<double>(NAN), static_cast<double>(INFINITY)}) {
+        std::vector<double> a(n, 0.5);
+        a[at] = bad;
+        if (at + 3 < n) a[at + 3] = -1.0;  // a later bad one is not the one named
+        CAPTURE(n);
+        CAPTURE(at);
+        CHECK_THROWS_WITH_AS(gamma(a.data(), n, Key(1), 0, DType::f64, out.data()),
+                             doctest::Contains(("at element " + std::to_string(at)).c_str()), Error);
+      }
+    }
+  }
+}
+
 TEST_CASE("gamma: errors before anything is written") {
   std::vector<double> out(4, 7.0);
   for (double bad : {0.0, -1.0, static_cast<double>(NAN), static_cast<double>(INFINITY)}) {

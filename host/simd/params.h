@@ -1,8 +1,10 @@
 // The tensor-parameter draws of rng/gamma.h, rng/poisson.h and rng/binomial.h
-// on vectors: lane l of a group computes element e0 + l, all lanes running
-// the element function's rejection loop in lock step (a lane that has
-// accepted keeps its value and ignores the later attempts, exactly as the
-// scalar loop's break). The arithmetic is the scalar element functions',
+// on vectors. Poisson and binomial: lane l of a group computes element e0 + l,
+// all lanes running the element function's rejection loop in lock step (a
+// lane that has accepted keeps its value and ignores the later attempts,
+// exactly as the scalar loop's break). Gamma: attempt 0 of every element of a
+// chunk, then only the elements still open, packed into lanes (see
+// gamma_chunk). The arithmetic is the scalar element functions',
 // operation by operation and in the same order (each line below names the
 // scalar expression it repeats), on the lane types of isa.h through the
 // templates of rng/detail/math.h: the same IEEE operations, so the same bits.
@@ -122,25 +124,9 @@ struct GroupWords {
   }
 
   void compute(uint64_t b0) {
-    vu64 c0[kParamRegs], c1[kParamRegs], c2[kParamRegs], c3[kParamRegs];
-    for (int r = 0; r < kParamRegs; ++r) {
-      const vu64 b = lane16[r] + b0;
-      c0[r] = b;
-      c1[r] = b >> 32;
-      c2[r] = keys.ctr2;
-      c3[r] = keys.ctr3;
-    }
-    const vu64 m0 = bcast<vu64>(uint64_t{kPhiloxM0}), m1 = bcast<vu64>(uint64_t{kPhiloxM1});
-#pragma GCC unroll 10
-    for (int round = 0; round < 10; ++round) {
-      for (int r = 0; r < kParamRegs; ++r) {
-        const vu64 p0 = mul32(c0[r], m0), p1 = mul32(c2[r], m1);
-        c0[r] = (p1 >> 32) ^ c1[r] ^ keys.k0[round];
-        c1[r] = p1;
-        c2[r] = (p0 >> 32) ^ c3[r] ^ keys.k1[round];
-        c3[r] = p0;
-      }
-    }
+    vu64 b[kParamRegs], c0[kParamRegs], c1[kParamRegs], c2[kParamRegs], c3[kParamRegs];
+    for (int r = 0; r < kParamRegs; ++r) b[r] = lane16[r] + b0;
+    philox_blocks<kParamRegs>(keys, b, c0, c1, c2, c3);
     for (int r = 0; r < kParamRegs; ++r) {  // the low halves are the words
       blk[r][0] = c0[r] & kLo32;
       blk[r][1] = c1[r] & kLo32;
@@ -166,42 +152,261 @@ struct GroupWords {
 XRNG_INLINE PU top52(const PU& w0, const PU& w1) { return (w0 | (w1 << 32)) >> 12; }
 
 // ---- gamma (rng/gamma.h, gammad::variate) ---------------------------------------------------------
-XRNG_INLINE void gamma_group(const double* alpha_p, GroupWords& word, double* y_out, uint8_t* done) {
-  const PD alpha = load_pd(alpha_p);
-  // gammad::shape
-  const PM boost = lt(alpha, PD(1.0));
-  const PD a1 = sel(boost, alpha + PD(1.0), alpha);
-  const PD d = a1 - PD(1.0 / 3.0);
-  const PD c = PD(1.0) / sqrt_(PD(9.0) * d);
-  PD y = d;  // all attempts rejected (SPEC 11.2)
-  PM open = ~none_mask();
-  for (int j = 0; j < gammad::kAttempts && any(open); ++j) {
-    // gammad::attempt
-    const PU w0 = word(4 * j), w1 = word(4 * j + 1), w2 = word(4 * j + 2), w3 = word(4 * j + 3);
-    const PD r = math::box_muller_radius<52, PD, PU>(top52(w0, w1));
-    PD cs, sn;
-    math::sincos_turns<32, PD, PU>(w2, &cs, &sn);
-    const PD x = r * cs;
-    const PD t = PD(1.0) + c * x;
-    const PM pos = gt(t, PD(0.0));
-    const PD v = t * t * t;
-    const PD u = math::unit_open<32, PD, PU>(w3);
-    const PD xx = x * x;
-    PM acc = pos & lt(u, PD(1.0) - PD(0.0331) * (xx * xx));  // the squeeze
-    if (any(open & pos & ~acc))
-      acc = acc | (pos & lt(log_lanes(u), PD(0.5) * xx + d * ((PD(1.0) - v) + log_lanes(v))));
-    acc = acc & open;
-    y = sel(acc, d * v, y);
-    open = open & ~acc;
+// The rejection loop is not run in lock step here: a lane whose neighbour
+// needs a second attempt (or the log test) would wait for it, and with 16
+// lanes (AVX-512) at alpha ~ 1 (4.8 % of attempts rejected, ~10 % needing the
+// log test) most groups would. Instead a chunk of elements goes through
+//   A. attempt 0 of every element (and the boost factor of alpha < 1), lanes
+//      of consecutive elements; the squeeze decides most of them;
+//   B. the log test, for the elements the squeeze left open (packed);
+//   C. attempts 1, 2, ... for the rejected elements only (packed, each lane
+//      reading its own element's words at 4j .. 4j + 3);
+//   D. y = max(y f, 2^-1022), f the boost factor (1 where alpha >= 1).
+// Each element still takes the value of its first accepted attempt (or d),
+// each attempt's arithmetic is gammad::attempt's (gamma_try and
+// gamma_log_test below repeat it operation by operation), and the boost is
+// gammad::boost's, so the values are the scalar function's; only the order
+// in which elements are computed changed. y * 1 == y exactly, so multiplying
+// the lanes of alpha >= 1 by 1 is the scalar's "no boost".
+
+// gammad::attempt up to its log test: pos = (t > 0), sq = accepted by the
+// squeeze, and u, xx, v for the log test.
+struct GammaTry {
+  PM pos, sq;
+  PD u, xx, v;
+};
+XRNG_INLINE GammaTry gamma_try(const PD& c, const PU& w0, const PU& w1, const PU& w2, const PU& w3) {
+  GammaTry g;
+  const PD r = math::box_muller_radius<52, PD, PU>(top52(w0, w1));
+  PD cs, sn;
+  math::sincos_turns<32, PD, PU>(w2, &cs, &sn);
+  const PD x = r * cs;
+  const PD t = PD(1.0) + c * x;
+  g.pos = gt(t, PD(0.0));
+  g.v = t * t * t;
+  g.u = math::unit_open<32, PD, PU>(w3);
+  g.xx = x * x;
+  g.sq = g.pos & lt(g.u, PD(1.0) - PD(0.0331) * (g.xx * g.xx));  // the squeeze (no log)
+  return g;
+}
+// The log test of gammad::attempt (for lanes with t > 0).
+XRNG_INLINE PM gamma_log_test(const PD& d, const PD& u, const PD& xx, const PD& v) {
+  return lt(log_lanes(u), PD(0.5) * xx + d * ((PD(1.0) - v) + log_lanes(v)));
+}
+
+// One bit per lane of a comparison result (lanes all ones or zero).
+XRNG_INLINE unsigned lane_mask(vm64 m) {
+#if XRNG_SIMD_BYTES == 64
+  return static_cast<unsigned>(_mm512_movepi64_mask((__m512i)m));
+#elif XRNG_SIMD_BYTES == 32
+  return static_cast<unsigned>(_mm256_movemask_pd((__m256d)m));
+#else
+  return (m[0] != 0 ? 1u : 0u) | (m[1] != 0 ? 2u : 0u);
+#endif
+}
+// The lanes of v selected by m packed to the front of p, in lane order (a
+// whole vector is written: p has room for N64 lanes).
+#if XRNG_SIMD_BYTES == 32
+struct Compress64Table {  // vpermd indices: lane i is the 32-bit halves 2i, 2i + 1
+  int32_t idx[16][8];
+  constexpr Compress64Table() : idx() {
+    for (unsigned m = 0; m < 16; ++m) {
+      int k = 0;
+      for (int i = 0; i < 4; ++i)
+        if (m & (1u << i)) {
+          idx[m][2 * k] = 2 * i;
+          idx[m][2 * k + 1] = 2 * i + 1;
+          ++k;
+        }
+    }
   }
-  if (any(boost)) {  // gammad::boost, words 60, 61
-    const PD u = math::unit_open<52, PD, PU>(top52(word(gammad::kBoostWord), word(gammad::kBoostWord + 1)));
-    const PD f = math::exp_<PD, PU>(log_lanes(u) / alpha);
-    y = sel(boost, y * f, y);
+};
+constexpr Compress64Table kCompress64;
+#endif
+XRNG_INLINE void compress_store64(void* p, vu64 v, unsigned m) {
+#if XRNG_SIMD_BYTES == 64
+  storeu(p, (vu64)_mm512_maskz_compress_epi64(static_cast<__mmask8>(m), (__m512i)v));  // the register form: fast
+#elif XRNG_SIMD_BYTES == 32
+  const __m256i sel = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(kCompress64.idx[m]));
+  storeu(p, (vu64)_mm256_permutevar8x32_epi32((__m256i)v, sel));
+#else
+  const vu64 lane1 = {v[1], v[1]};
+  storeu(p, m == 2u ? lane1 : v);
+#endif
+}
+
+// Words i .. i + nw - 1 (nw <= 4) of each lane's element, in the low halves
+// of wd[0 .. nw): lane l's word i + k is the stream's word p_l + k, where
+// blk[r][l] = p_l >> 2 and sh = p_l & 3 is the same in every lane (the
+// element's words start at word0 + 64 e). One Philox block per lane, or two
+// where the words cross into the next block.
+XRNG_INLINE void lane_words(const PhiloxKeys& keys, vu64 (&blk)[kParamRegs], uint64_t sh, int nw, PU* wd) {
+  vu64 a[4][kParamRegs], b[4][kParamRegs] = {};
+  philox_blocks<kParamRegs>(keys, blk, a[0], a[1], a[2], a[3]);
+  if (sh + static_cast<uint64_t>(nw) > 4) {
+    for (int r = 0; r < kParamRegs; ++r) blk[r] = blk[r] + 1;
+    philox_blocks<kParamRegs>(keys, blk, b[0], b[1], b[2], b[3]);
   }
-  y = max_(y, PD(0x1p-1022));
-  store_pd(y_out, y);
-  for (int l = 0; l < kParamLanes; ++l) done[l] = 1;
+  for (int k = 0; k < nw; ++k) {
+    const uint64_t pos = sh + static_cast<uint64_t>(k);
+    for (int r = 0; r < kParamRegs; ++r) wd[k].v[r] = (pos < 4 ? a[pos][r] : b[pos - 4][r]) & kLo32;
+  }
+}
+
+constexpr int kGammaChunk = 256;  // elements per chunk
+static_assert(kGammaChunk % kParamLanes == 0, "a chunk of whole groups");
+struct GammaScratch {
+  alignas(64) double y[kGammaChunk], f[kGammaChunk];  // the variate before the boost, the boost factor
+  // elements waiting for the log test of attempt 0: index, and d, u, xx, v
+  alignas(64) uint64_t si[kGammaChunk + kParamLanes];
+  alignas(64) double sd[kGammaChunk + kParamLanes], su[kGammaChunk + kParamLanes];
+  alignas(64) double sxx[kGammaChunk + kParamLanes], sv[kGammaChunk + kParamLanes];
+  alignas(64) uint64_t q[2][kGammaChunk + kParamLanes];  // rejected elements: this attempt's, the next one's
+};
+
+// gammad::shape: d and c of lanes of alpha; boost: alpha < 1.
+XRNG_INLINE void gamma_shape(const PD& alpha, PM* boost, PD* d, PD* c) {
+  *boost = lt(alpha, PD(1.0));
+  const PD a1 = sel(*boost, alpha + PD(1.0), alpha);
+  *d = a1 - PD(1.0 / 3.0);
+  *c = PD(1.0) / sqrt_(PD(9.0) * *d);
+}
+
+// Elements [0, m) (m <= kGammaChunk) of a gamma draw, element e reading the
+// words w + 64 e + i: y[e] = gammad::variate.
+__attribute__((flatten)) void gamma_chunk(const double* alpha, uint64_t m, const PhiloxKeys& keys, uint64_t w,
+                                          double* y, GammaScratch& S) {
+  const uint64_t sh = w & 3;
+  int ns = 0, nq = 0;
+  alignas(64) double t0[kParamLanes], t1[kParamLanes];
+  vu64 lane16[kParamRegs];  // lane l of register r: element g + r N64 + l, 16 blocks per element
+  for (int r = 0; r < kParamRegs; ++r)
+    lane16[r] = (iota<vu64>() + static_cast<uint64_t>(r * N64)) * (kParamWords / 4) + (w >> 2);
+  // A: attempt 0 and the boost factor, lanes of consecutive elements.
+  for (uint64_t g = 0; g < m; g += kParamLanes) {
+    const uint64_t cnt = lmin<uint64_t>(kParamLanes, m - g);
+    PD al;
+    if (cnt == kParamLanes) {
+      al = load_pd(alpha + g);
+    } else {  // the tail: padded with a valid alpha, results dropped
+      for (uint64_t l = 0; l < kParamLanes; ++l) t0[l] = l < cnt ? alpha[g + l] : 1.0;
+      al = load_pd(t0);
+    }
+    PM boost;
+    PD d, c;
+    gamma_shape(al, &boost, &d, &c);
+    vu64 blk[kParamRegs];
+    PU wd[4];
+    for (int r = 0; r < kParamRegs; ++r) blk[r] = lane16[r] + (kParamWords / 4) * g;
+    lane_words(keys, blk, sh, 4, wd);
+    const GammaTry t = gamma_try(c, wd[0], wd[1], wd[2], wd[3]);
+    store_pd(S.y + g, sel(t.sq, d * t.v, d));  // d: all attempts rejected (SPEC 11.2)
+    // the elements left to the log test, and those rejected (t <= 0), packed
+    const PM pend = t.pos & ~t.sq, rej = ~t.pos;
+    for (int r = 0; r < kParamRegs; ++r) {
+      const int first = r * N64;
+      const unsigned valid = first >= static_cast<int>(cnt) ? 0u : ((2u << (lmin<int>(N64, cnt - first) - 1)) - 1u);
+      const vu64 idx = iota<vu64>() + (g + static_cast<uint64_t>(first));
+      const unsigned o = lane_mask(pend.v[r]) & valid;
+      compress_store64(S.si + ns, idx, o);
+      compress_store64(S.sd + ns, (vu64)d.v[r], o);
+      compress_store64(S.su + ns, (vu64)t.u.v[r], o);
+      compress_store64(S.sxx + ns, (vu64)t.xx.v[r], o);
+      compress_store64(S.sv + ns, (vu64)t.v.v[r], o);
+      ns += __builtin_popcount(o);
+      const unsigned x = lane_mask(rej.v[r]) & valid;
+      if (x != 0) {
+        compress_store64(S.q[0] + nq, idx, x);
+        nq += __builtin_popcount(x);
+      }
+    }
+    PD f = PD(1.0);
+    if (any(boost)) {  // gammad::boost, words 60, 61
+      for (int r = 0; r < kParamRegs; ++r) blk[r] = lane16[r] + ((kParamWords / 4) * g + gammad::kBoostWord / 4);
+      lane_words(keys, blk, sh, 2, wd);
+      const PD u = math::unit_open<52, PD, PU>(top52(wd[0], wd[1]));
+      f = sel(boost, math::exp_<PD, PU>(log_lanes(u) / al), f);
+    }
+    store_pd(S.f + g, f);
+  }
+  // B: the log test of attempt 0, packed (the queue padded with harmless values).
+  for (int k = ns; k % kParamLanes != 0; ++k) {
+    S.sd[k] = 1.0;
+    S.su[k] = 0.5;
+    S.sxx[k] = 0.0;
+    S.sv[k] = 1.0;
+  }
+  for (int k = 0; k < ns; k += kParamLanes) {
+    const PD d = load_pd(S.sd + k), v = load_pd(S.sv + k);
+    const PM acc = gamma_log_test(d, load_pd(S.su + k), load_pd(S.sxx + k), v);
+    unsigned ab = 0;
+    for (int r = 0; r < kParamRegs; ++r) ab |= lane_mask(acc.v[r]) << (r * N64);
+    store_pd(t0, d * v);
+    const int cnt = lmin(kParamLanes, ns - k);
+    for (int l = 0; l < cnt; ++l) {  // accepted: the value; else on to attempt 1
+      const uint64_t e = S.si[k + l];
+      const bool in = ab >> l & 1u;
+      S.y[e] = in ? t0[l] : S.y[e];
+      S.q[0][nq] = e;
+      nq += !in;
+    }
+  }
+  // C: attempts 1, 2, ... of the rejected elements, packed: lane l reads the
+  // words w + 64 e_l + 4 j .. + 3 of its element e_l.
+  int cur = 0;
+  for (int j = 1; j < gammad::kAttempts && nq > 0; ++j) {
+    int nn = 0;
+    for (int k = 0; k < nq; k += kParamLanes) {
+      const int cnt = lmin(kParamLanes, nq - k);
+      alignas(64) uint64_t tb[kParamLanes];
+      for (int l = 0; l < kParamLanes; ++l) {
+        const uint64_t e = S.q[cur][k + lmin(l, cnt - 1)];  // the tail repeats the last element, results dropped
+        t0[l] = alpha[e];
+        tb[l] = (w + kParamWords * e + 4 * static_cast<uint64_t>(j)) >> 2;
+      }
+      const PD al = load_pd(t0);
+      PM boost;
+      PD d, c;
+      gamma_shape(al, &boost, &d, &c);
+      vu64 blk[kParamRegs];
+      PU wd[4];
+      for (int r = 0; r < kParamRegs; ++r) blk[r] = loadu<vu64>(tb + r * N64);
+      lane_words(keys, blk, sh, 4, wd);
+      const GammaTry t = gamma_try(c, wd[0], wd[1], wd[2], wd[3]);
+      PM acc = t.sq;
+      if (any(t.pos & ~t.sq)) acc = acc | (t.pos & gamma_log_test(d, t.u, t.xx, t.v));
+      unsigned ab = 0;
+      for (int r = 0; r < kParamRegs; ++r) ab |= lane_mask(acc.v[r]) << (r * N64);
+      store_pd(t1, d * t.v);
+      for (int l = 0; l < cnt; ++l) {
+        const uint64_t e = S.q[cur][k + l];
+        const bool in = ab >> l & 1u;
+        S.y[e] = in ? t1[l] : S.y[e];
+        S.q[cur ^ 1][nn] = e;
+        nn += !in;
+      }
+    }
+    cur ^= 1;
+    nq = nn;
+  }
+  // D: the boost and torch's clamp.
+  for (uint64_t g = 0; g < m; g += kParamLanes) {
+    const PD v = max_(load_pd(S.y + g) * load_pd(S.f + g), PD(0x1p-1022));
+    if (g + kParamLanes <= m) {
+      store_pd(y + g, v);
+    } else {
+      store_pd(t0, v);
+      std::memcpy(y + g, t0, (m - g) * sizeof(double));
+    }
+  }
+}
+
+void gamma_elements(const double* alpha, uint64_t n, const Stream& s, uint64_t word0, double* y, uint8_t* done) {
+  const PhiloxKeys keys(s);
+  GammaScratch S;
+  for (uint64_t i = 0; i < n; i += kGammaChunk)
+    gamma_chunk(alpha + i, lmin<uint64_t>(kGammaChunk, n - i), keys, word0 + kParamWords * i, y + i, S);
+  std::memset(done, 1, n);
 }
 
 // ---- Poisson (rng/poisson.h, poissond::count) -----------------------------------------------------
@@ -394,6 +599,10 @@ bool params_impl(ParamDraw which, const double* a, const double* b, uint64_t n, 
     race_times(n, s, word0, y, done);
     return true;
   }
+  if (which == ParamDraw::gamma) {
+    gamma_elements(a, n, s, word0, y, done);
+    return true;
+  }
   const PhiloxKeys keys(s);
   alignas(64) double pa[kParamLanes], pb[kParamLanes], py[kParamLanes];
   uint8_t pd[kParamLanes];
@@ -415,7 +624,6 @@ bool params_impl(ParamDraw which, const double* a, const double* b, uint64_t n, 
     }
     GroupWords words(keys, word0 + kParamWords * i);
     switch (which) {
-      case ParamDraw::gamma: gamma_group(ga, words, gy, gd); break;
       case ParamDraw::poisson: poisson_group(ga, words, gy, gd); break;
       case ParamDraw::binomial: binomial_group(ga, gb, words, gy, gd); break;
       default: return false;

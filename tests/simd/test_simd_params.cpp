@@ -16,6 +16,7 @@
 #include "backends.h"
 #include "host/simd/params_api.h"
 #include "host/xrng.h"
+#include "rng/gamma.h"
 #include "rng/multinomial.h"
 
 using namespace xrng;
@@ -165,6 +166,36 @@ TEST_CASE("the ISA's vector entry runs (a draw above is not a silent scalar pass
     for (uint8_t x : done) undone += x == 0;
     CAPTURE(static_cast<int>(d));
     CHECK(undone < n / 100);
+  }
+}
+
+TEST_CASE("gamma's vector entry, called directly: many chunks, retries and boosts, every block position") {
+  // host/simd/params.h runs gamma in chunks (attempt 0 of all, then the log
+  // tests, then the rejected elements' later attempts, packed): n crosses
+  // several chunks with a partial last group; alpha near 1 has the most
+  // rejected attempts (4.8 %), alpha < 1 is boosted; word offsets in every
+  // position of a Philox block and up to the end of the counter space.
+  const xrng::detail::SimdBackend* be = nullptr;
+  for (const auto& b : xrng::detail::simd_backends())
+    if (std::string(b.name) == xrng_test::backend().name) be = &b;
+  REQUIRE(be != nullptr);
+  std::mt19937_64 g(33);
+  const uint64_t n = 5003;
+  std::vector<double> a = log_uniform(g, n, 1e-4, 1e3);
+  for (uint64_t i = 0; i < n; i += 3) a[i] = i % 2 ? 1.0 : std::nextafter(1.0, 0.0);
+  for (uint64_t i = 1; i < n; i += 7) a[i] = 1e-300;
+  const Stream s = Key(21, 4).stream();
+  for (uint64_t w0 : std::initializer_list<uint64_t>{0, 1, 2, 3, (uint64_t{1} << 40) + 2, ~uint64_t{0} - 64 * n - 1}) {
+    std::vector<double> y(n);
+    std::vector<uint8_t> done(n, 0);
+    REQUIRE(be->params(xrng::detail::ParamDraw::gamma, a.data(), nullptr, n, s, w0, y.data(), done.data()));
+    size_t same = 0;
+    for (uint64_t i = 0; i < n; ++i) {
+      const double r = gammad::variate_at(a[i], s, w0 + 64 * i);
+      same += done[i] == 1 && std::memcmp(&r, &y[i], 8) == 0;
+    }
+    CAPTURE(w0);
+    CHECK(same == n);
   }
 }
 
