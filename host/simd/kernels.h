@@ -378,6 +378,23 @@ XRNG_INLINE void sincos_turns_v2(const W32<R>& b, FR<R>* c_out, FR<R>* s_out) {
   const float ch = math32::kCH / kScale, cl = math32::kCL / kScale;
   FR<R> xh, xl;
   W32<R> m2;  // AVX2: 2m = 2b + 2^30 mod 2^32, whose sign bit is bit 30 of m (q odd)
+#if XRNG_SIMD_BYTES == 32
+  // The same steps as below (x86), each for all R registers before the next
+  // (the registers' chains side by side in the instruction stream).
+  {
+    W32<R> r;
+    FR<R> rn, rr;
+    for (int k = 0; k < R; ++k) {
+      const vu32 b2 = b.v[k] + b.v[k];
+      r.v[k] = b2 + b2;
+      m2.v[k] = b2 + (1u << 30);
+    }
+    for (int k = 0; k < R; ++k) rn.v[k] = __builtin_convertvector((vi32)r.v[k], vf32);
+    for (int k = 0; k < R; ++k) rr.v[k] = __builtin_convertvector((vi32)r.v[k] - cvtt_i32(rn.v[k]), vf32);
+    for (int k = 0; k < R; ++k) xh.v[k] = rn.v[k] * ch;
+    for (int k = 0; k < R; ++k) xl.v[k] = vfms32(rn.v[k], bcast<vf32>(ch), xh.v[k]) + (rn.v[k] * cl + rr.v[k] * ch);
+  }
+#else
   for (int k = 0; k < R; ++k) {
     vi32 r;  // kScale times the reduced angle
     if constexpr (kBytes == 16) {
@@ -387,7 +404,6 @@ XRNG_INLINE void sincos_turns_v2(const W32<R>& b, FR<R>* c_out, FR<R>* s_out) {
       // takes one of the two FP add pipes, the kernel's busiest).
       const vu32 b2 = b.v[k] + b.v[k];
       r = (vi32)(b2 + b2);
-      m2.v[k] = b2 + (1u << 30);
     }
     const vf32 rn = __builtin_convertvector(r, vf32);
     const vf32 rr = __builtin_convertvector(r - cvtt_i32(rn), vf32);
@@ -403,6 +419,7 @@ XRNG_INLINE void sincos_turns_v2(const W32<R>& b, FR<R>* c_out, FR<R>* s_out) {
     xh.v[k] = p;
     xl.v[k] = e + (rn * cl + rr * ch);
   }
+#endif
   // math32::sincos_pairs<false>(xh, xl) without the floor of z (above).
   using F = FR<R>;
   const F z = xh * xh;
