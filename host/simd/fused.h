@@ -83,9 +83,11 @@ struct FusedNormalV2 {
 
   // Not inlined into fill_kernel: alone, the loop gets the registers to itself
   // (inlined there it spilled more: AVX2 1.57 against 1.33 ns per value).
+  // XRNG_FUSED_NORMAL_OPT (isa.h): GCC's -fno-tree-ter here on AVX2.
   template <bool kUnit>
-  __attribute__((noinline, flatten)) static void run(const PhiloxKeys& k, uint64_t block, uint64_t steps,
-                                                     const NormalParams& p, out_t* o) {
+  __attribute__((noinline, flatten)) XRNG_FUSED_NORMAL_OPT static void run(const PhiloxKeys& k, uint64_t block,
+                                                                           uint64_t steps, const NormalParams& p,
+                                                                           out_t* o) {
     vu64 lane;
     for (int i = 0; i < N64; ++i) lane[i] = static_cast<uint64_t>(kBlockLane.i[i]);
     const vu32 k9 = (vu32)(k.k0[9] | (k.k1[9] << 32));  // round 10's keys: k0 in the low, k1 in the high half

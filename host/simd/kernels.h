@@ -377,6 +377,24 @@ XRNG_INLINE void sincos_turns_v2(const W32<R>& b, FR<R>* c_out, FR<R>* s_out) {
   constexpr float kScale = kBytes == 16 ? 1.0f : 4.0f;
   const float ch = math32::kCH / kScale, cl = math32::kCL / kScale;
   FR<R> xh, xl;
+  W32<R> m2;  // AVX2: 2m = 2b + 2^30 mod 2^32, whose sign bit is bit 30 of m (q odd)
+#if XRNG_SIMD_BYTES == 32
+  // The same steps as below (x86), each for all R registers before the next
+  // (the registers' chains side by side in the instruction stream).
+  {
+    W32<R> r;
+    FR<R> rn, rr;
+    for (int k = 0; k < R; ++k) {
+      const vu32 b2 = b.v[k] + b.v[k];
+      r.v[k] = b2 + b2;
+      m2.v[k] = b2 + (1u << 30);
+    }
+    for (int k = 0; k < R; ++k) rn.v[k] = __builtin_convertvector((vi32)r.v[k], vf32);
+    for (int k = 0; k < R; ++k) rr.v[k] = __builtin_convertvector((vi32)r.v[k] - cvtt_i32(rn.v[k]), vf32);
+    for (int k = 0; k < R; ++k) xh.v[k] = rn.v[k] * ch;
+    for (int k = 0; k < R; ++k) xl.v[k] = vfms32(rn.v[k], bcast<vf32>(ch), xh.v[k]) + (rn.v[k] * cl + rr.v[k] * ch);
+  }
+#else
   for (int k = 0; k < R; ++k) {
     vi32 r;  // kScale times the reduced angle
     if constexpr (kBytes == 16) {
@@ -401,6 +419,7 @@ XRNG_INLINE void sincos_turns_v2(const W32<R>& b, FR<R>* c_out, FR<R>* s_out) {
     xh.v[k] = p;
     xl.v[k] = e + (rn * cl + rr * ch);
   }
+#endif
   // math32::sincos_pairs<false>(xh, xl) without the floor of z (above).
   using F = FR<R>;
   const F z = xh * xh;
@@ -415,8 +434,16 @@ XRNG_INLINE void sincos_turns_v2(const W32<R>& b, FR<R>* c_out, FR<R>* s_out) {
     const vf32 sn = xh.v[k] + tsl.v[k];
     const vf32 cs = w.v[k] + tcl.v[k];
     const vu32 cflip = (m + (1u << 30)) & 0x80000000u, sflip = m & 0x80000000u;
+#if XRNG_SIMD_BYTES == 32
+    // vblendvps reads the sign bit: that of 2m (an integer addition above)
+    // instead of m << 1 (a shift, on Zen 4 one of the two FP add pipes).
+    c_out->v[k] = (vf32)((vu32)select_sign(m2.v[k], sn, cs) ^ cflip);  // q odd: swap
+    s_out->v[k] = (vf32)((vu32)select_sign(m2.v[k], cs, sn) ^ sflip);
+#else
+    (void)m2;
     c_out->v[k] = (vf32)((vu32)select_bit30(m, sn, cs) ^ cflip);  // q odd: swap
     s_out->v[k] = (vf32)((vu32)select_bit30(m, cs, sn) ^ sflip);
+#endif
   }
 }
 
@@ -445,6 +472,23 @@ XRNG_INLINE void sincos_turns_v2(const W32<R>& b, FR<R>* c_out, FR<R>* s_out) {
 //    multiple of it): vrndscaleps with 11 fraction bits, nearest even. Its
 //    sign differs only where fh is zero and f < 0 (-0 for +0), and fh then
 //    enters f - fh, f + fh (f itself, f != 0) and fh * fh / 2 (+0) only.
+// On AVX2 (no unsigned conversion, vgetexpps or vrndscaleps) the same kind of
+// shorter exact steps, chosen to spare the FP add pipes (Zen 4 runs
+// additions, subtractions, conversions, rounding and every shift there,
+// multiplications and vblendvps on the other two, integer logic and
+// additions anywhere; timed with rdtsc, instruction pairs in 12 independent
+// chains):
+//  * the pair of 9.1 scaled by 2^-8 (exact: a power of two, no underflow, so
+//    s 2^-8 and sl 2^-8 come from the same rounding): hi 2^-8 is a >> 8
+//    converted (no multiplication by 256), lo 2^-8 is the binary32
+//    2^15 + (a & 255) 2^-8 (bits 0x47000000 | (a & 255)) minus 2^15 - 2^-9,
+//    an exact difference (no conversion);
+//  * the scalar hx is bits(s 2^-8) + (8 << 23); from ex = hx & 0x7f800000
+//    (ke << 23), kf = ke - 159 is (ex - (159 << 23)) converted (at most 6
+//    significant bits) times 2^-23, and 2^(-32-k) 2^8 (for sl 2^-8) the bits
+//    (262 << 23) - ex: no shift;
+//  * fh is vroundps (nearest even) of f 2^11, times 2^-11 (both products
+//    exact; the same value as the shifter, -0 aside: above).
 // Other ISAs: math32::radius itself. tests/simd (test_simd_exhaustive, probe
 // v2_radius) compares it with the scalar reference over all 2^32 words.
 template <int R>
@@ -473,6 +517,30 @@ XRNG_INLINE FR<R> radius_v2(const W32<R>& a) {
   F s, tail;
   math32::log_unit_finish<F>(f, e, fh, kf, &s, &tail);
   return sqrt_((s + tail) * F(-2.0f));
+#elif XRNG_SIMD_BYTES == 32
+  // Each step for all R registers before the next (the registers' chains
+  // side by side in the instruction stream).
+  using F = FR<R>;
+  F hi, lo, s, sl, f0, e0, kf;
+  W32<R> hx, ex;
+  for (int k = 0; k < R; ++k) hi.v[k] = __builtin_convertvector((vi32)(a.v[k] >> 8), vf32);  // hi 2^-8
+  for (int k = 0; k < R; ++k) lo.v[k] = (vf32)((a.v[k] & 255u) | 0x47000000u) - (0x1p15f - 0x1p-9f);  // lo 2^-8
+  for (int k = 0; k < R; ++k) s.v[k] = hi.v[k] + lo.v[k];  // s 2^-8
+  for (int k = 0; k < R; ++k) hx.v[k] = (vu32)s.v[k] + (0x3f800000u - 0x3f3504f3u + (8u << 23));  // the scalar hx
+  for (int k = 0; k < R; ++k) sl.v[k] = lo.v[k] - (s.v[k] - hi.v[k]);  // sl 2^-8
+  for (int k = 0; k < R; ++k) ex.v[k] = hx.v[k] & 0x7f800000u;         // ke << 23
+  for (int k = 0; k < R; ++k) f0.v[k] = (vf32)((hx.v[k] & 0x007fffffu) + 0x3f3504f3u) - 1.0f;
+  for (int k = 0; k < R; ++k) e0.v[k] = sl.v[k] * (vf32)((262u << 23) - ex.v[k]);  // sl 2^(-32-k)
+  for (int k = 0; k < R; ++k) kf.v[k] = __builtin_convertvector((vi32)(ex.v[k] - (159u << 23)), vf32) * 0x1p-23f;
+  const F f = f0 + e0;
+  const F e = (f0 - f) + e0;
+  F fh;
+  for (int k = 0; k < R; ++k)
+    fh.v[k] = (vf32)_mm256_round_ps((__m256)(f.v[k] * 0x1p11f), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC) *
+              0x1p-11f;
+  F ls, tail;
+  math32::log_unit_finish<F>(f, e, fh, kf, &ls, &tail);
+  return sqrt_((ls + tail) * F(-2.0f));
 #else
   return math32::radius<FR<R>, W32<R>>(a);
 #endif
