@@ -353,15 +353,8 @@ PyObject* multinomial_fast(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
       auto run = [&](auto zero) {
         using Acc = decltype(zero);
         const Acc* wp = static_cast<const Acc*>(w.const_data_ptr());
-        for (int64_t r = 0; r < rows; ++r) {
-          Acc sum = 0;
-          for (int64_t j = 0; j < k; ++j) {
-            const Acc v = wp[r * k + j];
-            if (!(v >= 0) || !std::isfinite(v)) return false;
-            sum += v;
-          }
-          if (!(sum > 0)) return false;
-        }
+        for (int64_t r = 0; r < rows; ++r)
+          if (tc::multinomial_check_row(wp + r * k, k) != 0) return false;
         std::vector<Acc> cum(static_cast<size_t>(k));
         int64_t* o = res.data_ptr<int64_t>();
         for (int64_t r = 0; r < rows; ++r) tc::multinomial_row(s, wp + r * k, k, n, cum.data(), o + r * n);

@@ -296,15 +296,11 @@ at::Tensor xrng::torch_streams::cpu_multinomial(tc::State& s, at::Tensor weights
     using Acc = decltype(acc_zero);
     const Acc* wp = w.data_ptr<Acc>();
     for (int64_t r = 0; r < rows; ++r) {
-      Acc sum = 0;
-      for (int64_t j = 0; j < k; ++j) {
-        const Acc v = wp[r * k + j];
-        if (!(v >= 0)) throw std::invalid_argument("invalid multinomial distribution (encountering probability entry < 0)");
-        if (!std::isfinite(v))
-          throw std::invalid_argument("invalid multinomial distribution (encountering probability entry = infinity or NaN)");
-        sum += v;
-      }
-      if (!(sum > 0)) throw std::invalid_argument("invalid multinomial distribution (sum of probabilities <= 0)");
+      const int bad = tc::multinomial_check_row(wp + r * k, k);
+      if (bad == 1) throw std::invalid_argument("invalid multinomial distribution (encountering probability entry < 0)");
+      if (bad == 2)
+        throw std::invalid_argument("invalid multinomial distribution (encountering probability entry = infinity or NaN)");
+      if (bad == 3) throw std::invalid_argument("invalid multinomial distribution (sum of probabilities <= 0)");
     }
     std::vector<Acc> cum(static_cast<size_t>(k));
     for (int64_t r = 0; r < rows; ++r)

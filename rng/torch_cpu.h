@@ -21,6 +21,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <limits>
 #include <stdexcept>
 
 #include "rng/detail/torch_cpu_math.h"
@@ -418,9 +419,20 @@ inline bool bernoulli_f32_value(State& s, float p) { return uniform_f32(s.random
 // sum in `Acc` (float for float32/float16/bfloat16 weights, double for
 // float64), each divided by the total, the last set to 1; then per sample
 // a float64 uniform u (2 words) and the first category whose normalised
-// running sum is not below u (binary search, comparisons in binary64).
-// `cum` is k elements of scratch. The caller checks first, as torch does
-// per row: weights finite and >= 0, total > 0 (in Acc).
+// running sum is not below u (torch's binary search, comparisons in
+// binary64). `cum` is k elements of scratch. The caller checks first
+// (multinomial_check_row), as torch does per row: weights finite and >= 0,
+// total > 0 (in Acc).
+//
+// Speed, the same values: with a finite total the normalised sums are
+// non-decreasing (a rounded sum of non-negative terms never decreases,
+// division by a positive total is monotone, every sum <= the total so the
+// last is 1 either way) and u < 1, so "the first index not below u" is one
+// index whatever order the comparisons take: the samples are searched
+// branch-free, kMultinomialLanes of them in lockstep (their uniforms drawn in
+// sample order first). A total that overflowed to infinity leaves NaNs
+// (inf / inf) among the sums: then torch's own probe sequence, as it runs.
+inline constexpr int kMultinomialLanes = 8;
 template <class Acc>
 inline void multinomial_row(State& s, const Acc* w, int64_t k, int64_t n, Acc* cum, int64_t* out) {
   Acc sum = 0;
@@ -430,18 +442,69 @@ inline void multinomial_row(State& s, const Acc* w, int64_t k, int64_t n, Acc* c
   }
   for (int64_t j = 0; j < k; ++j) cum[j] /= sum;
   cum[k - 1] = 1;
-  for (int64_t j = 0; j < n; ++j) {
-    const double u = uniform_f64(s.random64());
-    int64_t left = 0, right = k;
-    while (right - left > 0) {
-      const int64_t mid = left + (right - left) / 2;
-      if (static_cast<double>(cum[mid]) < u)
-        left = mid + 1;
-      else
-        right = mid;
+  if (!(sum <= std::numeric_limits<Acc>::max())) {
+    for (int64_t j = 0; j < n; ++j) {
+      const double u = uniform_f64(s.random64());
+      int64_t left = 0, right = k;
+      while (right - left > 0) {
+        const int64_t mid = left + (right - left) / 2;
+        if (static_cast<double>(cum[mid]) < u)
+          left = mid + 1;
+        else
+          right = mid;
+      }
+      out[j] = left;
     }
-    out[j] = left;
+    return;
   }
+  // base + len brackets the answer; base[half] < u moves base up by half.
+  constexpr int L = kMultinomialLanes;
+  int64_t j = 0;
+  for (; j + L <= n; j += L) {
+    double u[L];
+    int64_t base[L];
+    for (int i = 0; i < L; ++i) {
+      u[i] = uniform_f64(s.random64());
+      base[i] = 0;
+    }
+    for (int64_t len = k; len > 1;) {
+      const int64_t half = len / 2;
+      for (int i = 0; i < L; ++i)
+        base[i] += half & -static_cast<int64_t>(static_cast<double>(cum[base[i] + half]) < u[i]);
+      len -= half;
+    }
+    for (int i = 0; i < L; ++i) out[j + i] = base[i] + static_cast<int64_t>(static_cast<double>(cum[base[i]]) < u[i]);
+  }
+  for (; j < n; ++j) {
+    const double u = uniform_f64(s.random64());
+    int64_t base = 0;
+    for (int64_t len = k; len > 1;) {
+      const int64_t half = len / 2;
+      base += half & -static_cast<int64_t>(static_cast<double>(cum[base + half]) < u);
+      len -= half;
+    }
+    out[j] = base + static_cast<int64_t>(static_cast<double>(cum[base]) < u);
+  }
+}
+
+// The checks torch makes on a multinomial row (in its order, the first
+// failing weight decides): 0 for a good row, else 1 (a weight < 0 or NaN),
+// 2 (an infinite weight), 3 (the total in Acc is not > 0, i.e. every weight
+// is 0: a sum of non-negative terms is at least its largest). One
+// vectorisable pass; the ordered scan only for a bad row.
+template <class Acc>
+inline int multinomial_check_row(const Acc* w, int64_t k) {
+  bool ok = true, pos = false;
+  for (int64_t j = 0; j < k; ++j) {
+    ok &= (w[j] >= 0) & (w[j] <= std::numeric_limits<Acc>::max());
+    pos |= w[j] > 0;
+  }
+  if (ok) return pos ? 0 : 3;
+  for (int64_t j = 0; j < k; ++j) {
+    if (!(w[j] >= 0)) return 1;
+    if (!(w[j] <= std::numeric_limits<Acc>::max())) return 2;
+  }
+  return 0;  // (not reached)
 }
 
 // randperm(n) on CPU: the identity, then for n < 2^32 / 20 torch's

@@ -18,6 +18,7 @@
 #include <cstdio>
 #include <cstring>
 #include <fstream>
+#include <limits>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -482,6 +483,70 @@ TEST_CASE("torch_cpu: multinomial with replacement: 2 words per sample, the firs
     const double u = tc::uniform_f64(b.random64());
     REQUIRE(out[j] == static_cast<int64_t>(u * 4.0) - (u * 4.0 == std::floor(u * 4.0) && u > 0 ? 1 : 0));
   }
+}
+
+namespace {
+// torch's own with-replacement loop (MultinomialKernel.cpp): the running
+// sums, normalised, the last set to 1, and its binary search probe by probe.
+template <class Acc>
+void torch_multinomial_row(tc::State& s, const Acc* w, int64_t k, int64_t n, int64_t* out) {
+  std::vector<Acc> cum(static_cast<size_t>(k));
+  Acc sum = 0;
+  for (int64_t j = 0; j < k; ++j) cum[j] = sum += w[j];
+  for (int64_t j = 0; j < k; ++j) cum[j] /= sum;
+  cum[k - 1] = 1;
+  for (int64_t j = 0; j < n; ++j) {
+    const double u = tc::uniform_f64(s.random64());
+    int64_t left = 0, right = k;
+    while (right - left > 0) {
+      const int64_t mid = left + (right - left) / 2;
+      if (static_cast<double>(cum[mid]) < u)
+        left = mid + 1;
+      else
+        right = mid;
+    }
+    out[j] = left;
+  }
+}
+template <class Acc>
+void check_multinomial_rows_against_torch_loop() {
+  std::vector<Acc> w, cum;
+  std::vector<int64_t> got, want;
+  tc::State g(77);
+  for (int64_t k : {1, 2, 3, 7, 8, 9, 16, 17, 100, 1000, 1025}) {
+    for (int shape = 0; shape < 4; ++shape) {
+      w.assign(static_cast<size_t>(k), 0);
+      for (auto& v : w) {
+        const double u = tc::uniform_f64(g.random64());
+        v = static_cast<Acc>(shape == 1 && u < 0.5 ? 0.0 : shape == 2 && u < 0.95 ? 0.0 : u);
+        if (shape == 3) v = static_cast<Acc>(u * (std::numeric_limits<Acc>::max() / 4));  // the total overflows
+      }
+      w[static_cast<size_t>(k - 1)] += shape == 3 ? 0 : Acc(1);  // (a positive total)
+      REQUIRE(tc::multinomial_check_row(w.data(), k) == 0);
+      for (int64_t n : {1, 7, 8, 9, 100}) {
+        tc::State a(static_cast<uint64_t>(k * 10 + n)), b = a;
+        cum.assign(static_cast<size_t>(k), 0);
+        got.assign(static_cast<size_t>(n), -1);
+        want.assign(static_cast<size_t>(n), -2);
+        tc::multinomial_row(a, w.data(), k, n, cum.data(), got.data());
+        torch_multinomial_row(b, w.data(), k, n, want.data());
+        REQUIRE(got == want);
+        REQUIRE(a.mt.next == b.mt.next);
+      }
+    }
+  }
+}
+}  // namespace
+
+TEST_CASE("torch_cpu: multinomial_row's lockstep search equals torch's probe-by-probe loop; check_row's order") {
+  check_multinomial_rows_against_torch_loop<float>();
+  check_multinomial_rows_against_torch_loop<double>();
+  const float inf = std::numeric_limits<float>::infinity(), nan = std::numeric_limits<float>::quiet_NaN();
+  const float a[4] = {1, inf, -1, 2}, b[4] = {1, nan, inf, 2}, c[3] = {0, 0, 0}, d[3] = {0, -0.0f, 1e-45f};
+  CHECK(tc::multinomial_check_row(a, 4) == 2);  // the first bad weight decides
+  CHECK(tc::multinomial_check_row(b, 4) == 1);  // NaN fails "entry >= 0" first
+  CHECK(tc::multinomial_check_row(c, 3) == 3);
+  CHECK(tc::multinomial_check_row(d, 3) == 0);
 }
 
 TEST_CASE("torch_cpu: whole draws randint, randperm, geometric, bernoulli, log_normal equal torch's fingerprints") {

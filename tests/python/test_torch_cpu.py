@@ -765,6 +765,47 @@ def test_torch_cpu_multinomial_equals_torch(wdtype):
     assert torch.equal(g.state, before)
 
 
+@pytest.mark.parametrize("wdtype", [torch.float32, torch.float64, torch.float16, torch.bfloat16])
+def test_torch_cpu_multinomial_replacement_long_rows_equal_torch(wdtype):
+    # The with-replacement kernel's branch-free search, 8 samples in lockstep
+    # (rng/torch_cpu.h multinomial_row), against torch's own binary search:
+    # rows of 1000 and 4097 weights (dense, half zeros, a few non-zero ones),
+    # sample counts below, at and off a multiple of 8, 1-d and 2-d.
+    gen = torch.Generator().manual_seed(5)
+    w = torch.rand(4, 1000, generator=gen, dtype=torch.float64)
+    w[1, ::2] = 0.0
+    w[2] = torch.where(w[2] > 0.99, w[2], torch.zeros_like(w[2]))
+    w[3, :10] = 0.0
+    w[3, -10:] = 0.0
+    w = w.to(wdtype)
+    long = torch.rand(4097, generator=gen).to(wdtype)
+    tg = torch.Generator().manual_seed(11)
+    g = xrng.torch_cpu(11)
+    for args in [(w, 100), (w, 3), (w, 8), (w, 17), (w[2], 64), (w[0], 2), (long, 1001)]:
+        want = torch.multinomial(*args, True, generator=tg)
+        got = xrng.multinomial(*args, True, generator=g)
+        assert got.dtype == want.dtype and torch.equal(got, want), args[1]
+    assert torch.equal(g.state, tg.get_state())
+    if wdtype in (torch.float32, torch.float64):
+        # a total beyond the largest float of the accumulation type: NaN (inf / inf) among the
+        # normalised sums, torch's own probe order then decides.
+        big = torch.rand(2, 300, generator=gen, dtype=wdtype) * torch.finfo(wdtype).max / 16
+        want = torch.multinomial(big, 50, True, generator=tg)
+        got = xrng.multinomial(big, 50, True, generator=g)
+        assert torch.equal(got, want) and torch.equal(g.state, tg.get_state())
+    # torch's message is its first bad weight's: an infinity before a negative, NaN as "< 0"
+    before = g.state.clone()
+    bad = w.clone()
+    bad[1, 3] = float("inf")
+    bad[1, 7] = -1.0
+    with pytest.raises(ValueError, match="infinity or NaN"):
+        xrng.multinomial(bad, 3, True, generator=g)
+    bad[1, 2] = float("nan")
+    with pytest.raises(ValueError, match="< 0"):
+        xrng.multinomial(bad, 3, True, generator=g)
+    assert torch.equal(g.state, before)
+
+
 @pytest.mark.parametrize("stream,capability", [("torch-cpu-x86", "avx2"), ("torch-cpu-scalar", "default")])
 def test_cli_torch_stream_normal_mean_std_f64_equals_torch(cli, stream, capability):
     """--mean 0.1 --std 0.3 in f64 (read as double, as torch's Python arguments are) equals torch's
