@@ -23,6 +23,7 @@
 #include <cstring>
 #include <limits>
 #include <stdexcept>
+#include <type_traits>
 
 #include "rng/detail/torch_cpu_math.h"
 #include "rng/detail/torch_cpu_math64.h"
@@ -494,12 +495,14 @@ inline void multinomial_row(State& s, const Acc* w, int64_t k, int64_t n, Acc* c
 // vectorisable pass; the ordered scan only for a bad row.
 template <class Acc>
 inline int multinomial_check_row(const Acc* w, int64_t k) {
-  bool ok = true, pos = false;
+  using I = std::conditional_t<sizeof(Acc) == 4, int32_t, int64_t>;  // (lanes as wide as Acc: vectorised)
+  I bad = 0, pos = 0;
   for (int64_t j = 0; j < k; ++j) {
-    ok &= (w[j] >= 0) & (w[j] <= std::numeric_limits<Acc>::max());
-    pos |= w[j] > 0;
+    const Acc v = w[j];
+    bad |= static_cast<I>(!(v >= 0)) | static_cast<I>(!(v <= std::numeric_limits<Acc>::max()));
+    pos |= static_cast<I>(v > 0);
   }
-  if (ok) return pos ? 0 : 3;
+  if (bad == 0) return pos != 0 ? 0 : 3;
   for (int64_t j = 0; j < k; ++j) {
     if (!(w[j] >= 0)) return 1;
     if (!(w[j] <= std::numeric_limits<Acc>::max())) return 2;
