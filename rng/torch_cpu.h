@@ -495,14 +495,22 @@ inline void multinomial_row(State& s, const Acc* w, int64_t k, int64_t n, Acc* c
 // vectorisable pass; the ordered scan only for a bad row.
 template <class Acc>
 inline int multinomial_check_row(const Acc* w, int64_t k) {
-  using I = std::conditional_t<sizeof(Acc) == 4, int32_t, int64_t>;  // (lanes as wide as Acc: vectorised)
-  I bad = 0, pos = 0;
+  // On the bit patterns (integer lanes as wide as Acc, which the compiler
+  // vectorises; the float comparisons stayed scalar in the bindings' build):
+  // v in [0, max] is bits <= max's bits (+0, subnormals, normals) or -0.
+  using U = std::conditional_t<sizeof(Acc) == 4, uint32_t, uint64_t>;
+  static_assert(sizeof(U) == sizeof(Acc), "float or double");
+  constexpr U sign = U{1} << (8 * sizeof(U) - 1);
+  const Acc big = std::numeric_limits<Acc>::max();
+  U max_bits, bad = 0, any = 0;
+  std::memcpy(&max_bits, &big, sizeof big);
   for (int64_t j = 0; j < k; ++j) {
-    const Acc v = w[j];
-    bad |= static_cast<I>(!(v >= 0)) | static_cast<I>(!(v <= std::numeric_limits<Acc>::max()));
-    pos |= static_cast<I>(v > 0);
+    U b;
+    std::memcpy(&b, w + j, sizeof b);
+    bad |= static_cast<U>(b > max_bits) & static_cast<U>(b != sign);
+    any |= b;
   }
-  if (bad == 0) return pos != 0 ? 0 : 3;
+  if (bad == 0) return (any & ~sign) != 0 ? 0 : 3;  // (every weight +-0 or positive: any non-zero one?)
   for (int64_t j = 0; j < k; ++j) {
     if (!(w[j] >= 0)) return 1;
     if (!(w[j] <= std::numeric_limits<Acc>::max())) return 2;
