@@ -160,7 +160,7 @@ void xrng::torch_streams::cpu_draw(tc::State& s, const std::string& kind, tc::Ke
           throw std::invalid_argument("torch_cpu randint: [low, high) does not fit the dtype");
       } else {
         if (ilow < static_cast<int64_t>(std::numeric_limits<scalar_t>::lowest()) ||
-            ihigh - 1 > xrng::torch_streams::int_max<scalar_t>())
+            ihigh - 1 > xrng::torch_random::highest<scalar_t>())
           throw std::invalid_argument("torch_cpu randint: [low, high) does not fit the dtype");
       }
       from_to_loop(s, out.data_ptr<scalar_t>(), n, lo, static_cast<uint64_t>(hi) - static_cast<uint64_t>(lo));

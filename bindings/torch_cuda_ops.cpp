@@ -67,7 +67,7 @@ std::pair<int64_t, uint64_t> randint_bounds(at::ScalarType dt, int64_t ilow, int
         throw std::invalid_argument("torch_cuda randint: [low, high) does not fit the dtype");
     } else {
       if (ilow < static_cast<int64_t>(std::numeric_limits<scalar_t>::lowest()) ||
-          ihigh - 1 > xrng::torch_streams::int_max<scalar_t>())
+          ihigh - 1 > xrng::torch_random::highest<scalar_t>())
         throw std::invalid_argument("torch_cuda randint: [low, high) does not fit the dtype");
     }
   }), AT_EXPAND(AT_ALL_TYPES), at::kBool, at::kHalf, at::kBFloat16, AT_EXPAND(AT_BAREBONES_UNSIGNED_TYPES));

@@ -31,16 +31,6 @@ constexpr uint64_t random_modulus() {
   else
     return (uint64_t{1} << std::numeric_limits<T>::digits) + 1;
 }
-// The largest `to - 1` torch's random_(from, to) takes for integer dtype T
-// (check_from_to_in_range): the dtype's max, INT64_MAX for uint64.
-template <class T>
-constexpr int64_t int_max() {
-  if constexpr (std::is_same_v<T, uint64_t>)
-    return std::numeric_limits<int64_t>::max();
-  else
-    return static_cast<int64_t>(std::numeric_limits<T>::max());
-}
-
 // random_(from, None) (from > -2**63) into dtype dt: the base and range of
 // torch's random_from_to kernel ([from, max] for the integers, [from moved
 // up by update_from, 2^digits] for the floating types); throws
