@@ -13,6 +13,8 @@
 #include "kernels.h"
 
 #include <ATen/native/Resize.h>
+#include <ATen/native/transformers/attention.h>
+#include <ATen/ops/_fused_sdp_choice_ops.h>
 #include <ATen/core/dispatch/Dispatcher.h>
 #include <ATen/core/stack.h>
 #include <c10/util/Exception.h>
@@ -595,6 +597,61 @@ std::optional<torch::CppFunction> unboxed(const OpRow& r, std::unique_ptr<Kernel
   return std::nullopt;
 }
 
+// scaled_dot_product_attention does not call the _fused_sdp_choice operator:
+// it asks at::native::_fused_sdp_choice_stub for the device's choice directly
+// (torch 2.3 and later), so the row above decides only where torch calls the
+// operator (meta and fake tensors). On CUDA the stub would pick a fused kernel
+// that draws its dropout mask with a Philox layout of its own, out of the
+// mode's reach (measured on an H100, torch 2.11: BERT's attention dropout and
+// F.scaled_dot_product_attention(dropout_p=0.3) differed from the CPU under the
+// mode). While the mode is installed, the stub's CUDA entry asks the operator's
+// CUDA kernel, which is the mode's row, for calls with dropout_p > 0: the math
+// formulation, whose dropout is aten's and so the mode's (the torch-cuda stream
+// reports it and keeps torch's choice). Without dropout torch's own choice runs
+// untouched. The entry is put back when the mode's last entry ends.
+namespace {
+using SdpStub = at::native::_fused_sdp_choice_stub_DECLARE_DISPATCH_type;
+static_assert(std::is_standard_layout_v<SdpStub>,
+              "DispatchStub's one member, DispatchStubImpl, must sit at its address (the stub's CUDA entry)");
+void*& sdp_cuda_entry() {
+  return reinterpret_cast<at::native::DispatchStubImpl*>(&at::native::_fused_sdp_choice_stub)->cuda_dispatch_ptr;
+}
+// torch's entry, set before the mode's goes in and never cleared (a call that
+// read the stub's entry just before it was put back still finds torch's)
+std::atomic<at::native::fused_sdp_choice_fn> g_torch_sdp_cuda{nullptr};
+bool g_sdp_hooked = false;  // under g_lock (install and uninstall)
+
+int64_t mode_sdp_choice_cuda(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v,
+                             const std::optional<at::Tensor>& mask, double dropout_p, bool is_causal,
+                             std::optional<double> scale, bool enable_gqa) {
+  if (!(dropout_p > 0))
+    return g_torch_sdp_cuda.load(std::memory_order_acquire)(q, k, v, mask, dropout_p, is_causal, scale, enable_gqa);
+  return at::_ops::_fused_sdp_choice::redispatch(c10::DispatchKeySet(c10::DispatchKey::CUDA), q, k, v, mask, dropout_p,
+                                                 is_causal, scale, enable_gqa);
+}
+
+void hook_sdp_choice(bool on) {
+  void*& entry = sdp_cuda_entry();
+  if (on) {
+    size_t row = kRows;
+    for (size_t i = 0; i < kRows; ++i)
+      if (kModeOps[i].form == Form::sdp_choice) row = i;
+    size_t cuda = kNumKeys;
+    for (size_t k = 0; k < kNumKeys; ++k)
+      if (kKeys[k] == c10::DispatchKey::CUDA) cuda = k;
+    // only where torch has a CUDA choice (its stub entry and the operator's CUDA kernel, which the mode replaced)
+    if (entry == nullptr || row == kRows || cuda == kNumKeys || !g_torch[row][cuda].has_value()) return;
+    if (g_sdp_hooked || entry == reinterpret_cast<void*>(&mode_sdp_choice_cuda)) return;
+    g_torch_sdp_cuda.store(reinterpret_cast<at::native::fused_sdp_choice_fn>(entry), std::memory_order_release);
+    at::native::_fused_sdp_choice_stub.set_cuda_dispatch_ptr(&mode_sdp_choice_cuda);
+    g_sdp_hooked = true;
+  } else if (g_sdp_hooked) {
+    at::native::_fused_sdp_choice_stub.set_cuda_dispatch_ptr(g_torch_sdp_cuda.load(std::memory_order_acquire));
+    g_sdp_hooked = false;
+  }
+}
+}  // namespace
+
 void install() {
   Silent silent;
   c10::WarningUtils::WarningHandlerGuard guard(&silent);  // torch warns of every kernel overridden
@@ -614,11 +671,13 @@ void install() {
     }
     g_libs.push_back(std::move(lib));
   }
+  hook_sdp_choice(true);
 }
 
 void uninstall() {
   Silent silent;
   c10::WarningUtils::WarningHandlerGuard guard(&silent);
+  hook_sdp_choice(false);
   g_libs.clear();
   g_torch.clear();
 }

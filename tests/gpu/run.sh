@@ -194,7 +194,8 @@ phase "5. Python CUDA tests (pytest -m cuda)"
 if bindings_ready && [ -d tests/python ]; then
   if [ "$(left)" -gt 40 ]; then
     PYTHONPATH="$PYLIB${PYTHONPATH:+:$PYTHONPATH}" XRNG_CLI="$B/xrng" \
-      timeout "$(cap 200)" python3 -m pytest -m cuda tests/python -q -rs -p no:cacheprovider 2>&1 | tee "$B/pytest.txt"
+      timeout "$(cap 200)" python3 -m pytest -m cuda tests/python -q -rs -p no:cacheprovider --durations=12 \
+      -o faulthandler_timeout=120 2>&1 | tee "$B/pytest.txt"
     rc=${PIPESTATUS[0]}
     summary=$(tail -1 "$B/pytest.txt")
     if [ "$rc" = 0 ] && ! grep -qE " skipped" <<<"$summary"; then record "pytest -m cuda" PASS "$summary"

@@ -17,10 +17,11 @@ def _fresh_dynamo():
 
 
 def _draws(x, g):
-    a = xrng.randn(x.shape, generator=g)
-    b = xrng.rand(x.shape[0], generator=g, dtype=torch.float64)
+    # x is ones: a * x + c is exact, also where a compiler fuses it into an FMA
+    a = xrng.randn(x.shape, generator=g, device=x.device)
+    b = xrng.rand(x.shape[0], generator=g, dtype=torch.float64, device=x.device)
     c = xrng.dropout(x, 0.5, generator=g)
-    d = xrng.randn(x.shape, generator=g)  # same arguments as a: must not merge
+    d = xrng.randn(x.shape, generator=g, device=x.device)  # same arguments as a: must not merge
     return a * x + c, b, d
 
 

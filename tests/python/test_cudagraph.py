@@ -201,7 +201,9 @@ def test_reduce_overhead_compile_equals_eager_sequence():
     counters.clear()
 
     def f(x, g):
-        return xrng.randn(x.shape, generator=g, device=x.device) * x + xrng.dropout(x, 0.5, generator=g)
+        # no add after the multiply: Triton fuses a * x + y into an FMA, which
+        # eager's two kernels round twice (seen on an H100 as 1-ulp differences)
+        return torch.stack([xrng.randn(x.shape, generator=g, device=x.device) * x, xrng.dropout(x, 0.5, generator=g)])
 
     x = torch.arange(1.0, 33.0, device="cuda")
     g = xrng.Generator(9, device="cuda")

@@ -30,7 +30,8 @@ class Stateful(torch.nn.Module):
         self.register_buffer("rng_state", xrng.Generator(11).state_tensor)
 
     def forward(self, x):
-        return xrng.dropout(x, 0.25, generator=self.rng_state) * xrng.rand(x.shape, generator=self.rng_state)
+        return xrng.dropout(x, 0.25, generator=self.rng_state) * xrng.rand(x.shape, generator=self.rng_state,
+                                                                             device=x.device)
 
 
 def _roundtrip(ep):
@@ -205,14 +206,26 @@ def test_aoti_package_exported_under_the_mode(tmp_path):
 
 
 @pytest.mark.cuda
-def test_export_and_aoti_on_cuda(tmp_path):
-    """CUDA inputs: the exported program and its AOTInductor package (CUDA)
-    draw eager's values, the generator buffer advancing call after call."""
+def test_export_on_cuda():
+    """CUDA inputs: the exported program draws eager's values, the generator
+    buffer advancing call after call (its AOTInductor package: below)."""
     x = torch.arange(10.0, device="cuda").reshape(2, 5)
     ep = torch.export.export(Stateful(), (x,))
     eager = Stateful()
     want = [eager(x) for _ in range(3)]
     m = _roundtrip(ep).module()
     assert all(torch.equal(m(x), w) for w in want)
+
+
+@pytest.mark.cuda
+def test_aoti_package_on_cuda(tmp_path):
+    """The AOTInductor package (CUDA) of test_export_on_cuda's program.
+    On an H100 with torch 2.11 (2026-11-27) this test was still running after
+    95 s when the run was cut: unmeasured; tests/gpu/run.sh's pytest prints
+    the tracebacks of a test past 120 s (faulthandler_timeout)."""
+    x = torch.arange(10.0, device="cuda").reshape(2, 5)
+    ep = torch.export.export(Stateful(), (x,))
+    eager = Stateful()
+    want = [eager(x) for _ in range(3)]
     loaded = torch._inductor.aoti_load_package(_aoti_package(ep, tmp_path, "stateful_cuda"))
     assert all(torch.equal(loaded(x), w) for w in want)

@@ -412,6 +412,40 @@ def test_values_do_not_depend_on_the_thread_count():
     assert not same_bits(one[0], _random_tensors(5)[0])  # the seed matters
 
 
+@pytest.mark.skipif(not torch.backends.cuda.is_built(), reason="this torch has no CUDA attention choice")
+def test_cuda_attention_with_dropout_runs_math_under_the_mode():
+    """scaled_dot_product_attention asks torch's CUDA choice stub, not the
+    _fused_sdp_choice operator: the mode's entry in the stub makes a call with
+    dropout_p > 0 run the math formulation (its dropout is aten's, the mode's),
+    where torch would pick a fused kernel that draws its own mask (an H100 with
+    torch 2.11 showed it: BERT's attention dropout differed from the CPU's).
+    Fake CUDA tensors, no GPU: with only the flash kernel allowed, torch's own
+    choice finds none, so a call that runs proves the math path was chosen."""
+    from torch._subclasses.fake_tensor import FakeTensorMode
+    from torch.nn.attention import SDPBackend, sdpa_kernel
+
+    def attend(p, mode):
+        with FakeTensorMode(), sdpa_kernel([SDPBackend.FLASH_ATTENTION]), warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            q = torch.empty(2, 4, 16, 8, device="cuda", dtype=torch.float16)
+            if not mode:
+                return F.scaled_dot_product_attention(q, q, q, dropout_p=p)
+            with xrng.reproducible(seed=1):
+                return F.scaled_dot_product_attention(q, q, q, dropout_p=p)
+
+    try:
+        torch_choice = attend(0.3, mode=False).shape
+    except RuntimeError:
+        torch_choice = None  # no GPU: torch's flash-only choice finds no kernel
+    if torch_choice is not None:
+        pytest.skip("torch's flash kernel runs here (a GPU): the cuda tests cover it")
+    assert attend(0.3, mode=True).shape == (2, 4, 16, 8)  # the mode's choice: math
+    with pytest.raises(RuntimeError):
+        attend(0.0, mode=True)  # no dropout: torch's own choice, unchanged
+    with pytest.raises(RuntimeError):
+        attend(0.3, mode=False)  # the mode has put torch's entry back
+
+
 def test_xdev_model_and_dropout_equal_cpu(xdev):
     x = host(8, 3, 16)
     with xrng.reproducible(seed=19):
