@@ -210,7 +210,15 @@ int main(int argc, char** argv) {
     const xrng::Plan p = xrng::make_plan(rp.row->dist, rp.row->dtype, q, rp.row->version);
     const size_t es = static_cast<size_t>(xrng::dtype_size(p.dtype));
     const size_t bytes = n * es;
-    const std::string name = std::string("xrng ") + xrng::dist_name(p.dist) + " " + xrng::dtype_name(p.dtype);
+    std::string name = std::string("xrng ") + xrng::dist_name(p.dist) + " " + xrng::dtype_name(p.dtype);
+    // a row that a later stream version redefines is named with its version
+    // ("xrng normal f32 v1"); the plain name is the default stream's row
+    if (rp.row->version != xrng::kStreamVersion) {
+      int same = 0;
+      for (const xrng::golden::RowPlan& other : xrng::golden::row_plans())
+        same += other.row->dist == rp.row->dist && other.row->dtype == rp.row->dtype;
+      if (same > 1) name += " v" + std::to_string(rp.row->version);
+    }
     cu(cudaMemset(buf, 0xff, bytes), "poison");
     Row r{name, n, static_cast<double>(bytes)};
     if (p.kind == xrng::Kind::transform) {
