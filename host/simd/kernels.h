@@ -407,16 +407,6 @@ XRNG_INLINE void radius_angle_v2(const W32<R>& a, const W32<R>& b, FR<R>* r_out,
   p = p * f + F(-0x1.000226p-2f);
   const F tcl = ((F(1.0f) - w) - hz) + ((z * z) * pc - xh * xl);
   p = p * f + F(0x1.555554p-2f);
-  if constexpr (kAngle) {
-    for (int k = 0; k < R; ++k) {
-      const vu32 m = b.v[k] + (1u << 29);
-      const vf32 sn = xh.v[k] + tsl.v[k];
-      const vf32 cs = w.v[k] + tcl.v[k];
-      const vu32 cflip = (m + (1u << 30)) & 0x80000000u, sflip = m & 0x80000000u;
-      c_out->v[k] = (vf32)((vu32)select_bit30(m, sn, cs) ^ cflip);  // q odd: swap
-      s_out->v[k] = (vf32)((vu32)select_bit30(m, cs, sn) ^ sflip);
-    }
-  }
   if constexpr (kRadius) {
     const F t = (F(0.5f) * fh) * fh;
     const F v = f - t;
@@ -429,6 +419,19 @@ XRNG_INLINE void radius_angle_v2(const W32<R>& a, const W32<R>& b, FR<R>* r_out,
     const F ds = (h - s) + v;
     const F tail = ((ds + kf * F(math32::kLn2Lo)) + (dv + corr)) + rest;
     *r_out = sqrt_((s + tail) * F(-2.0f));
+  }
+  // The angle's quadrant after the radius's square root: its operations fill
+  // the root's latency (0.872 against 0.886 ns per value with it before the
+  // radius's tail, medians of nine alternated runs).
+  if constexpr (kAngle) {
+    for (int k = 0; k < R; ++k) {
+      const vu32 m = b.v[k] + (1u << 29);
+      const vf32 sn = xh.v[k] + tsl.v[k];
+      const vf32 cs = w.v[k] + tcl.v[k];
+      const vu32 cflip = (m + (1u << 30)) & 0x80000000u, sflip = m & 0x80000000u;
+      c_out->v[k] = (vf32)((vu32)select_bit30(m, sn, cs) ^ cflip);  // q odd: swap
+      s_out->v[k] = (vf32)((vu32)select_bit30(m, cs, sn) ^ sflip);
+    }
   }
 }
 #endif
