@@ -81,9 +81,44 @@ struct FusedNormalV2 {
     return l;
   }();
 
+  // Round 10 (philox_blocks' round) straight into the pairs' words, the
+  // transform and the stores of one step's kGroups pairs:
+  // a = w0 | w2 << 32 = (hi p1 ^ c1 ^ k0) | (hi p0 ^ c3 ^ k1) << 32,
+  // b = w1 | w3 << 32 = lo p1 | lo p0 << 32: the high halves of p0 are
+  // already in place, and the xor of the keys is one for both words.
+  template <bool kUnit>
+  XRNG_INLINE static void finish(const vu64 (&c0)[P], const vu64 (&c1)[P], const vu64 (&c2)[P], const vu64 (&c3)[P],
+                                 const vu32& k9, const NormalParams& p, out_t* o) {
+    const vu64 m0 = bcast<vu64>(uint64_t{kPhiloxM0}), m1 = bcast<vu64>(uint64_t{kPhiloxM1});
+    W32<P> a, b;
+    for (int r = 0; r < P; ++r) {
+      const vu32 p0 = (vu32)mul32(c0[r], m0), p1 = (vu32)mul32(c2[r], m1);
+      a.v[r] = shuffle<kOddOf<true>::lanes>(p1, p0) ^ shuffle<kOddOf<false>::lanes>((vu32)c1[r], (vu32)c3[r]) ^ k9;
+      b.v[r] = shuffle<kOddOf<false>::lanes>(p1, p0);
+    }
+    FR<P> z0, z1;
+    normal_v2_pairs<kUnit, P>(a, b, p, &z0, &z1);
+    for (int r = 0; r < P; ++r) {
+      store_f32_as<T>(o + 2 * N32 * r, shuffle<Unpack32<false>::lanes>(z0.v[r], z1.v[r]));
+      store_f32_as<T>(o + 2 * N32 * r + N32, shuffle<Unpack32<true>::lanes>(z0.v[r], z1.v[r]));
+    }
+  }
+
   // Not inlined into fill_kernel: alone, the loop gets the registers to itself
   // (inlined there it spilled more: AVX2 1.57 against 1.33 ns per value).
-  // XRNG_FUSED_NORMAL_OPT (isa.h): GCC's -fno-tree-ter here on AVX2.
+  // XRNG_FUSED_NORMAL_OPT (isa.h): GCC's -fno-tree-ter here.
+  //
+  // AVX-512: the steps run in segments whose blocks all have the same high
+  // half h = block >> 32 (all steps but one in 2^27: a step that straddles a
+  // multiple of 2^32 blocks takes philox_blocks itself). In a segment
+  // Philox's first rounds have constants: round 1's word 0 is h ^ k0 in
+  // every lane, so round 2's product of it, p2, is one constant, and so is
+  // round 3's word 3 (p2); round 1's product of the block's low half and M0
+  // is lane M0 + (block mod 2^32 + 8 r) M0, exact 64-bit integers (the low
+  // halves do not wrap inside a segment). The same integer words as
+  // philox_blocks, by fewer operations: per register no broadcast of the
+  // block, no shift of the block, no product of round 1 (an addition
+  // instead) nor of round 2's word 0 and no shift of it.
   template <bool kUnit>
   __attribute__((noinline, flatten)) XRNG_FUSED_NORMAL_OPT static void run(const PhiloxKeys& k, uint64_t block,
                                                                            uint64_t steps, const NormalParams& p,
@@ -92,25 +127,76 @@ struct FusedNormalV2 {
     for (int i = 0; i < N64; ++i) lane[i] = static_cast<uint64_t>(kBlockLane.i[i]);
     const vu32 k9 = (vu32)(k.k0[9] | (k.k1[9] << 32));  // round 10's keys: k0 in the low, k1 in the high half
     const vu64 m0 = bcast<vu64>(uint64_t{kPhiloxM0}), m1 = bcast<vu64>(uint64_t{kPhiloxM1});
-    for (uint64_t s = 0; s < steps; ++s, block += kBlocks, o += 2 * kGroups) {
-      vu64 blk[P], c0[P], c1[P], c2[P], c3[P];
-      for (int r = 0; r < P; ++r) blk[r] = lane + (block + static_cast<uint64_t>(r * N64));
-      philox_blocks<P, 9>(k, blk, c0, c1, c2, c3);
-      // Round 10 (philox_blocks' round) straight into the pairs' words:
-      // a = w0 | w2 << 32 = (hi p1 ^ c1 ^ k0) | (hi p0 ^ c3 ^ k1) << 32,
-      // b = w1 | w3 << 32 = lo p1 | lo p0 << 32: the high halves of p0 are
-      // already in place, and the xor of the keys is one for both words.
-      W32<P> a, b;
-      for (int r = 0; r < P; ++r) {
-        const vu32 p0 = (vu32)mul32(c0[r], m0), p1 = (vu32)mul32(c2[r], m1);
-        a.v[r] = shuffle<kOddOf<true>::lanes>(p1, p0) ^ shuffle<kOddOf<false>::lanes>((vu32)c1[r], (vu32)c3[r]) ^ k9;
-        b.v[r] = shuffle<kOddOf<false>::lanes>(p1, p0);
+    if constexpr (kBytes != 64) {
+      for (uint64_t s = 0; s < steps; ++s, block += kBlocks, o += 2 * kGroups) {
+        vu64 blk[P], c0[P], c1[P], c2[P], c3[P];
+        for (int r = 0; r < P; ++r) blk[r] = lane + (block + static_cast<uint64_t>(r * N64));
+        philox_blocks<P, 9>(k, blk, c0, c1, c2, c3);
+        // Round 10 (philox_blocks' round) straight into the pairs' words:
+        // a = w0 | w2 << 32 = (hi p1 ^ c1 ^ k0) | (hi p0 ^ c3 ^ k1) << 32,
+        // b = w1 | w3 << 32 = lo p1 | lo p0 << 32: the high halves of p0 are
+        // already in place, and the xor of the keys is one for both words.
+        W32<P> a, b;
+        for (int r = 0; r < P; ++r) {
+          const vu32 p0 = (vu32)mul32(c0[r], m0), p1 = (vu32)mul32(c2[r], m1);
+          a.v[r] = shuffle<kOddOf<true>::lanes>(p1, p0) ^ shuffle<kOddOf<false>::lanes>((vu32)c1[r], (vu32)c3[r]) ^ k9;
+          b.v[r] = shuffle<kOddOf<false>::lanes>(p1, p0);
+        }
+        FR<P> z0, z1;
+        normal_v2_pairs<kUnit, P>(a, b, p, &z0, &z1);
+        for (int r = 0; r < P; ++r) {
+          store_f32_as<T>(o + 2 * N32 * r, shuffle<Unpack32<false>::lanes>(z0.v[r], z1.v[r]));
+          store_f32_as<T>(o + 2 * N32 * r + N32, shuffle<Unpack32<true>::lanes>(z0.v[r], z1.v[r]));
+        }
       }
-      FR<P> z0, z1;
-      normal_v2_pairs<kUnit, P>(a, b, p, &z0, &z1);
-      for (int r = 0; r < P; ++r) {
-        store_f32_as<T>(o + 2 * N32 * r, shuffle<Unpack32<false>::lanes>(z0.v[r], z1.v[r]));
-        store_f32_as<T>(o + 2 * N32 * r + N32, shuffle<Unpack32<true>::lanes>(z0.v[r], z1.v[r]));
+    } else {
+      while (steps != 0) {
+        const uint64_t h = block >> 32;  // block < 2^62: no overflow below
+        const uint64_t n = lmin<uint64_t>(steps, (((h + 1) << 32) - block) / kBlocks);
+        if (n == 0) {  // this step's blocks cross a multiple of 2^32
+          vu64 blk[P], c0[P], c1[P], c2[P], c3[P];
+          for (int r = 0; r < P; ++r) blk[r] = lane + (block + static_cast<uint64_t>(r * N64));
+          philox_blocks<P, 9>(k, blk, c0, c1, c2, c3);
+          finish<kUnit>(c0, c1, c2, c3, k9, p, o);
+          --steps, block += kBlocks, o += 2 * kGroups;
+          continue;
+        }
+        // The segment's constants (philox_blocks' rounds 1-3 with word 0 = h ^ k0[0]).
+        const vu64 p2 = mul32(bcast<vu64>(h) ^ k.r0_c0, m0);  // round 2's product of word 0
+        const vu64 x2 = (p2 >> 32) ^ k.k1[1];                 // round 2: c2 = c3 ^ x2
+        const vu64 x3 = p2 ^ k.k1[2];                         // round 3: c2 = hi p0 ^ x3
+        const vu64 lm0 = mul32(lane, m0), dm = bcast<vu64>(uint64_t{N64} * kPhiloxM0);
+        for (uint64_t s = 0; s < n; ++s, block += kBlocks, o += 2 * kGroups) {
+          vu64 c0[P], c1[P], c2[P], c3[P], p1r[P];
+          // round 1's products: (lane + block mod 2^32 + r N64) M0
+          p1r[0] = lm0 + (block & kLo32) * uint64_t{kPhiloxM0};
+          for (int r = 1; r < P; ++r) p1r[r] = p1r[r - 1] + dm;
+          for (int r = 0; r < P; ++r) {  // rounds 1 and 2
+            const vu64 q1 = mul32((p1r[r] >> 32) ^ k.r0_c2, m1);
+            c0[r] = (q1 >> 32) ^ k.r1_c0;
+            c1[r] = q1;
+            c2[r] = p1r[r] ^ x2;
+          }
+          for (int r = 0; r < P; ++r) {  // round 3 (its word 3 is p2)
+            const vu64 q0 = mul32(c0[r], m0), q1 = mul32(c2[r], m1);
+            c0[r] = (q1 >> 32) ^ c1[r] ^ k.k0[2];
+            c1[r] = q1;
+            c2[r] = (q0 >> 32) ^ x3;
+            c3[r] = q0;
+          }
+#pragma GCC unroll 10
+          for (int round = 3; round < 9; ++round) {  // rounds 4-9 (philox_blocks')
+            for (int r = 0; r < P; ++r) {
+              const vu64 q0 = mul32(c0[r], m0), q1 = mul32(c2[r], m1);
+              c0[r] = (q1 >> 32) ^ c1[r] ^ k.k0[round];
+              c1[r] = q1;
+              c2[r] = (q0 >> 32) ^ c3[r] ^ k.k1[round];
+              c3[r] = q0;
+            }
+          }
+          finish<kUnit>(c0, c1, c2, c3, k9, p, o);
+        }
+        steps -= n;
       }
     }
   }

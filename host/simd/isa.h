@@ -538,8 +538,11 @@ XRNG_INLINE vf32 select_bit30(vu32 m, vf32 x, vf32 y) {
 // four registers' operations stay interleaved, and the loop takes about 2 %
 // less time on Zen 4 (1.26 -> 1.245 ns per value). Only this loop: the
 // same flag on the whole AVX2 file made other kernels slower (exponential
-// 1.67 -> 1.8, uniform 0.58 -> 0.67 ns per value).
-#if XRNG_SIMD_BYTES == 32 && defined(__GNUC__) && !defined(__clang__)
+// 1.67 -> 1.8, uniform 0.58 -> 0.67 ns per value). AVX-512 too since its
+// radius and angle are written interleaved (kernels.h radius_angle_v2): with
+// TER the loop ran at 0.887 against 0.879 ns per value without it (medians of
+// seven alternated compare.py-style runs).
+#if (XRNG_SIMD_BYTES == 32 || XRNG_SIMD_BYTES == 64) && defined(__GNUC__) && !defined(__clang__)
 #define XRNG_FUSED_NORMAL_OPT __attribute__((optimize("no-tree-ter")))
 #else
 #define XRNG_FUSED_NORMAL_OPT

@@ -343,6 +343,99 @@ struct Kernel<Dist::randint, DType::i64> : VectorKernel {
 // Registers per step: AVX2 has 16 vector registers, two chains would spill;
 // AVX-512 and NEON have 32.
 constexpr int kV2Regs = kBytes == 32 ? 1 : 2;
+#if XRNG_SIMD_BYTES == 64
+// AVX-512: the radius of the word a and the angle of the word b (the steps
+// that sincos_turns_v2 and radius_v2 below describe, the very same
+// operations) in one function, their two independent chains of operations
+// interleaved statement by statement, each statement for all R registers:
+// the out-of-order core finds twice the independent work within its window
+// (written one after the other, the radius's 270 instructions came before
+// any of the angle's). kRadius / kAngle pick what is wanted; radius_v2 and
+// sincos_turns_v2 call it for one of the two (the other chain is dead code),
+// so the probe's sweeps of all 2^32 words check these statements.
+template <int R, bool kRadius, bool kAngle>
+XRNG_INLINE void radius_angle_v2(const W32<R>& a, const W32<R>& b, FR<R>* r_out, FR<R>* c_out, FR<R>* s_out) {
+  using F = FR<R>;
+  const float ch = math32::kCH / 4.0f, cl = math32::kCL / 4.0f;
+  // radius: 9.1's pair and log_unit_parts' exact steps (radius_v2's comment); angle: the reduced angle (4r).
+  F sl, kf, f0, e0, xh, xl;
+  for (int k = 0; k < R; ++k) {
+    const vf32 hi = (vf32)_mm512_cvtepu32_ps((__m512i)(a.v[k] & 0xffffff00u));
+    const vf32 lo = (vf32)((a.v[k] & 255u) | 0x4b000000u) - 0x1.fffffep22f;
+    // 4b mod 2^32 by one shift (the add pipes are not this loop's bound:
+    // one operation instead of two integer additions)
+    const vi32 r4 = (vi32)(b.v[k] << 2);
+    const vf32 s = hi + lo;
+    const vf32 rn = __builtin_convertvector(r4, vf32);
+    sl.v[k] = lo - (s - hi);
+    const vf32 rr = __builtin_convertvector(r4 - cvtt_i32(rn), vf32);
+    // hx - (32 << 23), hx = bits(s) + 0x3f800000 - 0x3f3504f3 as in log_unit_parts
+    const vu32 hx = (vu32)s + (0x3f800000u - 0x3f3504f3u - (32u << 23));
+    const vf32 p = rn * ch;
+    kf.v[k] = (vf32)_mm512_getexp_ps((__m512)hx);
+    const vf32 e = vfms32(rn, bcast<vf32>(ch), p);
+    const vf32 m = (vf32)((hx & 0x007fffffu) + 0x3f3504f3u);
+    xh.v[k] = p;
+    const vf32 scale = (vf32)(0x6f000000u - (hx & 0x7f800000u));  // 2^-(k+32): the bits (254 - ke) << 23
+    xl.v[k] = e + (rn * cl + rr * ch);
+    f0.v[k] = m - 1.0f;
+    e0.v[k] = sl.v[k] * scale;
+  }
+  // log_unit_finish (math32.h) and sincos_pairs<false> without the floor of z, side by side.
+  const F f = f0 + e0;
+  const F z = xh * xh;
+  const F e = (f0 - f) + e0;
+  const F hz = F(0.5f) * z;
+  F fh;
+  for (int k = 0; k < R; ++k)
+    fh.v[k] = (vf32)_mm512_roundscale_ps((__m512)f.v[k], (11 << 4) | _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+  F ps = F(-0x1.995408p-13f);
+  const F fl = f - fh;
+  F p = F(-0x1.38ca4ap-4f);
+  ps = ps * z + F(0x1.110778p-7f);
+  p = p * f + F(0x1.055edep-3f);
+  ps = ps * z + F(-0x1.555546p-3f);
+  p = p * f + F(-0x1.0d823ep-3f);
+  F pc = F(0x1.99e80cp-16f);
+  pc = pc * z + F(-0x1.6c0c28p-10f);
+  p = p * f + F(0x1.22d92cp-3f);
+  pc = pc * z + F(0x1.55554ap-5f);
+  p = p * f + F(-0x1.54728ap-3f);
+  const F w = F(1.0f) - hz;
+  p = p * f + F(0x1.99a01cp-3f);
+  const F tsl = xl * w + (xh * z) * ps;
+  p = p * f + F(-0x1.000226p-2f);
+  const F tcl = ((F(1.0f) - w) - hz) + ((z * z) * pc - xh * xl);
+  p = p * f + F(0x1.555554p-2f);
+  if constexpr (kRadius) {
+    const F t = (F(0.5f) * fh) * fh;
+    const F v = f - t;
+    const F dv = (f - v) - t;
+    const F ff = f * f;
+    const F rest = ff * (f * p) - (F(0.5f) * fl) * (f + fh);
+    const F corr = e * ((F(1.0f) - f) + ff);
+    const F h = kf * F(math32::kLn2Hi);
+    const F s = h + v;
+    const F ds = (h - s) + v;
+    const F tail = ((ds + kf * F(math32::kLn2Lo)) + (dv + corr)) + rest;
+    *r_out = sqrt_((s + tail) * F(-2.0f));
+  }
+  // The angle's quadrant after the radius's square root: its operations fill
+  // the root's latency (0.872 against 0.886 ns per value with it before the
+  // radius's tail, medians of nine alternated runs).
+  if constexpr (kAngle) {
+    for (int k = 0; k < R; ++k) {
+      const vu32 m = b.v[k] + (1u << 29);
+      const vf32 sn = xh.v[k] + tsl.v[k];
+      const vf32 cs = w.v[k] + tcl.v[k];
+      const vu32 cflip = (m + (1u << 30)) & 0x80000000u, sflip = m & 0x80000000u;
+      c_out->v[k] = (vf32)((vu32)select_bit30(m, sn, cs) ^ cflip);  // q odd: swap
+      s_out->v[k] = (vf32)((vu32)select_bit30(m, cs, sn) ^ sflip);
+    }
+  }
+}
+#endif
+
 // cos and sin of 2 pi b 2^-32: math32::sincos_turns (SPEC.md 9.3, 9.4), the
 // same values by fewer vector operations. Where the scalar form takes an exact
 // detour, this takes a shorter exact one; every rounded operation is the
@@ -369,10 +462,14 @@ constexpr int kV2Regs = kBytes == 32 ? 1 : 2;
 //  * the quadrant's swap and sign flips read the bits of m = b + 2^29
 //    directly: q odd is bit 30, sin's flip ((q & 2) << 30) is bit 31, cos's
 //    (((q + 1) & 2) << 30) is bit 31 of m + 2^30, and the swap is a select.
-// tests/simd (test_simd_exhaustive, probe v2_sincos) compares it with the
-// scalar reference over all 2^32 words.
+// AVX-512: these steps (x86's) are the angle's statements of radius_angle_v2
+// above. tests/simd (test_simd_exhaustive, probe v2_sincos) compares it with
+// the scalar reference over all 2^32 words.
 template <int R>
 XRNG_INLINE void sincos_turns_v2(const W32<R>& b, FR<R>* c_out, FR<R>* s_out) {
+#if XRNG_SIMD_BYTES == 64
+  radius_angle_v2<R, false, true>(b, b, nullptr, c_out, s_out);
+#else
   // kScale: the factor of the reduced angle's integer (4 on x86, 1 on NEON).
   constexpr float kScale = kBytes == 16 ? 1.0f : 4.0f;
   const float ch = math32::kCH / kScale, cl = math32::kCL / kScale;
@@ -445,10 +542,12 @@ XRNG_INLINE void sincos_turns_v2(const W32<R>& b, FR<R>* c_out, FR<R>* s_out) {
     s_out->v[k] = (vf32)((vu32)select_bit30(m, cs, sn) ^ sflip);
 #endif
   }
+#endif
 }
 
 // The radius sqrt(-2 ln u) of the word a: math32::radius (SPEC.md 9.1, 9.2),
-// the same values. On AVX-512, log_unit_parts' exact integer and exponent
+// the same values. On AVX-512 (the statements of radius_angle_v2 above, side
+// by side with the angle's), log_unit_parts' exact integer and exponent
 // steps take shorter exact forms, each giving the very value the scalar step
 // gives (every rounded operation is the scalar one, in its order). They are
 // chosen to spare the FP add / convert / shift pipes (Zen 4 runs 512-bit
@@ -494,29 +593,9 @@ XRNG_INLINE void sincos_turns_v2(const W32<R>& b, FR<R>* c_out, FR<R>* s_out) {
 template <int R>
 XRNG_INLINE FR<R> radius_v2(const W32<R>& a) {
 #if XRNG_SIMD_BYTES == 64
-  using F = FR<R>;
-  F sl, kf, f0, e0;
-  for (int k = 0; k < R; ++k) {
-    const vf32 hi = (vf32)_mm512_cvtepu32_ps((__m512i)(a.v[k] & 0xffffff00u));
-    const vf32 lo = (vf32)((a.v[k] & 255u) | 0x4b000000u) - 0x1.fffffep22f;
-    const vf32 s = hi + lo;
-    sl.v[k] = lo - (s - hi);
-    // hx - (32 << 23), hx = bits(s) + 0x3f800000 - 0x3f3504f3 as in log_unit_parts
-    const vu32 hx = (vu32)s + (0x3f800000u - 0x3f3504f3u - (32u << 23));
-    kf.v[k] = (vf32)_mm512_getexp_ps((__m512)hx);
-    const vf32 m = (vf32)((hx & 0x007fffffu) + 0x3f3504f3u);
-    const vf32 scale = (vf32)(0x6f000000u - (hx & 0x7f800000u));  // 2^-(k+32): the bits (254 - ke) << 23
-    f0.v[k] = m - 1.0f;
-    e0.v[k] = sl.v[k] * scale;
-  }
-  const F f = f0 + e0;
-  const F e = (f0 - f) + e0;
-  F fh;
-  for (int k = 0; k < R; ++k)
-    fh.v[k] = (vf32)_mm512_roundscale_ps((__m512)f.v[k], (11 << 4) | _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-  F s, tail;
-  math32::log_unit_finish<F>(f, e, fh, kf, &s, &tail);
-  return sqrt_((s + tail) * F(-2.0f));
+  FR<R> r;
+  radius_angle_v2<R, true, false>(a, a, &r, nullptr, nullptr);
+  return r;
 #elif XRNG_SIMD_BYTES == 32
   // Each step for all R registers before the next (the registers' chains
   // side by side in the instruction stream).
@@ -552,9 +631,14 @@ XRNG_INLINE FR<R> radius_v2(const W32<R>& a) {
 // instead of two.
 template <bool kUnit, int R>
 XRNG_INLINE void normal_v2_pairs(const W32<R>& a, const W32<R>& b, const NormalParams& p, FR<R>* z0, FR<R>* z1) {
+#if XRNG_SIMD_BYTES == 64
+  FR<R> r, c, sn;
+  radius_angle_v2<R, true, true>(a, b, &r, &c, &sn);
+#else
   const FR<R> r = radius_v2<R>(a);
   FR<R> c, sn;
   sincos_turns_v2<R>(b, &c, &sn);
+#endif
   if constexpr (kUnit) {
     *z0 = r * c + FR<R>(0.0f);
     *z1 = r * sn + FR<R>(0.0f);

@@ -171,8 +171,11 @@ TEST_CASE("simd fill equals scalar: fused kernels, every block phase and step bo
   // first group that starts a block and at the last whole step: every word
   // offset mod 4, start phases, counts around the step (P registers of N64
   // blocks: at most 128 values on AVX-512) and the staging tile (2048
-  // values), blocks crossing 2^32, and calls above the streaming threshold.
-  const uint64_t offs[] = {0, 1, 2, 3, 4, 6, (uint64_t{1} << 34) - 16, (uint64_t{1} << 34) - 14, (uint64_t{1} << 34) - 13};
+  // values), blocks crossing 2^32 (a step across the multiple, or steps
+  // ending right at it: the fused normal's segments of equal high halves),
+  // and calls above the streaming threshold.
+  const uint64_t offs[] = {0, 1, 2, 3, 4, 6, (uint64_t{1} << 34) - 16, (uint64_t{1} << 34) - 14, (uint64_t{1} << 34) - 13,
+                           (uint64_t{1} << 34) - 4 * 96, (uint64_t{1} << 34) - 4 * 101, (uint64_t{3} << 34) - 4 * 101 + 2};
   const uint64_t counts[] = {126, 127, 128, 129, 130, 255, 256, 257, 259, 2046, 2048, 2049, 2050, 4099, 6147, 20000};
   const RowInfo* last = nullptr;
   int failures = 0;
