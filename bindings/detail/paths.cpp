@@ -63,7 +63,8 @@ template <class Call>
 void on_host_threads(uint64_t count, const RunOptions& opts, Call&& call) {
   FillOptions fo;
   constexpr uint64_t kAlign = 1024, kMinPart = 1u << 15;
-  const int pool = at::get_num_threads();
+  // (a small count is one part: torch's pool is not asked)
+  const int pool = opts.threads > 0 || count < 2 * kMinPart ? 1 : at::get_num_threads();
   if (opts.threads > 0 || pool <= 1 || count < 2 * kMinPart || at::in_parallel_region()) {
     fo.threads = opts.threads > 0 ? opts.threads : 1;
     call(uint64_t{0}, count, fo);
