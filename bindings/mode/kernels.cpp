@@ -66,7 +66,11 @@ int generator_index(const c10::FunctionSchema& s) {
 struct CheckKey {
   at::ScalarType dtype = at::kFloat;
   std::array<uint64_t, 6> scalars{};
-  bool operator==(const CheckKey& o) const { return dtype == o.dtype && scalars == o.scalars; }
+  bool operator==(const CheckKey& o) const {  // (inline: no memcmp call)
+    uint64_t d = static_cast<uint64_t>(dtype != o.dtype);
+    for (size_t i = 0; i < scalars.size(); ++i) d |= scalars[i] ^ o.scalars[i];
+    return d == 0;
+  }
 };
 
 class Kernel final : public c10::OperatorKernel {
@@ -95,12 +99,7 @@ class Kernel final : public c10::OperatorKernel {
   // every other call takes the general path (inplace()), which decides as before.
   at::Tensor& fill_typed(c10::DispatchKeySet ks, at::Tensor& self, double a, double b, bool two,
                          const std::optional<at::Generator>& gen) {
-    bool fast = std::this_thread::get_id() == g_owner && self.numel() != 0;
-    if (fast) {
-      std::lock_guard<std::recursive_mutex> lock(g_lock);
-      fast = !g_entries.empty() && config().torch == kXrng;
-    }
-    if (fast) {
+    if (std::this_thread::get_id() == g_owner && self.numel() != 0) {
       // as torch_checks() makes it from the IValues: the tensor's dtype, the
       // scalars in order, then a None generator's mark (a generator: nothing)
       CheckKey ck;
@@ -109,20 +108,39 @@ class Kernel final : public c10::OperatorKernel {
       ck.scalars[j++] = c10::bit_cast<uint64_t>(a);
       if (two) ck.scalars[j++] = c10::bit_cast<uint64_t>(b);
       if (!gen.has_value()) ck.scalars[j++] = ~uint64_t{0} - 1;
-      fast = checked(ck);
+      if (checked(ck)) {
+        // g_lock is held through the draw (take() locks it again, recursively:
+        // no second atomic); what follows a refusal runs without it, as in serve()
+        std::exception_ptr refused;
+        bool drawn = false;
+        {
+          std::lock_guard<std::recursive_mutex> lock(g_lock);
+          if (!g_entries.empty() && config().torch == kXrng) {
+            try {
+              draw_fill(self, a, b, gen, *name_);
+              drawn = true;
+            } catch (...) {
+              refused = std::current_exception();
+            }
+          }
+        }
+        if (drawn) return self;
+        if (refused) {
+          Stack local;
+          auto torch_here = [&] {
+            local.clear();
+            local.emplace_back(self);
+            local.emplace_back(a);
+            if (two) local.emplace_back(b);
+            local.emplace_back(gen);
+            torch_kernel(op_, ks, &local);
+          };
+          guarded(gen, *name_, torch_here, [&] { std::rethrow_exception(refused); });
+          return self;
+        }
+      }
     }
-    if (!fast) return two ? inplace(ks, self, a, b, gen) : inplace(ks, self, a, gen);
-    Stack local;
-    auto torch_here = [&] {
-      local.clear();
-      local.emplace_back(self);
-      local.emplace_back(a);
-      if (two) local.emplace_back(b);
-      local.emplace_back(gen);
-      torch_kernel(op_, ks, &local);
-    };
-    guarded(gen, *name_, torch_here, [&] { draw_fill(self, a, b, gen, *name_); });
-    return self;
+    return two ? inplace(ks, self, a, b, gen) : inplace(ks, self, a, gen);
   }
 
   // An unboxed call of an in-place row (fill, random: install() registers
