@@ -139,3 +139,22 @@ def test_repeated_fills_keep_recognising_seeds_and_restores():
         assert torch.equal(x, y)
     assert torch.equal(d, a[0])
     assert not torch.equal(h[0], h[1]) and torch.equal(h2, h[0])
+
+
+def test_a_refused_fill_repeated_is_refused_every_time():
+    """A fill whose checks torch passed and xrng refuses (std = inf in
+    float32) is torch's own draw, reported: raised in strict mode on the
+    first call and on every identical one after it (the typed path hands it
+    to the same handling), and the stream is still recognised afterwards."""
+    with xrng.reproducible(seed=0, strict=True):
+        for _ in range(3):
+            with pytest.raises(xrng.NotReproducibleError, match="not drawn from xrng here"):
+                torch.empty(4).normal_(0.0, float("inf"))
+    with xrng.reproducible(seed=0):
+        with pytest.warns(xrng.ReproducibilityWarning):
+            torch.empty(4).normal_(0.0, float("inf"))
+        got = [torch.empty(4).normal_(0.0, float("inf")) for _ in range(2)]
+        torch.manual_seed(3)
+        after = torch.empty(4).normal_(0.0, 1.0)
+    assert all(bool(torch.isinf(x).all()) for x in got)  # torch's kernel: every value infinite
+    assert torch.equal(after, xrng.normal_(torch.empty(4), 0.0, 1.0, generator=G(3)))
