@@ -56,6 +56,7 @@ struct TorchState {
       h = (h ^ v) * kMul;
       return h ^ (h >> 29);
     };
+    static_assert(std::tuple_size_v<decltype(digest)> % 4 == 0, "whole rounds of the four lanes");
     for (size_t i = 0; i < digest.size(); i += 4)
       for (size_t j = 0; j < 4; ++j) l[j] = mix(l[j], digest[i + j]);
     for (uint8_t b : bytes) l[0] = mix(l[0], b);
