@@ -84,11 +84,13 @@ at::Tensor& fill_(at::Tensor& out, const Plan& plan, const Key& key, uint64_t of
   const uint64_t n = static_cast<uint64_t>(out.numel());
   const at::ScalarType type = out.scalar_type();
   check_counters(plan, offset, 0, n);
+  const at::ScalarType stage = detail::staging_type(plan, type);
+  if (detail::fill_small_host(out, plan, key, offset, stage, run)) return out;  // (a small CPU fill: no Job)
   detail::Job job;
   job.plan = plan;
   job.key = key;
   job.offset = offset;
-  detail::run(out, job, detail::staging_type(plan, type), run);
+  detail::run(out, job, stage, run);
   return out;
 }
 namespace {

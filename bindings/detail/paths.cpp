@@ -59,11 +59,13 @@ using Producer = std::function<void(uint64_t start, uint64_t count, void* dst)>;
 // single-threaded call; an explicit count is passed to the backend as is.
 // Values never depend on the split. Parts are multiples of 1024 elements, so
 // they start on group and Philox-block boundaries (the SIMD path stays whole).
+constexpr uint64_t kMinPart = 1u << 15;  // the fewest elements of a part of a split
 template <class Call>
 void on_host_threads(uint64_t count, const RunOptions& opts, Call&& call) {
   FillOptions fo;
-  constexpr uint64_t kAlign = 1024, kMinPart = 1u << 15;
-  const int pool = at::get_num_threads();
+  constexpr uint64_t kAlign = 1024;
+  // (a small count is one part: torch's pool is not asked)
+  const int pool = opts.threads > 0 || count < 2 * kMinPart ? 1 : at::get_num_threads();
   if (opts.threads > 0 || pool <= 1 || count < 2 * kMinPart || at::in_parallel_region()) {
     fo.threads = opts.threads > 0 ? opts.threads : 1;
     call(uint64_t{0}, count, fo);
@@ -309,6 +311,18 @@ at::Tensor take_on_device(at::Tensor& state, int stream, uint64_t words) {
   (void)words;
   throw Error("xrng::take_: no CUDA kernels in this build for the state on " + state.device().str());
 #endif
+}
+
+bool fill_small_host(at::Tensor& out, const Plan& plan, const Key& key, uint64_t offset, at::ScalarType stage,
+                     const RunOptions& opts) {
+  const uint64_t n = static_cast<uint64_t>(out.numel());
+  if (opts.path != Path::automatic || opts.threads != 0 || n == 0 || n >= 2 * kMinPart || !out.device().is_cpu() ||
+      out.scalar_type() != stage || !out.is_contiguous())
+    return false;
+  FillOptions fo;  // as on_host_threads gives a count below a split: one part, one thread
+  fo.threads = 1;
+  xrng::fill(plan, key, offset, 0, n, out.data_ptr(), fo);
+  return true;
 }
 
 void run(at::Tensor& out, const Job& job, at::ScalarType stage, const RunOptions& opts) {

@@ -57,6 +57,12 @@ at::Tensor take_on_device(at::Tensor& state, int stream, uint64_t words);
 // by a copy when that differs from out's type. The caller has validated the
 // job (make_plan, check_counters); only device errors can occur here.
 void run(at::Tensor& out, const Job& job, at::ScalarType stage, const RunOptions& opts);
+// A fill that run() would hand whole to one host call (default run options,
+// a contiguous CPU tensor of the stage type, more than none and fewer
+// elements than a split across torch's threads needs): that call, made here
+// without the Job; the same values. Returns false, doing nothing, for the others.
+bool fill_small_host(at::Tensor& out, const Plan& plan, const Key& key, uint64_t offset, at::ScalarType stage,
+                     const RunOptions& opts);
 
 // Rejects tensors no path can write: undefined, not strided (sparse, mkldnn),
 // or without memory (meta). `what` names the call in the message.

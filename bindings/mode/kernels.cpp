@@ -66,7 +66,11 @@ int generator_index(const c10::FunctionSchema& s) {
 struct CheckKey {
   at::ScalarType dtype = at::kFloat;
   std::array<uint64_t, 6> scalars{};
-  bool operator==(const CheckKey& o) const { return dtype == o.dtype && scalars == o.scalars; }
+  bool operator==(const CheckKey& o) const {  // (inline: no memcmp call)
+    uint64_t d = static_cast<uint64_t>(dtype != o.dtype);
+    for (size_t i = 0; i < scalars.size(); ++i) d |= scalars[i] ^ o.scalars[i];
+    return d == 0;
+  }
 };
 
 class Kernel final : public c10::OperatorKernel {
@@ -85,6 +89,58 @@ class Kernel final : public c10::OperatorKernel {
     if (!serve(op, ks, torch::jit::last(*stack, nargs_), stack, out)) return;  // torch's kernel ran on the stack
     torch::jit::drop(*stack, nargs_);
     for (auto& v : out) torch::jit::push(*stack, std::move(v));
+  }
+
+  // An unboxed call of a fill row (normal_, uniform_, log_normal_, cauchy_:
+  // a and b; exponential_, geometric_, bernoulli_.float: a alone, `two`
+  // false). The usual call (the mode's thread, an xrng stream, elements to
+  // draw, torch's checks of this dtype and these parameters passed before)
+  // draws from the typed arguments: no IValues, the same draw as run()'s;
+  // every other call takes the general path (inplace()), which decides as before.
+  at::Tensor& fill_typed(c10::DispatchKeySet ks, at::Tensor& self, double a, double b, bool two,
+                         const std::optional<at::Generator>& gen) {
+    if (std::this_thread::get_id() == g_owner && self.numel() != 0) {
+      // as torch_checks() makes it from the IValues: the tensor's dtype, the
+      // scalars in order, then a None generator's mark (a generator: nothing)
+      CheckKey ck;
+      size_t j = 0;
+      ck.scalars[j++] = 0x7000 + static_cast<uint64_t>(self.scalar_type());
+      ck.scalars[j++] = c10::bit_cast<uint64_t>(a);
+      if (two) ck.scalars[j++] = c10::bit_cast<uint64_t>(b);
+      if (!gen.has_value()) ck.scalars[j++] = ~uint64_t{0} - 1;
+      if (checked(ck)) {
+        // g_lock is held through the draw (take() locks it again, recursively:
+        // no second atomic); what follows a refusal runs without it, as in serve()
+        std::exception_ptr refused;
+        bool drawn = false;
+        {
+          std::lock_guard<std::recursive_mutex> lock(g_lock);
+          if (!g_entries.empty() && config().torch == kXrng) {
+            try {
+              draw_fill(self, a, b, gen, *name_);
+              drawn = true;
+            } catch (...) {
+              refused = std::current_exception();
+            }
+          }
+        }
+        if (drawn) return self;
+        if (refused) {
+          Stack local;
+          auto torch_here = [&] {
+            local.clear();
+            local.emplace_back(self);
+            local.emplace_back(a);
+            if (two) local.emplace_back(b);
+            local.emplace_back(gen);
+            torch_kernel(op_, ks, &local);
+          };
+          guarded(gen, *name_, torch_here, [&] { std::rethrow_exception(refused); });
+          return self;
+        }
+      }
+    }
+    return two ? inplace(ks, self, a, b, gen) : inplace(ks, self, a, gen);
   }
 
   // An unboxed call of an in-place row (fill, random: install() registers
@@ -134,8 +190,16 @@ class Kernel final : public c10::OperatorKernel {
     }
     const std::string& name = *name_;
     if (c.torch != kXrng) return torch_stream_call(op, ks, args, gen, c, torch_here, out);
+    return guarded(gen, name, torch_here, [&] { out = run(op, ks, args, gen, name); });
+  }
+
+  // A draw (`draw`) and what follows when it throws: torch's own kernel
+  // (`torch_here`) draws the calls xrng does not, reported as the errors say.
+  // Returns whether xrng drew the call.
+  template <class TorchHere, class Draw>
+  bool guarded(const std::optional<at::Generator>& gen, const std::string& name, TorchHere& torch_here, Draw&& draw) {
     try {
-      out = run(op, ks, args, gen, name);
+      draw();
       return true;
     } catch (const NoDraw&) {
       settle(gen, name);
@@ -223,6 +287,13 @@ class Kernel final : public c10::OperatorKernel {
     k->callBoxed(op, ks, stack);
   }
 
+  // Whether torch's checks passed for a call of key `ck` (read without a lock).
+  bool checked(const CheckKey& ck) const {
+    for (size_t i = 0, n = n_checked_.load(std::memory_order_acquire); i < n; ++i)
+      if (checked_[i] == ck) return true;
+    return false;
+  }
+
   // torch's argument checks: its own kernel on one-element stand-ins of the
   // call's tensors (some of torch's kernels return before their dtype checks
   // when there are no elements) and a throwaway generator, once per set of
@@ -250,8 +321,7 @@ class Kernel final : public c10::OperatorKernel {
         ck.scalars[j++] = ~uint64_t{0} - static_cast<uint64_t>(a.isNone());
       }
     }
-    for (size_t i = 0, n = n_checked_.load(std::memory_order_acquire); i < n; ++i)
-      if (checked_[i] == ck) return;
+    if (checked(ck)) return;
     if (!g_torch[row_][key_].has_value()) return;  // a backend without torch kernels: xrng's checks alone
     c10::Device device = c10::kCPU;
     for (const auto& a : args)
@@ -297,6 +367,54 @@ class Kernel final : public c10::OperatorKernel {
     }
   }
 
+  // The draw of a fill row into `self` (elements and torch's checks seen to):
+  // a and b its parameters in the schema's order (b unused by the rows with one).
+  void draw_fill(const at::Tensor& self, double a, double b, const std::optional<at::Generator>& gen,
+                 const std::string& name) {
+    const OpRow& r = kModeOps[row_];
+    at::Tensor t = self.is_complex() ? at::view_as_real(self) : self;
+    DrawParams q;
+    switch (r.dist) {
+      case Dist::normal:
+        q.mean = a;
+        q.std = b / (self.is_complex() ? std::sqrt(2.0) : 1.0);
+        fill_located(t, r.dist, q, gen, name);
+        break;
+      case Dist::uniform:
+        q.low = a;
+        q.high = b;
+        if (q.low == q.high) {
+          t.fill_(q.low);
+          break;
+        }
+        fill_draw(t, r.dist, q, gen, name);
+        break;
+      case Dist::exponential:
+        q.rate = a;
+        fill_draw(t, r.dist, q, gen, name);
+        break;
+      case Dist::geometric:
+        q.p = a;
+        fill_draw(t, r.dist, q, gen, name);
+        break;
+      case Dist::log_normal:
+        q.mean = a;
+        q.std = b;
+        fill_located(t, r.dist, q, gen, name);
+        break;
+      case Dist::cauchy:
+        q.median = a;
+        q.sigma = b;
+        fill_located(t, r.dist, q, gen, name);
+        break;
+      case Dist::bernoulli:
+        fill_bernoulli(t, a, gen, name);
+        break;
+      default:
+        throw Reported("no fill of this draw");
+    }
+  }
+
   Outputs run(const c10::OperatorHandle& op, c10::DispatchKeySet ks, c10::ArrayRef<c10::IValue> args,
               const std::optional<at::Generator>& gen, const std::string& name) {
     const OpRow& r = kModeOps[row_];
@@ -305,47 +423,7 @@ class Kernel final : public c10::OperatorKernel {
         at::Tensor self = args[0].toTensor();
         if (self.numel() == 0 && !in_block(self)) throw NoDraw();  // torch's rules for no elements (it checks less)
         torch_checks(op, ks, args);
-        at::Tensor t = self.is_complex() ? at::view_as_real(self) : self;
-        DrawParams q;
-        switch (r.dist) {
-          case Dist::normal:
-            q.mean = args[1].toDouble();
-            q.std = args[2].toDouble() / (self.is_complex() ? std::sqrt(2.0) : 1.0);
-            fill_located(t, r.dist, q, gen, name);
-            break;
-          case Dist::uniform:
-            q.low = args[1].toDouble();
-            q.high = args[2].toDouble();
-            if (q.low == q.high) {
-              t.fill_(q.low);
-              break;
-            }
-            fill_draw(t, r.dist, q, gen, name);
-            break;
-          case Dist::exponential:
-            q.rate = args[1].toDouble();
-            fill_draw(t, r.dist, q, gen, name);
-            break;
-          case Dist::geometric:
-            q.p = args[1].toDouble();
-            fill_draw(t, r.dist, q, gen, name);
-            break;
-          case Dist::log_normal:
-            q.mean = args[1].toDouble();
-            q.std = args[2].toDouble();
-            fill_located(t, r.dist, q, gen, name);
-            break;
-          case Dist::cauchy:
-            q.median = args[1].toDouble();
-            q.sigma = args[2].toDouble();
-            fill_located(t, r.dist, q, gen, name);
-            break;
-          case Dist::bernoulli:
-            fill_bernoulli(t, args[1].toDouble(), gen, name);
-            break;
-          default:
-            throw Reported("no fill of this draw");
-        }
+        draw_fill(self, args[1].toDouble(), args.size() > 3 ? args[2].toDouble() : 0.0, gen, name);
         return {self};
       }
       case Form::random: {
@@ -566,13 +644,13 @@ std::optional<torch::CppFunction> unboxed(const OpRow& r, std::unique_ptr<Kernel
   if (r.form == Form::fill && kernel->nargs() == 4) {
     take();  // normal_, uniform_, log_normal_, cauchy_ (self, a, b, generator)
     return torch::CppFunction([k](c10::DispatchKeySet ks, at::Tensor& self, double a, double b, G g) -> at::Tensor& {
-      return k->inplace(ks, self, a, b, std::move(g));
+      return k->fill_typed(ks, self, a, b, /*two=*/true, g);
     });
   }
   if (r.form == Form::fill && kernel->nargs() == 3) {
     take();  // exponential_, geometric_, bernoulli_.float (self, a, generator)
     return torch::CppFunction([k](c10::DispatchKeySet ks, at::Tensor& self, double a, G g) -> at::Tensor& {
-      return k->inplace(ks, self, a, std::move(g));
+      return k->fill_typed(ks, self, a, 0.0, /*two=*/false, g);
     });
   }
   if (r.form == Form::random && kernel->nargs() == 2) {  // random_

@@ -190,8 +190,28 @@ Pos& resolve(Record& rec, at::Generator& named, bool fresh_record, const std::st
   return rec.pos;
 }
 
+// The mark of a CPU generator whose state `s` this draw read (resolve(), its
+// mutex held since): the digest after the mark is `s` with word 0 changed, so
+// it is patched rather than read again. Returns false (nothing marked) where
+// the engine is not the one `s` describes.
+bool remark(TorchState& s, at::CPUGeneratorImpl* impl) {
+  if (!s.valid || !s.cpu) return false;
+  at::mt19937_data_pod& pod = pod_in_place(impl);
+  const uint64_t w3 = pod.state_[0] | (uint64_t{pod.state_[1]} << 32);
+  if (s.digest[0] != pod.seed_ ||
+      s.digest[1] != (static_cast<uint64_t>(static_cast<uint32_t>(pod.left_)) | (uint64_t{pod.seeded_} << 32)) ||
+      s.digest[2] != pod.next_ || s.digest[3] != w3 ||
+      s.digest[4] != (pod.state_[2] | (uint64_t{pod.state_[3]} << 32)) ||
+      s.digest[5] != (pod.state_[311] | (uint64_t{pod.state_[622]} << 32)) || s.digest[6] != pod.state_[623])
+    return false;
+  g_marks = g_marks % 0x7FFFFFFFu + 1;  // as mark()
+  pod.state_[0] = (pod.state_[0] & 0x80000000u) | g_marks;
+  s.digest[3] = pod.state_[0] | (uint64_t{pod.state_[1]} << 32);
+  return true;
+}
+
 void commit(Record& rec, at::Generator& named, const std::string& op, Live* live) {
-  rec.state = mark(named, live);
+  if (live == nullptr || live->impl == nullptr || !remark(rec.state, live->impl)) rec.state = mark(named, live);
   rec.entry = g_entries.back().id;
   rec.remember(rec.state.hash());
   g_last_op = &op;

@@ -41,15 +41,26 @@ struct TorchState {
   bool cpu = false;
   std::array<uint64_t, 12> digest{};
   std::vector<uint8_t> bytes;  // non-CPU generators
-  bool operator==(const TorchState& o) const {
-    return valid == o.valid && cpu == o.cpu && digest == o.digest && bytes == o.bytes;
+  bool operator==(const TorchState& o) const {  // (the digest compared inline: no memcmp call)
+    uint64_t d = 0;
+    for (size_t i = 0; i < digest.size(); ++i) d |= digest[i] ^ o.digest[i];
+    return d == 0 && valid == o.valid && cpu == o.cpu && bytes == o.bytes;
   }
+  // A 64-bit hash of the state (the records' key; never stored outside the
+  // process): the digest's words mixed in four independent lanes (three
+  // words each, so the multiplications of the lanes overlap), then folded.
   uint64_t hash() const {
-    uint64_t h = 0xcbf29ce484222325ull;
-    auto mix = [&](uint64_t v) { h = (h ^ v) * 0x100000001b3ull; h ^= h >> 29; };
-    for (uint64_t v : digest) mix(v);
-    for (uint8_t b : bytes) mix(b);
-    return h;
+    constexpr uint64_t kMul = 0x9E3779B97F4A7C15ull;
+    uint64_t l[4] = {0xcbf29ce484222325ull, 0x84222325cbf29ce4ull, 0x100000001b3ull, 0x2545F4914F6CDD1Dull};
+    auto mix = [](uint64_t h, uint64_t v) {
+      h = (h ^ v) * kMul;
+      return h ^ (h >> 29);
+    };
+    static_assert(std::tuple_size_v<decltype(digest)> % 4 == 0, "whole rounds of the four lanes");
+    for (size_t i = 0; i < digest.size(); i += 4)
+      for (size_t j = 0; j < 4; ++j) l[j] = mix(l[j], digest[i + j]);
+    for (uint8_t b : bytes) l[0] = mix(l[0], b);
+    return mix(mix(mix(l[0], l[1]), l[2]), l[3]);
   }
 };
 

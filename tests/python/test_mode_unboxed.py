@@ -111,3 +111,50 @@ def test_torchs_errors_after_a_passed_check_of_the_same_call(stream):
         t.exponential_(1.0), t.geometric_(0.5)
         for _ in range(2):
             assert [_message(f) for f in bad] == own
+
+
+def test_repeated_fills_keep_recognising_seeds_and_restores():
+    """Identical repeated fills (after the first, torch's checks are known to
+    pass and the call is drawn from its typed arguments) still recognise
+    manual_seed and a restored state, and draw xrng's values."""
+    e = lambda: torch.empty(7)  # noqa: E731
+    with xrng.reproducible(seed=0):
+        torch.manual_seed(5)
+        a = [e().normal_(0.0, 1.0) for _ in range(3)]
+        s = torch.get_rng_state()
+        b = [e().normal_(0.0, 1.0) for _ in range(2)]
+        torch.set_rng_state(s)
+        c = [e().normal_(0.0, 1.0) for _ in range(2)]
+        torch.manual_seed(5)
+        d = e().normal_(0.0, 1.0)
+        gen = torch.Generator().manual_seed(9)
+        h = [e().exponential_(2.0, generator=gen) for _ in range(2)]
+        gen.manual_seed(9)
+        h2 = e().exponential_(2.0, generator=gen)
+    g = G(5)
+    want = [xrng.normal_(e(), 0.0, 1.0, generator=g) for _ in range(5)]
+    for i, (x, y) in enumerate(zip(a + b, want)):
+        assert torch.equal(x, y), i
+    for x, y in zip(c, b):
+        assert torch.equal(x, y)
+    assert torch.equal(d, a[0])
+    assert not torch.equal(h[0], h[1]) and torch.equal(h2, h[0])
+
+
+def test_a_refused_fill_repeated_is_refused_every_time():
+    """A fill whose checks torch passed and xrng refuses (std = inf in
+    float32) is torch's own draw, reported: raised in strict mode on the
+    first call and on every identical one after it (the typed path hands it
+    to the same handling), and the stream is still recognised afterwards."""
+    with xrng.reproducible(seed=0, strict=True):
+        for _ in range(3):
+            with pytest.raises(xrng.NotReproducibleError, match="not drawn from xrng here"):
+                torch.empty(4).normal_(0.0, float("inf"))
+    with xrng.reproducible(seed=0):
+        with pytest.warns(xrng.ReproducibilityWarning):
+            torch.empty(4).normal_(0.0, float("inf"))
+        got = [torch.empty(4).normal_(0.0, float("inf")) for _ in range(2)]
+        torch.manual_seed(3)
+        after = torch.empty(4).normal_(0.0, 1.0)
+    assert all(bool(torch.isinf(x).all()) for x in got)  # torch's kernel: every value infinite
+    assert torch.equal(after, xrng.normal_(torch.empty(4), 0.0, 1.0, generator=G(3)))
