@@ -132,22 +132,7 @@ struct FusedNormalV2 {
         vu64 blk[P], c0[P], c1[P], c2[P], c3[P];
         for (int r = 0; r < P; ++r) blk[r] = lane + (block + static_cast<uint64_t>(r * N64));
         philox_blocks<P, 9>(k, blk, c0, c1, c2, c3);
-        // Round 10 (philox_blocks' round) straight into the pairs' words:
-        // a = w0 | w2 << 32 = (hi p1 ^ c1 ^ k0) | (hi p0 ^ c3 ^ k1) << 32,
-        // b = w1 | w3 << 32 = lo p1 | lo p0 << 32: the high halves of p0 are
-        // already in place, and the xor of the keys is one for both words.
-        W32<P> a, b;
-        for (int r = 0; r < P; ++r) {
-          const vu32 p0 = (vu32)mul32(c0[r], m0), p1 = (vu32)mul32(c2[r], m1);
-          a.v[r] = shuffle<kOddOf<true>::lanes>(p1, p0) ^ shuffle<kOddOf<false>::lanes>((vu32)c1[r], (vu32)c3[r]) ^ k9;
-          b.v[r] = shuffle<kOddOf<false>::lanes>(p1, p0);
-        }
-        FR<P> z0, z1;
-        normal_v2_pairs<kUnit, P>(a, b, p, &z0, &z1);
-        for (int r = 0; r < P; ++r) {
-          store_f32_as<T>(o + 2 * N32 * r, shuffle<Unpack32<false>::lanes>(z0.v[r], z1.v[r]));
-          store_f32_as<T>(o + 2 * N32 * r + N32, shuffle<Unpack32<true>::lanes>(z0.v[r], z1.v[r]));
-        }
+        finish<kUnit>(c0, c1, c2, c3, k9, p, o);
       }
     } else {
       while (steps != 0) {
