@@ -12,7 +12,7 @@
 # block draws, cuda_torch), then xrng.torch_cuda and the mode's torch-cuda
 # stream against torch's own CUDA draws (tests/gpu/torch_cuda_check.py), the
 # Python CUDA tests (pytest -m cuda), NCCL sharded draws, the CUDA exhaustive
-# sweeps, then the benchmarks (bench_gpu, bench/gpu/bench_xrng_torch.py,
+# sweeps, then the benchmarks (bench/gpu/bench_xrng_torch.py, bench_gpu,
 # bench_torch.py, bench_small.py, bench_h2d.py), then the rest of the build
 # and the CPU tests while time remains; it prints two tables last: the
 # issue's performance table (bench/gpu/summary.py) and the proofs' results.
@@ -106,7 +106,7 @@ fi
 #   4 xrng.torch_cuda and the mode's torch-cuda stream vs torch's own CUDA
 #     draws (torch_cuda_check.py), once the bindings are built
 #   5 pytest -m cuda   6 NCCL sharded draws   7 CUDA exhaustive (2^32 sweeps)
-#   8 benchmarks: bench_gpu (also checks outputs == CPU), bench_xrng_torch.py,
+#   8 benchmarks: bench_xrng_torch.py, bench_gpu (also checks outputs == CPU),
 #     bench_torch.py, bench_small.py, bench_h2d.py
 #   9 the rest of the build and the CPU tests while time remains
 BENCH_RESERVE=${XRNG_GPU_BENCH_RESERVE_S:-150}  # seconds kept for stage 8 by stage 7
@@ -261,7 +261,23 @@ else
   skip "ctest cuda_exhaustive" "not configured, or no time left before the benchmarks' reserve (${BENCH_RESERVE} s)"
 fi
 
-phase "8. benchmarks (bench_gpu, bench_xrng_torch.py, bench_torch.py, bench_small.py, bench_h2d.py)"
+phase "8. benchmarks (bench_xrng_torch.py, bench_gpu, bench_torch.py, bench_small.py, bench_h2d.py)"
+# pybench NAME CAP [PYTHONPATH]: a Python benchmark, its table printed and copied
+pybench() {
+  local name=$1 c=$2 pp=${3:-}
+  if [ "$(left)" -le 20 ]; then skip "$name.py" "time budget spent"; return; fi
+  PYTHONPATH="$pp${pp:+${PYTHONPATH:+:}}${PYTHONPATH:-}" timeout "$(cap "$c")" python3 bench/gpu/$name.py 2>&1 | tee "$B/$name.txt"
+  local rc=${PIPESTATUS[0]}
+  if [ "$rc" = 124 ]; then record "$name.py" "NOT RUN" "cut at the time budget (rows above ran)"
+  elif [ "$rc" != 0 ]; then record "$name.py" FAIL "rc $rc (see log)"
+  elif grep -q "^SKIPPED" "$B/$name.txt"; then record "$name.py" SKIPPED "$(grep -m1 "^SKIPPED" "$B/$name.txt")"
+  else record "$name.py" PASS "informational (table above)"; fi
+  [ -n "${OUT:-}" ] && cp "$B/$name.txt" "$OUT/$name.txt"
+}
+# bench_xrng_torch first: the tensor-parameter draws and the torch-cuda kernels
+# against torch (issues 26 and 27); bench_gpu's table was measured on 2026-11-27
+if bindings_ready; then pybench bench_xrng_torch 120 "$PYLIB"
+else skip "bench_xrng_torch.py" "$(why_no_bindings)"; fi
 if [ -x "$B/bench/gpu/bench_gpu" ] && [ "$(left)" -gt 40 ]; then
   timeout "$(cap 150)" "$B/bench/gpu/bench_gpu" >"$B/bench_gpu.txt" 2>&1
   rc=$?
@@ -276,20 +292,6 @@ elif [ -x "$B/bench/gpu/bench_gpu" ]; then
 else
   record "bench_gpu" "NOT RUN" "not built"; echo "SKIPPED: bench_gpu: not built"
 fi
-# pybench NAME CAP [PYTHONPATH]: a Python benchmark, its table printed and copied
-pybench() {
-  local name=$1 c=$2 pp=${3:-}
-  if [ "$(left)" -le 20 ]; then skip "$name.py" "time budget spent"; return; fi
-  PYTHONPATH="$pp${pp:+${PYTHONPATH:+:}}${PYTHONPATH:-}" timeout "$(cap "$c")" python3 bench/gpu/$name.py 2>&1 | tee "$B/$name.txt"
-  local rc=${PIPESTATUS[0]}
-  if [ "$rc" = 124 ]; then record "$name.py" "NOT RUN" "cut at the time budget (rows above ran)"
-  elif [ "$rc" != 0 ]; then record "$name.py" FAIL "rc $rc (see log)"
-  elif grep -q "^SKIPPED" "$B/$name.txt"; then record "$name.py" SKIPPED "$(grep -m1 "^SKIPPED" "$B/$name.txt")"
-  else record "$name.py" PASS "informational (table above)"; fi
-  [ -n "${OUT:-}" ] && cp "$B/$name.txt" "$OUT/$name.txt"
-}
-if bindings_ready; then pybench bench_xrng_torch 120 "$PYLIB"
-else skip "bench_xrng_torch.py" "$(why_no_bindings)"; fi
 pybench bench_torch 90
 if [ -f "$PYLIB/xrng/__init__.py" ]; then
   pybench bench_small 120 "$PYLIB"
