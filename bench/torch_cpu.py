@@ -94,7 +94,7 @@ def cases(tg, xg):
                 lambda t=t: xrng.cauchy_(t, 0.0, 1.0, generator=xg))
             add(f"geometric_({n}, 0.3) {dn}", n, lambda t=t: t.geometric_(0.3, generator=tg),
                 lambda t=t: xrng.geometric_(t, 0.3, generator=xg))
-    for k, ns, rows in ((10, 5, 1), (1000, 100, 1), (1000, 100, 64)):
+    for k, ns, rows in ((10, 5, 1), (1000, 100, 1), (1000, 100, 64), (65536, 100, 1), (65536, 1000, 1)):
         w = torch.rand(k) if rows == 1 else torch.rand(rows, k)
         for repl in (False, True):
             add(f"multinomial({rows}x{k}, {ns}, repl={repl})", rows * ns,

@@ -352,13 +352,9 @@ PyObject* multinomial_fast(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
       res = w.dim() == 1 ? at::detail::empty_cpu({n}, at::kLong) : at::detail::empty_cpu({rows, n}, at::kLong);
       auto run = [&](auto zero) {
         using Acc = decltype(zero);
-        const Acc* wp = static_cast<const Acc*>(w.const_data_ptr());
-        for (int64_t r = 0; r < rows; ++r)
-          if (tc::multinomial_check_row(wp + r * k, k) != 0) return false;
-        std::vector<Acc> cum(static_cast<size_t>(k));
-        int64_t* o = res.data_ptr<int64_t>();
-        for (int64_t r = 0; r < rows; ++r) tc::multinomial_row(s, wp + r * k, k, n, cum.data(), o + r * n);
-        return true;
+        const std::unique_ptr<Acc[]> cum(new Acc[static_cast<size_t>(k)]);  // (scratch: not initialised)
+        return tc::multinomial_rows(s, static_cast<const Acc*>(w.const_data_ptr()), rows, k, n, cum.get(),
+                                    res.data_ptr<int64_t>()) == 0;
       };
       if (!(w.scalar_type() == at::kDouble ? run(0.0) : run(0.0f))) Py_RETURN_NOTIMPLEMENTED;
     }

@@ -294,17 +294,12 @@ at::Tensor xrng::torch_streams::cpu_multinomial(tc::State& s, at::Tensor weights
   at::Tensor out = at::empty({rows, n}, at::kLong);
   auto run = [&](auto acc_zero, const at::Tensor& w) {
     using Acc = decltype(acc_zero);
-    const Acc* wp = w.data_ptr<Acc>();
-    for (int64_t r = 0; r < rows; ++r) {
-      const int bad = tc::multinomial_check_row(wp + r * k, k);
-      if (bad == 1) throw std::invalid_argument("invalid multinomial distribution (encountering probability entry < 0)");
-      if (bad == 2)
-        throw std::invalid_argument("invalid multinomial distribution (encountering probability entry = infinity or NaN)");
-      if (bad == 3) throw std::invalid_argument("invalid multinomial distribution (sum of probabilities <= 0)");
-    }
-    std::vector<Acc> cum(static_cast<size_t>(k));
-    for (int64_t r = 0; r < rows; ++r)
-      tc::multinomial_row(s, wp + r * k, k, n, cum.data(), out.data_ptr<int64_t>() + r * n);
+    const std::unique_ptr<Acc[]> cum(new Acc[static_cast<size_t>(k)]);  // (scratch: not initialised)
+    const int bad = tc::multinomial_rows(s, w.data_ptr<Acc>(), rows, k, n, cum.get(), out.data_ptr<int64_t>());
+    if (bad == 1) throw std::invalid_argument("invalid multinomial distribution (encountering probability entry < 0)");
+    if (bad == 2)
+      throw std::invalid_argument("invalid multinomial distribution (encountering probability entry = infinity or NaN)");
+    if (bad == 3) throw std::invalid_argument("invalid multinomial distribution (sum of probabilities <= 0)");
   };
   const auto dt = weights.scalar_type();
   if (dt == at::kDouble)

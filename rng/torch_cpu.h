@@ -415,79 +415,6 @@ inline bool bernoulli_value(State& s, double p) { return uniform_f64(s.random64(
 // tensor-p kernel has no MKL path): a float32 uniform (1 word) < p as float.
 inline bool bernoulli_f32_value(State& s, float p) { return uniform_f32(s.random()) < p; }
 
-// multinomial(weights, n, replacement=True) for n > 1 on CPU (torch's
-// multinomial_with_replacement_apply), one row of k weights: their running
-// sum in `Acc` (float for float32/float16/bfloat16 weights, double for
-// float64), each divided by the total, the last set to 1; then per sample
-// a float64 uniform u (2 words) and the first category whose normalised
-// running sum is not below u (torch's binary search, comparisons in
-// binary64). `cum` is k elements of scratch. The caller checks first
-// (multinomial_check_row), as torch does per row: weights finite and >= 0,
-// total > 0 (in Acc).
-//
-// Speed, the same values: with a finite total the normalised sums are
-// non-decreasing (a rounded sum of non-negative terms never decreases,
-// division by a positive total is monotone, every sum <= the total so the
-// last is 1 either way) and u < 1, so "the first index not below u" is one
-// index whatever order the comparisons take: the samples are searched
-// branch-free, kMultinomialLanes of them in lockstep (their uniforms drawn in
-// sample order first). A total that overflowed to infinity leaves NaNs
-// (inf / inf) among the sums: then torch's own probe sequence, as it runs.
-inline constexpr int kMultinomialLanes = 8;
-template <class Acc>
-inline void multinomial_row(State& s, const Acc* w, int64_t k, int64_t n, Acc* cum, int64_t* out) {
-  Acc sum = 0;
-  for (int64_t j = 0; j < k; ++j) {
-    sum += w[j];
-    cum[j] = sum;
-  }
-  for (int64_t j = 0; j < k; ++j) cum[j] /= sum;
-  cum[k - 1] = 1;
-  if (!(sum <= std::numeric_limits<Acc>::max())) {
-    for (int64_t j = 0; j < n; ++j) {
-      const double u = uniform_f64(s.random64());
-      int64_t left = 0, right = k;
-      while (right - left > 0) {
-        const int64_t mid = left + (right - left) / 2;
-        if (static_cast<double>(cum[mid]) < u)
-          left = mid + 1;
-        else
-          right = mid;
-      }
-      out[j] = left;
-    }
-    return;
-  }
-  // base + len brackets the answer; base[half] < u moves base up by half.
-  constexpr int L = kMultinomialLanes;
-  int64_t j = 0;
-  for (; j + L <= n; j += L) {
-    double u[L];
-    int64_t base[L];
-    for (int i = 0; i < L; ++i) {
-      u[i] = uniform_f64(s.random64());
-      base[i] = 0;
-    }
-    for (int64_t len = k; len > 1;) {
-      const int64_t half = len / 2;
-      for (int i = 0; i < L; ++i)
-        base[i] += half & -static_cast<int64_t>(static_cast<double>(cum[base[i] + half]) < u[i]);
-      len -= half;
-    }
-    for (int i = 0; i < L; ++i) out[j + i] = base[i] + static_cast<int64_t>(static_cast<double>(cum[base[i]]) < u[i]);
-  }
-  for (; j < n; ++j) {
-    const double u = uniform_f64(s.random64());
-    int64_t base = 0;
-    for (int64_t len = k; len > 1;) {
-      const int64_t half = len / 2;
-      base += half & -static_cast<int64_t>(static_cast<double>(cum[base + half]) < u);
-      len -= half;
-    }
-    out[j] = base + static_cast<int64_t>(static_cast<double>(cum[base]) < u);
-  }
-}
-
 // The checks torch makes on a multinomial row (in its order, the first
 // failing weight decides): 0 for a good row, else 1 (a weight < 0 or NaN),
 // 2 (an infinite weight), 3 (the total in Acc is not > 0, i.e. every weight
@@ -517,6 +444,155 @@ inline int multinomial_check_row(const Acc* w, int64_t k) {
   }
   return 0;  // (not reached)
 }
+
+// multinomial(weights, n, replacement=True) for n > 1 on CPU (torch's
+// multinomial_with_replacement_apply), one row of k weights: their running
+// sum in `Acc` (float for float32/float16/bfloat16 weights, double for
+// float64), each divided by the total, the last set to 1; then per sample
+// a float64 uniform u (2 words) and the first category whose normalised
+// running sum is not below u (torch's binary search, comparisons in
+// binary64). The row is drawn in two steps: multinomial_prefix (the running
+// sums into `cum`, k elements of scratch, and torch's checks of the row in
+// the same pass) and multinomial_sample. The caller checks first, as torch
+// does per row: weights finite and >= 0, total > 0 (in Acc).
+//
+// Speed, the same values:
+// - The running sum is one chain of dependent additions (torch's rounding
+//   order, so it stays serial); the checks ride in its shadow (integer flags
+//   on the bit patterns, multinomial_check_row's).
+// - With a finite total the normalised sums are non-decreasing (a rounded
+//   sum of non-negative terms never decreases, division by a positive total
+//   is monotone, every sum <= the total so the last is 1 either way) and
+//   u < 1, so "the first index not below u" is one index whatever order the
+//   comparisons take: the samples are searched branch-free,
+//   kMultinomialLanes of them in lockstep (their uniforms drawn in sample
+//   order first).
+// - Few samples of a long row (n probes per sample well under k): each probe
+//   divides its own running sum by the total (the same correctly rounded
+//   quotient torch stores; the last sum is the total, and total / total = 1,
+//   torch's forced last bucket) instead of dividing all k.
+// - A total that overflowed to infinity leaves NaNs (inf / inf) among the
+//   normalised sums: then torch's own probe sequence, as it runs.
+inline constexpr int kMultinomialLanes = 8;
+
+// The running sums of w[0..k) into cum[0..k) in torch's order, and the code
+// of multinomial_check_row(w, k) (0: a good row).
+template <class Acc>
+inline int multinomial_prefix(const Acc* w, int64_t k, Acc* cum) {
+  using U = std::conditional_t<sizeof(Acc) == 4, uint32_t, uint64_t>;
+  constexpr U sign = U{1} << (8 * sizeof(U) - 1);
+  const Acc big = std::numeric_limits<Acc>::max();
+  U max_bits, bad = 0, any = 0;
+  std::memcpy(&max_bits, &big, sizeof big);
+  Acc sum = 0;
+  for (int64_t j = 0; j < k; ++j) {
+    U b;
+    std::memcpy(&b, w + j, sizeof b);
+    bad |= static_cast<U>(b > max_bits) & static_cast<U>(b != sign);
+    any |= b;
+    sum += w[j];
+    cum[j] = sum;
+  }
+  if (bad != 0) return multinomial_check_row(w, k);  // (its ordered scan names the first bad weight)
+  return (any & ~sign) != 0 ? 0 : 3;
+}
+
+namespace detail {
+// The first index in [0, k) whose value at(i) (a non-decreasing sequence
+// with at(k - 1) >= every u) is not below u, for n samples: base + len
+// brackets the answer; at(base + half) < u moves base up by half.
+template <class At>
+inline void multinomial_search(State& s, At at, int64_t k, int64_t n, int64_t* out) {
+  constexpr int L = kMultinomialLanes;
+  int64_t j = 0;
+  for (; j + L <= n; j += L) {
+    double u[L];
+    int64_t base[L];
+    for (int i = 0; i < L; ++i) {
+      u[i] = uniform_f64(s.random64());
+      base[i] = 0;
+    }
+    for (int64_t len = k; len > 1;) {
+      const int64_t half = len / 2;
+      for (int i = 0; i < L; ++i) base[i] += half & -static_cast<int64_t>(at(base[i] + half) < u[i]);
+      len -= half;
+    }
+    for (int i = 0; i < L; ++i) out[j + i] = base[i] + static_cast<int64_t>(at(base[i]) < u[i]);
+  }
+  for (; j < n; ++j) {
+    const double u = uniform_f64(s.random64());
+    int64_t base = 0;
+    for (int64_t len = k; len > 1;) {
+      const int64_t half = len / 2;
+      base += half & -static_cast<int64_t>(at(base + half) < u);
+      len -= half;
+    }
+    out[j] = base + static_cast<int64_t>(at(base) < u);
+  }
+}
+}  // namespace detail
+
+// n samples of a checked row from its running sums (multinomial_prefix);
+// `cum` may be overwritten with the normalised sums.
+template <class Acc>
+inline void multinomial_sample(State& s, Acc* cum, int64_t k, int64_t n, int64_t* out) {
+  const Acc sum = cum[k - 1];
+  if (sum <= std::numeric_limits<Acc>::max()) {
+    int64_t probes = 1;  // per sample: ceil(log2 k) halvings and the last compare
+    for (int64_t len = k; len > 1; len -= len / 2) ++probes;
+    if (n * probes <= k / 4) {  // a quotient per probe (scalar) costs about 4 of the whole row's (vector)
+      detail::multinomial_search(s, [cum, sum](int64_t i) { return static_cast<double>(cum[i] / sum); }, k, n, out);
+      return;
+    }
+    for (int64_t j = 0; j < k; ++j) cum[j] /= sum;
+    cum[k - 1] = 1;
+    detail::multinomial_search(s, [cum](int64_t i) { return static_cast<double>(cum[i]); }, k, n, out);
+    return;
+  }
+  for (int64_t j = 0; j < k; ++j) cum[j] /= sum;
+  cum[k - 1] = 1;
+  for (int64_t j = 0; j < n; ++j) {
+    const double u = uniform_f64(s.random64());
+    int64_t left = 0, right = k;
+    while (right - left > 0) {
+      const int64_t mid = left + (right - left) / 2;
+      if (static_cast<double>(cum[mid]) < u)
+        left = mid + 1;
+      else
+        right = mid;
+    }
+    out[j] = left;
+  }
+}
+
+// One checked row: multinomial_prefix's sums, then multinomial_sample.
+template <class Acc>
+inline void multinomial_row(State& s, const Acc* w, int64_t k, int64_t n, Acc* cum, int64_t* out) {
+  Acc sum = 0;
+  for (int64_t j = 0; j < k; ++j) {
+    sum += w[j];
+    cum[j] = sum;
+  }
+  multinomial_sample(s, cum, k, n, out);
+}
+
+// `rows` rows of k weights, contiguous, into out[rows * n]: every row is
+// checked before the first word is drawn (torch checks each row as it comes
+// to it); returns 0, or the code of the first bad row (multinomial_check_row)
+// with nothing drawn. `cum` is k elements of scratch.
+template <class Acc>
+inline int multinomial_rows(State& s, const Acc* w, int64_t rows, int64_t k, int64_t n, Acc* cum, int64_t* out) {
+  if (rows == 1) {
+    const int bad = multinomial_prefix(w, k, cum);
+    if (bad == 0) multinomial_sample(s, cum, k, n, out);
+    return bad;
+  }
+  for (int64_t r = 0; r < rows; ++r)
+    if (const int bad = multinomial_check_row(w + r * k, k)) return bad;
+  for (int64_t r = 0; r < rows; ++r) multinomial_row(s, w + r * k, k, n, cum, out + r * n);
+  return 0;
+}
+
 
 // randperm(n) on CPU: the identity, then for n < 2^32 / 20 torch's
 // Fisher-Yates from the front with z = random() mod (n - i) (n - 1 words);

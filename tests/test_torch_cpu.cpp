@@ -513,7 +513,8 @@ void check_multinomial_rows_against_torch_loop() {
   std::vector<Acc> w, cum;
   std::vector<int64_t> got, want;
   tc::State g(77);
-  for (int64_t k : {1, 2, 3, 7, 8, 9, 16, 17, 100, 1000, 1025}) {
+  // (k 4096 and 65537: multinomial_sample divides per probe for the fewer samples, the whole row for the more)
+  for (int64_t k : {1, 2, 3, 7, 8, 9, 16, 17, 100, 1000, 1025, 4096, 65537}) {
     for (int shape = 0; shape < 4; ++shape) {
       w.assign(static_cast<size_t>(k), 0);
       for (auto& v : w) {
@@ -528,10 +529,15 @@ void check_multinomial_rows_against_torch_loop() {
         cum.assign(static_cast<size_t>(k), 0);
         got.assign(static_cast<size_t>(n), -1);
         want.assign(static_cast<size_t>(n), -2);
+        tc::State c = a;
         tc::multinomial_row(a, w.data(), k, n, cum.data(), got.data());
         torch_multinomial_row(b, w.data(), k, n, want.data());
         REQUIRE(got == want);
         REQUIRE(a.mt.next == b.mt.next);
+        got.assign(static_cast<size_t>(n), -1);  // one row: the checks in the running sum's pass
+        REQUIRE(tc::multinomial_rows(c, w.data(), 1, k, n, cum.data(), got.data()) == 0);
+        REQUIRE(got == want);
+        REQUIRE(c.mt.next == b.mt.next);
       }
     }
   }
@@ -547,6 +553,21 @@ TEST_CASE("torch_cpu: multinomial_row's lockstep search equals torch's probe-by-
   CHECK(tc::multinomial_check_row(b, 4) == 1);  // NaN fails "entry >= 0" first
   CHECK(tc::multinomial_check_row(c, 3) == 3);
   CHECK(tc::multinomial_check_row(d, 3) == 0);
+  float cum[4];
+  CHECK(tc::multinomial_prefix(a, 4, cum) == 2);
+  CHECK(tc::multinomial_prefix(b, 4, cum) == 1);
+  CHECK(tc::multinomial_prefix(c, 3, cum) == 3);
+  CHECK(tc::multinomial_prefix(d, 3, cum) == 0);
+  // rows: every row is checked before the first word is drawn
+  const float two[8] = {1, 2, 3, 4, 0, 0, 0, 0};
+  int64_t out[6] = {-1, -1, -1, -1, -1, -1};
+  tc::State s(3);
+  const uint32_t next = s.mt.next;
+  CHECK(tc::multinomial_rows(s, two, 2, 4, 3, cum, out) == 3);
+  CHECK(s.mt.next == next);
+  CHECK(out[0] == -1);
+  CHECK(tc::multinomial_rows(s, two, 1, 4, 3, cum, out) == 0);
+  CHECK(tc::multinomial_rows(s, b, 1, 4, 3, cum, out) == 1);
 }
 
 TEST_CASE("torch_cpu: whole draws randint, randperm, geometric, bernoulli, log_normal equal torch's fingerprints") {
