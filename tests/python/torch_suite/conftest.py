@@ -28,6 +28,7 @@ HERE = pathlib.Path(__file__).resolve().parent
 SUITE = HERE / "pytorch_tests"
 PLAIN = os.environ.get("XRNG_TORCH_SUITE_PLAIN", "") not in ("", "0")
 SEED_SHIFT = int(os.environ.get("XRNG_TORCH_SUITE_SEED", "0") or 0)
+STREAM = os.environ.get("XRNG_TORCH_SUITE_STREAM", "")
 FILES = ("test_distributions.py", "test_dropout.py", "test_init.py", "test_tensor_creation_ops.py")
 
 # test_tensor_creation_ops.py: the tests whose name says they draw.
@@ -76,7 +77,7 @@ def pytest_collection_modifyitems(config, items):
         key = path.name + "::" + "::".join(item.nodeid.split("::")[1:])
         if key in lists.FAIL_PLAIN:
             item.add_marker(pytest.mark.xfail(strict=True, reason=f"fails with plain torch too: {lists.FAIL_PLAIN[key]}"))
-        elif not PLAIN and not SEED_SHIFT and key in lists.EXPECTED:
+        elif not PLAIN and not SEED_SHIFT and not STREAM and key in lists.EXPECTED:
             cls, reason = lists.EXPECTED[key]
             item.add_marker(pytest.mark.xfail(strict=True, reason=f"({cls}) {reason}"))
         elif not PLAIN and key in lists.ENGINE_BUGS:
@@ -144,7 +145,11 @@ def _xrng_dispatch_mode(request, monkeypatch):
             yield
             return
         import xrng
-        with xrng.reproducible(seed=0):
-            yield
+        if STREAM:
+            with xrng.reproducible(seed=None, stream=STREAM):
+                yield
+        else:
+            with xrng.reproducible(seed=0):
+                yield
     finally:
         torch.set_default_dtype(before)
