@@ -350,13 +350,8 @@ PyObject* multinomial_fast(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
     } else {  // cpu_multinomial's checks (every row before the first word) and rows, into res directly
       const int64_t rows = w.dim() == 1 ? 1 : w.size(0);
       res = w.dim() == 1 ? at::detail::empty_cpu({n}, at::kLong) : at::detail::empty_cpu({rows, n}, at::kLong);
-      auto run = [&](auto zero) {
-        using Acc = decltype(zero);
-        const std::unique_ptr<Acc[]> cum(new Acc[static_cast<size_t>(k)]);  // (scratch: not initialised)
-        return tc::multinomial_rows(s, static_cast<const Acc*>(w.const_data_ptr()), rows, k, n, cum.get(),
-                                    res.data_ptr<int64_t>()) == 0;
-      };
-      if (!(w.scalar_type() == at::kDouble ? run(0.0) : run(0.0f))) Py_RETURN_NOTIMPLEMENTED;
+      if (xrng::torch_streams::cpu_multinomial_rows(s, w, rows, k, n, res.data_ptr<int64_t>()) != 0)
+        Py_RETURN_NOTIMPLEMENTED;
     }
     tc::to_torch_state(s, bytes);
     return THPVariable_Wrap(std::move(res));

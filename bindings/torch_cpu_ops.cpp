@@ -286,28 +286,34 @@ void bernoulli_tensor(at::Tensor state, at::Tensor out, at::Tensor p) {
 // checks row by row while drawing).
 }  // namespace
 
+int xrng::torch_streams::cpu_multinomial_rows(tc::State& s, const at::Tensor& w, int64_t rows, int64_t k, int64_t n,
+                                              int64_t* out) {
+  auto run = [&](auto zero) {
+    using Acc = decltype(zero);
+    const std::unique_ptr<Acc[]> cum(new Acc[static_cast<size_t>(k)]);  // (scratch: not initialised)
+    return tc::multinomial_rows(s, static_cast<const Acc*>(w.const_data_ptr()), rows, k, n, cum.get(), out);
+  };
+  if (w.scalar_type() == at::kDouble) return run(0.0);
+  if (w.scalar_type() == at::kFloat) return run(0.0f);
+  throw std::invalid_argument("torch_cpu multinomial: weights must be float32 or float64 here");
+}
+
 at::Tensor xrng::torch_streams::cpu_multinomial(tc::State& s, at::Tensor weights, int64_t n) {
   if (weights.device().type() != at::kCPU || !weights.is_contiguous() || weights.dim() != 2 || weights.size(1) < 1)
     throw std::invalid_argument("torch_cpu multinomial: weights must be a contiguous CPU [rows, k] tensor, k >= 1");
   if (n < 1) throw std::invalid_argument("torch_cpu multinomial: cannot sample n_sample <= 0 samples");
   const int64_t rows = weights.size(0), k = weights.size(1);
-  at::Tensor out = at::empty({rows, n}, at::kLong);
-  auto run = [&](auto acc_zero, const at::Tensor& w) {
-    using Acc = decltype(acc_zero);
-    const std::unique_ptr<Acc[]> cum(new Acc[static_cast<size_t>(k)]);  // (scratch: not initialised)
-    const int bad = tc::multinomial_rows(s, w.data_ptr<Acc>(), rows, k, n, cum.get(), out.data_ptr<int64_t>());
-    if (bad == 1) throw std::invalid_argument("invalid multinomial distribution (encountering probability entry < 0)");
-    if (bad == 2)
-      throw std::invalid_argument("invalid multinomial distribution (encountering probability entry = infinity or NaN)");
-    if (bad == 3) throw std::invalid_argument("invalid multinomial distribution (sum of probabilities <= 0)");
-  };
   const auto dt = weights.scalar_type();
-  if (dt == at::kDouble)
-    run(0.0, weights);
-  else if (dt == at::kFloat || dt == at::kHalf || dt == at::kBFloat16)
-    run(0.0f, weights.to(at::kFloat));  // torch's float accumulation of 16-bit weights: exact widening
-  else
+  if (dt != at::kDouble && dt != at::kFloat && dt != at::kHalf && dt != at::kBFloat16)
     throw std::invalid_argument("torch_cpu multinomial: weights must be a floating tensor");
+  at::Tensor out = at::empty({rows, n}, at::kLong);
+  // (torch's float accumulation of 16-bit weights: exact widening)
+  const int bad = cpu_multinomial_rows(s, dt == at::kDouble ? weights : weights.to(at::kFloat), rows, k, n,
+                                       out.data_ptr<int64_t>());
+  if (bad == 1) throw std::invalid_argument("invalid multinomial distribution (encountering probability entry < 0)");
+  if (bad == 2)
+    throw std::invalid_argument("invalid multinomial distribution (encountering probability entry = infinity or NaN)");
+  if (bad == 3) throw std::invalid_argument("invalid multinomial distribution (sum of probabilities <= 0)");
   return out;
 }
 

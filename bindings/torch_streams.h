@@ -52,6 +52,12 @@ void cpu_bernoulli_tensor(torch_cpu::State& s, at::Tensor out, at::Tensor p);
 // multinomial with replacement, n > 1: contiguous CPU [rows, k] floating
 // weights; int64 [rows, n].
 at::Tensor cpu_multinomial(torch_cpu::State& s, at::Tensor weights, int64_t n);
+// cpu_multinomial's rows into out[rows * n]: `w` the data of contiguous
+// float32 or float64 [rows, k] CPU weights. Returns 0, or the code of the
+// first bad row (torch_cpu::multinomial_check_row's) with nothing drawn.
+// (Out of line: inlined into the Python entry's large function, its loops
+// were compiled without vectors.)
+int cpu_multinomial_rows(torch_cpu::State& s, const at::Tensor& w, int64_t rows, int64_t k, int64_t n, int64_t* out);
 
 // torch CUDA stream: fills contiguous CPU `out` with draw `kind` (uniform,
 // normal, exponential, log_normal, geometric, cauchy, bernoulli, randint,
