@@ -58,6 +58,16 @@ at::Tensor cpu_multinomial(torch_cpu::State& s, at::Tensor weights, int64_t n);
 // (Out of line: inlined into the Python entry's large function, its loops
 // were compiled without vectors.)
 int cpu_multinomial_rows(torch_cpu::State& s, const at::Tensor& w, int64_t rows, int64_t k, int64_t n, int64_t* out);
+// torch's CPU tensor-parameter draws (torch._standard_gamma,
+// torch._sample_dirichlet, torch.poisson, torch.binomial of CPU tensors):
+// contiguous CPU parameters of a dtype torch's CPU kernel takes; a new
+// tensor of torch's shape and dtype, drawn in torch's element order,
+// advancing `s` as torch's CPU generator. std::invalid_argument before
+// drawing for what torch refuses or xrng does not reproduce.
+at::Tensor cpu_standard_gamma(torch_cpu::State& s, const at::Tensor& alpha);                   // torch_cpu_gamma_ops.cpp
+at::Tensor cpu_dirichlet(torch_cpu::State& s, const at::Tensor& alpha);                        // torch_cpu_gamma_ops.cpp
+at::Tensor cpu_poisson(torch_cpu::State& s, const at::Tensor& rate);                           // torch_cpu_poisson_ops.cpp
+at::Tensor cpu_binomial(torch_cpu::State& s, const at::Tensor& count, const at::Tensor& prob);  // torch_cpu_poisson_ops.cpp
 
 // torch CUDA stream: fills contiguous CPU `out` with draw `kind` (uniform,
 // normal, exponential, log_normal, geometric, cauchy, bernoulli, randint,
