@@ -4,6 +4,7 @@
 // No arithmetic of its own: every value comes from rng/torch_cpu.h.
 #include <torch/extension.h>
 #include <ATen/Dispatch_v2.h>
+#include <ATen/OpMathType.h>
 #include <pybind11/pybind11.h>
 
 #include <cmath>
@@ -315,6 +316,34 @@ at::Tensor xrng::torch_streams::cpu_multinomial(tc::State& s, at::Tensor weights
     throw std::invalid_argument("invalid multinomial distribution (encountering probability entry = infinity or NaN)");
   if (bad == 3) throw std::invalid_argument("invalid multinomial distribution (sum of probabilities <= 0)");
   return out;
+}
+
+void xrng::torch_streams::cpu_rrelu(tc::State& s, const at::Tensor& x, double lower, double upper, at::Tensor& out,
+                                    at::Tensor& noise) {
+  if (!x.device().is_cpu() || !x.is_contiguous() || !out.is_contiguous() || !noise.is_contiguous() ||
+      out.scalar_type() != x.scalar_type() || noise.scalar_type() != x.scalar_type() || out.numel() != x.numel() ||
+      noise.numel() != x.numel())
+    throw std::invalid_argument("torch_cpu rrelu: contiguous CPU x, out and noise of one dtype and size");
+  AT_DISPATCH_FLOATING_TYPES_AND2(at::kHalf, at::kBFloat16, x.scalar_type(), "torch_cpu_rrelu", [&] {
+    using opmath_t = at::opmath_type<scalar_t>;
+    // torch: lower_.to<opmath_t>(), then uniform_real_distribution<double>(lower, upper)
+    const double from = static_cast<opmath_t>(lower), to = static_cast<opmath_t>(upper);
+    const scalar_t* xp = x.const_data_ptr<scalar_t>();
+    scalar_t* op = out.data_ptr<scalar_t>();
+    scalar_t* np = noise.data_ptr<scalar_t>();
+    for (int64_t i = 0; i < x.numel(); ++i) {
+      if (xp[i] <= 0) {
+        // transformation::uniform_real: x (53 bits) * (to - from) + from in binary64, unfused (Activation.cpp
+        // is not a per-capability kernel: compiled without FMA in torch's x86 wheel)
+        const opmath_t r = static_cast<opmath_t>(tc::uniform_f64(s.random64()) * (to - from) + from);
+        op[i] = xp[i] * r;
+        np[i] = r;
+      } else {
+        np[i] = 1;
+        op[i] = xp[i];
+      }
+    }
+  });
 }
 
 namespace {

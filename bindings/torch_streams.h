@@ -68,6 +68,14 @@ at::Tensor cpu_standard_gamma(torch_cpu::State& s, const at::Tensor& alpha);    
 at::Tensor cpu_dirichlet(torch_cpu::State& s, const at::Tensor& alpha);                        // torch_cpu_gamma_ops.cpp
 at::Tensor cpu_poisson(torch_cpu::State& s, const at::Tensor& rate);                           // torch_cpu_poisson_ops.cpp
 at::Tensor cpu_binomial(torch_cpu::State& s, const at::Tensor& count, const at::Tensor& prob);  // torch_cpu_poisson_ops.cpp
+// torch's CPU rrelu_with_noise in training (_rrelu_with_noise_train): `x`
+// contiguous CPU float32/float64/float16/bfloat16; `out` and `noise` contiguous
+// CPU tensors of x's dtype and numel. Where x <= 0 (row-major order), r =
+// uniform_real_distribution<double>(lower, upper) (2 words; lower and upper
+// first rounded to the arithmetic type, float for the 16-bit types) in that
+// type, out = x r, noise = r; elsewhere out = x, noise = 1. torch_cpu_ops.cpp.
+void cpu_rrelu(torch_cpu::State& s, const at::Tensor& x, double lower, double upper, at::Tensor& out,
+               at::Tensor& noise);
 
 // torch CUDA stream: fills contiguous CPU `out` with draw `kind` (uniform,
 // normal, exponential, log_normal, geometric, cauchy, bernoulli, randint,

@@ -456,8 +456,41 @@ Outputs torch_stream_run(const OpRow& r, const Config& c, c10::ArrayRef<c10::IVa
       return {c10::IValue(int64_t{0})};  // sdp::SDPBackend::math: its dropout is aten's (torch's CPU choice)
     }
     case Form::tensor_param:
-    case Form::rrelu:
       throw NotReproduced(std::string(r.name));
+    case Form::rrelu: {
+      // torch's CPU rrelu_with_noise_out_cpu: in training, _rrelu_with_noise_train (cpu_rrelu: one uniform
+      // per element x <= 0, in row-major order); otherwise leaky_relu (no draw: torch's own)
+      if (!cpu) throw NotReproduced(std::string(r.name));
+      const at::Tensor self = args[0].toTensor();
+      at::Tensor noise = args[1].toTensor();
+      if (!args[4].toBool() || !float_type(self.scalar_type()) || self.numel() == 0) throw NoDraw();
+      checks(-1);
+      TORCH_CHECK(self.sizes() == noise.sizes(), "noise tensor shape must match self tensor shape. Got self.shape = ",
+                  self.sizes(), " noise.shape = ", noise.sizes());
+      if (in_block(self)) throw NotReproduced("a DTensor shard");
+      // torch writes noise through its data pointer, element i at position i
+      if (!noise.is_contiguous() || noise.scalar_type() != self.scalar_type())
+        throw NotReproduced("rrelu with a non-contiguous noise or one of another dtype");
+      const std::string ov = r.overload;
+      const bool inplace = std::string(r.name) == "rrelu_with_noise_";
+      const at::Tensor x = self.detach().to(at::kCPU).contiguous();
+      at::Tensor out = at::empty_like(x), nz = at::empty_like(x);
+      const double lower = args[2].toScalar().to<double>(), upper = args[3].toScalar().to<double>();
+      with_cpu_state(gen, [&](tc::State& s) { refusing([&] { ts::cpu_rrelu(s, x, lower, upper, out, nz); }); });
+      noise.copy_(nz);
+      if (inplace) {
+        at::Tensor dst = args[0].toTensor();
+        dst.copy_(out);
+        return {dst};
+      }
+      if (ov == "out") {
+        at::Tensor o = args[args.size() - 1].toTensor();
+        at::native::resize_output(o, self.sizes());
+        o.copy_(out);
+        return {o};
+      }
+      return {self.device().is_cpu() ? out : out.to(self.device())};
+    }
   }
   throw NotReproduced("no form");
 }

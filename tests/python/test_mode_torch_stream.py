@@ -48,7 +48,10 @@ def program(dev="cpu"):
             torch.multinomial(torch.rand(10, device=dev), 4), torch.multinomial(torch.rand(3, 6, device=dev), 1),
             F.dropout(torch.ones(50, device=dev), 0.3), F.dropout(torch.ones(4, 6, device=dev), 0.5),
             torch.normal(torch.zeros(10, device=dev), torch.ones(10, device=dev)),
-            torch.normal(2.0, torch.ones(7, device=dev)), torch.randn(3, 4, dtype=torch.complex64, device=dev)]
+            torch.normal(2.0, torch.ones(7, device=dev)), torch.randn(3, 4, dtype=torch.complex64, device=dev),
+            F.rrelu(torch.randn(30, device=dev), training=True),
+            F.rrelu(torch.randn(5, 4, dtype=torch.float64, device=dev).t(), 0.1, 0.6, training=True),
+            F.rrelu(torch.randn(9, dtype=torch.bfloat16, device=dev), training=True)]
     w = torch.empty(8, 6, device=dev)
     nn.init.kaiming_uniform_(w, a=5 ** 0.5)
     out.append(w.clone())
@@ -395,7 +398,17 @@ def _calls():
         lambda: torch.dropout(torch.ones(3, 8), 0.25, True), lambda: torch.nn.functional.alpha_dropout(
             torch.ones(40), 0.2, True), lambda: torch.nn.functional.dropout2d(torch.ones(2, 3, 4, 4), 0.5),
         lambda: torch.nn.functional.scaled_dot_product_attention(*[torch.ones(1, 2, 4, 8)] * 3, dropout_p=0.3),
+        # rrelu in training: one uniform per element <= 0 (in-place, out= with its noise, double, bfloat16)
+        lambda: F.rrelu_(torch.randn(40, dtype=torch.float64), 0.2, 0.7, training=True),
+        lambda: _rrelu_out(torch.randn(6, 5).t()), lambda: F.rrelu(torch.zeros(8, dtype=torch.bfloat16), training=True),
+        lambda: F.rrelu(torch.randn(10), training=False),  # leaky_relu: no draw
     ]
+
+
+def _rrelu_out(x):
+    noise, out = torch.empty(x.shape), torch.empty(x.shape)  # (torch does not resize out: it writes numel values)
+    torch.ops.aten.rrelu_with_noise.out(x, noise, 0.125, 0.5, True, out=out)
+    return torch.stack([out, noise])
 
 
 def test_a_sweep_of_calls_equals_this_hosts_torch():
