@@ -43,10 +43,10 @@ at::Tensor xrng::torch_streams::cpu_dirichlet(tc::State& s, const at::Tensor& al
   check_alpha(alpha, "dirichlet");
   const int64_t k = alpha.dim() == 0 ? 1 : alpha.size(-1);
   const int64_t n = alpha.numel();
-  if (n > 0 && k > 2)
-    throw std::invalid_argument("torch_cpu dirichlet: rows of " + std::to_string(k) +
-                                " categories are not supported (torch's sum of more than 2 depends on its reduction "
-                                "order; rows of 1 or 2 only)");
+  if (n == k && k >= tc::kTorchCpuSumGrain)
+    throw std::invalid_argument("torch_cpu dirichlet: a single row of " + std::to_string(k) +
+                                " categories (32768 or more) is not supported: torch sums it across its threads, in "
+                                "an order that depends on their number");
   at::Tensor out = at::empty(alpha.sizes(), alpha.options());
   if (n == 0) return out;
   const int64_t rows = n / k;
@@ -102,6 +102,8 @@ void register_torch_cpu_gamma(py::module_& m) {
         "torch._standard_gamma(alpha) on the torch CPU stream: a contiguous CPU float32/float64 alpha; `state` (a "
         "torch CPU generator state, 5056 uint8) advanced in place as torch's generator; values bit for bit torch's");
   m.def("torch_cpu_dirichlet", &dirichlet, py::arg("state"), py::arg("alpha"),
-        "torch._sample_dirichlet(alpha) on the torch CPU stream, rows of 1 or 2 categories (ValueError for longer "
-        "rows): a contiguous CPU float32/float64 alpha; `state` advanced in place; values bit for bit torch's");
+        "torch._sample_dirichlet(alpha) on the torch CPU stream (torch's x86 CPU sum: its AVX2 kernel, which its "
+        "AVX-512 build runs too, and its default kernel): a contiguous CPU float32/float64 alpha (ValueError for a "
+        "single row of 32768 or more categories, which torch sums across its threads); `state` advanced in place; "
+        "values bit for bit torch's");
 }

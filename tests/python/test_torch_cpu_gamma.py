@@ -2,9 +2,11 @@
 (xrng._C.torch_cpu_standard_gamma / torch_cpu_dirichlet) against the
 installed torch, bit for bit: the values and the generator's state after.
 
-torch's gamma (ATen/native/Distributions.cpp) is no per-capability kernel;
-the capability runs still differ in nothing it calls, which the last tests
-check by running torch under ATEN_CPU_CAPABILITY=avx2 and =default.
+torch's gamma (ATen/native/Distributions.cpp) is no per-capability kernel.
+Dirichlet's row sums are torch's CPU sum kernel (SumKernel.cpp cascade_sum,
+4-double vectors in its AVX2 and default builds; its AVX-512 build registers
+no sum kernel and runs AVX2's): the last tests run torch under
+ATEN_CPU_CAPABILITY=avx2, =default and =avx512.
 """
 import os
 import pathlib
@@ -115,6 +117,29 @@ def test_dirichlet_matches_torch(dtype, k):
         _xrng_and_torch(_C.torch_cpu_dirichlet, torch._sample_dirichlet, alpha, seed)
 
 
+DIRICHLET_KS = list(range(3, 41)) + [63, 64, 65, 127, 128, 129, 255, 256, 257, 1000, 1023, 1024, 1025, 4099]
+
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=["f32", "f64"])
+def test_dirichlet_rows_of_3_and_more_match_torch(dtype):
+    # the row sums in torch's cascade order (k < 4: in order; k >= 4: four
+    # lanes of vectors, the left-overs, the lanes; levels of 16 and more)
+    for seed in SEEDS[:2]:
+        for k in DIRICHLET_KS:
+            for rows in (1, 3):
+                for a in (0.1, 1.0, "mixed"):
+                    _xrng_and_torch(_C.torch_cpu_dirichlet, torch._sample_dirichlet,
+                                    _dirichlet_alpha(a, rows, k, dtype, seed), seed)
+        # 3-d, and a tensor of 32768+ elements in several rows (torch's
+        # threads take whole rows), a single row just under the split
+        for shape in [(2, 3, 7), (4, 1, 33), (5, 10000), (1, 32767), (32767,)]:
+            numel = 1
+            for d in shape:
+                numel *= d
+            alpha = torch.exp(torch.linspace(-5, 5, numel, dtype=torch.float64)).reshape(shape).to(dtype)
+            _xrng_and_torch(_C.torch_cpu_dirichlet, torch._sample_dirichlet, alpha, seed)
+
+
 def test_dirichlet_uses_cached_normal():
     g = torch.Generator().manual_seed(5)
     torch.randn(3, dtype=torch.float64, generator=g)
@@ -125,8 +150,10 @@ def test_dirichlet_uses_cached_normal():
 def test_refusals_leave_the_state():
     st = torch.Generator().manual_seed(3).get_state()
     before = st.clone()
-    with pytest.raises(ValueError, match="1 or 2"):
-        _C.torch_cpu_dirichlet(st, torch.ones(4, 3))
+    with pytest.raises(ValueError, match="32768"):  # one row torch splits over its threads
+        _C.torch_cpu_dirichlet(st, torch.ones(32768))
+    with pytest.raises(ValueError, match="32768"):
+        _C.torch_cpu_dirichlet(st, torch.ones(1, 1, 40000, dtype=torch.float64))
     for dt in (torch.float16, torch.bfloat16, torch.int64):
         with pytest.raises(NotImplementedError, match="gamma_cpu"):
             _C.torch_cpu_standard_gamma(st, torch.ones(3, dtype=dt))
@@ -152,20 +179,23 @@ for seed in (0, 1, 2024):
         torch.randn(1, dtype=torch.float64, generator=g)
         st = g.get_state()
         out["g"].append((st, a, torch._standard_gamma(a, generator=g), g.get_state()))
-        b = a[:300].reshape(150, 2)
-        st = g.get_state()
-        out["d"].append((st, b, torch._sample_dirichlet(b, generator=g), g.get_state()))
+        for k in (2, 3, 4, 5, 7, 8, 9, 16, 17, 33, 100, 257, 1000, 5000):
+            b = a.repeat(5000 // 301 + 2)[: k * (1 + 600 // k)].reshape(-1, k)
+            st = g.get_state()
+            out["d"].append((st, b, torch._sample_dirichlet(b, generator=g), g.get_state()))
 torch.save(out, sys.argv[1])
 """
 
 
-@pytest.mark.parametrize("cap", ["avx2", "default"])
+@pytest.mark.parametrize("cap", ["avx2", "default", "avx512"])
 def test_same_under_cpu_capability(cap):
     with tempfile.TemporaryDirectory() as d:
         path = pathlib.Path(d) / "out.pt"
         env = dict(os.environ, ATEN_CPU_CAPABILITY=cap)
         subprocess.run([sys.executable, "-c", _SUB, str(path)], env=env, check=True, timeout=300)
         out = torch.load(path)
+    if cap == "avx512" and out["cap"].lower() != "avx512":
+        pytest.skip(f"this CPU has no AVX-512 (torch ran {out['cap']})")
     assert out["cap"].lower() == cap.lower(), out["cap"]
     for key, fn in (("g", _C.torch_cpu_standard_gamma), ("d", _C.torch_cpu_dirichlet)):
         for st, a, want, st_after in out[key]:
