@@ -166,3 +166,54 @@ TEST_CASE("torch_cpu_pow: glibc_pow equals this host's pow on finite inputs and 
   CHECK(c.sub > 1000);
   CHECK(c.big > 1000);  // near overflow (the k > 0 special case)
 }
+
+TEST_CASE("torch_cpu_gamma: torch's row sum order (cascade_sum with 4-double vectors)") {
+  // Values whose sum depends on the order: 1s that vanish when added to
+  // 2^53 one by one, but not when summed first.
+  const double big = 0x1p53;
+  {
+    // k = 5: lanes (1, 1, 1, 1), left-over 2^53 first: 0 + 2^53, then each 1 lost.
+    const double x[5] = {1, 1, 1, 1, big};
+    CHECK(tc::torch_cpu_row_sum(x, 5) == big);
+  }
+  {
+    // k = 3 (fewer than a vector): in order from 0: 2^53 + 1 + 1 + ... ties to even each time.
+    const double x[3] = {big, 1, 1};
+    CHECK(tc::torch_cpu_row_sum(x, 3) == big);
+    const double y[3] = {1, 1, big};
+    CHECK(tc::torch_cpu_row_sum(y, 3) == big + 2);
+  }
+  {
+    // k = 8: two vectors, lane-wise sums (1 + 1 = 2 in lanes 1..3), lanes added to the
+    // (empty) left-overs in order: 0 + (2^53 + 1 -> 2^53) + 2 + 2 + 2.
+    const double x[8] = {big, 1, 1, 1, 1, 1, 1, 1};
+    CHECK(tc::torch_cpu_row_sum(x, 8) == big + 6);
+  }
+  {
+    // k = 64: 16 vectors as 4 columns (vector 4i + c into column c; a level step takes 16
+    // rows of them, so no cascade here); lane 0 of column 0 sums 2^53 + 1 + 1 + 1 (2^53:
+    // each 1 lost), then columns 1..3 add 4 each: 2^53 + 12; lanes 1..3 hold 16 each; a
+    // sequential sum of 2^53 and 63 ones gives 2^53.
+    std::vector<double> x(64, 1.0);
+    x[0] = big;
+    const double seq = [&] {
+      double s = 0;
+      for (double v : x) s += v;
+      return s;
+    }();
+    CHECK(seq == big);
+    CHECK(tc::torch_cpu_row_sum(x.data(), 64) == big + 60);  // 0 + (2^53 + 12) + 16 + 16 + 16
+  }
+}
+
+TEST_CASE("torch_cpu_gamma: alpha 0 draws nothing; a long single dirichlet row is refused before drawing") {
+  tc::State s(42), s0(42);
+  CHECK(tc::standard_gamma_value<float>(s, 0.0f) == std::numeric_limits<float>::min());
+  CHECK(tc::standard_gamma_value<double>(s, 0.0) == std::numeric_limits<double>::min());
+  CHECK(s.mt.left == s0.mt.left);
+  std::vector<float> a(40000, 1.0f), out(40000);
+  std::vector<double> g(40000);
+  CHECK_THROWS_AS(tc::dirichlet<float>(s, a.data(), 1, 40000, out.data(), g.data()), std::invalid_argument);
+  CHECK(s.mt.left == s0.mt.left);
+  CHECK(s.mt.state == s0.mt.state);
+}
