@@ -140,6 +140,15 @@ def test_dirichlet_rows_of_3_and_more_match_torch(dtype):
             _xrng_and_torch(_C.torch_cpu_dirichlet, torch._sample_dirichlet, alpha, seed)
 
 
+@pytest.mark.parametrize("dtype", DTYPES, ids=["f32", "f64"])
+def test_many_seeds(dtype):
+    for seed in range(100, 200):
+        _xrng_and_torch(_C.torch_cpu_standard_gamma, torch._standard_gamma, _alpha("mixed", 17, dtype, seed), seed)
+        k = 2 + seed % 7
+        _xrng_and_torch(_C.torch_cpu_dirichlet, torch._sample_dirichlet, _dirichlet_alpha("mixed", 5, k, dtype, seed),
+                        seed)
+
+
 def test_dirichlet_uses_cached_normal():
     g = torch.Generator().manual_seed(5)
     torch.randn(3, dtype=torch.float64, generator=g)
