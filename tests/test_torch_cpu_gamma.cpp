@@ -20,6 +20,15 @@
 #include "rng/torch_cpu.h"
 #include "rng/torch_cpu_gamma.h"
 
+#if defined(__GLIBC__) && defined(__x86_64__)
+// torch's libtorch_cpu.so binds pow@GLIBC_2.2.5 (the compatibility wrapper,
+// SVID error handling around the same __ieee754_pow ifunc), this binary's
+// ::pow is pow@GLIBC_2.29: the gamma domain is compared with both.
+extern "C" double xrng_test_pow_compat(double, double);
+__asm__(".symver xrng_test_pow_compat, pow@GLIBC_2.2.5");
+#define XRNG_TEST_POW_COMPAT 1
+#endif
+
 namespace {
 namespace tc = xrng::torch_cpu;
 namespace td = xrng::torch_cpu::detail;
@@ -37,12 +46,15 @@ const char* host_pow_unusable() {
 #endif
 }
 
+double host_pow(double x, double y) { return ::pow(x, y); }
+
 struct Counter {
+  double (*ref)(double, double) = host_pow;
   long n = 0, bad = 0, sub = 0, zero = 0, big = 0;
   double bx = 0, by = 0;
   void operator()(double x, double y) {
     volatile double vx = x, vy = y;  // (no constant folding of the reference)
-    const double want = ::pow(vx, vy), got = td::glibc_pow(x, y);
+    const double want = ref(vx, vy), got = td::glibc_pow(x, y);
     ++n;
     sub += want != 0 && std::fabs(want) < 0x1p-1022;
     zero += want == 0;
@@ -71,6 +83,16 @@ TEST_CASE("torch_cpu_pow: glibc_pow equals this host's pow on torch's gamma doma
   // alpha) for a float alpha (any positive float below 1, subnormals
   // included: y up to +inf), 1.0 / alpha for a double alpha.
   Counter c;
+#if defined(XRNG_TEST_POW_COMPAT)
+  Counter cc;  // the same inputs against pow@GLIBC_2.2.5, torch's
+  cc.ref = xrng_test_pow_compat;
+  auto both = [&](double x, double y) {
+    c(x, y);
+    cc(x, y);
+  };
+#else
+  auto& both = c;
+#endif
   tc::MT19937 mt(7);
   for (int i = 0; i < (1 << 21); ++i) {
     const double x = 1.0 - u53(mt);
@@ -78,11 +100,11 @@ TEST_CASE("torch_cpu_pow: glibc_pow equals this host's pow on torch's gamma doma
     const uint32_t fb = mt() % 0x3f800000u;
     float fa;
     std::memcpy(&fa, &fb, 4);
-    if (fa > 0) c(x, static_cast<double>(1.0f / fa));
+    if (fa > 0) both(x, static_cast<double>(1.0f / fa));
     // alpha log-uniform over the positive doubles below 1
     const uint64_t db = bits64(mt) % 0x3ff0000000000000ull;
     const double da = td::u2d(db);
-    if (da > 0) c(x, 1.0 / da);
+    if (da > 0) both(x, 1.0 / da);
   }
   // x near 0 (u near 1: k close to 2^53, x = m 2^-53), x near 1 (u small)
   for (int i = 0; i < (1 << 19); ++i) {
@@ -91,10 +113,10 @@ TEST_CASE("torch_cpu_pow: glibc_pow equals this host's pow on torch's gamma doma
     const double y = 1.0 / alpha, yf = static_cast<double>(1.0f / static_cast<float>(alpha));
     const double xs = static_cast<double>(1 + (mt() & 0xffff)) * 0x1p-53;
     const double xl = 1.0 - static_cast<double>(mt() & 0xffff) * 0x1p-53;
-    c(xs, y);
-    c(xs, yf);
-    c(xl, y);
-    c(xl, yf);
+    both(xs, y);
+    both(xs, yf);
+    both(xl, y);
+    both(xl, yf);
   }
   // alphas of torch's tests and the edges: 1e-30, 0.01, 0.1, 0.5, 0.999, the
   // smallest float and double, just below 1.
@@ -103,14 +125,19 @@ TEST_CASE("torch_cpu_pow: glibc_pow equals this host's pow on torch's gamma doma
   for (double a : alphas)
     for (int i = 0; i < (1 << 14); ++i) {
       const double x = 1.0 - u53(mt);
-      c(x, 1.0 / a);
-      c(x, static_cast<double>(1.0f / static_cast<float>(a)));
+      both(x, 1.0 / a);
+      both(x, static_cast<double>(1.0f / static_cast<float>(a)));
     }
   MESSAGE("pow on the gamma domain: " << c.n << " inputs (" << c.sub << " subnormal, " << c.zero << " zero results), " << c.bad << " differ");
   CHECK_MESSAGE(c.bad == 0, "first difference at x = " << c.bx << ", y = " << c.by);
   CHECK(c.n > 5000000);
   CHECK(c.sub > 1000);  // results in the subnormals (the underflow special case) compared too
   CHECK(c.zero > 1000);
+#if defined(XRNG_TEST_POW_COMPAT)
+  MESSAGE("the same against pow@GLIBC_2.2.5 (torch's): " << cc.n << " inputs, " << cc.bad << " differ");
+  CHECK_MESSAGE(cc.bad == 0, "first difference at x = " << cc.bx << ", y = " << cc.by);
+  CHECK(cc.n == c.n);
+#endif
 }
 
 TEST_CASE("torch_cpu_pow: glibc_pow equals this host's pow on finite inputs and every special case") {

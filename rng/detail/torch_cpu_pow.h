@@ -26,8 +26,12 @@
 // release/2.36 branch head (the one later fix, BZ #33563 in 2025, only
 // touches the non-FMA build's upward rounding mode).
 //
+// torch's libtorch_cpu.so binds pow@GLIBC_2.2.5, the compatibility wrapper
+// around the same __ieee754_pow ifunc (SVID error handling: on gamma's
+// domain, x in (0, 1] and y > 0, it returns __ieee754_pow's value).
 // tests/test_torch_cpu_gamma.cpp compares glibc_pow with this host's pow
-// bit for bit (millions of inputs, every special case).
+// (both symbol versions on gamma's domain) bit for bit: millions of inputs,
+// every special case.
 #pragma once
 
 #include <cmath>
