@@ -1,5 +1,5 @@
-// torch's CPU gamma and Dirichlet draws (torch.\_standard_gamma,
-// torch.\_sample_dirichlet: ATen/native/Distributions.cpp _s_gamma_cpu and
+// torch's CPU gamma and Dirichlet draws (torch._standard_gamma,
+// torch._sample_dirichlet: ATen/native/Distributions.cpp _s_gamma_cpu and
 // _s_dirichlet_cpu, torch 2.15) on torch's CPU generator (rng/torch_cpu.h
 // State), bit for bit on any host. docs/spec-drafts/torch-cpu-gamma.md
 // defines them.
@@ -33,10 +33,10 @@
 
 namespace xrng::torch_cpu {
 
-// sample_gamma<T, double>(alpha) (T = float or double, torch's scalar_t),
-// before torch's clamp: the value as a double (the caller rounds it to T).
-// Consumes the generator's words in torch's order; any alpha torch accepts
-// (NaN and negative alphas give NaN after some draws, as torch's).
+// sample_gamma<T, double>(alpha) (T = float or double, torch's scalar_t):
+// the binary64 sample rounded to T, before torch's clamp. Consumes the
+// generator's words in torch's order; any alpha (torch refuses none: NaN
+// and negative alphas give NaN after some draws, +inf gives +inf).
 template <class T>
 inline T sample_gamma(State& s, T alpha) {
   static_assert(std::is_same_v<T, float> || std::is_same_v<T, double>, "float or double");
