@@ -19,6 +19,13 @@ def torch_cpu_draw(state: torch.Tensor, kind: str, kernel: str, out: torch.Tenso
     geometric, log_normal, cauchy, randint, random (random_() without a range), random_from (random_(from, None),
     from = ilow; -2**63: the full 64-bit range), bernoulli, randperm), advancing `state` in place as torch's
     generator would (rng/torch_cpu.h)."""
+def torch_cpu_standard_gamma(state: torch.Tensor, alpha: torch.Tensor) -> torch.Tensor:
+    """torch._standard_gamma(alpha) on the torch CPU stream: a contiguous CPU float32/float64 alpha; `state`
+    advanced in place as torch's generator would (rng/torch_cpu_gamma.h); other dtypes raise NotImplementedError
+    as torch does."""
+def torch_cpu_dirichlet(state: torch.Tensor, alpha: torch.Tensor) -> torch.Tensor:
+    """torch._sample_dirichlet(alpha) on the torch CPU stream (torch's x86 CPU row sum); ValueError for a single
+    row of 32768 or more categories (torch sums it across its threads); `state` advanced in place."""
 def torch_cuda_draw(seed: int, offset: int, kind: str, sm_count: int, threads_per_sm: int, out: torch.Tensor,
                     a: float = 0.0, b: float = 1.0, ilow: int = 0, ihigh: int = 0) -> int:
     """Fills contiguous CPU `out` with torch CUDA stream draw `kind` (uniform, normal, exponential, log_normal,
