@@ -67,7 +67,7 @@ bool same32(float a, float b) { return td::f2u(a) == td::f2u(b) || (std::isnan(a
 
 }  // namespace
 
-TEST_CASE("torch_cpu_poisson: glibc_lgamma equals this host's glibc lgamma on (0, inf]") {
+TEST_CASE("torch_cpu_poisson: glibc_lgamma equals this host's glibc lgamma on (0, inf], the poles, (-2^-70, 0)") {
   if (!glibc_reference_here()) return;
   long n = 0, bad = 0;
   double first_bad = 0;
@@ -115,7 +115,14 @@ TEST_CASE("torch_cpu_poisson: glibc_lgamma equals this host's glibc lgamma on (0
       check(td::u2d(base + static_cast<uint64_t>(d)));
       check(td::u2d(base + (static_cast<uint64_t>(d) << 32)));
     }
-  for (double x : {0.0, -0.0, std::numeric_limits<double>::infinity(), std::numeric_limits<double>::quiet_NaN(),
+  // the negatives reproduced: poles (negative integers, everything from -2^52 down) and |x| < 2^-70
+  for (int64_t k = 1; k <= 100; ++k) check(-static_cast<double>(k));
+  for (int i = 0; i < 4096; ++i) {
+    check(-td::u2d(((bits64() % 0x3b9) << 52) | (bits64() >> 12)));
+    check(-td::u2d((static_cast<uint64_t>(1075 + bits64() % 970) << 52) | (bits64() >> 12)));
+  }
+  for (double x : {-std::numeric_limits<double>::infinity(), -0x1p52, -0x1p53, -1e300,
+                   0.0, -0.0, std::numeric_limits<double>::infinity(), std::numeric_limits<double>::quiet_NaN(),
                    std::numeric_limits<double>::denorm_min(), std::numeric_limits<double>::max(), 1.0, 2.0, 0.5, 3.0,
                    8.0, 0x1p58, 0x1p63, 0x1p64})
     check(x);

@@ -21,8 +21,9 @@
 //    lgamma's minimum or rational approximations after a shift, [2, 8) by a
 //    rational approximation on [2, 3) and the recurrence, [8, 2^58) by
 //    Stirling's series in 1/x, [2^58, inf) by x (log x - 1).
-//    Reproduced: every x > 0, +-0, +-inf and NaN. Negative non-integers
-//    (glibc's sin_pi reflection and __lgamma_neg) are not: no torch stream
+//    Reproduced: every x > 0, +-0, +-inf, NaN, the negative integers (+inf)
+//    and -2^-70 < x < 0. Other negative non-integers (glibc's sin_pi
+//    reflection and __lgamma_neg) are not: no torch stream
 //    gives them (sample_poisson's argument is k + 1 >= 1); the function
 //    returns a quiet NaN there, and tests never compare it.
 //  * log1pf: fdlibm's s_log1pf.c (glibc sysdeps/ieee754/flt-32, 2.36;
@@ -76,15 +77,18 @@ inline constexpr double kLgW[7] = {0x1.acfe390c97d69p-2,  0x1.555555555553bp-4, 
                                    -0x1.ab89d0b9e43e4p-10};
 
 // glibc 2.36 lgamma(x) (its __ieee754_lgamma_r; the lgamma wrapper only
-// sets errno) for x > 0, +-0, +-inf, NaN; a quiet NaN for x < 0 (not
-// reproduced, see above).
+// sets errno) for x > 0, +-0, +-inf, NaN, negative integers, x > -2^-70; a
+// quiet NaN for the other x < 0 (not reproduced, see above).
 inline double glibc_lgamma(double x) {
   const uint32_t hx = hi_word(x), lx = lo_word(x);
   const uint32_t ix = hx & 0x7fffffffu;
   if (ix >= 0x7ff00000u) return x * x;                               // inf, NaN
   if ((ix | lx) == 0) return 1.0 / std::fabs(x);                      // +-0: +inf
-  if (hx >> 31) return std::numeric_limits<double>::quiet_NaN();      // x < 0: not reproduced
-  if (ix < 0x3b900000u) return -glibc_log(x);                         // x < 2^-70
+  if (ix < 0x3b900000u) return -glibc_log(std::fabs(x));             // |x| < 2^-70
+  if (hx >> 31) {
+    if (x == std::floor(x)) return std::numeric_limits<double>::infinity();  // a pole (-2^52 and below: all poles)
+    return std::numeric_limits<double>::quiet_NaN();                         // other x < 0: not reproduced
+  }
   // lgamma(1) = lgamma(2) = 0 exactly
   if ((ix == 0x3ff00000u && lx == 0) || (ix == 0x40000000u && lx == 0)) return 0.0;
   if (ix < 0x40000000u) {  // x < 2
