@@ -449,6 +449,7 @@ PyMethodDef g_fast_draw_def = {"_fast_draw", reinterpret_cast<PyCFunction>(reint
 
 void register_torch_cpu(py::module_& m);  // torch_cpu_ops.cpp
 void register_torch_cpu_gamma(py::module_& m);  // torch_cpu_gamma_ops.cpp
+void register_torch_cpu_poisson(py::module_& m);  // torch_cpu_poisson_ops.cpp
 void register_torch_cpu_fast(py::module_& m);  // torch_cpu_fast.cpp
 void register_torch_cuda(py::module_& m);  // torch_cuda_ops.cpp
 
@@ -465,6 +466,7 @@ PYBIND11_MODULE(_C, m) {
 
   register_torch_cpu(m);
   register_torch_cpu_gamma(m);
+  register_torch_cpu_poisson(m);
   register_torch_cpu_fast(m);
   register_torch_cuda(m);
   m.attr("stream_version") = xrng::kStreamVersion;

@@ -26,6 +26,14 @@ def torch_cpu_standard_gamma(state: torch.Tensor, alpha: torch.Tensor) -> torch.
 def torch_cpu_dirichlet(state: torch.Tensor, alpha: torch.Tensor) -> torch.Tensor:
     """torch._sample_dirichlet(alpha) on the torch CPU stream (torch's x86 CPU row sum); ValueError for a single
     row of 32768 or more categories (torch sums it across its threads); `state` advanced in place."""
+def torch_cpu_poisson(state: torch.Tensor, rate: torch.Tensor) -> torch.Tensor:
+    """torch.poisson(rate) on the torch CPU stream (rng/torch_cpu_poisson.h): contiguous CPU rate (float32, float64,
+    float16, bfloat16), a new tensor of its shape and dtype, advancing `state` in place as torch's generator.
+    ValueError before drawing for a negative or NaN rate."""
+def torch_cpu_binomial(state: torch.Tensor, count: torch.Tensor, prob: torch.Tensor) -> torch.Tensor:
+    """torch.binomial(count, prob) on the torch CPU stream: contiguous CPU count and prob of one shape and dtype
+    (float32 or float64), a new tensor of that shape and dtype, advancing `state` in place as torch's generator.
+    ValueError before drawing for what torch refuses and for a NaN count with prob in (0, 1) (torch never returns)."""
 def torch_cuda_draw(seed: int, offset: int, kind: str, sm_count: int, threads_per_sm: int, out: torch.Tensor,
                     a: float = 0.0, b: float = 1.0, ilow: int = 0, ihigh: int = 0) -> int:
     """Fills contiguous CPU `out` with torch CUDA stream draw `kind` (uniform, normal, exponential, log_normal,
