@@ -4,6 +4,7 @@
 #include <ATen/CPUGeneratorImpl.h>
 #include <ATen/Dispatch_v2.h>
 #include <ATen/native/Resize.h>
+#include <ATen/ExpandUtils.h>
 #include <c10/util/Exception.h>
 
 #include <algorithm>
@@ -16,6 +17,7 @@
 #include <type_traits>
 
 #include "../torch_streams.h"
+#include "rng/torch_cpu_gamma.h"  // kTorchCpuSumGrain
 #include "rng/torch_cuda_multinomial.h"
 #include "blocks.h"
 #include "draws.h"
@@ -455,8 +457,49 @@ Outputs torch_stream_run(const OpRow& r, const Config& c, c10::ArrayRef<c10::IVa
       if (!cpu) throw NotReproduced("attention with dropout (the GPU's fused kernels draw with their own layout)");
       return {c10::IValue(int64_t{0})};  // sdp::SDPBackend::math: its dropout is aten's (torch's CPU choice)
     }
-    case Form::tensor_param:
-      throw NotReproduced(std::string(r.name));
+    case Form::tensor_param: {
+      // torch's CPU kernels of _standard_gamma, _sample_dirichlet, poisson and binomial
+      // (torch_cpu_gamma_ops.cpp, torch_cpu_poisson_ops.cpp): their output is a new contiguous tensor of the
+      // (first) parameter's shape, its elements drawn in row-major order; a parameter on another device is
+      // drawn on the host and moved (torch's CPU values on every device). torch-cuda: not reproduced.
+      if (!cpu) throw NotReproduced(std::string(r.name));
+      const std::string op = r.name;
+      const at::Tensor x = args[0].toTensor();
+      const bool binomial = op == "binomial";
+      const at::Tensor p = binomial ? args[1].toTensor() : at::Tensor();
+      if (in_block(x) || (binomial && in_block(p))) throw NotReproduced("a DTensor shard");
+      const at::ScalarType st = x.scalar_type();
+      // torch's CPU kernels take float32 and float64 (and binomial one dtype, prob broadcast to count's
+      // shape); on the CPU anything else is torch's own kernel's (its error), elsewhere not reproduced
+      const bool taken = (st == at::kFloat || st == at::kDouble) &&
+                         (!binomial || (p.scalar_type() == st && at::is_expandable_to(p.sizes(), x.sizes()) &&
+                                        p.device() == x.device()));
+      if (!taken) {
+        if (x.device().is_cpu()) throw NoDraw();
+        throw NotReproduced(op + " of dtype " + std::string(c10::toString(st)) + " (torch's CPU kernel has none)");
+      }
+      if (x.numel() == 0) throw NoDraw();
+      if (op == "_sample_dirichlet" && x.numel() == (x.dim() == 0 ? 1 : x.size(-1)) &&
+          x.numel() >= tc::kTorchCpuSumGrain)  // torch sums one such row across its threads
+        throw NotReproduced("a single Dirichlet row of 32768 or more categories (torch's sum of it depends on its "
+                            "thread count)");
+      const at::Tensor xh = x.detach().to(at::kCPU).contiguous();
+      const at::Tensor ph = binomial ? p.detach().to(at::kCPU).expand(x.sizes()).contiguous() : at::Tensor();
+      at::Tensor host;
+      with_cpu_state(gen, [&](tc::State& s) {
+        refusing([&] {
+          if (op == "_standard_gamma")
+            host = ts::cpu_standard_gamma(s, xh);
+          else if (op == "_sample_dirichlet")
+            host = ts::cpu_dirichlet(s, xh);
+          else if (op == "poisson")
+            host = ts::cpu_poisson(s, xh);
+          else
+            host = ts::cpu_binomial(s, xh, ph);
+        });
+      });
+      return {x.device().is_cpu() ? host : host.to(x.device())};
+    }
     case Form::rrelu: {
       // torch's CPU rrelu_with_noise_out_cpu: in training, _rrelu_with_noise_train (cpu_rrelu: one uniform
       // per element x <= 0, in row-major order); otherwise leaky_relu (no draw: torch's own)

@@ -15,7 +15,7 @@ from typing import Optional
 
 import torch
 
-from . import _C, _TORCH_GENS, _position, _source, _torch_refusal
+from . import _C, _TORCH_GENS, _position, _source, _torch_cpu, _torch_refusal
 from ._sampling import _into, _release_refused
 
 _FLOATS = (torch.float32, torch.float64, torch.float16, torch.bfloat16)
@@ -26,11 +26,12 @@ WORDS_PER_ELEMENT = _C.registry()["tensor_draws"]["gamma"]["words"]
 
 class _GammaFn(torch.autograd.Function):
     """The draw with torch's gradient of _standard_gamma: d sample / d alpha =
-    _standard_gamma_grad(alpha, sample) (implicit reparameterisation)."""
+    _standard_gamma_grad(alpha, sample) (implicit reparameterisation).
+    ``draw(alpha)`` gives the sample (xrng's operator, or torch's CPU stream)."""
 
     @staticmethod
-    def forward(ctx, alpha, pos):
-        out = torch.ops.xrng.gamma(alpha, pos)
+    def forward(ctx, alpha, draw):
+        out = draw(alpha)
         ctx.save_for_backward(alpha, out)
         return out
 
@@ -47,8 +48,8 @@ class _DirichletFn(torch.autograd.Function):
     torch.distributions.dirichlet._Dirichlet)."""
 
     @staticmethod
-    def forward(ctx, alpha, pos):
-        x = torch.ops.xrng.dirichlet(alpha, pos)
+    def forward(ctx, alpha, draw):
+        x = draw(alpha)
         ctx.save_for_backward(x, alpha)
         return x
 
@@ -69,16 +70,21 @@ class _PoissonFn(torch.autograd.Function):
     a rate that requires grad gets a graph, as torch.poisson's output has."""
 
     @staticmethod
-    def forward(ctx, rate, pos):
-        return torch.ops.xrng.poisson_counts(rate, pos)
+    def forward(ctx, rate, draw):
+        return draw(rate)
 
     @staticmethod
     def backward(ctx, grad):
         return torch.zeros_like(grad), None
 
 
+_FNS = {"gamma": _GammaFn, "dirichlet": _DirichletFn, "poisson": _PoissonFn}
+_OPS = {"gamma": "gamma", "dirichlet": "dirichlet", "poisson": "poisson_counts"}
+
+
 def _draw(what: str, alpha, seed, subseq, offset, generator, out):
-    if isinstance(generator, _TORCH_GENS):
+    torch_cpu = isinstance(generator, _torch_cpu.TorchCPUGenerator)
+    if isinstance(generator, _TORCH_GENS) and not torch_cpu:
         raise NotImplementedError(_torch_refusal(generator, what))
     name = "rate" if what == "poisson" else "alpha"
     if not isinstance(alpha, torch.Tensor):
@@ -90,19 +96,20 @@ def _draw(what: str, alpha, seed, subseq, offset, generator, out):
     if out is not None and (out.dtype != alpha.dtype or out.device != alpha.device):
         raise ValueError(f"{what}: out must have {name}'s dtype and device ({alpha.dtype}, {alpha.device}), "
                          f"got {out.dtype}, {out.device}")
+    grad = alpha.requires_grad and torch.is_grad_enabled()
+    if torch_cpu:  # torch's CPU kernel on torch's CPU stream (_torch_cpu.tensor_param), torch's gradient
+        if seed is not None or subseq or offset:
+            raise TypeError(f"{what}: seed/subseq/offset do not apply to a torch_cpu generator")
+        draw = lambda a: _torch_cpu.tensor_param(generator, what, a)  # noqa: E731
+        return _into(out, _FNS[what].apply(alpha, draw) if grad else draw(alpha))
     words = WORDS_PER_ELEMENT * alpha.numel()
     if words >= 2**63:
         raise ValueError(f"{what}: the draw needs {words} stream words (at most 2**63 - 1 per draw)")
     src = _source(seed, subseq, offset, generator)
     pos = _position(src, "bits", [], [], torch.uint32, words, 0)
+    op = getattr(torch.ops.xrng, _OPS[what])
     try:
-        if what == "poisson":
-            res = _PoissonFn.apply(alpha, pos) if alpha.requires_grad and torch.is_grad_enabled() else \
-                torch.ops.xrng.poisson_counts(alpha, pos)
-        elif alpha.requires_grad and torch.is_grad_enabled():
-            res = (_GammaFn if what == "gamma" else _DirichletFn).apply(alpha, pos)
-        else:
-            res = getattr(torch.ops.xrng, what)(alpha, pos)
+        res = _FNS[what].apply(alpha, lambda a: op(a, pos)) if grad else op(alpha, pos)
     except (ValueError, RuntimeError):
         _release_refused(src, pos, words)
         raise
@@ -133,6 +140,12 @@ def gamma(alpha: torch.Tensor, *, seed: Optional[int] = None, subseq: int = 0, o
     starts, as for every xrng draw; neither: :data:`xrng.default_generator`.
     Differentiable in ``alpha`` (torch's ``_standard_gamma_grad``).
 
+    ``generator`` may also be an :func:`xrng.torch_cpu` generator: then the
+    values and the generator's advance are those of torch's CPU kernel with
+    that torch generator (float32 and float64, as torch's CPU kernel; SPEC.md
+    sections 14.4 and 14.5), on any host, and ``seed`` / ``subseq`` / ``offset`` do not
+    apply (TypeError).
+
     Raises ``ValueError`` (one line, before anything is written) for an
     alpha that is not finite and > 0 or of another dtype, ``TypeError`` for a
     non-tensor.
@@ -154,6 +167,12 @@ def dirichlet(alpha: torch.Tensor, *, seed: Optional[int] = None, subseq: int = 
     [smallest normal, largest value below 1] as torch's. Words, positions,
     errors: as :func:`gamma`. Differentiable in ``alpha`` (torch's
     ``_dirichlet_grad``, as ``torch.distributions.Dirichlet.rsample``).
+
+    ``generator`` may also be an :func:`xrng.torch_cpu` generator: then the
+    values and the generator's advance are those of torch's CPU kernel with
+    that torch generator (float32 and float64, as torch's CPU kernel; SPEC.md
+    sections 14.4 and 14.5), on any host, and ``seed`` / ``subseq`` / ``offset`` do not
+    apply (TypeError).
     """
     return _draw("dirichlet", alpha, seed, subseq, offset, generator, out)
 
@@ -177,6 +196,12 @@ def poisson(rate: torch.Tensor, *, seed: Optional[int] = None, subseq: int = 0, 
     respect to ``rate`` is zero, as torch's. Raises ``ValueError`` (one line, before anything is written)
     for a rate that is negative, NaN or above ``2**32`` (where the
     rejection test would lose its accuracy) or of another dtype.
+
+    ``generator`` may also be an :func:`xrng.torch_cpu` generator: then the
+    values and the generator's advance are those of torch's CPU kernel with
+    that torch generator (float32 and float64, as torch's CPU kernel; SPEC.md
+    sections 14.4 and 14.5), on any host, and ``seed`` / ``subseq`` / ``offset`` do not
+    apply (TypeError).
     """
     return _draw("poisson", rate, seed, subseq, offset, generator, out)
 
@@ -185,8 +210,8 @@ class _BinomialFn(torch.autograd.Function):
     """The draw with torch's gradient of binomial: zero for count and prob."""
 
     @staticmethod
-    def forward(ctx, count, prob, pos):
-        return torch.ops.xrng.binomial_counts(count, prob, pos)
+    def forward(ctx, count, prob, draw):
+        return draw(count, prob)
 
     @staticmethod
     def backward(ctx, grad):
@@ -216,8 +241,15 @@ def binomial(count: torch.Tensor, prob: torch.Tensor, *, seed: Optional[int] = N
     written) for a count that is not an integer in ``[0, 2**32]``, a prob
     outside ``[0, 1]`` or NaN, another dtype, shapes that do not broadcast,
     and ``TypeError`` for a non-tensor.
+
+    ``generator`` may also be an :func:`xrng.torch_cpu` generator: then the
+    values and the generator's advance are those of torch's CPU kernel with
+    that torch generator (float32 and float64, as torch's CPU kernel; SPEC.md
+    sections 14.4 and 14.5), on any host, and ``seed`` / ``subseq`` / ``offset`` do not
+    apply (TypeError).
     """
-    if isinstance(generator, _TORCH_GENS):
+    torch_cpu = isinstance(generator, _torch_cpu.TorchCPUGenerator)
+    if isinstance(generator, _TORCH_GENS) and not torch_cpu:
         raise NotImplementedError(_torch_refusal(generator, "binomial"))
     for name, t in (("count", count), ("prob", prob)):
         if not isinstance(t, torch.Tensor):
@@ -235,16 +267,20 @@ def binomial(count: torch.Tensor, prob: torch.Tensor, *, seed: Optional[int] = N
         raise ValueError(f"binomial: count {tuple(count.shape)} and prob {tuple(prob.shape)} do not broadcast") \
             from None
     c, p = c.contiguous(), p.contiguous()
+    grad = (c.requires_grad or p.requires_grad) and torch.is_grad_enabled()
+    if torch_cpu:  # torch's CPU kernel on torch's CPU stream (_torch_cpu.tensor_param)
+        if seed is not None or subseq or offset:
+            raise TypeError("binomial: seed/subseq/offset do not apply to a torch_cpu generator")
+        draw = lambda a, b: _torch_cpu.tensor_param(generator, "binomial", a, b)  # noqa: E731
+        return _into(out, _BinomialFn.apply(c, p, draw) if grad else draw(c, p))
     words = WORDS_PER_ELEMENT * c.numel()
     if words >= 2**63:
         raise ValueError(f"binomial: the draw needs {words} stream words (at most 2**63 - 1 per draw)")
     src = _source(seed, subseq, offset, generator)
     pos = _position(src, "bits", [], [], torch.uint32, words, 0)
     try:
-        if (c.requires_grad or p.requires_grad) and torch.is_grad_enabled():
-            res = _BinomialFn.apply(c, p, pos)
-        else:
-            res = torch.ops.xrng.binomial_counts(c, p, pos)
+        op = torch.ops.xrng.binomial_counts
+        res = _BinomialFn.apply(c, p, lambda a, b: op(a, b, pos)) if grad else op(c, p, pos)
     except (ValueError, RuntimeError):
         _release_refused(src, pos, words)
         raise

@@ -22,8 +22,11 @@ torch takes, bool and uint16/32/64 included), random_() without a range (every d
 random_(from, None) (every dtype torch takes, the full 64-bit range random_(-2**63, None) included), randperm
 (any dtype), multinomial (with and without replacement, every CPU),
 bernoulli with a tensor p (every CPU), bernoulli with a scalar p
-and dropout (every CPU, Intel's included: torch 2.15 has no MKL bernoulli). Other calls (gamma, poisson,
-binomial) raise NotImplementedError or ValueError before the generator advances.
+and dropout (every CPU, Intel's included: torch 2.15 has no MKL bernoulli), and the tensor-parameter
+draws :func:`xrng.gamma` (``torch._standard_gamma``), :func:`xrng.dirichlet`
+(``torch._sample_dirichlet``), :func:`xrng.poisson` and :func:`xrng.binomial` (float32 and float64, as
+torch's CPU kernels; SPEC.md sections 14.4 and 14.5). Other calls raise NotImplementedError or ValueError before
+the generator advances.
 """
 from __future__ import annotations
 
@@ -204,6 +207,25 @@ def multinomial(generator: TorchCPUGenerator, input: torch.Tensor, n: int, repla
         if w.dim() == 1:
             res = res.reshape(n)
     return res if input.device.type == "cpu" else res.to(input.device)
+
+
+_PARAM_DRAWS = {"gamma": "torch_cpu_standard_gamma", "dirichlet": "torch_cpu_dirichlet",
+                "poisson": "torch_cpu_poisson", "binomial": "torch_cpu_binomial"}
+
+
+def tensor_param(generator: TorchCPUGenerator, what: str, *params: torch.Tensor) -> torch.Tensor:
+    """torch's CPU kernels of ``torch._standard_gamma`` (``what="gamma"``),
+    ``torch._sample_dirichlet`` (``"dirichlet"``), ``torch.poisson`` and
+    ``torch.binomial`` (``params``: count and prob, already broadcast to one
+    shape) on this generator: the values and the generator's advance of
+    torch's CPU generator (SPEC.md sections 14.4, 14.5), computed on the host from
+    the parameters in row-major order (the order of torch's kernels, whose
+    output is contiguous), returned on the parameters' device. No gradient
+    here (the callers attach torch's). ValueError (before the generator
+    advances) for what torch's CPU kernel refuses or xrng does not reproduce."""
+    host = [t.detach().to("cpu").contiguous() for t in params]
+    res = getattr(_C, _PARAM_DRAWS[what])(generator.state, *host)
+    return res if params[0].device.type == "cpu" else res.to(params[0].device)
 
 
 def dropout(generator: TorchCPUGenerator, input: torch.Tensor, p: float, training: bool,

@@ -51,7 +51,14 @@ def program(dev="cpu"):
             torch.normal(2.0, torch.ones(7, device=dev)), torch.randn(3, 4, dtype=torch.complex64, device=dev),
             F.rrelu(torch.randn(30, device=dev), training=True),
             F.rrelu(torch.randn(5, 4, dtype=torch.float64, device=dev).t(), 0.1, 0.6, training=True),
-            F.rrelu(torch.randn(9, dtype=torch.bfloat16, device=dev), training=True)]
+            F.rrelu(torch.randn(9, dtype=torch.bfloat16, device=dev), training=True),
+            # torch.distributions' draws: _standard_gamma, _sample_dirichlet, poisson, binomial
+            torch.distributions.Gamma(torch.tensor([0.3, 1.0, 4.5], device=dev), 2.0).sample((3,)),
+            torch.distributions.Beta(torch.tensor([0.5, 2.0], device=dev), 1.5).sample(),
+            torch.distributions.Dirichlet(torch.rand(4, 6, dtype=torch.float64, device=dev) + 0.1).sample(),
+            torch.distributions.StudentT(3.0).sample((5,)).to(dev), torch.poisson(torch.rand(12, device=dev) * 30),
+            torch.distributions.Binomial(torch.tensor([10.0, 1000.0], device=dev),
+                                         torch.tensor([0.3, 0.9], device=dev)).sample((4,))]
     w = torch.empty(8, 6, device=dev)
     nn.init.kaiming_uniform_(w, a=5 ** 0.5)
     out.append(w.clone())
@@ -170,22 +177,22 @@ def test_the_state_is_torchs_generator():
 
 
 def test_a_non_reproduced_op_is_reported_by_name_and_stream():
+    # one Dirichlet row of 32768 or more categories: torch sums it across its threads (SPEC.md 14.4)
+    alpha = torch.ones(40000, dtype=torch.float64)
     with xrng.reproducible(stream="torch-cpu-x86", strict=True):
-        with pytest.raises(xrng.NotReproducibleError, match=r"aten\.poisson is not reproduced by the torch-cpu-x86 "
-                                                              r"stream"):
-            torch.poisson(torch.ones(5))
-        with pytest.raises(xrng.NotReproducibleError, match=r"_standard_gamma.*torch-cpu-x86"):
-            torch._standard_gamma(torch.ones(3))
+        with pytest.raises(xrng.NotReproducibleError, match=r"aten\._sample_dirichlet is not reproduced by the "
+                                                              r"torch-cpu-x86 stream \(a single Dirichlet row"):
+            torch._sample_dirichlet(alpha)
     torch.manual_seed(2)
     state = torch.get_rng_state()
-    want = torch.poisson(torch.full((5,), 3.0))
+    want = torch._sample_dirichlet(alpha)
     torch.set_rng_state(state)
     with warnings.catch_warnings(record=True) as w:
         warnings.simplefilter("always")
         with xrng.reproducible(stream="torch-cpu-scalar") as m:
-            got = torch.poisson(torch.full((5,), 3.0))  # torch's own kernel, on torch's generator
-    assert "aten.poisson" in m.reported and "torch-cpu-scalar" in m.reported["aten.poisson"]
-    assert any("poisson" in str(x.message) for x in w)
+            got = torch._sample_dirichlet(alpha)  # torch's own kernel, on torch's generator
+    assert "aten._sample_dirichlet" in m.reported and "torch-cpu-scalar" in m.reported["aten._sample_dirichlet"]
+    assert any("_sample_dirichlet" in str(x.message) for x in w)
     assert torch.equal(got, want)
     with xrng.reproducible(stream="torch-cuda", sm_count=132, strict=True):
         with pytest.raises(xrng.NotReproducibleError, match=r"multinomial.*torch-cuda \(132 SMs x 2048 threads\)"):

@@ -352,12 +352,13 @@ def test_torch_cpu_random_and_randint_refusals():
     assert torch.equal(x.state, before)  # nothing drawn
     with pytest.raises(NotImplementedError, match="without a range"):
         xrng.random_(torch.empty(3, dtype=torch.int32))  # xrng's own streams have no such draw
-    with pytest.raises(NotImplementedError, match="xrng.torch_cpu: gamma"):
-        xrng.gamma(torch.ones(3), generator=x)
-    with pytest.raises(NotImplementedError, match="xrng.torch_cpu: poisson"):
-        xrng.poisson(torch.ones(3), generator=x)
-    with pytest.raises(NotImplementedError, match="xrng.torch_cpu: binomial"):
-        xrng.binomial(torch.ones(3), torch.full((3,), 0.5), generator=x)
+    # the tensor-parameter draws refuse what torch's CPU kernels refuse (SPEC.md 14.4, 14.5)
+    with pytest.raises(NotImplementedError, match="not implemented for 'Half'"):
+        xrng.gamma(torch.ones(3, dtype=torch.float16), generator=x)
+    with pytest.raises(ValueError):
+        xrng.poisson(torch.tensor([1.0, -1.0]), generator=x)
+    with pytest.raises(TypeError, match="do not apply to a torch_cpu generator"):
+        xrng.binomial(torch.ones(3), torch.full((3,), 0.5), generator=x, seed=3)
     assert torch.equal(x.state, before)
 
 
@@ -876,3 +877,37 @@ def test_cli_torch_stream_discrete_equals_torch(cli, stream, capability):
         r = subprocess.run([cli.path, "gen", "--stream", stream, *map(str, bad)], capture_output=True, text=True,
                            timeout=60)
         assert r.returncode != 0 and r.stderr.startswith("xrng: error: " + msg) and r.stderr.count("\n") == 1, r.stderr
+
+
+@pytest.mark.parametrize("dt", [torch.float32, torch.float64])
+def test_gamma_dirichlet_poisson_binomial_through_the_api_equal_torch(dt):
+    """xrng.gamma / dirichlet / poisson / binomial with a torch_cpu generator give
+    torch's CPU kernels' values and advance (SPEC.md 14.4, 14.5), for a
+    transposed alpha, broadcast binomial parameters, and with torch's
+    gradient of the gamma and Dirichlet samples."""
+    alpha = torch.rand(6, 3, dtype=dt, generator=torch.Generator().manual_seed(99)) * 3 + 0.05
+    count, prob = torch.tensor([[5.0], [40.0]], dtype=dt), torch.tensor([0.1, 0.5, 0.95], dtype=dt)
+    for seed in (0, 5):
+        g, x = torch.Generator().manual_seed(seed), xrng.torch_cpu(seed)
+        want = [torch._standard_gamma(alpha, generator=g), torch._standard_gamma(alpha.t(), generator=g),
+                torch._sample_dirichlet(alpha, generator=g), torch.poisson(alpha * 10, generator=g),
+                torch.binomial(count.expand(2, 3).contiguous(), prob.expand(2, 3).contiguous(), generator=g)]
+        got = [xrng.gamma(alpha, generator=x), xrng.gamma(alpha.t(), generator=x), xrng.dirichlet(alpha, generator=x),
+               xrng.poisson(alpha * 10, generator=x), xrng.binomial(count, prob, generator=x)]
+        for a, b in zip(got, want):
+            assert a.dtype == b.dtype and torch.equal(a, b)
+        assert torch.equal(x.state, g.get_state())
+    a1, a2 = alpha.clone().requires_grad_(), alpha.clone().requires_grad_()
+    g, x = torch.Generator().manual_seed(3), xrng.torch_cpu(3)
+    (torch._standard_gamma(a1, generator=g) * torch.arange(3, dtype=dt)).sum().backward()
+    (xrng.gamma(a2, generator=x) * torch.arange(3, dtype=dt)).sum().backward()
+    assert torch.equal(a1.grad, a2.grad)
+    a1.grad = a2.grad = None
+    with torch.random.fork_rng(devices=[]):
+        torch.manual_seed(3)
+        want = torch.distributions.Dirichlet(a1).rsample()  # torch's global generator
+    got = xrng.dirichlet(a2, generator=xrng.torch_cpu(3))
+    assert torch.equal(got, want)
+    (want * torch.arange(3, dtype=dt)).sum().backward()
+    (got * torch.arange(3, dtype=dt)).sum().backward()
+    assert torch.equal(a1.grad, a2.grad)
