@@ -1,7 +1,7 @@
 // torch's CPU gamma and Dirichlet draws (torch._standard_gamma,
 // torch._sample_dirichlet: ATen/native/Distributions.cpp _s_gamma_cpu and
 // _s_dirichlet_cpu, torch 2.15) on torch's CPU generator (rng/torch_cpu.h
-// State), bit for bit on any host. docs/spec-drafts/torch-cpu-gamma.md
+// State), bit for bit on any host. SPEC.md section 14.4
 // defines them.
 //
 // Per element, in memory order (torch's cpu_serial_kernel over a

@@ -2,8 +2,8 @@
 // (torch 2.15: aten/src/ATen/native/Distributions.cpp's _s_poisson_cpu and
 // sample_poisson, ATen/native/Distributions.h's sample_binomial, btrs,
 // binomial_inversion and stirling_approx_tail, as _s_binomial_cpu
-// instantiates them: sample_binomial<scalar_t, double>). SPEC draft:
-// docs/spec-drafts/torch-cpu-poisson.md.
+// instantiates them: sample_binomial<scalar_t, double>). Defined in
+// SPEC.md section 14.5.
 //
 // Both draw per element, in torch's element order, a data-dependent number
 // of uniforms u = at::uniform_real_distribution<double>(0, 1) (2 words of
