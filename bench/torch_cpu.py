@@ -100,6 +100,21 @@ def cases(tg, xg):
             add(f"multinomial({rows}x{k}, {ns}, repl={repl})", rows * ns,
                 lambda w=w, ns=ns, repl=repl: torch.multinomial(w, ns, repl, generator=tg),
                 lambda w=w, ns=ns, repl=repl: xrng.multinomial(w, ns, repl, generator=xg))
+    # torch's tensor-parameter draws (SPEC.md 14.4, 14.5): gamma, Dirichlet, Poisson, binomial
+    for dn in ("f32", "f64"):
+        for n in (16, 1 << 16):
+            a = torch.rand(n, dtype=dts[dn]) * 3 + 0.05
+            add(f"_standard_gamma({n}) {dn}", n, lambda a=a: torch._standard_gamma(a, generator=tg),
+                lambda a=a: xrng.gamma(a, generator=xg))
+            rate = torch.rand(n, dtype=dts[dn]) * 30
+            add(f"poisson({n}, rate < 30) {dn}", n, lambda r=rate: torch.poisson(r, generator=tg),
+                lambda r=rate: xrng.poisson(r, generator=xg))
+            cnt, pr = torch.full((n,), 100.0, dtype=dts[dn]), torch.rand(n, dtype=dts[dn])
+            add(f"binomial({n}, 100, p) {dn}", n, lambda c=cnt, p=pr: torch.binomial(c, p, generator=tg),
+                lambda c=cnt, p=pr: xrng.binomial(c, p, generator=xg))
+        a = torch.rand(1024, 8, dtype=dts[dn]) + 0.1
+        add(f"_sample_dirichlet(1024x8) {dn}", a.numel(), lambda a=a: torch._sample_dirichlet(a, generator=tg),
+            lambda a=a: xrng.dirichlet(a, generator=xg))
     return c
 
 

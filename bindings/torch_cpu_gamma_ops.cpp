@@ -9,6 +9,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "host/fma_clones.h"
 #include "rng/torch_cpu_gamma.h"
 #include "torch_streams.h"
 
@@ -26,6 +27,23 @@ void check_alpha(const at::Tensor& alpha, const char* what) {
                                 what + " is not implemented for " + c10::toString(dt) + ")");
 }
 
+// The loops with FMA instructions where the CPU has them (host/fma_clones.h:
+// the ports of glibc's pow, log, log1p, sincos call std::fma, otherwise a
+// libm call each; the same values).
+XRNG_FMA_CLONES void gamma_f32(tc::State& s, const float* alpha, int64_t n, float* out) {
+  tc::standard_gamma<float>(s, alpha, n, out);
+}
+XRNG_FMA_CLONES void gamma_f64(tc::State& s, const double* alpha, int64_t n, double* out) {
+  tc::standard_gamma<double>(s, alpha, n, out);
+}
+XRNG_FMA_CLONES void dirichlet_f32(tc::State& s, const float* alpha, int64_t rows, int64_t k, float* out, double* g) {
+  tc::dirichlet<float>(s, alpha, rows, k, out, g);
+}
+XRNG_FMA_CLONES void dirichlet_f64(tc::State& s, const double* alpha, int64_t rows, int64_t k, double* out,
+                                   double* g) {
+  tc::dirichlet<double>(s, alpha, rows, k, out, g);
+}
+
 }  // namespace
 
 at::Tensor xrng::torch_streams::cpu_standard_gamma(tc::State& s, const at::Tensor& alpha) {
@@ -33,9 +51,9 @@ at::Tensor xrng::torch_streams::cpu_standard_gamma(tc::State& s, const at::Tenso
   at::Tensor out = at::empty(alpha.sizes(), alpha.options());
   const int64_t n = alpha.numel();
   if (alpha.scalar_type() == at::kFloat)
-    tc::standard_gamma<float>(s, alpha.const_data_ptr<float>(), n, out.data_ptr<float>());
+    gamma_f32(s, alpha.const_data_ptr<float>(), n, out.data_ptr<float>());
   else
-    tc::standard_gamma<double>(s, alpha.const_data_ptr<double>(), n, out.data_ptr<double>());
+    gamma_f64(s, alpha.const_data_ptr<double>(), n, out.data_ptr<double>());
   return out;
 }
 
@@ -52,9 +70,9 @@ at::Tensor xrng::torch_streams::cpu_dirichlet(tc::State& s, const at::Tensor& al
   const int64_t rows = n / k;
   std::unique_ptr<double[]> gamma(new double[static_cast<size_t>(n)]);
   if (alpha.scalar_type() == at::kFloat)
-    tc::dirichlet<float>(s, alpha.const_data_ptr<float>(), rows, k, out.data_ptr<float>(), gamma.get());
+    dirichlet_f32(s, alpha.const_data_ptr<float>(), rows, k, out.data_ptr<float>(), gamma.get());
   else
-    tc::dirichlet<double>(s, alpha.const_data_ptr<double>(), rows, k, out.data_ptr<double>(), gamma.get());
+    dirichlet_f64(s, alpha.const_data_ptr<double>(), rows, k, out.data_ptr<double>(), gamma.get());
   return out;
 }
 

@@ -12,6 +12,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "host/fma_clones.h"
 #include "rng/torch_cpu_poisson.h"
 #include "torch_streams.h"
 
@@ -38,6 +39,28 @@ void binomial_fill(tc::State& s, const T* count, const T* prob, T* out, int64_t 
   for (int64_t i = 0; i < n; ++i) out[i] = tc::binomial_value<T>(s, count[i], prob[i]);
 }
 
+// The float32 and float64 loops with FMA instructions where the CPU has them
+// (host/fma_clones.h: the ports of glibc's log, exp, log1p call std::fma,
+// otherwise a libm call each; the same values).
+XRNG_FMA_CLONES void poisson_fill_fast(tc::State& s, const float* rate, float* out, int64_t n) {
+  poisson_fill(s, rate, out, n);
+}
+XRNG_FMA_CLONES void poisson_fill_fast(tc::State& s, const double* rate, double* out, int64_t n) {
+  poisson_fill(s, rate, out, n);
+}
+XRNG_FMA_CLONES void binomial_fill_fast(tc::State& s, const float* count, const float* prob, float* out, int64_t n) {
+  binomial_fill(s, count, prob, out, n);
+}
+XRNG_FMA_CLONES void binomial_fill_fast(tc::State& s, const double* count, const double* prob, double* out,
+                                        int64_t n) {
+  binomial_fill(s, count, prob, out, n);
+}
+// (float16 and bfloat16 rates: the plain loop)
+template <class T>
+void poisson_fill_fast(tc::State& s, const T* rate, T* out, int64_t n) {
+  poisson_fill(s, rate, out, n);
+}
+
 void check_state(const at::Tensor& st) {
   if (st.device().type() != at::kCPU || st.scalar_type() != at::kByte || !st.is_contiguous() ||
       st.numel() != static_cast<int64_t>(tc::kTorchStateBytes))
@@ -62,7 +85,7 @@ at::Tensor xrng::torch_streams::cpu_poisson(tc::State& s, const at::Tensor& rate
     for (int64_t i = 0; i < n; ++i)
       if (!(static_cast<double>(r[i]) >= 0))
         throw std::invalid_argument("invalid Poisson rate, expected rate to be non-negative");
-    poisson_fill(s, r, out.data_ptr<scalar_t>(), n);
+    poisson_fill_fast(s, r, out.data_ptr<scalar_t>(), n);
   });
   return out;
 }
@@ -96,7 +119,7 @@ at::Tensor xrng::torch_streams::cpu_binomial(tc::State& s, const at::Tensor& cou
       if (tc::binomial_never_returns(c[i], p[i]))
         throw std::invalid_argument("torch_cpu binomial: count is NaN with prob in (0, 1) at element " +
                                     std::to_string(i) + ": torch's CPU kernel never returns there");
-    binomial_fill(s, c, p, out.data_ptr<scalar_t>(), n);
+    binomial_fill_fast(s, c, p, out.data_ptr<scalar_t>(), n);
   });
   return out;
 }

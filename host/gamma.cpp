@@ -24,13 +24,12 @@
 #include "simd/params_api.h"
 #include "xrng.h"
 
+#include "fma_clones.h"
 #if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && !defined(__SANITIZE_ADDRESS__)
-#define XRNG_FMA_CLONES __attribute__((target_clones("fma", "default"), flatten))
 // Dirichlet's quotients g / S: IEEE divisions and comparisons, the same
 // values at every vector width; the AVX2 clone divides 4 at a time.
 #define XRNG_AVX2_CLONES __attribute__((target_clones("avx2", "default"), flatten))
 #else
-#define XRNG_FMA_CLONES
 #define XRNG_AVX2_CLONES
 #endif
 

@@ -16,11 +16,7 @@
 
 #include "../rng/detail/math.h"
 
-#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && !defined(__SANITIZE_ADDRESS__)
-#define XRNG_FMA_CLONES __attribute__((target_clones("fma", "default"), flatten))
-#else
-#define XRNG_FMA_CLONES
-#endif
+#include "fma_clones.h"
 
 #if defined(__GNUC__) && defined(__x86_64__)
 #define XRNG_TORCH_AVX2 1

@@ -261,11 +261,14 @@ def binomial(count: torch.Tensor, prob: torch.Tensor, *, seed: Optional[int] = N
     if out is not None and (out.dtype != count.dtype or out.device != count.device):
         raise ValueError(f"binomial: out must have count's dtype and device ({count.dtype}, {count.device}), "
                          f"got {out.dtype}, {out.device}")
-    try:
-        c, p = torch.broadcast_tensors(count, prob)
-    except RuntimeError as e:
-        raise ValueError(f"binomial: count {tuple(count.shape)} and prob {tuple(prob.shape)} do not broadcast") \
-            from None
+    if count.shape == prob.shape:
+        c, p = count, prob
+    else:
+        try:
+            c, p = torch.broadcast_tensors(count, prob)
+        except RuntimeError as e:
+            raise ValueError(f"binomial: count {tuple(count.shape)} and prob {tuple(prob.shape)} do not broadcast") \
+                from None
     c, p = c.contiguous(), p.contiguous()
     grad = (c.requires_grad or p.requires_grad) and torch.is_grad_enabled()
     if torch_cpu:  # torch's CPU kernel on torch's CPU stream (_torch_cpu.tensor_param)

@@ -223,7 +223,7 @@ def tensor_param(generator: TorchCPUGenerator, what: str, *params: torch.Tensor)
     output is contiguous), returned on the parameters' device. No gradient
     here (the callers attach torch's). ValueError (before the generator
     advances) for what torch's CPU kernel refuses or xrng does not reproduce."""
-    host = [t.detach().to("cpu").contiguous() for t in params]
+    host = [t if t.device.type == "cpu" and t.is_contiguous() else t.detach().to("cpu").contiguous() for t in params]
     res = getattr(_C, _PARAM_DRAWS[what])(generator.state, *host)
     return res if params[0].device.type == "cpu" else res.to(params[0].device)
 
