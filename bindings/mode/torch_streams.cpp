@@ -469,9 +469,11 @@ Outputs torch_stream_run(const OpRow& r, const Config& c, c10::ArrayRef<c10::IVa
       const at::Tensor p = binomial ? args[1].toTensor() : at::Tensor();
       if (in_block(x) || (binomial && in_block(p))) throw NotReproduced("a DTensor shard");
       const at::ScalarType st = x.scalar_type();
-      // torch's CPU kernels take float32 and float64 (and binomial one dtype, prob broadcast to count's
-      // shape); on the CPU anything else is torch's own kernel's (its error), elsewhere not reproduced
-      const bool taken = (st == at::kFloat || st == at::kDouble) &&
+      // torch's CPU kernels take float32 and float64, poisson also float16 and bfloat16 (and binomial one
+      // dtype, prob broadcast to count's shape); on the CPU anything else is torch's own kernel's (its
+      // error), elsewhere not reproduced
+      const bool half = st == at::kHalf || st == at::kBFloat16;
+      const bool taken = (st == at::kFloat || st == at::kDouble || (half && op == "poisson")) &&
                          (!binomial || (p.scalar_type() == st && at::is_expandable_to(p.sizes(), x.sizes()) &&
                                         p.device() == x.device()));
       if (!taken) {

@@ -57,6 +57,7 @@ def program(dev="cpu"):
             torch.distributions.Beta(torch.tensor([0.5, 2.0], device=dev), 1.5).sample(),
             torch.distributions.Dirichlet(torch.rand(4, 6, dtype=torch.float64, device=dev) + 0.1).sample(),
             torch.distributions.StudentT(3.0).sample((5,)).to(dev), torch.poisson(torch.rand(12, device=dev) * 30),
+            torch.poisson(torch.rand(7, dtype=torch.float16, device=dev) * 20),
             torch.distributions.Binomial(torch.tensor([10.0, 1000.0], device=dev),
                                          torch.tensor([0.3, 0.9], device=dev)).sample((4,))]
     w = torch.empty(8, 6, device=dev)
