@@ -78,12 +78,6 @@ at::Tensor xrng::torch_streams::cpu_dirichlet(tc::State& s, const at::Tensor& al
 
 namespace {
 
-void check_state(const at::Tensor& st) {
-  if (st.device().type() != at::kCPU || st.scalar_type() != at::kByte || !st.is_contiguous() ||
-      st.numel() != static_cast<int64_t>(tc::kTorchStateBytes))
-    throw std::invalid_argument("torch_cpu state must be a contiguous CPU uint8 tensor of 5056 bytes");
-}
-
 // torch refuses other dtypes with NotImplementedError ("\"gamma_cpu\" not
 // implemented for 'Half'"): the same kind and words here.
 void check_dtype_like_torch(const at::Tensor& alpha, const char* kernel) {
@@ -96,7 +90,7 @@ void check_dtype_like_torch(const at::Tensor& alpha, const char* kernel) {
 }
 
 at::Tensor standard_gamma(at::Tensor state, const at::Tensor& alpha) {
-  check_state(state);
+  xrng::torch_streams::check_cpu_state(state);
   check_dtype_like_torch(alpha, "gamma_cpu");
   tc::State s = tc::from_torch_state(state.data_ptr<uint8_t>(), tc::kTorchStateBytes);
   at::Tensor out = xrng::torch_streams::cpu_standard_gamma(s, alpha);
@@ -105,7 +99,7 @@ at::Tensor standard_gamma(at::Tensor state, const at::Tensor& alpha) {
 }
 
 at::Tensor dirichlet(at::Tensor state, const at::Tensor& alpha) {
-  check_state(state);
+  xrng::torch_streams::check_cpu_state(state);
   check_dtype_like_torch(alpha, "dirichlet");
   tc::State s = tc::from_torch_state(state.data_ptr<uint8_t>(), tc::kTorchStateBytes);
   at::Tensor out = xrng::torch_streams::cpu_dirichlet(s, alpha);

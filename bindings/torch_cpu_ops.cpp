@@ -28,11 +28,6 @@ tc::Kernel parse_kernel(const std::string& k) {
   throw std::invalid_argument("kernel must be 'x86' or 'scalar', got '" + k + "'");
 }
 
-void check_state(const at::Tensor& st) {
-  if (st.device().type() != at::kCPU || st.scalar_type() != at::kByte || !st.is_contiguous() ||
-      st.numel() != static_cast<int64_t>(tc::kTorchStateBytes))
-    throw std::invalid_argument("torch_cpu state must be a contiguous CPU uint8 tensor of 5056 bytes");
-}
 
 at::Tensor seed_state(uint64_t seed) {
   at::Tensor st = at::empty({static_cast<int64_t>(tc::kTorchStateBytes)}, at::kByte);
@@ -230,7 +225,7 @@ namespace {
 
 void draw(at::Tensor state, const std::string& kind, const std::string& kernel, at::Tensor out, double a,
           double b, int64_t ilow, int64_t ihigh) {
-  check_state(state);
+  xrng::torch_streams::check_cpu_state(state);
   const tc::Kernel k = parse_kernel(kernel);
   tc::State s = tc::from_torch_state(state.data_ptr<uint8_t>(), tc::kTorchStateBytes);
   xrng::torch_streams::cpu_draw(s, kind, k, out, a, b, ilow, ihigh);
@@ -274,7 +269,7 @@ void xrng::torch_streams::cpu_bernoulli_tensor(tc::State& s, at::Tensor out, at:
 namespace {
 
 void bernoulli_tensor(at::Tensor state, at::Tensor out, at::Tensor p) {
-  check_state(state);
+  xrng::torch_streams::check_cpu_state(state);
   tc::State s = tc::from_torch_state(state.data_ptr<uint8_t>(), tc::kTorchStateBytes);
   xrng::torch_streams::cpu_bernoulli_tensor(s, out, p);
   tc::to_torch_state(s, state.data_ptr<uint8_t>());
@@ -286,6 +281,12 @@ void bernoulli_tensor(at::Tensor state, at::Tensor out, at::Tensor p) {
 // (finite, >= 0, positive total) before the first word is drawn (torch
 // checks row by row while drawing).
 }  // namespace
+
+void xrng::torch_streams::check_cpu_state(const at::Tensor& st) {
+  if (st.device().type() != at::kCPU || st.scalar_type() != at::kByte || !st.is_contiguous() ||
+      st.numel() != static_cast<int64_t>(tc::kTorchStateBytes))
+    throw std::invalid_argument("torch_cpu state must be a contiguous CPU uint8 tensor of 5056 bytes");
+}
 
 int xrng::torch_streams::cpu_multinomial_rows(tc::State& s, const at::Tensor& w, int64_t rows, int64_t k, int64_t n,
                                               int64_t* out) {
@@ -349,7 +350,7 @@ void xrng::torch_streams::cpu_rrelu(tc::State& s, const at::Tensor& x, double lo
 namespace {
 
 at::Tensor multinomial(at::Tensor state, at::Tensor weights, int64_t n) {
-  check_state(state);
+  xrng::torch_streams::check_cpu_state(state);
   tc::State s = tc::from_torch_state(state.data_ptr<uint8_t>(), tc::kTorchStateBytes);
   at::Tensor out = xrng::torch_streams::cpu_multinomial(s, weights, n);
   tc::to_torch_state(s, state.data_ptr<uint8_t>());

@@ -61,12 +61,6 @@ void poisson_fill_fast(tc::State& s, const T* rate, T* out, int64_t n) {
   poisson_fill(s, rate, out, n);
 }
 
-void check_state(const at::Tensor& st) {
-  if (st.device().type() != at::kCPU || st.scalar_type() != at::kByte || !st.is_contiguous() ||
-      st.numel() != static_cast<int64_t>(tc::kTorchStateBytes))
-    throw std::invalid_argument("torch_cpu state must be a contiguous CPU uint8 tensor of 5056 bytes");
-}
-
 }  // namespace
 
 // torch.poisson(rate) (torch 2.15 _s_poisson_cpu: float32, float64, float16,
@@ -127,7 +121,7 @@ at::Tensor xrng::torch_streams::cpu_binomial(tc::State& s, const at::Tensor& cou
 namespace {
 
 at::Tensor poisson_entry(at::Tensor state, const at::Tensor& rate) {
-  check_state(state);
+  xrng::torch_streams::check_cpu_state(state);
   tc::State s = tc::from_torch_state(state.data_ptr<uint8_t>(), tc::kTorchStateBytes);
   at::Tensor out = xrng::torch_streams::cpu_poisson(s, rate);
   tc::to_torch_state(s, state.data_ptr<uint8_t>());
@@ -135,7 +129,7 @@ at::Tensor poisson_entry(at::Tensor state, const at::Tensor& rate) {
 }
 
 at::Tensor binomial_entry(at::Tensor state, const at::Tensor& count, const at::Tensor& prob) {
-  check_state(state);
+  xrng::torch_streams::check_cpu_state(state);
   tc::State s = tc::from_torch_state(state.data_ptr<uint8_t>(), tc::kTorchStateBytes);
   at::Tensor out = xrng::torch_streams::cpu_binomial(s, count, prob);
   tc::to_torch_state(s, state.data_ptr<uint8_t>());
