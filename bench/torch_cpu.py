@@ -112,9 +112,10 @@ def cases(tg, xg):
             cnt, pr = torch.full((n,), 100.0, dtype=dts[dn]), torch.rand(n, dtype=dts[dn])
             add(f"binomial({n}, 100, p) {dn}", n, lambda c=cnt, p=pr: torch.binomial(c, p, generator=tg),
                 lambda c=cnt, p=pr: xrng.binomial(c, p, generator=xg))
-        a = torch.rand(1024, 8, dtype=dts[dn]) + 0.1
-        add(f"_sample_dirichlet(1024x8) {dn}", a.numel(), lambda a=a: torch._sample_dirichlet(a, generator=tg),
-            lambda a=a: xrng.dirichlet(a, generator=xg))
+        for rows in (2, 1024):
+            a = torch.rand(rows, 8, dtype=dts[dn]) + 0.1
+            add(f"_sample_dirichlet({rows}x8) {dn}", a.numel(), lambda a=a: torch._sample_dirichlet(a, generator=tg),
+                lambda a=a: xrng.dirichlet(a, generator=xg))
     return c
 
 

@@ -366,6 +366,66 @@ PyMethodDef g_multinomial_def = {"_torch_cpu_multinomial",
                                  "_torch_cpu_multinomial(generator, input, n, replacement): xrng.multinomial from a "
                                  "torch_cpu generator, or NotImplemented (torch_cpu_fast.cpp)."};
 
+
+// _torch_cpu_param(generator, what, *params): xrng.gamma / dirichlet /
+// poisson / binomial's common call with a torch_cpu generator
+// (python/xrng/_gamma.py) in one C++ call: `what` "gamma", "dirichlet" (one
+// param), "poisson" (one) or "binomial" (count, prob: one shape and dtype),
+// the params contiguous strided CPU tensors that need no grad (dirichlet's
+// of at least one dim); torch_streams' cpu_standard_gamma, cpu_dirichlet,
+// cpu_poisson or cpu_binomial on the generator's state, written back after
+// the draw. NotImplemented otherwise, under a torch function or dispatch
+// mode or extra dispatch keys, and wherever the draw refuses (nothing
+// written: the general path, _torch_cpu.tensor_param, reports it).
+PyObject* param_fast(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
+  if (nargs < 3 || nargs > 4 || !PyUnicode_Check(args[1])) {
+    PyErr_SetString(PyExc_TypeError, "_torch_cpu_param takes a generator, a draw name and 1 or 2 tensors");
+    return nullptr;
+  }
+  if (c10::impl::TorchDispatchModeTLS::stack_len() != 0 || at::impl::PythonTorchFunctionTLS::stack_len() != 0 ||
+      !(c10::impl::tls_local_dispatch_key_set().included_ - c10::default_included_set).empty())
+    Py_RETURN_NOTIMPLEMENTED;
+  const char* what = PyUnicode_AsUTF8(args[1]);
+  if (what == nullptr) return nullptr;
+  const bool two = std::strcmp(what, "binomial") == 0;
+  if (nargs != (two ? 4 : 3)) Py_RETURN_NOTIMPLEMENTED;
+  for (Py_ssize_t i = 2; i < nargs; ++i) {
+    if (!THPVariable_Check(args[i])) Py_RETURN_NOTIMPLEMENTED;
+    const at::Tensor& t = THPVariable_Unpack(args[i]);
+    if (t.device().type() != at::kCPU || t.layout() != at::kStrided || !t.is_contiguous() || t.requires_grad() ||
+        !t.is_floating_point())
+      Py_RETURN_NOTIMPLEMENTED;
+  }
+  const at::Tensor& p0 = THPVariable_Unpack(args[2]);
+  if (two) {
+    const at::Tensor& p1 = THPVariable_Unpack(args[3]);
+    if (p0.sizes() != p1.sizes() || p0.scalar_type() != p1.scalar_type()) Py_RETURN_NOTIMPLEMENTED;
+  }
+  at::Tensor state;
+  tc::Kernel k = tc::Kernel::x86;
+  if (!read_generator(args[0], state, k)) Py_RETURN_NOTIMPLEMENTED;
+  try {
+    uint8_t* bytes = state.data_ptr<uint8_t>();
+    tc::State s = tc::from_torch_state(bytes, tc::kTorchStateBytes);
+    at::Tensor res;
+    namespace ts = xrng::torch_streams;
+    if (two) res = ts::cpu_binomial(s, p0, THPVariable_Unpack(args[3]));
+    else if (std::strcmp(what, "gamma") == 0) res = ts::cpu_standard_gamma(s, p0);
+    else if (std::strcmp(what, "poisson") == 0) res = ts::cpu_poisson(s, p0);
+    else if (std::strcmp(what, "dirichlet") == 0 && p0.dim() >= 1) res = ts::cpu_dirichlet(s, p0);
+    else Py_RETURN_NOTIMPLEMENTED;
+    tc::to_torch_state(s, bytes);
+    return THPVariable_Wrap(std::move(res));
+  } catch (const std::exception&) {  // (the state not written: the general path reports it)
+    PyErr_Clear();
+    Py_RETURN_NOTIMPLEMENTED;
+  }
+}
+PyMethodDef g_param_def = {"_torch_cpu_param", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(&param_fast)),
+                           METH_FASTCALL,
+                           "_torch_cpu_param(generator, what, *params): xrng.gamma / dirichlet / poisson / binomial "
+                           "from a torch_cpu generator, or NotImplemented (torch_cpu_fast.cpp)."};
+
 }  // namespace
 
 void register_torch_cpu_fast(py::module_& m) {
@@ -374,6 +434,7 @@ void register_torch_cpu_fast(py::module_& m) {
   m.attr("_torch_cpu_new") = py::reinterpret_steal<py::object>(PyCFunction_New(&g_new_def, nullptr));
   m.attr("_torch_cpu_into") = py::reinterpret_steal<py::object>(PyCFunction_New(&g_into_def, nullptr));
   m.attr("_torch_cpu_multinomial") = py::reinterpret_steal<py::object>(PyCFunction_New(&g_multinomial_def, nullptr));
+  m.attr("_torch_cpu_param") = py::reinterpret_steal<py::object>(PyCFunction_New(&g_param_def, nullptr));
   m.attr("_torch_cpu_bernoulli_new") = py::reinterpret_steal<py::object>(PyCFunction_New(&g_bernoulli_def, nullptr));
   m.def("torch_cpu_multinomial_rows", &multinomial_rows, py::arg("state"), py::arg("weights"), py::arg("n"),
         "multinomial with replacement (n > 1) on the torch CPU stream: contiguous CPU weights of 1 or 2 dims; int64 "

@@ -78,6 +78,11 @@ class _PoissonFn(torch.autograd.Function):
         return torch.zeros_like(grad), None
 
 
+# The common call with a torch_cpu generator in one C++ call (bindings/torch_cpu_fast.cpp): the
+# same draw as _torch_cpu.tensor_param, or NotImplemented where the general path must check or report.
+_TCG = _torch_cpu.TorchCPUGenerator
+_param = _C._torch_cpu_param
+
 _FNS = {"gamma": _GammaFn, "dirichlet": _DirichletFn, "poisson": _PoissonFn}
 _OPS = {"gamma": "gamma", "dirichlet": "dirichlet", "poisson": "poisson_counts"}
 
@@ -150,6 +155,10 @@ def gamma(alpha: torch.Tensor, *, seed: Optional[int] = None, subseq: int = 0, o
     alpha that is not finite and > 0 or of another dtype, ``TypeError`` for a
     non-tensor.
     """
+    if generator.__class__ is _TCG and out is None and seed is None and not subseq and not offset:
+        r = _param(generator, "gamma", alpha)
+        if r is not NotImplemented:
+            return r
     return _draw("gamma", alpha, seed, subseq, offset, generator, out)
 
 
@@ -174,6 +183,10 @@ def dirichlet(alpha: torch.Tensor, *, seed: Optional[int] = None, subseq: int = 
     sections 14.4 and 14.5), on any host, and ``seed`` / ``subseq`` / ``offset`` do not
     apply (TypeError).
     """
+    if generator.__class__ is _TCG and out is None and seed is None and not subseq and not offset:
+        r = _param(generator, "dirichlet", alpha)
+        if r is not NotImplemented:
+            return r
     return _draw("dirichlet", alpha, seed, subseq, offset, generator, out)
 
 
@@ -203,6 +216,10 @@ def poisson(rate: torch.Tensor, *, seed: Optional[int] = None, subseq: int = 0, 
     sections 14.4 and 14.5), on any host, and ``seed`` / ``subseq`` / ``offset`` do not
     apply (TypeError).
     """
+    if generator.__class__ is _TCG and out is None and seed is None and not subseq and not offset:
+        r = _param(generator, "poisson", rate)
+        if r is not NotImplemented:
+            return r
     return _draw("poisson", rate, seed, subseq, offset, generator, out)
 
 
@@ -248,6 +265,10 @@ def binomial(count: torch.Tensor, prob: torch.Tensor, *, seed: Optional[int] = N
     sections 14.4 and 14.5), on any host, and ``seed`` / ``subseq`` / ``offset`` do not
     apply (TypeError).
     """
+    if generator.__class__ is _TCG and out is None and seed is None and not subseq and not offset:
+        r = _param(generator, "binomial", count, prob)
+        if r is not NotImplemented:
+            return r
     torch_cpu = isinstance(generator, _torch_cpu.TorchCPUGenerator)
     if isinstance(generator, _TORCH_GENS) and not torch_cpu:
         raise NotImplementedError(_torch_refusal(generator, "binomial"))

@@ -911,3 +911,55 @@ def test_gamma_dirichlet_poisson_binomial_through_the_api_equal_torch(dt):
     (want * torch.arange(3, dtype=dt)).sum().backward()
     (got * torch.arange(3, dtype=dt)).sum().backward()
     assert torch.equal(a1.grad, a2.grad)
+
+
+def test_gamma_family_one_call_path_equals_the_general_path():
+    """xrng.gamma / dirichlet / poisson / binomial with a torch_cpu generator
+    take one C++ call (_torch_cpu_param) for contiguous CPU parameters that
+    need no grad; a generator of a subclass takes the general Python path
+    (_torch_cpu.tensor_param). Both give torch's values and advance; what
+    the one call refuses gives the general path's error, the state unchanged."""
+
+    class Sub(xrng._torch_cpu.TorchCPUGenerator):
+        pass
+
+    gen = torch.Generator().manual_seed(7)
+    for dt in (torch.float32, torch.float64):
+        alpha = torch.rand(5, 4, dtype=dt, generator=gen) * 4 + 0.01
+        count, prob = torch.full((5, 4), 30.0, dtype=dt), torch.rand(5, 4, dtype=dt, generator=gen)
+        calls = [("gamma", (alpha,)), ("dirichlet", (alpha,)), ("poisson", (alpha * 7,)),
+                 ("binomial", (count, prob))]
+        for what, params in calls:
+            one, general, g = xrng.torch_cpu(11), Sub(11), torch.Generator().manual_seed(11)
+            a = getattr(xrng, what)(*params, generator=one)
+            b = getattr(xrng, what)(*params, generator=general)
+            want = {"gamma": torch._standard_gamma, "dirichlet": torch._sample_dirichlet, "poisson": torch.poisson,
+                    "binomial": torch.binomial}[what](*params, generator=g)
+            assert torch.equal(a, want) and torch.equal(b, want), (what, dt)
+            assert torch.equal(one.state, g.get_state()) and torch.equal(general.state, g.get_state())
+    rate16 = torch.tensor([0.5, 3.0, 40.0], dtype=torch.float16)
+    one, g = xrng.torch_cpu(2), torch.Generator().manual_seed(2)
+    assert torch.equal(xrng.poisson(rate16, generator=one), torch.poisson(rate16, generator=g))
+    assert torch.equal(one.state, g.get_state())
+    refused = [(lambda x: xrng.poisson(torch.tensor([1.0, -1.0]), generator=x), ValueError, "non-negative"),
+               (lambda x: xrng.gamma(rate16, generator=x), NotImplementedError, "not implemented for 'Half'"),
+               (lambda x: xrng.dirichlet(torch.tensor(2.0), generator=x), ValueError, "at least one dimension"),
+               (lambda x: xrng.binomial(torch.ones(3), torch.ones(3, dtype=torch.float64), generator=x), ValueError,
+                "expected")]
+    for call, err, msg in refused:
+        x = xrng.torch_cpu(4)
+        before = x.state.clone()
+        with pytest.raises(err, match=msg):
+            call(x)
+        assert torch.equal(x.state, before), msg
+    # broadcast binomial parameters, a parameter that needs grad, out=: the general path
+    x, g = xrng.torch_cpu(9), torch.Generator().manual_seed(9)
+    c, p = torch.tensor([[3.0], [50.0]]), torch.tensor([0.2, 0.7]).requires_grad_()
+    got = xrng.binomial(c, p, generator=x)
+    assert torch.equal(got, torch.binomial(c.expand(2, 2).contiguous(), p.detach().expand(2, 2).contiguous(),
+                                           generator=g))
+    assert got.requires_grad
+    out = torch.empty(2, 2)
+    xrng.poisson(c.expand(2, 2).contiguous(), generator=x, out=out)
+    assert torch.equal(out, torch.poisson(c.expand(2, 2).contiguous(), generator=g))
+    assert torch.equal(x.state, g.get_state())
