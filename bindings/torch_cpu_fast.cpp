@@ -426,6 +426,66 @@ PyMethodDef g_param_def = {"_torch_cpu_param", reinterpret_cast<PyCFunction>(rei
                            "_torch_cpu_param(generator, what, *params): xrng.gamma / dirichlet / poisson / binomial "
                            "from a torch_cpu generator, or NotImplemented (torch_cpu_fast.cpp)."};
 
+// _torch_cpu_dropout(generator, input, p, training, inplace): xrng.dropout's
+// common call with a torch_cpu generator (python/xrng/_torch_cpu.py
+// dropout, torch's at::native::_dropout) in one C++ call: a contiguous CPU
+// floating input, p a float or int in (0, 1), training True, inplace a
+// bool: noise = bernoulli_(1 - p) in memory order, noise / (1 - p), then
+// input * noise (or input.mul_(noise)) with torch's own operations (so
+// autograd records them). The state is written back only when all of it
+// succeeded; NotImplemented otherwise (nothing drawn: the general path
+// reports), under a torch function or dispatch mode or extra dispatch keys.
+PyObject* dropout_fast(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
+  if (nargs != 5) {
+    PyErr_SetString(PyExc_TypeError, "_torch_cpu_dropout takes 5 arguments");
+    return nullptr;
+  }
+  if (c10::impl::TorchDispatchModeTLS::stack_len() != 0 || at::impl::PythonTorchFunctionTLS::stack_len() != 0 ||
+      !(c10::impl::tls_local_dispatch_key_set().included_ - c10::default_included_set).empty() ||
+      !THPVariable_Check(args[1]) || args[3] != Py_True || !PyBool_Check(args[4]))
+    Py_RETURN_NOTIMPLEMENTED;
+  double p = 0.0, unused = 0.0;
+  int64_t i0 = 0, i1 = 0;
+  if (!read_params("dropout", args[2], args[2], p, unused, i0, i1) || !(p > 0.0) ||
+      !(p < 1.0))
+    Py_RETURN_NOTIMPLEMENTED;
+  const at::Tensor& input = THPVariable_Unpack(args[1]);
+  if (input.device().type() != at::kCPU || input.layout() != at::kStrided || !input.is_contiguous() ||
+      !input.is_floating_point() || input.numel() == 0)
+    Py_RETURN_NOTIMPLEMENTED;
+  at::Tensor state;
+  tc::Kernel k = tc::Kernel::x86;
+  if (!read_generator(args[0], state, k)) Py_RETURN_NOTIMPLEMENTED;
+  try {
+    uint8_t* bytes = state.data_ptr<uint8_t>();
+    tc::State s = tc::from_torch_state(bytes, tc::kTorchStateBytes);
+    at::Tensor noise = at::detail::empty_cpu(input.sizes(), input.scalar_type());
+    xrng::torch_streams::cpu_draw(s, "bernoulli", k, noise, 1.0 - p, 0.0, 0, 0);
+    noise.div_(1.0 - p);
+    at::Tensor res;
+    if (args[4] == Py_True) {
+      at::Tensor in = input;
+      in.mul_(noise);
+      res = in;
+    } else {
+      res = input * noise;
+    }
+    tc::to_torch_state(s, bytes);
+    if (args[4] == Py_True) {
+      Py_INCREF(args[1]);
+      return args[1];
+    }
+    return THPVariable_Wrap(std::move(res));
+  } catch (const std::exception&) {  // (the state not written: the general path reports it)
+    PyErr_Clear();
+    Py_RETURN_NOTIMPLEMENTED;
+  }
+}
+PyMethodDef g_dropout_def = {"_torch_cpu_dropout",
+                             reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(&dropout_fast)), METH_FASTCALL,
+                             "_torch_cpu_dropout(generator, input, p, training, inplace): xrng.dropout from a torch_cpu "
+                             "generator, or NotImplemented (torch_cpu_fast.cpp)."};
+
 }  // namespace
 
 void register_torch_cpu_fast(py::module_& m) {
@@ -435,6 +495,7 @@ void register_torch_cpu_fast(py::module_& m) {
   m.attr("_torch_cpu_into") = py::reinterpret_steal<py::object>(PyCFunction_New(&g_into_def, nullptr));
   m.attr("_torch_cpu_multinomial") = py::reinterpret_steal<py::object>(PyCFunction_New(&g_multinomial_def, nullptr));
   m.attr("_torch_cpu_param") = py::reinterpret_steal<py::object>(PyCFunction_New(&g_param_def, nullptr));
+  m.attr("_torch_cpu_dropout") = py::reinterpret_steal<py::object>(PyCFunction_New(&g_dropout_def, nullptr));
   m.attr("_torch_cpu_bernoulli_new") = py::reinterpret_steal<py::object>(PyCFunction_New(&g_bernoulli_def, nullptr));
   m.def("torch_cpu_multinomial_rows", &multinomial_rows, py::arg("state"), py::arg("weights"), py::arg("n"),
         "multinomial with replacement (n > 1) on the torch CPU stream: contiguous CPU weights of 1 or 2 dims; int64 "

@@ -788,6 +788,10 @@ def randperm(n: int, *, seed: Optional[int] = None, subseq: int = 0, offset: int
     Feistel round) whatever n, and any element can be computed alone
     (:func:`perm_element`). dtype: int64 (default) or int32.
     """
+    if generator.__class__ is _torch_cpu.TorchCPUGenerator and out is None and device is None and n.__class__ is int:
+        t = _torch_cpu._new(generator, "randperm", (n,), dtype, torch.int64, 0.0, 0.0)  # NotImplemented: checks below
+        if t is not NotImplemented:
+            return t
     if isinstance(n, bool) or not isinstance(n, numbers.Integral):
         raise TypeError(f"randperm: n must be an int, got {type(n).__name__}")
     if isinstance(generator, _TORCH_GENS):  # torch's own streams (_torch_cpu.py, _torch_cuda.py)

@@ -122,6 +122,7 @@ _new = _C._torch_cpu_new
 _into = _C._torch_cpu_into
 _bernoulli_new = _C._torch_cpu_bernoulli_new
 _multinomial = _C._torch_cpu_multinomial
+_dropout = _C._torch_cpu_dropout
 
 
 def torch_cpu(seed_or_generator: Union[int, torch.Generator], kernel: str = "x86") -> TorchCPUGenerator:
@@ -233,6 +234,10 @@ def dropout(generator: TorchCPUGenerator, input: torch.Tensor, p: float, trainin
     """torch's CPU dropout (``at::native::_dropout``): a noise tensor like the
     input filled by ``bernoulli_(1 - p)``, divided by ``1 - p`` and multiplied
     into the input (torch's own tensor arithmetic, IEEE-exact on any device)."""
+    if type(generator) is TorchCPUGenerator:  # the common call in C++ (torch_cpu_fast.cpp), else NotImplemented
+        r = _dropout(generator, input, p, training, inplace)
+        if r is not NotImplemented:
+            return r
     if not 0.0 <= p <= 1.0:
         raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
     if p == 0 or not training or input.numel() == 0:

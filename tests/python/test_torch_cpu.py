@@ -937,6 +937,9 @@ def test_gamma_family_one_call_path_equals_the_general_path():
                     "binomial": torch.binomial}[what](*params, generator=g)
             assert torch.equal(a, want) and torch.equal(b, want), (what, dt)
             assert torch.equal(one.state, g.get_state()) and torch.equal(general.state, g.get_state())
+    one_call = xrng._gamma._param
+    assert one_call(xrng.torch_cpu(0), "gamma", alpha) is not NotImplemented  # the C++ call taken
+    assert one_call(xrng.torch_cpu(0), "gamma", alpha.t()) is NotImplemented
     rate16 = torch.tensor([0.5, 3.0, 40.0], dtype=torch.float16)
     one, g = xrng.torch_cpu(2), torch.Generator().manual_seed(2)
     assert torch.equal(xrng.poisson(rate16, generator=one), torch.poisson(rate16, generator=g))
@@ -963,3 +966,40 @@ def test_gamma_family_one_call_path_equals_the_general_path():
     xrng.poisson(c.expand(2, 2).contiguous(), generator=x, out=out)
     assert torch.equal(out, torch.poisson(c.expand(2, 2).contiguous(), generator=g))
     assert torch.equal(x.state, g.get_state())
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64, torch.float16, torch.bfloat16])
+def test_dropout_one_call_path_equals_torch_with_gradient(dtype):
+    """xrng.dropout with a torch_cpu generator takes one C++ call
+    (_torch_cpu_dropout) for a contiguous CPU input and p in (0, 1); a
+    subclass's generator takes the general Python path. Both equal torch's
+    F.dropout (values, state, gradient), out of place and in place."""
+
+    class Sub(xrng._torch_cpu.TorchCPUGenerator):
+        pass
+
+    x = torch.linspace(-2, 2, 96, dtype=torch.float32).to(dtype).reshape(8, 12)
+    for p, inplace in ((0.1, False), (0.5, True), (0.9, False)):
+        torch.manual_seed(5)
+        xt = x.clone().requires_grad_()
+        want = torch.nn.functional.dropout(xt * 1, p, training=True, inplace=inplace)
+        want.sum().backward()
+        state = torch.get_rng_state()
+        for gen in (xrng.torch_cpu(5), Sub(5)):
+            xg = x.clone().requires_grad_()
+            got = xrng.dropout(xg * 1, p, inplace=inplace, generator=gen)
+            got.sum().backward()
+            assert got.dtype == dtype and torch.equal(got.detach(), want.detach()), (p, inplace, type(gen))
+            assert torch.equal(xg.grad, xt.grad) and torch.equal(gen.state, state), (p, inplace, type(gen))
+    assert xrng._torch_cpu._dropout(xrng.torch_cpu(0), x, 0.5, True, False) is not NotImplemented  # the C++ call
+    assert xrng._torch_cpu._dropout(xrng.torch_cpu(0), x.t(), 0.5, True, False) is NotImplemented
+    # an int p, a non-contiguous input, p = 0 and training=False: the same as torch, the general path where needed
+    torch.manual_seed(6)
+    want = [torch.nn.functional.dropout(x, 0, training=True), torch.nn.functional.dropout(x.t(), 0.3)]
+    g = xrng.torch_cpu(6)
+    got = [xrng.dropout(x, 0, generator=g), xrng.dropout(x.t(), 0.3, generator=g)]
+    assert all(torch.equal(a, b) for a, b in zip(got, want)) and torch.equal(g.state, torch.get_rng_state())
+    before = g.state.clone()
+    with pytest.raises(ValueError, match="between 0 and 1"):
+        xrng.dropout(x, 1.5, generator=g)
+    assert xrng.dropout(x, 0.3, training=False, generator=g) is x and torch.equal(g.state, before)
