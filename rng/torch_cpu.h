@@ -40,11 +40,17 @@ struct MT19937 {
   uint64_t seed = 0;
   int32_t left = 1;
   uint32_t next = 0;
-  std::array<uint32_t, N> state{};
+  std::array<uint32_t, N> state;  // (every constructor but Unseeded's writes all of it)
+  // Whether a refill (the 624-word regeneration) has run since construction:
+  // until one has, `state` is the array the engine was loaded with, and a
+  // caller that copied it in need not copy it back (the mode's generator
+  // writes, bindings/mode/torch_streams.cpp). Not part of torch's state.
+  bool refilled = false;
 
-  // Unseeded (every field zero): for a state about to be overwritten from
-  // torch's (from_torch_state, the mode's generator reads), which skips the
-  // 624-step seeding of the constructor below.
+  // Unseeded (the scalars zero, `state` left unwritten): for a state about to
+  // be overwritten whole from torch's (from_torch_state, the mode's generator
+  // reads), which skips the 624-step seeding of the constructor below and the
+  // zeroing of the array.
   struct Unseeded {};
   explicit MT19937(Unseeded) {}
 
@@ -73,6 +79,7 @@ struct MT19937 {
     return (mixed >> 1) ^ ((v & 1u) ? 0x9908b0dfu : 0u);
   }
   void refill() {
+    refilled = true;
     left = N;
     next = 0;
     for (int j = 0; j < N - M; ++j) state[j] = state[j + M] ^ twist(state[j], state[j + 1]);

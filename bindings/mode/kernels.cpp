@@ -113,9 +113,11 @@ class Kernel final : public c10::OperatorKernel {
         // no second atomic); what follows a refusal runs without it, as in serve()
         std::exception_ptr refused;
         bool drawn = false;
+        TorchStream stream = kXrng;
         {
           std::lock_guard<std::recursive_mutex> lock(g_lock);
-          if (!g_entries.empty() && config().torch == kXrng) {
+          if (!g_entries.empty()) stream = static_cast<TorchStream>(config().torch);
+          if (!g_entries.empty() && stream == kXrng) {
             try {
               draw_fill(self, a, b, gen, *name_);
               drawn = true;
@@ -124,6 +126,9 @@ class Kernel final : public c10::OperatorKernel {
             }
           }
         }
+        // a torch-cpu stream: the usual call drawn here (as serve()'s torch_stream_call, without g_lock)
+        if (stream != kXrng && torch_cpu_fill_fast(self, kModeOps[row_].dist, a, b, gen, stream))
+          return self;
         if (drawn) return self;
         if (refused) {
           Stack local;

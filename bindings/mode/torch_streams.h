@@ -60,4 +60,16 @@ Outputs torch_stream_run(const OpRow& r, const Config& c, c10::ArrayRef<c10::IVa
                          const std::optional<at::Generator>& gen, const std::string& name,
                          c10::function_ref<void(int)> checks);
 
+// The common call of a fill row (normal_, uniform_, exponential_,
+// geometric_, log_normal_, cauchy_, bernoulli_.float: `d`, its scalars a
+// and b) under a torch-cpu stream `s`, from the kernel's typed entry
+// (Kernel::fill_typed, torch's checks of these arguments passed before): a
+// contiguous, real CPU tensor with elements, outside a DTensor region,
+// drawn from the CPU generator's state as torch_stream_run draws it (the
+// same values and advance). Returns false, with nothing drawn or written,
+// for anything else and wherever the draw refuses: the caller then takes
+// the general path (torch_stream_run), which decides and reports.
+bool torch_cpu_fill_fast(at::Tensor& self, Dist d, double a, double b, const std::optional<at::Generator>& gen,
+                         TorchStream s);
+
 }  // namespace xrng::torch_api::mode::detail

@@ -24,6 +24,8 @@ import torch.nn.functional as F
 
 import xrng
 
+warnings.filterwarnings("ignore", message=".*torch.jit.script. is deprecated", category=FutureWarning)
+
 PROGRAM = r'''
 import torch
 import torch.nn as nn
@@ -426,6 +428,49 @@ def test_a_sweep_of_calls_equals_this_hosts_torch():
         got = [f() for f in _calls()] + [torch.get_rng_state()]
     assert m.reported == {}
     _assert_equal(got, want, "sweep")
+
+
+@torch.jit.script
+def _scripted_fills(t: torch.Tensor, g: torch.Generator, n: int):
+    out = []
+    for _ in range(n):
+        out.append(t.normal_(2.0, 3.0).clone())
+        out.append(t.uniform_(-1.0, 2.0).clone())
+        out.append(t.exponential_(1.5).clone())
+        out.append(t.geometric_(0.3).clone())
+        out.append(t.log_normal_(0.5, 0.25).clone())
+        out.append(t.cauchy_(1.0, 2.0).clone())
+        out.append(t.bernoulli_(0.3).clone())
+        out.append(t.normal_(0.0, 1.0, generator=g).clone())
+    return out
+
+
+def test_the_typed_fill_path_equals_torch():
+    """The fill rows' typed entry (Kernel::fill_typed, torch_cpu_fill_fast:
+    what Python's and TorchScript's t.normal_() & co. reach) gives torch's
+    values and state under torch-cpu-x86: every fill row, four dtypes, the
+    default generator and an explicit one, sizes below and above 16 and past
+    the mt19937 refills (624 words); an argument torch refuses raises
+    torch's error and draws nothing; the general path (a non-contiguous
+    tensor) follows from the same state."""
+    def run():
+        vals = []
+        g = torch.Generator().manual_seed(3)
+        for dt in (torch.float32, torch.float64, torch.float16, torch.bfloat16):
+            for n in (5, 16, 37, 700):
+                vals += _scripted_fills(torch.empty(n, dtype=dt), g, 3)
+        with pytest.raises(RuntimeError, match=r"uniform_ expects to return a \[from, to\) range"):
+            torch.empty(8).uniform_(2.0, 1.0)
+        vals.append(torch.empty(6, 5).t().normal_())
+        return vals + [torch.get_rng_state(), g.get_state()]
+
+    torch.manual_seed(8)
+    want = run()
+    with xrng.reproducible(seed=8, stream="torch-cpu-x86", strict=True) as m:
+        torch.manual_seed(8)
+        got = run()
+    assert m.reported == {}
+    _assert_equal(got, want, "typed fills")
 
 
 def test_torchs_errors_stay_torchs():
