@@ -17,6 +17,7 @@
 // ATEN_CPU_CAPABILITY=default) through glibc's logf/sinf/cosf.
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <cstdint>
@@ -40,11 +41,15 @@ struct MT19937 {
   uint64_t seed = 0;
   int32_t left = 1;
   uint32_t next = 0;
-  std::array<uint32_t, N> state;  // (every constructor but Unseeded's writes all of it)
-  // Whether a refill (the 624-word regeneration) has run since construction:
-  // until one has, `state` is the array the engine was loaded with, and a
-  // caller that copied it in need not copy it back (the mode's generator
-  // writes, bindings/mode/torch_streams.cpp). Not part of torch's state.
+  std::array<uint32_t, N> state;  // own words (every constructor but Unseeded's writes all of them)
+  // The N words the engine runs on: `state`, or an array bound by bind()
+  // (the mode runs on torch's generator's own array in place). A copy of
+  // the engine copies these words into its own `state`, never the binding.
+  uint32_t* words = state.data();
+  // Whether a refill (the 624-word regeneration) has run since construction
+  // or bind(): until one has, the words are those the engine was loaded
+  // with, and a caller that copied them in need not copy them back. Not part
+  // of torch's state.
   bool refilled = false;
 
   // Unseeded (the scalars zero, `state` left unwritten): for a state about to
@@ -63,9 +68,31 @@ struct MT19937 {
     next = 0;
   }
 
+  MT19937(const MT19937& o) : seed(o.seed), left(o.left), next(o.next), refilled(o.refilled) {
+    std::copy(o.words, o.words + N, state.begin());
+  }
+  MT19937& operator=(const MT19937& o) {
+    if (this != &o) {
+      seed = o.seed;
+      left = o.left;
+      next = o.next;
+      refilled = o.refilled;
+      std::copy(o.words, o.words + N, state.begin());  // (o.words may be this->words: a bound array)
+      words = state.data();
+    }
+    return *this;
+  }
+
+  // Runs on `w` (N words, which the caller keeps alive and unmoved while the
+  // engine is used) in place of `state`: no copy in or out.
+  void bind(uint32_t* w) {
+    words = w;
+    refilled = false;
+  }
+
   uint32_t operator()() {
     if (--left == 0) refill();
-    uint32_t y = state[next++];
+    uint32_t y = words[next++];
     y ^= (y >> 11);
     y ^= (y << 7) & 0x9d2c5680u;
     y ^= (y << 15) & 0xefc60000u;
@@ -82,9 +109,10 @@ struct MT19937 {
     refilled = true;
     left = N;
     next = 0;
-    for (int j = 0; j < N - M; ++j) state[j] = state[j + M] ^ twist(state[j], state[j + 1]);
-    for (int j = N - M; j < N - 1; ++j) state[j] = state[j + M - N] ^ twist(state[j], state[j + 1]);
-    state[N - 1] = state[M - 1] ^ twist(state[N - 1], state[0]);
+    uint32_t* st = words;
+    for (int j = 0; j < N - M; ++j) st[j] = st[j + M] ^ twist(st[j], st[j + 1]);
+    for (int j = N - M; j < N - 1; ++j) st[j] = st[j + M - N] ^ twist(st[j], st[j + 1]);
+    st[N - 1] = st[M - 1] ^ twist(st[N - 1], st[0]);
   }
 };
 
@@ -122,7 +150,7 @@ inline void to_torch_state(const State& s, uint8_t* out) {
   put(12, &seeded, 4);
   put(16, &next, 8);
   for (int j = 0; j < MT19937::N; ++j) {
-    const uint64_t w = s.mt.state[j];
+    const uint64_t w = s.mt.words[j];
     put(24 + 8 * j, &w, 8);
   }
   const double ny = s.has_next_double_normal ? s.next_double_normal : 0.0;

@@ -148,6 +148,37 @@ class Kernel final : public c10::OperatorKernel {
     return two ? inplace(ks, self, a, b, gen) : inplace(ks, self, a, gen);
   }
 
+  // An unboxed call of random_ (`range` 0: random_(), 1: random_(to), 2:
+  // random_(from, to), 3: random_(from, None)). Under a torch-cpu stream the
+  // usual call (the mode's thread, elements to draw, torch's checks of this
+  // dtype and these arguments passed before) draws here
+  // (torch_cpu_random_fast); every other call takes the general path.
+  at::Tensor& random_typed(c10::DispatchKeySet ks, at::Tensor& self, int range, int64_t from,
+                           std::optional<int64_t> to, const std::optional<at::Generator>& gen) {
+    if (std::this_thread::get_id() == g_owner && self.numel() != 0) {
+      CheckKey ck;  // as torch_checks() makes it from the IValues (a None: ~0 - 1; a generator: nothing)
+      size_t j = 0;
+      ck.scalars[j++] = 0x7000 + static_cast<uint64_t>(self.scalar_type());
+      if (range >= 2) ck.scalars[j++] = static_cast<uint64_t>(from);
+      if (range >= 1) ck.scalars[j++] = to.has_value() ? static_cast<uint64_t>(*to) : ~uint64_t{0} - 1;
+      if (!gen.has_value()) ck.scalars[j++] = ~uint64_t{0} - 1;
+      if (checked(ck)) {
+        TorchStream stream = kXrng;
+        {
+          std::lock_guard<std::recursive_mutex> lock(g_lock);
+          if (!g_entries.empty()) stream = static_cast<TorchStream>(config().torch);
+        }
+        const int kind = range <= 1 ? range : (to.has_value() ? 2 : 3);
+        if (stream != kXrng && torch_cpu_random_fast(self, kind, from, to.value_or(0), gen, stream)) return self;
+      }
+    }
+    switch (range) {
+      case 0: return inplace(ks, self, gen);
+      case 1: return inplace(ks, self, *to, gen);
+      default: return inplace(ks, self, from, to, gen);
+    }
+  }
+
   // An unboxed call of an in-place row (fill, random: install() registers
   // these for them): its arguments as IValues on the C++ stack, no Stack
   // unless torch's own kernel runs; the output is self.
@@ -661,20 +692,20 @@ std::optional<torch::CppFunction> unboxed(const OpRow& r, std::unique_ptr<Kernel
   if (r.form == Form::random && kernel->nargs() == 2) {  // random_
     take();
     return torch::CppFunction([k](c10::DispatchKeySet ks, at::Tensor& self, G g) -> at::Tensor& {
-      return k->inplace(ks, self, std::move(g));
+      return k->random_typed(ks, self, 0, 0, std::nullopt, g);
     });
   }
   if (r.form == Form::random && kernel->nargs() == 3) {  // random_.to
     take();
     return torch::CppFunction([k](c10::DispatchKeySet ks, at::Tensor& self, int64_t to, G g) -> at::Tensor& {
-      return k->inplace(ks, self, to, std::move(g));
+      return k->random_typed(ks, self, 1, 0, to, g);
     });
   }
   if (r.form == Form::random && kernel->nargs() == 4) {  // random_.from
     take();
     return torch::CppFunction(
         [k](c10::DispatchKeySet ks, at::Tensor& self, int64_t from, std::optional<int64_t> to, G g) -> at::Tensor& {
-          return k->inplace(ks, self, from, to, std::move(g));
+          return k->random_typed(ks, self, 2, from, to, g);
         });
   }
   return std::nullopt;

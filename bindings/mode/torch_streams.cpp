@@ -50,13 +50,19 @@ at::Generator cpu_generator(const std::optional<at::Generator>& gen) {
                       "torch.Generator passed as generator=)");
 }
 
+// The generator's state as a tc::State whose engine runs on the
+// generator's own mt19937 words in place (MT19937::bind: nothing copied);
+// store() writes the rest back. Between the two, a draw that throws after a
+// refill has changed those words: store() then still runs (the caller's
+// catch), so torch's state stays whole (advanced, as torch's own would be
+// by a draw that fails midway).
 tc::State load(at::CPUGeneratorImpl* impl) {
-  const at::mt19937_data_pod& pod = pod_in_place(impl);
-  tc::State s{tc::MT19937::Unseeded{}};  // (every field is written below)
+  at::mt19937_data_pod& pod = pod_in_place(impl);
+  tc::State s{tc::MT19937::Unseeded{}};  // (every field is written below; the engine bound to pod.state_)
   s.mt.seed = pod.seed_;
   s.mt.left = pod.left_;
   s.mt.next = pod.next_;
-  std::copy(pod.state_.begin(), pod.state_.end(), s.mt.state.begin());
+  s.mt.bind(pod.state_.data());
   const auto nf = impl->next_float_normal_sample();
   const auto nd = impl->next_double_normal_sample();
   s.has_next_float_normal = nf.has_value();
@@ -72,8 +78,8 @@ void store(at::CPUGeneratorImpl* impl, const tc::State& s) {
   pod.left_ = s.mt.left;
   pod.seeded_ = true;
   pod.next_ = s.mt.next;
-  if (s.mt.refilled)  // (otherwise the array is the one load copied out: unchanged)
-    std::copy(s.mt.state.begin(), s.mt.state.end(), pod.state_.begin());
+  if (s.mt.words != pod.state_.data())  // (an engine not bound by load: its own words)
+    std::copy(s.mt.words, s.mt.words + tc::MT19937::N, pod.state_.begin());
   impl->set_next_float_normal_sample(s.has_next_float_normal ? std::optional<float>(s.next_float_normal)
                                                              : std::nullopt);
   impl->set_next_double_normal_sample(s.has_next_double_normal ? std::optional<double>(s.next_double_normal)
@@ -88,7 +94,12 @@ void with_cpu_state(const std::optional<at::Generator>& gen, F&& f) {
   std::lock_guard<std::mutex> lock(g.mutex());
   auto* impl = at::check_generator<at::CPUGeneratorImpl>(g);
   tc::State s = load(impl);
-  f(s);
+  try {
+    f(s);
+  } catch (...) {
+    if (s.mt.refilled) store(impl, s);  // (the bound words changed: keep torch's state whole)
+    throw;
+  }
   store(impl, s);
 }
 
@@ -292,12 +303,38 @@ class Run {
 
 }  // namespace
 
-bool torch_cpu_fill_fast(at::Tensor& self, Dist d, double a, double b, const std::optional<at::Generator>& gen,
-                         TorchStream s) {
+namespace {
+
+// torch_cpu_fill_fast's and torch_cpu_random_fast's common part: the draw of
+// `kind` into a contiguous CPU tensor, as Run::fill draws it, or false.
+bool cpu_fast(at::Tensor& self, const char* kind, double a, double b, int64_t ilow, int64_t ihigh,
+              const std::optional<at::Generator>& gen, TorchStream s) {
   if ((s != kTorchCpuX86 && s != kTorchCpuScalar) || !self.device().is_cpu() || !self.is_contiguous() ||
       self.is_complex() || self.numel() == 0 || in_block(self) ||
       (gen.has_value() && gen->defined() && !gen->device().is_cpu()))
     return false;
+  at::Generator g = cpu_generator(gen);
+  std::lock_guard<std::mutex> lock(g.mutex());
+  auto* impl = at::check_generator<at::CPUGeneratorImpl>(g);
+  tc::State st = load(impl);
+  try {
+    ts::cpu_draw(st, kind, s == kTorchCpuScalar ? tc::Kernel::scalar : tc::Kernel::x86, self, a, b, ilow, ihigh);
+  } catch (const std::invalid_argument& e) {  // refused before drawing: the general path reports it
+    if (!st.mt.refilled) return false;
+    store(impl, st);  // (refused after drawing: torch's state kept whole, torch's error)
+    TORCH_CHECK(false, e.what());
+  } catch (...) {
+    if (st.mt.refilled) store(impl, st);  // (as with_cpu_state)
+    throw;
+  }
+  store(impl, st);
+  return true;
+}
+
+}  // namespace
+
+bool torch_cpu_fill_fast(at::Tensor& self, Dist d, double a, double b, const std::optional<at::Generator>& gen,
+                         TorchStream s) {
   const char* kind = nullptr;  // (Run::fill's kinds for these rows; a contiguous normal: the 16-wide path)
   switch (d) {
     case Dist::normal: kind = "normal"; break;
@@ -309,17 +346,22 @@ bool torch_cpu_fill_fast(at::Tensor& self, Dist d, double a, double b, const std
     case Dist::bernoulli: kind = "bernoulli"; break;
     default: return false;
   }
-  at::Generator g = cpu_generator(gen);
-  std::lock_guard<std::mutex> lock(g.mutex());
-  auto* impl = at::check_generator<at::CPUGeneratorImpl>(g);
-  tc::State st = load(impl);
-  try {
-    ts::cpu_draw(st, kind, s == kTorchCpuScalar ? tc::Kernel::scalar : tc::Kernel::x86, self, a, b, 0, 0);
-  } catch (const std::invalid_argument&) {  // refused before drawing: the general path reports it
-    return false;
+  return cpu_fast(self, kind, a, b, 0, 0, gen, s);
+}
+
+bool torch_cpu_random_fast(at::Tensor& self, int range, int64_t from, int64_t to,
+                           const std::optional<at::Generator>& gen, TorchStream s) {
+  const at::ScalarType st = self.scalar_type();
+  if (!(at::isIntegralType(st, /*includeBool=*/true) || float_type(st))) return false;  // (Run::random reports)
+  switch (range) {  // Run::random's kinds
+    case 0:
+      if (st == at::kUInt16 || st == at::kUInt32 || st == at::kUInt64) return false;  // (torch's error there)
+      return cpu_fast(self, "random", 0.0, 0.0, 0, 0, gen, s);
+    case 1: return cpu_fast(self, "randint", 0.0, 0.0, 0, to, gen, s);
+    case 2: return cpu_fast(self, "randint", 0.0, 0.0, from, to, gen, s);
+    case 3: return cpu_fast(self, "random_from", 0.0, 0.0, from, 0, gen, s);
+    default: return false;
   }
-  store(impl, st);
-  return true;
 }
 
 Outputs torch_stream_run(const OpRow& r, const Config& c, c10::ArrayRef<c10::IValue> args,

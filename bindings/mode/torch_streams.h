@@ -72,4 +72,11 @@ Outputs torch_stream_run(const OpRow& r, const Config& c, c10::ArrayRef<c10::IVa
 bool torch_cpu_fill_fast(at::Tensor& self, Dist d, double a, double b, const std::optional<at::Generator>& gen,
                          TorchStream s);
 
+// The same for random_ (`range`: 0 random_(), 1 random_(to), 2
+// random_(from, to), 3 random_(from, None)): a contiguous CPU tensor of an
+// integral or floating dtype, with elements, outside a DTensor region, drawn
+// as torch_stream_run's random form draws it; false (nothing drawn) otherwise.
+bool torch_cpu_random_fast(at::Tensor& self, int range, int64_t from, int64_t to,
+                           const std::optional<at::Generator>& gen, TorchStream s);
+
 }  // namespace xrng::torch_api::mode::detail

@@ -442,13 +442,27 @@ def _scripted_fills(t: torch.Tensor, g: torch.Generator, n: int):
         out.append(t.cauchy_(1.0, 2.0).clone())
         out.append(t.bernoulli_(0.3).clone())
         out.append(t.normal_(0.0, 1.0, generator=g).clone())
+        out.append(t.random_(0, 200).clone())
+        out.append(t.random_(7, generator=g).clone())
+    return out
+
+
+@torch.jit.script
+def _scripted_randoms(t: torch.Tensor, g: torch.Generator, n: int, lo: int, hi: int):
+    out = []
+    for _ in range(n):
+        out.append(t.random_().clone())
+        out.append(t.random_(lo, hi).clone())
+        out.append(t.random_(2).clone())
+        out.append(t.random_(1, None, generator=g).clone())
     return out
 
 
 def test_the_typed_fill_path_equals_torch():
-    """The fill rows' typed entry (Kernel::fill_typed, torch_cpu_fill_fast:
-    what Python's and TorchScript's t.normal_() & co. reach) gives torch's
-    values and state under torch-cpu-x86: every fill row, four dtypes, the
+    """The fill rows' and random_'s typed entries (Kernel::fill_typed,
+    random_typed; torch_cpu_fill_fast, torch_cpu_random_fast: what Python's
+    and TorchScript's t.normal_() & co. reach) give torch's values and state
+    under torch-cpu-x86: every fill row, random_'s four forms, the dtypes, the
     default generator and an explicit one, sizes below and above 16 and past
     the mt19937 refills (624 words); an argument torch refuses raises
     torch's error and draws nothing; the general path (a non-contiguous
@@ -459,6 +473,12 @@ def test_the_typed_fill_path_equals_torch():
         for dt in (torch.float32, torch.float64, torch.float16, torch.bfloat16):
             for n in (5, 16, 37, 700):
                 vals += _scripted_fills(torch.empty(n, dtype=dt), g, 3)
+        for dt in (torch.int64, torch.int32, torch.int16, torch.int8, torch.uint8, torch.bool):
+            lo, hi = (0, 2) if dt == torch.bool else (3, 90)
+            vals += _scripted_randoms(torch.empty(40, dtype=dt), g, 2, lo, hi)
+        vals += _scripted_randoms(torch.empty(40, dtype=torch.float64), g, 2, -3, 90)
+        with pytest.raises(RuntimeError, match="random_ expects 'from' to be less than 'to'"):
+            torch.empty(4, dtype=torch.int64).random_(5, 2)
         with pytest.raises(RuntimeError, match=r"uniform_ expects to return a \[from, to\) range"):
             torch.empty(8).uniform_(2.0, 1.0)
         vals.append(torch.empty(6, 5).t().normal_())
