@@ -14,6 +14,7 @@
 //    2.28..2.40 (the versions of those algorithms).
 #include <doctest/doctest.h>
 
+#include <array>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -76,6 +77,46 @@ TEST_CASE("torch_cpu: mt19937 seeding and words as at::mt19937") {
   tc::State s(3), t(3);
   const uint64_t hi = t.random(), lo = t.random();
   CHECK(s.random64() == ((hi << 32) | lo));
+}
+
+TEST_CASE("torch_cpu: an engine bound to outside words (the mode's in-place reads)") {
+  // bind: the engine runs on the caller's array in place, the same words as
+  // an engine holding them itself; refilled says when the array changed.
+  tc::MT19937 own(99), ref(99);
+  for (int i = 0; i < 300; ++i) own(), ref();
+  std::array<uint32_t, tc::MT19937::N> outside = own.state;
+  tc::MT19937 bound(tc::MT19937::Unseeded{});
+  bound.seed = own.seed;
+  bound.left = own.left;
+  bound.next = own.next;
+  bound.bind(outside.data());
+  CHECK(bound.words == outside.data());
+  for (int i = 0; i < 323; ++i) REQUIRE(bound() == ref());  // up to the word before the refill
+  CHECK(!bound.refilled);
+  CHECK(outside == own.state);  // nothing written yet
+  for (int i = 0; i < 700; ++i) REQUIRE(bound() == ref());
+  CHECK(bound.refilled);
+  CHECK(outside == ref.state);  // refilled in place, as the reference's own array
+  // a copy (or an assignment) copies the words, never the binding: independent
+  tc::MT19937 copy = bound;
+  CHECK(copy.words == copy.state.data());
+  CHECK(copy.state == outside);
+  tc::MT19937 assigned(5);
+  assigned = bound;
+  CHECK(assigned.words == assigned.state.data());
+  for (int i = 0; i < 1500; ++i) {
+    const uint32_t w = ref();
+    REQUIRE(copy() == w);
+    REQUIRE(assigned() == w);
+  }
+  CHECK(outside != copy.state);  // the copies' refills left the bound array alone
+  bound = bound;  // self-assignment: the binding and words unchanged
+  CHECK(bound.words == outside.data());
+  // State copies (tests and callers take them) copy the words too
+  tc::State s(4);
+  tc::State t = s;
+  CHECK(t.mt.words == t.mt.state.data());
+  for (int i = 0; i < 1000; ++i) REQUIRE(s.random() == t.random());
 }
 
 TEST_CASE("torch_cpu: state round trip through torch's byte layout") {
