@@ -88,7 +88,7 @@ void fill_kernel(const Plan& p, const Stream& s, uint64_t off, uint64_t start, u
     using Fz = Fused<DI, T, V>;
     static_assert(4 % K == 0 && kTileGroups % Fz::kGroups == 0);
     const uint64_t to_block = static_cast<uint64_t>((4 - (off + g * K) % 4) % 4);  // words to the next block
-    if (to_block % K == 0 && g + to_block / K < g_full) {
+    if (to_block % K == 0 && g + to_block / K + Fz::kGroups <= g_full) {  // (at least one whole step)
       window(g + to_block / K);
       // Ordinary stores straight to the output, whatever its size: this
       // kernel produces about 4 GB/s, where the streaming stores of the

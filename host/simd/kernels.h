@@ -657,9 +657,9 @@ XRNG_INLINE bool normal_is_unit(const NormalParams& p) {
 template <Dist DI, DType T>
 struct PairV2Kernel : VectorKernel {
   static constexpr int S = kV2Regs * N32;
-  template <class O>
+  static constexpr int S1 = N32;  // the groups of a one-register step, step<1> (run_steps' last, short step)
+  template <int R = kV2Regs, class O>
   static void step(const uint32_t* w, const Plan& pl, O* o) {
-    constexpr int R = kV2Regs;
     W32<R> a, b;
     for (int r = 0; r < R; ++r) {
       const vu32 x0 = loadu<vu32>(w + 2 * N32 * r), x1 = loadu<vu32>(w + 2 * N32 * r + N32);
@@ -684,9 +684,9 @@ struct PairV2Kernel : VectorKernel {
 template <class Core, DType T>
 struct WordV2Kernel : VectorKernel {
   static constexpr int S = kV2Regs * N32;
-  template <class O>
+  static constexpr int S1 = N32;  // (as PairV2Kernel's)
+  template <int R = kV2Regs, class O>
   static void step(const uint32_t* w, const Plan& pl, O* o) {
-    constexpr int R = kV2Regs;
     W32<R> x;
     for (int r = 0; r < R; ++r) x.v[r] = loadu<vu32>(w + N32 * r);
     const FR<R> y = Core::template eval<R>(x, pl);
@@ -732,6 +732,18 @@ __attribute__((flatten)) void run_steps(const uint32_t* w, uint64_t n, const Pla
   uint64_t i = 0;
   for (; i + S <= n; i += S) Kn::step(w + i * K, p, o + i * G);
   if (i < n) {  // a partial step on a padded copy
+    if constexpr (requires { Kn::S1; }) {  // (the same lanes' values by one register, where that holds them)
+      if constexpr (Kn::S1 < S) {
+        if (n - i <= Kn::S1) {
+          alignas(64) uint32_t tw[Kn::S1 * K] = {};
+          alignas(64) O to[Kn::S1 * G];
+          std::memcpy(tw, w + i * K, (n - i) * K * sizeof(uint32_t));
+          Kn::template step<1>(tw, p, to);
+          std::memcpy(o + i * G, to, (n - i) * G * sizeof(to[0]));
+          return;
+        }
+      }
+    }
     alignas(64) uint32_t tw[S * K] = {};
     alignas(64) O to[S * G];
     std::memcpy(tw, w + i * K, (n - i) * K * sizeof(uint32_t));

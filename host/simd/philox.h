@@ -90,12 +90,15 @@ XRNG_INLINE void philox_blocks(const PhiloxKeys& k, const vu64 (&blk)[P], vu64 (
   }
 }
 
-// Words of blocks b .. b + kBatchBlocks - 1 of the stream, in stream order.
+// Words of blocks b .. b + P N64 - 1 of the stream (P registers: a whole
+// batch, kBatchBlocks, or one register's N64 blocks for a small call), in
+// stream order.
+template <int P = kRegs>
 __attribute__((flatten)) XRNG_INLINE void philox_batch(const PhiloxKeys& k, uint64_t b, uint32_t* out) {
-  vu64 blk[kRegs], c0[kRegs], c1[kRegs], c2[kRegs], c3[kRegs];
-  for (int r = 0; r < kRegs; ++r) blk[r] = iota<vu64>() + (b + static_cast<uint64_t>(r * N64));
-  philox_blocks<kRegs>(k, blk, c0, c1, c2, c3);
-  for (int r = 0; r < kRegs; ++r) {
+  vu64 blk[P], c0[P], c1[P], c2[P], c3[P];
+  for (int r = 0; r < P; ++r) blk[r] = iota<vu64>() + (b + static_cast<uint64_t>(r * N64));
+  philox_blocks<P>(k, blk, c0, c1, c2, c3);
+  for (int r = 0; r < P; ++r) {
     const vu64 a = pack_lo32(c0[r], c1[r]), bb = pack_lo32(c2[r], c3[r]);  // words 0,1 | words 2,3
     storeu(out + r * 4 * N64, shuffle<kInterleaveLo>(a, bb));
     storeu(out + r * 4 * N64 + 2 * N64, shuffle<kInterleaveHi>(a, bb));
@@ -104,7 +107,9 @@ __attribute__((flatten)) XRNG_INLINE void philox_batch(const PhiloxKeys& k, uint
 
 // A window of stream words in an L1-resident buffer, refilled in whole
 // batches of blocks; words beyond `end` (the call's last word) are generated
-// only to complete a batch.
+// only to complete a batch, and the last few words a call needs (at most one
+// register's blocks, 4 N64 words) take a batch of one register (a small
+// call computes N64 blocks, not kBatchBlocks).
 constexpr uint64_t kFillWords = 4096;
 constexpr uint64_t kTileWords = 2048;  // words a kernel asks for at once (<= kFillWords)
 struct WordSource {
@@ -129,8 +134,13 @@ struct WordSource {
     w0 = a;
     const u128 target = lmax<u128>(we, lmin<u128>(end, w0 + kFillWords));
     while (w1 < target) {
-      philox_batch(keys, static_cast<uint64_t>(w1 >> 2), buf + static_cast<size_t>(w1 - w0));
-      w1 += kBatchWords;
+      if (target - w1 <= static_cast<u128>(4 * N64)) {
+        philox_batch<1>(keys, static_cast<uint64_t>(w1 >> 2), buf + static_cast<size_t>(w1 - w0));
+        w1 += 4 * N64;
+      } else {
+        philox_batch(keys, static_cast<uint64_t>(w1 >> 2), buf + static_cast<size_t>(w1 - w0));
+        w1 += kBatchWords;
+      }
     }
     return buf + static_cast<size_t>(w - w0);
   }
