@@ -118,7 +118,7 @@ std::pair<int64_t, uint64_t> xrng::torch_streams::random_from_bounds(at::ScalarT
 // output's normal: torch's element-wise path), exponential, geometric, log_normal, cauchy,
 // randint, random (random_() without a range), random_from (random_(from, None), from
 // = ilow; -2**63: the full 64-bit range), bernoulli, randperm.
-void xrng::torch_streams::cpu_draw(tc::State& s, const std::string& kind, tc::Kernel k, at::Tensor out, double a,
+void xrng::torch_streams::cpu_draw(tc::State& s, const std::string& kind, tc::Kernel k, const at::Tensor& out, double a,
                                    double b, int64_t ilow, int64_t ihigh) {
   if (out.device().type() != at::kCPU || !out.is_contiguous())
     throw std::invalid_argument("torch_cpu draw: out must be a contiguous CPU tensor");
@@ -240,7 +240,7 @@ void draw(at::Tensor state, const std::string& kind, const std::string& kernel, 
 // checked to lie in [0, 1] before the first word is drawn.
 }  // namespace
 
-void xrng::torch_streams::cpu_bernoulli_tensor(tc::State& s, at::Tensor out, at::Tensor p) {
+void xrng::torch_streams::cpu_bernoulli_tensor(tc::State& s, const at::Tensor& out, const at::Tensor& p) {
   if (out.device().type() != at::kCPU || !out.is_contiguous() || p.device().type() != at::kCPU ||
       !p.is_contiguous() || p.numel() != out.numel())
     throw std::invalid_argument("torch_cpu bernoulli: out and p must be contiguous CPU tensors of the same size");
@@ -300,7 +300,7 @@ int xrng::torch_streams::cpu_multinomial_rows(tc::State& s, const at::Tensor& w,
   throw std::invalid_argument("torch_cpu multinomial: weights must be float32 or float64 here");
 }
 
-at::Tensor xrng::torch_streams::cpu_multinomial(tc::State& s, at::Tensor weights, int64_t n) {
+at::Tensor xrng::torch_streams::cpu_multinomial(tc::State& s, const at::Tensor& weights, int64_t n) {
   if (weights.device().type() != at::kCPU || !weights.is_contiguous() || weights.dim() != 2 || weights.size(1) < 1)
     throw std::invalid_argument("torch_cpu multinomial: weights must be a contiguous CPU [rows, k] tensor, k >= 1");
   if (n < 1) throw std::invalid_argument("torch_cpu multinomial: cannot sample n_sample <= 0 samples");

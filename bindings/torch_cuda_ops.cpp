@@ -102,7 +102,7 @@ struct OnDevice {
 };
 
 // cuda_draw into a contiguous CUDA tensor: xrng's kernels (device/torch_cuda.h).
-uint64_t device_draw(tg::State s, tg::Device d, const std::string& kind, at::Tensor& out, double a, double b,
+uint64_t device_draw(tg::State s, tg::Device d, const std::string& kind, const at::Tensor& out, double a, double b,
                      int64_t ilow, int64_t ihigh) {
   const auto dt = out.scalar_type();
   tk::Args args;
@@ -134,7 +134,7 @@ uint64_t device_draw(tg::State s, tg::Device d, const std::string& kind, at::Ten
 
 // Fills contiguous CPU `out` with draw `kind`; returns the new philox offset.
 uint64_t xrng::torch_streams::cuda_draw(uint64_t seed, uint64_t offset, const std::string& kind, uint32_t sm_count, uint32_t threads_per_sm,
-              at::Tensor out, double a, double b, int64_t ilow, int64_t ihigh) {
+              const at::Tensor& out, double a, double b, int64_t ilow, int64_t ihigh) {
   if (offset % 4 != 0) throw std::invalid_argument("torch_cuda: the philox offset must be a multiple of 4");
 #if defined(XRNG_TORCH_CUDA)
   // a contiguous CUDA tensor: filled on its GPU by xrng's kernels (randperm: on the host, then copied)
@@ -316,7 +316,7 @@ uint64_t xrng::torch_streams::cuda_draw(uint64_t seed, uint64_t offset, const st
 // values) with drop probability p: returns (output, mask, new offset).
 // `vec` is get_vector_size's choice (tg::dropout_vec).
 std::tuple<at::Tensor, at::Tensor, uint64_t> xrng::torch_streams::cuda_dropout(
-    uint64_t seed, uint64_t offset, uint32_t sm_count, uint32_t threads_per_sm, at::Tensor input, double p,
+    uint64_t seed, uint64_t offset, uint32_t sm_count, uint32_t threads_per_sm, const at::Tensor& input, double p,
     uint32_t vec) {
   if (vec != 1 && vec != 2 && vec != 4 && vec != 8) throw std::invalid_argument("torch_cuda dropout: vec must be 1, 2, 4 or 8");
   // native_dropout's fused kernel runs for 0 < p < 1 only (p = 0 and 1 are at::dropout's non-fused path)
@@ -363,7 +363,8 @@ py::tuple dropout(uint64_t seed, uint64_t offset, uint32_t sm_count, uint32_t th
 // same numel, p already expanded to out's shape and cast as torch casts it
 // (float64 for a float64 out, float32 otherwise). Every p is checked to lie
 // in [0, 1] first. Returns the new philox offset.
-uint64_t xrng::torch_streams::cuda_bernoulli_tensor(uint64_t seed, uint64_t offset, at::Tensor out, at::Tensor p) {
+uint64_t xrng::torch_streams::cuda_bernoulli_tensor(uint64_t seed, uint64_t offset, const at::Tensor& out,
+                                                    const at::Tensor& p) {
 #if defined(XRNG_TORCH_CUDA)
   // CUDA out and p (contiguous, on one device): xrng's kernel; p checked on the device first
   if (out.is_cuda() || p.is_cuda()) {
@@ -414,8 +415,8 @@ uint64_t xrng::torch_streams::cuda_bernoulli_tensor(uint64_t seed, uint64_t offs
   return s.offset;
 }
 
-uint64_t xrng::torch_streams::cuda_multinomial(uint64_t seed, uint64_t offset, at::Tensor weights, int64_t n,
-                                               at::Tensor out) {
+uint64_t xrng::torch_streams::cuda_multinomial(uint64_t seed, uint64_t offset, const at::Tensor& weights, int64_t n,
+                                               const at::Tensor& out) {
   if (weights.device().type() != at::kCPU || !weights.is_contiguous() || weights.dim() != 2)
     throw std::invalid_argument("torch_cuda multinomial: weights must be a contiguous CPU [rows, k] tensor");
   if (out.device().type() != at::kCPU || !out.is_contiguous() || out.scalar_type() != at::kLong ||

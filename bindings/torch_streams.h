@@ -44,17 +44,17 @@ std::pair<int64_t, uint64_t> random_from_bounds(at::ScalarType dt, int64_t from,
 // None), from = ilow; -2**63 the full 64-bit range), bernoulli, randperm) from `s`, advancing it as torch's CPU generator
 // would (torch_cpu_ops.cpp documents the parameters). Throws
 // std::invalid_argument before drawing for arguments it does not take.
-void cpu_draw(torch_cpu::State& s, const std::string& kind, torch_cpu::Kernel k, at::Tensor out, double a,
+void cpu_draw(torch_cpu::State& s, const std::string& kind, torch_cpu::Kernel k, const at::Tensor& out, double a,
               double b, int64_t ilow, int64_t ihigh);
 // bernoulli_(p) with a tensor p: contiguous CPU `out` and `p` of the same
 // numel, laid out in torch's order.
-void cpu_bernoulli_tensor(torch_cpu::State& s, at::Tensor out, at::Tensor p);
+void cpu_bernoulli_tensor(torch_cpu::State& s, const at::Tensor& out, const at::Tensor& p);
 // multinomial with replacement, n > 1: contiguous CPU [rows, k] floating
 // weights; int64 [rows, n].
 // The checks of a torch CPU generator state passed from Python (torch's
 // 5056-byte layout): std::invalid_argument otherwise. torch_cpu_ops.cpp.
 void check_cpu_state(const at::Tensor& state);
-at::Tensor cpu_multinomial(torch_cpu::State& s, at::Tensor weights, int64_t n);
+at::Tensor cpu_multinomial(torch_cpu::State& s, const at::Tensor& weights, int64_t n);
 // cpu_multinomial's rows into out[rows * n]: `w` the data of contiguous
 // float32 or float64 [rows, k] CPU weights. Returns 0, or the code of the
 // first bad row (torch_cpu::multinomial_check_row's) with nothing drawn.
@@ -85,16 +85,16 @@ void cpu_rrelu(torch_cpu::State& s, const at::Tensor& x, double lower, double up
 // random, random_from (as cpu_draw's), randperm) from (seed, offset) on
 // a GPU of sm_count SMs; returns the new philox offset.
 uint64_t cuda_draw(uint64_t seed, uint64_t offset, const std::string& kind, uint32_t sm_count,
-                   uint32_t threads_per_sm, at::Tensor out, double a, double b, int64_t ilow, int64_t ihigh);
+                   uint32_t threads_per_sm, const at::Tensor& out, double a, double b, int64_t ilow, int64_t ihigh);
 // bernoulli_(p) with a tensor p: contiguous CPU `out` and `p` of the same
 // numel (p expanded to out's shape, float64 for a float64 out, float32
 // otherwise); every p checked to lie in [0, 1] before drawing. Returns the
 // new philox offset.
-uint64_t cuda_bernoulli_tensor(uint64_t seed, uint64_t offset, at::Tensor out, at::Tensor p);
+uint64_t cuda_bernoulli_tensor(uint64_t seed, uint64_t offset, const at::Tensor& out, const at::Tensor& p);
 // native_dropout of contiguous CPU `input` (the GPU tensor's values):
 // (output, mask, new offset); `vec` is torch's get_vector_size choice.
 std::tuple<at::Tensor, at::Tensor, uint64_t> cuda_dropout(uint64_t seed, uint64_t offset, uint32_t sm_count,
-                                                          uint32_t threads_per_sm, at::Tensor input, double p,
+                                                          uint32_t threads_per_sm, const at::Tensor& input, double p,
                                                           uint32_t vec);
 
 // multinomial(weights, n, replacement=True), n > 1 (torch's CUDA kernel,
@@ -104,6 +104,7 @@ std::tuple<at::Tensor, at::Tensor, uint64_t> cuda_dropout(uint64_t seed, uint64_
 // torch's kernel asserts on and xrng::torch_cuda::NotReproducedError for a
 // one-row draw whose prefix sums depend on cub's scan order, both before
 // drawing (the offset unchanged).
-uint64_t cuda_multinomial(uint64_t seed, uint64_t offset, at::Tensor weights, int64_t n, at::Tensor out);
+uint64_t cuda_multinomial(uint64_t seed, uint64_t offset, const at::Tensor& weights, int64_t n,
+                          const at::Tensor& out);
 
 }  // namespace xrng::torch_streams
