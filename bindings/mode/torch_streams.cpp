@@ -6,6 +6,7 @@
 #include <ATen/native/Resize.h>
 #include <ATen/ExpandUtils.h>
 #include <c10/util/Exception.h>
+#include <c10/util/accumulate.h>
 
 #include <algorithm>
 #include <cmath>
@@ -440,21 +441,29 @@ Outputs torch_stream_run(const OpRow& r, const Config& c, c10::ArrayRef<c10::IVa
       const at::Tensor w = args[0].toTensor();
       const int64_t ns = args[1].toInt();
       const bool repl = args[2].toBool();
-      const bool out_form = std::string(r.overload) == "out";
+      const bool out_form = r.overload[0] == 'o';  // ("out")
       TORCH_CHECK(w.dim() > 0 && w.dim() <= 2, "prob_dist must be 1 or 2 dim");
-      const std::vector<int64_t> shape = w.dim() == 1 ? std::vector<int64_t>{ns} : std::vector<int64_t>{w.size(0), ns};
-      at::Tensor res = out_form ? args[args.size() - 1].toTensor()
-                                : at::empty(ns > 0 ? at::IntArrayRef(shape) : at::IntArrayRef{0}, w.options().dtype(at::kLong));
-      TORCH_CHECK(res.device() == w.device(), "multinomial arguments must have the same device");
+      const int64_t shape_v[2] = {w.size(0), ns};
+      const at::IntArrayRef shape = w.dim() == 1 ? at::IntArrayRef(&shape_v[1], 1) : at::IntArrayRef(shape_v, 2);
+      // the result: the out= tensor, or a new one, allocated where it is first needed (the host path
+      // with replacement returns the draw's own tensor), as torch's empty(ns > 0 ? shape : {0})
+      at::Tensor res = out_form ? args[args.size() - 1].toTensor() : at::Tensor();
+      auto result = [&]() -> at::Tensor& {
+        if (!res.defined())
+          res = at::empty(ns > 0 ? shape : at::IntArrayRef{0}, w.options().dtype(at::kLong));
+        return res;
+      };
+      TORCH_CHECK(!out_form || res.device() == w.device(), "multinomial arguments must have the same device");
       TORCH_CHECK(at::isFloatingType(w.scalar_type()), "multinomial only supports floating-point dtypes for input, got: ",
                   w.scalar_type());
-      TORCH_CHECK(res.scalar_type() == at::kLong, "multinomial expects Long tensor out, got: ", res.scalar_type());
+      TORCH_CHECK(!out_form || res.scalar_type() == at::kLong, "multinomial expects Long tensor out, got: ",
+                  res.scalar_type());
       TORCH_CHECK(ns > 0, "cannot sample n_sample <= 0 samples");
       const int64_t k = w.size(-1);
       TORCH_CHECK(repl || ns <= k, "cannot sample n_sample > prob_dist.size(-1) samples without replacement");
       TORCH_CHECK(k <= (int64_t{1} << 24), "number of categories cannot exceed 2^24");
       if (out_form) at::native::resize_output(res, shape);
-      if (res.numel() == 0) return {res};
+      if (c10::multiply_integers(shape) == 0) return {result()};
       if (in_block(w)) throw NotReproduced("a DTensor shard");
       if (!float_type(w.scalar_type())) throw NotReproduced("weights of dtype " + std::string(c10::toString(w.scalar_type())));
       if (!repl || ns == 1) {
@@ -466,9 +475,9 @@ Outputs torch_stream_run(const OpRow& r, const Config& c, c10::ArrayRef<c10::IVa
         run.fill(q, "exponential", 1.0);
         at::div_out(q, w, q);
         if (ns == 1) {
-          at::argmax_out(res, q, -1, true);
+          at::argmax_out(result(), q, -1, true);
         } else {
-          at::Tensor vals = at::empty(res.sizes(), w.options());
+          at::Tensor vals = at::empty(result().sizes(), w.options());
           at::topk_out(vals, res, q, ns);
         }
         return {res};
@@ -485,14 +494,16 @@ Outputs torch_stream_run(const OpRow& r, const Config& c, c10::ArrayRef<c10::IVa
           }
           return next;
         });
-        res.copy_(host.reshape(res.sizes()));
+        result().copy_(host.reshape(res.sizes()));
         return {res};
       }
-      const at::Tensor rows = w.to(at::kCPU).reshape({-1, k}).contiguous();
+      // (a contiguous CPU w is its own rows: no dispatcher calls)
+      const at::Tensor rows = w.device().is_cpu() && w.is_contiguous() ? (w.dim() == 2 ? w : w.view({1, k}))
+                                                                         : w.to(at::kCPU).reshape({-1, k}).contiguous();
       at::Tensor host;
       with_cpu_state(gen, [&](tc::State& s) { refusing([&] { host = ts::cpu_multinomial(s, rows, ns); }); });
-      if (!out_form && res.device().is_cpu()) return {host.view(res.sizes())};  // (a new CPU tensor: no copy)
-      res.copy_(host.reshape(res.sizes()));
+      if (!out_form && w.device().is_cpu()) return {w.dim() == 1 ? host.view(shape) : host};  // (a new CPU tensor)
+      result().copy_(host.reshape(res.sizes()));
       return {res};
     }
     case Form::normal_tensor:  // torch's normal_out_impl: normal_(0, std or 1) of the output, then its arithmetic
