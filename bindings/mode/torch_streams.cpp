@@ -426,7 +426,11 @@ Outputs torch_stream_run(const OpRow& r, const Config& c, c10::ArrayRef<c10::IVa
       if (!cpu && st == at::kBFloat16) throw NotReproduced("randperm into bfloat16");
       // torch's check_supported_max_int_with_precision: n - 1 converted to the dtype (its overflow
       // error), and the floats' precision (bfloat16's is not checked: its values round, as torch's do)
-      (void)at::scalar_tensor(n - 1, out.options().device(at::kCPU));
+      // (torch's conversion raises where n - 1 does not fit the dtype: made only then, for its error)
+      const int64_t top = st == at::kByte ? 255 : st == at::kChar ? 127 : st == at::kShort ? 32767
+                        : st == at::kInt ? std::numeric_limits<int32_t>::max() : st == at::kHalf ? 65504
+                        : std::numeric_limits<int64_t>::max();
+      if (n - 1 > top) (void)at::scalar_tensor(n - 1, out.options().device(at::kCPU));
       TORCH_CHECK(st != at::kHalf || n <= (int64_t{1} << 11) + 1, "n cannot be greater than 2049 for Half type.");
       TORCH_CHECK(st != at::kFloat || n <= (int64_t{1} << 24) + 1, "n cannot be greater than 2^24+1 for Float type.");
       TORCH_CHECK(st != at::kDouble || n <= (int64_t{1} << 53) + 1, "n cannot be greater than 2^53+1 for Double type.");
