@@ -493,6 +493,52 @@ def test_the_typed_fill_path_equals_torch():
     _assert_equal(got, want, "typed fills")
 
 
+def _edge_calls():
+    """randperm at every dtype's overflow and precision edges, multinomial's
+    forms and errors: (description, call) pairs."""
+    calls = []
+    for dt in (torch.int64, torch.int32, torch.int16, torch.int8, torch.uint8, torch.float16, torch.bfloat16,
+               torch.float32, torch.float64):
+        for n in (1, 2, 10, 128, 129, 256, 257, 2049, 2050, 32768, 32769, 65505, 65506):
+            calls.append((f"randperm({n}, {dt})", lambda n=n, dt=dt: torch.randperm(n, dtype=dt)))
+    calls += [("multinomial empty rows", lambda: torch.multinomial(torch.rand(0, 5), 3, True)),
+              ("multinomial 4x5 repl", lambda: torch.multinomial(torch.rand(4, 5), 3, True)),
+              ("multinomial 1-d repl", lambda: torch.multinomial(torch.rand(5), 7, True)),
+              ("multinomial one", lambda: torch.multinomial(torch.rand(5), 1)),
+              ("multinomial strided repl", lambda: torch.multinomial(torch.rand(5, 3).t(), 4, True)),
+              ("multinomial out resized", lambda: torch.multinomial(torch.rand(5, dtype=torch.float64), 3, True,
+                                                                    out=torch.empty(0, dtype=torch.long))),
+              ("multinomial no rows", lambda: torch.multinomial(torch.rand(0, 5), 2)),
+              ("multinomial n = 0", lambda: torch.multinomial(torch.rand(5), 0)),
+              ("multinomial float out", lambda: torch.multinomial(torch.rand(5), 3, True, out=torch.empty(3))),
+              ("multinomial zero sum", lambda: torch.multinomial(torch.tensor([0.0, 0.0]), 3, True))]
+    return calls
+
+
+def test_randperm_and_multinomial_edges_equal_torch():
+    """Values, shapes and torch's errors (the same type and first line) of
+    randperm at each dtype's edges and multinomial's forms, and the state."""
+    def run():
+        out = []
+        for what, call in _edge_calls():
+            try:
+                r = call()
+                out.append((what, r.dtype, tuple(r.shape), r.tolist()))
+            except RuntimeError as e:
+                out.append((what, str(e).splitlines()[0]))
+        return out + [torch.get_rng_state()]
+
+    torch.manual_seed(5)
+    want = run()
+    with xrng.reproducible(seed=5, stream="torch-cpu-x86", strict=True) as m:
+        torch.manual_seed(5)
+        got = run()
+    assert m.reported == {}
+    for a, b in zip(got[:-1], want[:-1]):
+        assert a == b
+    assert torch.equal(got[-1], want[-1])
+
+
 def test_torchs_errors_stay_torchs():
     with xrng.reproducible(stream="torch-cpu-x86", strict=True):
         with pytest.raises(RuntimeError, match="normal expects std >= 0.0"):
