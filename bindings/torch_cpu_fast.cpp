@@ -16,6 +16,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -121,18 +122,28 @@ bool read_generator(PyObject* gen, at::Tensor& state, tc::Kernel& k) {
   return known;
 }
 
-// The draw into `out` from the generator's state, or false (invalid_argument: nothing written).
-bool draw_into(at::Tensor& state, tc::Kernel k, const char* kind, at::Tensor& out, double a, double b, int64_t ilow,
-               int64_t ihigh) {
-  uint8_t* bytes = state.data_ptr<uint8_t>();
-  tc::State s = tc::from_torch_state(bytes, tc::kTorchStateBytes);
+// Every fast entry's draw: f(state, kernel) on the generator's state (read
+// by read_generator), which returns the result tensor or nullopt; the state
+// is written back only after f returned a result, which is returned to
+// Python. NotImplemented (nothing written: the caller's general path
+// reports) where the generator is not read, f returns nullopt or anything
+// throws (a refused allocation, a dtype or parameter a draw refuses).
+template <class F>
+PyObject* with_state(PyObject* gen, F&& f) {
+  at::Tensor state;
+  tc::Kernel k = tc::Kernel::x86;
+  if (!read_generator(gen, state, k)) Py_RETURN_NOTIMPLEMENTED;
   try {
-    xrng::torch_streams::cpu_draw(s, kind, k, out, a, b, ilow, ihigh);
-  } catch (const std::invalid_argument&) {
-    return false;
+    uint8_t* bytes = state.data_ptr<uint8_t>();
+    tc::State s = tc::from_torch_state(bytes, tc::kTorchStateBytes);
+    std::optional<at::Tensor> res = f(s, k);
+    if (!res.has_value()) Py_RETURN_NOTIMPLEMENTED;
+    tc::to_torch_state(s, bytes);
+    return THPVariable_Wrap(std::move(*res));  // (an existing tensor: its own Python object)
+  } catch (const std::exception&) {
+    PyErr_Clear();
+    Py_RETURN_NOTIMPLEMENTED;
   }
-  tc::to_torch_state(s, bytes);
-  return true;
 }
 
 PyObject* fast_new(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
@@ -174,17 +185,11 @@ PyObject* fast_new(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
   double a = 0.0, b = 0.0;
   int64_t ilow = 0, ihigh = 0;
   if (!read_params(kind, args[5], args[6], a, b, ilow, ihigh) || !passes_checks(kind, a, b, dt)) Py_RETURN_NOTIMPLEMENTED;
-  at::Tensor state;
-  tc::Kernel k = tc::Kernel::x86;
-  if (!read_generator(args[0], state, k)) Py_RETURN_NOTIMPLEMENTED;
-  try {
+  return with_state(args[0], [&](tc::State& s, tc::Kernel k) -> std::optional<at::Tensor> {
     at::Tensor out = at::detail::empty_cpu(c10::IntArrayRef(shape, static_cast<size_t>(dims)), dt);
-    if (!draw_into(state, k, kind, out, a, b, ilow, ihigh)) Py_RETURN_NOTIMPLEMENTED;
-    return THPVariable_Wrap(std::move(out));
-  } catch (const std::exception&) {  // a refused allocation, say: the general path reports it
-    PyErr_Clear();
-    Py_RETURN_NOTIMPLEMENTED;
-  }
+    xrng::torch_streams::cpu_draw(s, kind, k, out, a, b, ilow, ihigh);
+    return out;
+  });
 }
 
 PyObject* fast_into(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
@@ -201,17 +206,10 @@ PyObject* fast_into(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
   int64_t ilow = 0, ihigh = 0;
   if (!read_params(kind, args[3], args[4], a, b, ilow, ihigh) || !passes_checks(kind, a, b, out.scalar_type()))
     Py_RETURN_NOTIMPLEMENTED;
-  at::Tensor state;
-  tc::Kernel k = tc::Kernel::x86;
-  if (!read_generator(args[0], state, k)) Py_RETURN_NOTIMPLEMENTED;
-  try {
-    if (!draw_into(state, k, kind, out, a, b, ilow, ihigh)) Py_RETURN_NOTIMPLEMENTED;
-  } catch (const std::exception&) {  // (a dtype the draw lacks, say: the general path reports it)
-    PyErr_Clear();
-    Py_RETURN_NOTIMPLEMENTED;
-  }
-  Py_INCREF(args[2]);
-  return args[2];
+  return with_state(args[0], [&](tc::State& s, tc::Kernel k) -> std::optional<at::Tensor> {
+    xrng::torch_streams::cpu_draw(s, kind, k, out, a, b, ilow, ihigh);
+    return out;
+  });
 }
 
 // _torch_cpu_bernoulli_new(generator, p, dtype): torch.bernoulli(p) (a new
@@ -236,20 +234,11 @@ PyObject* bernoulli_new(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
     if (!THPDtype_Check(args[2])) Py_RETURN_NOTIMPLEMENTED;
     dt = reinterpret_cast<THPDtype*>(args[2])->scalar_type;
   }
-  at::Tensor state;
-  tc::Kernel k = tc::Kernel::x86;
-  if (!read_generator(args[0], state, k)) Py_RETURN_NOTIMPLEMENTED;
-  try {
+  return with_state(args[0], [&](tc::State& s, tc::Kernel) -> std::optional<at::Tensor> {
     at::Tensor out = at::detail::empty_cpu(p.sizes(), dt);
-    uint8_t* bytes = state.data_ptr<uint8_t>();
-    tc::State s = tc::from_torch_state(bytes, tc::kTorchStateBytes);
     xrng::torch_streams::cpu_bernoulli_tensor(s, out, p);
-    tc::to_torch_state(s, bytes);
-    return THPVariable_Wrap(std::move(out));
-  } catch (const std::exception&) {  // (nothing written: the general path reports it)
-    PyErr_Clear();
-    Py_RETURN_NOTIMPLEMENTED;
-  }
+    return out;
+  });
 }
 
 // multinomial with replacement, n > 1 (cpu_multinomial), of contiguous CPU
@@ -331,34 +320,23 @@ PyObject* multinomial_fast(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
   }
   const int64_t k = w.size(-1);
   if (k > (int64_t{1} << 24) || (!repl && n > k)) Py_RETURN_NOTIMPLEMENTED;
-  at::Tensor state;
-  tc::Kernel kern = tc::Kernel::x86;
-  if (!read_generator(args[0], state, kern)) Py_RETURN_NOTIMPLEMENTED;
-  try {
-    uint8_t* bytes = state.data_ptr<uint8_t>();
-    tc::State s = tc::from_torch_state(bytes, tc::kTorchStateBytes);
-    at::Tensor res;
+  return with_state(args[0], [&](tc::State& s, tc::Kernel) -> std::optional<at::Tensor> {
     if (!repl || n == 1) {
       // torch's checks (multinomial_out), then q = empty_like(w).exponential_(1), w / q, argmax or topk
-      if (!((w.max() < INFINITY) & (w.min() >= 0)).item<bool>()) Py_RETURN_NOTIMPLEMENTED;
+      if (!((w.max() < INFINITY) & (w.min() >= 0)).item<bool>()) return std::nullopt;
       const bool zero = w.dim() == 1 ? (w.sum() == 0).item<bool>() : (w.sum(1) == 0).any().item<bool>();
-      if (zero) Py_RETURN_NOTIMPLEMENTED;
+      if (zero) return std::nullopt;
       at::Tensor q = at::detail::empty_cpu(w.sizes(), w.scalar_type());
       xrng::torch_streams::cpu_draw(s, "exponential", tc::Kernel::x86, q, 1.0, 0.0, 0, 0);
       at::div_out(q, w, q);
-      res = n == 1 ? q.argmax(-1, true) : std::get<1>(at::topk(q, n));
-    } else {  // cpu_multinomial's checks (every row before the first word) and rows, into res directly
-      const int64_t rows = w.dim() == 1 ? 1 : w.size(0);
-      res = w.dim() == 1 ? at::detail::empty_cpu({n}, at::kLong) : at::detail::empty_cpu({rows, n}, at::kLong);
-      if (xrng::torch_streams::cpu_multinomial_rows(s, w, rows, k, n, res.data_ptr<int64_t>()) != 0)
-        Py_RETURN_NOTIMPLEMENTED;
+      return n == 1 ? q.argmax(-1, true) : std::get<1>(at::topk(q, n));
     }
-    tc::to_torch_state(s, bytes);
-    return THPVariable_Wrap(std::move(res));
-  } catch (const std::exception&) {  // (the state not written: the general path reports it)
-    PyErr_Clear();
-    Py_RETURN_NOTIMPLEMENTED;
-  }
+    // cpu_multinomial's checks (every row before the first word) and rows, into res directly
+    const int64_t rows = w.dim() == 1 ? 1 : w.size(0);
+    at::Tensor res = w.dim() == 1 ? at::detail::empty_cpu({n}, at::kLong) : at::detail::empty_cpu({rows, n}, at::kLong);
+    if (xrng::torch_streams::cpu_multinomial_rows(s, w, rows, k, n, res.data_ptr<int64_t>()) != 0) return std::nullopt;
+    return res;
+  });
 }
 PyMethodDef g_multinomial_def = {"_torch_cpu_multinomial",
                                  reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(&multinomial_fast)),
@@ -401,25 +379,14 @@ PyObject* param_fast(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
     const at::Tensor& p1 = THPVariable_Unpack(args[3]);
     if (p0.sizes() != p1.sizes() || p0.scalar_type() != p1.scalar_type()) Py_RETURN_NOTIMPLEMENTED;
   }
-  at::Tensor state;
-  tc::Kernel k = tc::Kernel::x86;
-  if (!read_generator(args[0], state, k)) Py_RETURN_NOTIMPLEMENTED;
-  try {
-    uint8_t* bytes = state.data_ptr<uint8_t>();
-    tc::State s = tc::from_torch_state(bytes, tc::kTorchStateBytes);
-    at::Tensor res;
+  return with_state(args[0], [&](tc::State& s, tc::Kernel) -> std::optional<at::Tensor> {
     namespace ts = xrng::torch_streams;
-    if (two) res = ts::cpu_binomial(s, p0, THPVariable_Unpack(args[3]));
-    else if (std::strcmp(what, "gamma") == 0) res = ts::cpu_standard_gamma(s, p0);
-    else if (std::strcmp(what, "poisson") == 0) res = ts::cpu_poisson(s, p0);
-    else if (std::strcmp(what, "dirichlet") == 0 && p0.dim() >= 1) res = ts::cpu_dirichlet(s, p0);
-    else Py_RETURN_NOTIMPLEMENTED;
-    tc::to_torch_state(s, bytes);
-    return THPVariable_Wrap(std::move(res));
-  } catch (const std::exception&) {  // (the state not written: the general path reports it)
-    PyErr_Clear();
-    Py_RETURN_NOTIMPLEMENTED;
-  }
+    if (two) return ts::cpu_binomial(s, p0, THPVariable_Unpack(args[3]));
+    if (std::strcmp(what, "gamma") == 0) return ts::cpu_standard_gamma(s, p0);
+    if (std::strcmp(what, "poisson") == 0) return ts::cpu_poisson(s, p0);
+    if (std::strcmp(what, "dirichlet") == 0 && p0.dim() >= 1) return ts::cpu_dirichlet(s, p0);
+    return std::nullopt;
+  });
 }
 PyMethodDef g_param_def = {"_torch_cpu_param", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(&param_fast)),
                            METH_FASTCALL,
@@ -453,33 +420,13 @@ PyObject* dropout_fast(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
   if (input.device().type() != at::kCPU || input.layout() != at::kStrided || !input.is_contiguous() ||
       !input.is_floating_point() || input.numel() == 0)
     Py_RETURN_NOTIMPLEMENTED;
-  at::Tensor state;
-  tc::Kernel k = tc::Kernel::x86;
-  if (!read_generator(args[0], state, k)) Py_RETURN_NOTIMPLEMENTED;
-  try {
-    uint8_t* bytes = state.data_ptr<uint8_t>();
-    tc::State s = tc::from_torch_state(bytes, tc::kTorchStateBytes);
+  const bool inplace = args[4] == Py_True;
+  return with_state(args[0], [&](tc::State& s, tc::Kernel k) -> std::optional<at::Tensor> {
     at::Tensor noise = at::detail::empty_cpu(input.sizes(), input.scalar_type());
     xrng::torch_streams::cpu_draw(s, "bernoulli", k, noise, 1.0 - p, 0.0, 0, 0);
     noise.div_(1.0 - p);
-    at::Tensor res;
-    if (args[4] == Py_True) {
-      at::Tensor in = input;
-      in.mul_(noise);
-      res = in;
-    } else {
-      res = input * noise;
-    }
-    tc::to_torch_state(s, bytes);
-    if (args[4] == Py_True) {
-      Py_INCREF(args[1]);
-      return args[1];
-    }
-    return THPVariable_Wrap(std::move(res));
-  } catch (const std::exception&) {  // (the state not written: the general path reports it)
-    PyErr_Clear();
-    Py_RETURN_NOTIMPLEMENTED;
-  }
+    return inplace ? input.mul_(noise) : input * noise;
+  });
 }
 PyMethodDef g_dropout_def = {"_torch_cpu_dropout",
                              reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(&dropout_fast)), METH_FASTCALL,
