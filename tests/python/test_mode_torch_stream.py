@@ -430,6 +430,18 @@ def test_a_sweep_of_calls_equals_this_hosts_torch():
     _assert_equal(got, want, "sweep")
 
 
+def _torch_and_mode(run, seed: int):
+    """run()'s values under reproducible(stream="torch-cpu-x86", strict=True)
+    (nothing reported) and with plain torch, each after manual_seed(seed)."""
+    torch.manual_seed(seed)
+    want = run()
+    with xrng.reproducible(seed=seed, stream="torch-cpu-x86", strict=True) as m:
+        torch.manual_seed(seed)
+        got = run()
+    assert m.reported == {}
+    return got, want
+
+
 @torch.jit.script
 def _scripted_fills(t: torch.Tensor, g: torch.Generator, n: int):
     out = []
@@ -484,12 +496,7 @@ def test_the_typed_fill_path_equals_torch():
         vals.append(torch.empty(6, 5).t().normal_())
         return vals + [torch.get_rng_state(), g.get_state()]
 
-    torch.manual_seed(8)
-    want = run()
-    with xrng.reproducible(seed=8, stream="torch-cpu-x86", strict=True) as m:
-        torch.manual_seed(8)
-        got = run()
-    assert m.reported == {}
+    got, want = _torch_and_mode(run, 8)
     _assert_equal(got, want, "typed fills")
 
 
@@ -528,12 +535,7 @@ def test_randperm_and_multinomial_edges_equal_torch():
                 out.append((what, str(e).splitlines()[0]))
         return out + [torch.get_rng_state()]
 
-    torch.manual_seed(5)
-    want = run()
-    with xrng.reproducible(seed=5, stream="torch-cpu-x86", strict=True) as m:
-        torch.manual_seed(5)
-        got = run()
-    assert m.reported == {}
+    got, want = _torch_and_mode(run, 5)
     for a, b in zip(got[:-1], want[:-1]):
         assert a == b
     assert torch.equal(got[-1], want[-1])
