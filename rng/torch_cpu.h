@@ -149,8 +149,9 @@ inline void to_torch_state(const State& s, uint8_t* out) {
   put(8, &left, 4);
   put(12, &seeded, 4);
   put(16, &next, 8);
+  const uint32_t* words = s.mt.words;  // (read once: the byte stores below may alias the pointer)
   for (int j = 0; j < MT19937::N; ++j) {
-    const uint64_t w = s.mt.words[j];
+    const uint64_t w = words[j];
     put(24 + 8 * j, &w, 8);
   }
   const double ny = s.has_next_double_normal ? s.next_double_normal : 0.0;
