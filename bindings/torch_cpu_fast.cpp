@@ -48,6 +48,14 @@ bool passes_checks(const char* kind, double a, double b, at::ScalarType dt) {
   return true;
 }
 
+// Whether a call here is torch's plain dispatch: no torch function or
+// dispatch mode (torch.set_default_device's included) and no extra
+// dispatch keys. Every fast entry returns NotImplemented otherwise.
+bool plain_dispatch() {
+  return c10::impl::TorchDispatchModeTLS::stack_len() == 0 && at::impl::PythonTorchFunctionTLS::stack_len() == 0 &&
+         (c10::impl::tls_local_dispatch_key_set().included_ - c10::default_included_set).empty();
+}
+
 PyObject* g_state_attr = nullptr;   // "state", interned
 PyObject* g_kernel_attr = nullptr;  // "kernel", interned
 
@@ -151,9 +159,7 @@ PyObject* fast_new(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
     PyErr_SetString(PyExc_TypeError, "_torch_cpu_new takes 7 arguments");
     return nullptr;
   }
-  if (c10::impl::TorchDispatchModeTLS::stack_len() != 0 || at::impl::PythonTorchFunctionTLS::stack_len() != 0 ||
-      !(c10::impl::tls_local_dispatch_key_set().included_ - c10::default_included_set).empty())
-    Py_RETURN_NOTIMPLEMENTED;
+  if (!plain_dispatch()) Py_RETURN_NOTIMPLEMENTED;
   if (!PyUnicode_Check(args[1])) Py_RETURN_NOTIMPLEMENTED;
   const char* kind = PyUnicode_AsUTF8(args[1]);
   if (kind == nullptr) return nullptr;
@@ -222,9 +228,7 @@ PyObject* bernoulli_new(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
     PyErr_SetString(PyExc_TypeError, "_torch_cpu_bernoulli_new takes 3 arguments");
     return nullptr;
   }
-  if (c10::impl::TorchDispatchModeTLS::stack_len() != 0 || at::impl::PythonTorchFunctionTLS::stack_len() != 0 ||
-      !(c10::impl::tls_local_dispatch_key_set().included_ - c10::default_included_set).empty() ||
-      !THPVariable_Check(args[1]))
+  if (!plain_dispatch() || !THPVariable_Check(args[1]))
     Py_RETURN_NOTIMPLEMENTED;
   const at::Tensor& p = THPVariable_Unpack(args[1]);
   if (p.device().type() != at::kCPU || p.layout() != at::kStrided || !p.is_contiguous() || !p.is_floating_point())
@@ -304,9 +308,7 @@ PyObject* multinomial_fast(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
     PyErr_SetString(PyExc_TypeError, "_torch_cpu_multinomial takes 4 arguments");
     return nullptr;
   }
-  if (c10::impl::TorchDispatchModeTLS::stack_len() != 0 || at::impl::PythonTorchFunctionTLS::stack_len() != 0 ||
-      !(c10::impl::tls_local_dispatch_key_set().included_ - c10::default_included_set).empty() ||
-      !THPVariable_Check(args[1]) || !PyLong_CheckExact(args[2]) || !PyBool_Check(args[3]))
+  if (!plain_dispatch() || !THPVariable_Check(args[1]) || !PyLong_CheckExact(args[2]) || !PyBool_Check(args[3]))
     Py_RETURN_NOTIMPLEMENTED;
   const at::Tensor& w = THPVariable_Unpack(args[1]);
   int of = 0;
@@ -360,9 +362,7 @@ PyObject* param_fast(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
     PyErr_SetString(PyExc_TypeError, "_torch_cpu_param takes a generator, a draw name and 1 or 2 tensors");
     return nullptr;
   }
-  if (c10::impl::TorchDispatchModeTLS::stack_len() != 0 || at::impl::PythonTorchFunctionTLS::stack_len() != 0 ||
-      !(c10::impl::tls_local_dispatch_key_set().included_ - c10::default_included_set).empty())
-    Py_RETURN_NOTIMPLEMENTED;
+  if (!plain_dispatch()) Py_RETURN_NOTIMPLEMENTED;
   const char* what = PyUnicode_AsUTF8(args[1]);
   if (what == nullptr) return nullptr;
   const bool two = std::strcmp(what, "binomial") == 0;
@@ -407,9 +407,7 @@ PyObject* dropout_fast(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
     PyErr_SetString(PyExc_TypeError, "_torch_cpu_dropout takes 5 arguments");
     return nullptr;
   }
-  if (c10::impl::TorchDispatchModeTLS::stack_len() != 0 || at::impl::PythonTorchFunctionTLS::stack_len() != 0 ||
-      !(c10::impl::tls_local_dispatch_key_set().included_ - c10::default_included_set).empty() ||
-      !THPVariable_Check(args[1]) || args[3] != Py_True || !PyBool_Check(args[4]))
+  if (!plain_dispatch() || !THPVariable_Check(args[1]) || args[3] != Py_True || !PyBool_Check(args[4]))
     Py_RETURN_NOTIMPLEMENTED;
   double p = 0.0, unused = 0.0;
   int64_t i0 = 0, i1 = 0;
