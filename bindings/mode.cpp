@@ -60,6 +60,7 @@ void begin(const Config& cfg) {
   if (first) {
     g_owner = std::this_thread::get_id();
     g_foreign.clear();
+    g_stream_now.store(cfg.torch, std::memory_order_release);
   }
   try {
     if (first) install();
@@ -79,7 +80,10 @@ void begin(const Config& cfg) {
     commit(g_global, g, kStart);
   } catch (...) {
     g_entries.pop_back();
-    if (first) uninstall();
+    if (first) {
+      g_stream_now.store(-1, std::memory_order_release);
+      uninstall();
+    }
     throw;
   }
 }
@@ -92,6 +96,7 @@ void end(bool check) {
       Entry e = g_entries.back();
       g_entries.pop_back();
       if (g_entries.empty()) {
+        g_stream_now.store(-1, std::memory_order_release);
         uninstall();
       } else if (e.saved) {  // the outer entry resumes where it was
         g_global.pos = *e.saved;

@@ -275,7 +275,7 @@ at::Tensor draw_into(at::Tensor t, const Source& source, const std::string& dist
 // generator's state advanced and the draw made through the operator
 // xrng::draw_ (the dispatcher, a cached handle). Anything unusual (a traced
 // or compiled call, a Python mode, a device-side generator state, out=,
-// requires_grad, a non-default path or threads, stream=, an argument of an
+// requires_grad, a non-default path, threads= off the CPU, stream=, an argument of an
 // unusual type or range, a tensor of 1 GiB or more) returns NotImplemented,
 // and python/xrng/__init__.py takes its general path, which checks and
 // reports. So the values and errors are those of the general path.
@@ -331,9 +331,18 @@ PyObject* fast_draw(PyObject*, PyObject* const* a, Py_ssize_t n) {
   if (c10::impl::TorchDispatchModeTLS::stack_len() != 0 || at::impl::PythonTorchFunctionTLS::stack_len() != 0 ||
       !(c10::impl::tls_local_dispatch_key_set().included_ - c10::default_included_set).empty())
     Py_RETURN_NOTIMPLEMENTED;
-  // out, requires_grad, path, threads, stream: their defaults only
-  if (a[9] != Py_None || a[12] != Py_False || a[15] != Py_None || !int_zero(a[14]) || !PyUnicode_CheckExact(a[13]) || PyUnicode_CompareWithASCIIString(a[13], "auto") != 0)
+  // out, requires_grad, path, stream: their defaults only; threads: 0, or a
+  // valid count for a CPU draw (below, with the device)
+  if (a[9] != Py_None || a[12] != Py_False || a[15] != Py_None || !PyUnicode_CheckExact(a[13]) ||
+      PyUnicode_CompareWithASCIIString(a[13], "auto") != 0 || !PyLong_CheckExact(a[14]))
     Py_RETURN_NOTIMPLEMENTED;
+  int threads = 0;
+  {
+    int overflow = 0;
+    const long v = PyLong_AsLongAndOverflow(a[14], &overflow);
+    if (overflow != 0 || v < 0 || v > xrng::kMaxThreads) Py_RETURN_NOTIMPLEMENTED;  // (the general path reports)
+    threads = static_cast<int>(v);
+  }
   double p0, p1;
   if (!exact_real(a[1], p0) || !exact_real(a[2], p1)) Py_RETURN_NOTIMPLEMENTED;
   const long kind = PyLong_AsLong(a[0]);
@@ -386,7 +395,7 @@ PyObject* fast_draw(PyObject*, PyObject* const* a, Py_ssize_t n) {
       Py_RETURN_NOTIMPLEMENTED;
     }
   }
-  if (!(device.is_cpu() || device.is_cuda())) Py_RETURN_NOTIMPLEMENTED;
+  if (!(device.is_cpu() || device.is_cuda()) || (threads != 0 && !device.is_cpu())) Py_RETURN_NOTIMPLEMENTED;
   if (numel * c10::elementSize(dtype) >= (uint64_t{1} << 30)) Py_RETURN_NOTIMPLEMENTED;
   // the source: seed= (a stateless position) or a generator's CPU state tensor
   uint64_t seed = 0, subseq = 0, offset = 0;
@@ -430,7 +439,13 @@ PyObject* fast_draw(PyObject*, PyObject* const* a, Py_ssize_t n) {
         offset = p.offset;
         stream = p.stream;
       }
-      fast_fill(t, d, q, xrng::Key(seed, subseq), offset, stream);
+      if (threads == 0) {
+        fast_fill(t, d, q, xrng::Key(seed, subseq), offset, stream);
+      } else {  // a thread count: the host draw with it, as the general path's (the same values)
+        RunOptions run;
+        run.threads = threads;
+        xrng::torch_api::draw_(t, d, q, xrng::Key(seed, subseq), offset, run, stream);
+      }
     }
     return THPVariable_Wrap(std::move(t));
   } catch (const c10::Error& e) {

@@ -9,6 +9,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <iterator>
 #include <vector>
 #include <limits>
 #include <type_traits>
@@ -118,26 +119,40 @@ std::pair<int64_t, uint64_t> xrng::torch_streams::random_from_bounds(at::ScalarT
 // output's normal: torch's element-wise path), exponential, geometric, log_normal, cauchy,
 // randint, random (random_() without a range), random_from (random_(from, None), from
 // = ilow; -2**63: the full 64-bit range), bernoulli, randperm.
-void xrng::torch_streams::cpu_draw(tc::State& s, const std::string& kind, tc::Kernel k, const at::Tensor& out, double a,
+namespace {
+constexpr const char* kCpuKindNames[] = {"uniform", "normal", "normal_each", "exponential", "geometric", "log_normal",
+                                         "cauchy", "randint", "random", "random_from", "bernoulli", "randperm"};
+}  // namespace
+
+xrng::torch_streams::CpuKind xrng::torch_streams::cpu_kind(const std::string& kind) {
+  for (size_t i = 0; i < std::size(kCpuKindNames); ++i)
+    if (kind == kCpuKindNames[i]) return static_cast<CpuKind>(i);
+  throw std::invalid_argument("torch_cpu draw: unknown kind '" + kind + "'");
+}
+
+const char* xrng::torch_streams::cpu_kind_name(CpuKind kind) { return kCpuKindNames[static_cast<size_t>(kind)]; }
+
+void xrng::torch_streams::cpu_draw(tc::State& s, CpuKind kind, tc::Kernel k, const at::Tensor& out, double a,
                                    double b, int64_t ilow, int64_t ihigh) {
+  using K = CpuKind;
   if (out.device().type() != at::kCPU || !out.is_contiguous())
     throw std::invalid_argument("torch_cpu draw: out must be a contiguous CPU tensor");
   const int64_t n = out.numel();
   const auto dt = out.scalar_type();
-  if (kind == "uniform" || kind == "normal" || kind == "normal_each" || kind == "exponential") {
+  if (kind == K::uniform || kind == K::normal || kind == K::normal_each || kind == K::exponential) {
     xrng::DType xt;
     if (dt == at::kFloat) xt = xrng::DType::f32;
     else if (dt == at::kDouble) xt = xrng::DType::f64;
     else if (dt == at::kHalf) xt = xrng::DType::f16;
     else if (dt == at::kBFloat16) xt = xrng::DType::bf16;
-    else throw std::invalid_argument("torch_cpu " + kind + ": dtype must be a floating type");
-    if (kind == "uniform")
+    else throw std::invalid_argument(std::string("torch_cpu ") + cpu_kind_name(kind) + ": dtype must be a floating type");
+    if (kind == K::uniform)
       tc::uniform(s, n, a, b, k, xt, out.data_ptr());
-    else if (kind == "exponential")
+    else if (kind == K::exponential)
       tc::exponential(s, n, a, xt, out.data_ptr());
     else  // normal_each: torch's output is not contiguous (element-wise float64 path whatever n)
-      tc::randn(s, n, a, b, k, xt, out.data_ptr(), kind == "normal");
-  } else if (kind == "randint") {
+      tc::randn(s, n, a, b, k, xt, out.data_ptr(), kind == K::normal);
+  } else if (kind == K::randint) {
     if (!(ihigh > ilow)) throw std::invalid_argument("torch_cpu randint: high must exceed low");
     // torch's random_from_to_kernel_cpu dtypes: bool and uint16/32/64 included
     AT_DISPATCH_V2(dt, "torch_cpu_randint", AT_WRAP([&] {
@@ -161,7 +176,7 @@ void xrng::torch_streams::cpu_draw(tc::State& s, const std::string& kind, tc::Ke
       }
       from_to_loop(s, out.data_ptr<scalar_t>(), n, lo, static_cast<uint64_t>(hi) - static_cast<uint64_t>(lo));
     }), AT_EXPAND(AT_ALL_TYPES), at::kBool, at::kHalf, at::kBFloat16, AT_EXPAND(AT_BAREBONES_UNSIGNED_TYPES));
-  } else if (kind == "random_from") {  // random_(from, None), from = ilow (ihigh unused)
+  } else if (kind == K::random_from) {  // random_(from, None), from = ilow (ihigh unused)
     if (ilow == std::numeric_limits<int64_t>::min()) {  // the full 64-bit range: its own kernel
       if (n == 0) return;  // (torch returns on no elements before its kernel checks the dtype)
       if (dt != at::kLong && dt != at::kDouble && dt != at::kFloat && dt != at::kBFloat16)
@@ -177,7 +192,7 @@ void xrng::torch_streams::cpu_draw(tc::State& s, const std::string& kind, tc::Ke
     AT_DISPATCH_V2(dt, "torch_cpu_random_from", AT_WRAP([&] {
       from_to_loop(s, out.data_ptr<scalar_t>(), n, lo, range);
     }), AT_EXPAND(AT_ALL_TYPES), at::kBool, at::kHalf, at::kBFloat16, AT_EXPAND(AT_BAREBONES_UNSIGNED_TYPES));
-  } else if (kind == "random") {  // random_() without a range: torch's random_kernel_cpu dtypes
+  } else if (kind == K::random) {  // random_() without a range: torch's random_kernel_cpu dtypes
     if (dt == at::kUInt16 || dt == at::kUInt32 || dt == at::kUInt64)
       throw std::invalid_argument(std::string("torch_cpu random_: torch has no random_() without a range for ") +
                                   c10::toString(dt));
@@ -187,28 +202,28 @@ void xrng::torch_streams::cpu_draw(tc::State& s, const std::string& kind, tc::Ke
       auto* p = out.data_ptr<scalar_t>();
       for (int64_t i = 0; i < n; ++i) p[i] = static_cast<scalar_t>(tc::random_value(s, mod, wide));
     });
-  } else if (kind == "log_normal") {
+  } else if (kind == K::log_normal) {
     if (!(b > 0.0)) throw std::invalid_argument("torch_cpu log_normal_: std must be > 0");
     AT_DISPATCH_FLOATING_TYPES_AND2(at::kHalf, at::kBFloat16, dt, "torch_cpu_log_normal", [&] {
       by_chunks(out.data_ptr<scalar_t>(), n, [&](int64_t m, double* v) { tc::log_normal_f64(s, m, a, b, k, v); });
     });
-  } else if (kind == "cauchy") {
+  } else if (kind == K::cauchy) {
     if (!(b > 0.0)) throw std::invalid_argument("torch_cpu cauchy_: sigma must be > 0");
     AT_DISPATCH_FLOATING_TYPES_AND2(at::kHalf, at::kBFloat16, dt, "torch_cpu_cauchy", [&] {
       by_chunks(out.data_ptr<scalar_t>(), n, [&](int64_t m, double* v) { tc::cauchy_f64(s, m, a, b, k, v); });
     });
-  } else if (kind == "geometric") {
+  } else if (kind == K::geometric) {
     if (!(a > 0.0 && a < 1.0)) throw std::invalid_argument("torch_cpu geometric_: p must be in (0, 1)");
     AT_DISPATCH_ALL_TYPES_AND2(at::kHalf, at::kBFloat16, dt, "torch_cpu_geometric", [&] {
       by_chunks(out.data_ptr<scalar_t>(), n, [&](int64_t m, double* v) { tc::geometric_f64(s, m, a, v); });
     });
-  } else if (kind == "bernoulli") {
+  } else if (kind == K::bernoulli) {
     if (!(a >= 0.0 && a <= 1.0)) throw std::invalid_argument("torch_cpu bernoulli: p must be in [0, 1]");
     AT_DISPATCH_ALL_TYPES_AND3(at::kBool, at::kHalf, at::kBFloat16, dt, "torch_cpu_bernoulli", [&] {
       auto* p = out.data_ptr<scalar_t>();
       for (int64_t i = 0; i < n; ++i) p[i] = static_cast<scalar_t>(tc::bernoulli_value(s, a));
     });
-  } else if (kind == "randperm") {
+  } else {  // randperm
     if (out.dim() != 1) throw std::invalid_argument("torch_cpu randperm: out must be 1-D");
     AT_DISPATCH_ALL_TYPES_AND2(at::kHalf, at::kBFloat16, dt, "torch_cpu_randperm", [&] {
       auto* p = out.data_ptr<scalar_t>();
@@ -216,8 +231,6 @@ void xrng::torch_streams::cpu_draw(tc::State& s, const std::string& kind, tc::Ke
           s, n, [p](int64_t i) { return static_cast<int64_t>(p[i]); },
           [p](int64_t i, int64_t v) { p[i] = static_cast<scalar_t>(v); });
     });
-  } else {
-    throw std::invalid_argument("torch_cpu draw: unknown kind '" + kind + "'");
   }
 }
 

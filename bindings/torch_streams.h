@@ -44,8 +44,17 @@ std::pair<int64_t, uint64_t> random_from_bounds(at::ScalarType dt, int64_t from,
 // None), from = ilow; -2**63 the full 64-bit range), bernoulli, randperm) from `s`, advancing it as torch's CPU generator
 // would (torch_cpu_ops.cpp documents the parameters). Throws
 // std::invalid_argument before drawing for arguments it does not take.
-void cpu_draw(torch_cpu::State& s, const std::string& kind, torch_cpu::Kernel k, const at::Tensor& out, double a,
-              double b, int64_t ilow, int64_t ihigh);
+enum class CpuKind { uniform, normal, normal_each, exponential, geometric, log_normal, cauchy, randint, random,
+                     random_from, bernoulli, randperm };
+// The kind of that name (std::invalid_argument for another), and its name.
+CpuKind cpu_kind(const std::string& kind);
+const char* cpu_kind_name(CpuKind kind);
+void cpu_draw(torch_cpu::State& s, CpuKind kind, torch_cpu::Kernel k, const at::Tensor& out, double a, double b,
+              int64_t ilow, int64_t ihigh);
+inline void cpu_draw(torch_cpu::State& s, const std::string& kind, torch_cpu::Kernel k, const at::Tensor& out,
+                     double a, double b, int64_t ilow, int64_t ihigh) {
+  cpu_draw(s, cpu_kind(kind), k, out, a, b, ilow, ihigh);
+}
 // bernoulli_(p) with a tensor p: contiguous CPU `out` and `p` of the same
 // numel, laid out in torch's order.
 void cpu_bernoulli_tensor(torch_cpu::State& s, const at::Tensor& out, const at::Tensor& p);

@@ -169,12 +169,12 @@ XRNG_FMA_CLONES void randn_f16(State& s, int64_t n, float mean, float std, Kerne
     const int64_t full = n - n % 16;
     for (int64_t i = 0; i < full; i += kChunk) {
       const int64_t m = full - i < kChunk ? full - i : kChunk;
-      for (int64_t j = 0; j < m; ++j) buf[j] = uniform_f32(s.random());
+      uniforms_f32(s, buf, m);
       for (int64_t j = 0; j < m; j += 16) fill16(buf + j);
       f32_to_16(buf, m, out + i, bf16);
     }
     if (n % 16 != 0) {
-      for (int j = 0; j < 16; ++j) buf[j] = uniform_f32(s.random());
+      uniforms_f32(s, buf, 16);
       fill16(buf);
       f32_to_16(buf, 16, out + n - 16, bf16);
     }
@@ -269,7 +269,7 @@ XRNG_FMA_CLONES void uniform_f16_loop(State& s, int64_t n, float f, float t, Ker
   for (int64_t i = 0; i < n; i += 256) {
     const int64_t m = n - i < 256 ? n - i : 256;
     if (f == 0.0f && t == 1.0f) {  // rand(): x * 1 + 0 is x exactly, fused or not
-      for (int64_t j = 0; j < m; ++j) buf[j] = uniform_f32(s.random());
+      uniforms_f32(s, buf, m);
     } else {
       for (int64_t j = 0; j < m; ++j) buf[j] = uniform_f32_ab(s.random(), f, t, k);
     }
@@ -327,7 +327,7 @@ void uniform(State& s, int64_t n, double from, double to, Kernel k, DType dtype,
   if (dtype == DType::f32) {
     auto* p = static_cast<float*>(out);
     if (f == 0.0f && t == 1.0f) {  // rand(): x * 1 + 0 is x exactly, fused or not (and x < 1)
-      for (int64_t i = 0; i < n; ++i) p[i] = uniform_f32(s.random());
+      uniforms_f32(s, p, n);
       return;
     }
     return uniform_f32_loop(s, n, f, t, k, p);

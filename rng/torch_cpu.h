@@ -92,15 +92,55 @@ struct MT19937 {
 
   uint32_t operator()() {
     if (--left == 0) refill();
-    uint32_t y = words[next++];
+    return temper(words[next++]);
+  }
+
+  // out[i] = f(the i-th of the next n words), i < n: n calls of operator(),
+  // drawn in runs between refills (the left - 1 words before the next refill
+  // need no check each: a loop the compiler vectorizes for a simple f).
+  template <class T, class F>
+  void generate(T* out, int64_t n, F f) {
+    int64_t i = 0;
+    while (i < n) {
+      const int64_t run = left <= 1 ? 0 : (left - 1 < n - i ? left - 1 : n - i);  // (left < 1: one call at a time)
+      const uint32_t* w = words + next;
+      for (int64_t j = 0; j < run; ++j) out[i + j] = f(temper(w[j]));
+      next += static_cast<int>(run);
+      left -= static_cast<int>(run);
+      i += run;
+      if (i < n) out[i++] = f((*this)());  // left == 1: the refill
+    }
+  }
+  // out[i] = f(the i-th of the next n 64-bit words, two words each, the
+  // first the high half: random64's), i < n: as generate, a pair that
+  // straddles a refill drawn by two calls.
+  template <class T, class F>
+  void generate64(T* out, int64_t n, F f) {
+    int64_t i = 0;
+    while (i < n) {
+      const int64_t pairs = left <= 2 ? 0 : (left - 1) / 2;
+      const int64_t run = pairs < n - i ? pairs : n - i;
+      const uint32_t* w = words + next;
+      for (int64_t j = 0; j < run; ++j)
+        out[i + j] = f((static_cast<uint64_t>(temper(w[2 * j])) << 32) | temper(w[2 * j + 1]));
+      next += static_cast<int>(2 * run);
+      left -= static_cast<int>(2 * run);
+      i += run;
+      if (i < n) {
+        const uint32_t hi = (*this)(), lo = (*this)();
+        out[i++] = f((static_cast<uint64_t>(hi) << 32) | lo);
+      }
+    }
+  }
+
+ private:
+  static uint32_t temper(uint32_t y) {
     y ^= (y >> 11);
     y ^= (y << 7) & 0x9d2c5680u;
     y ^= (y << 15) & 0xefc60000u;
     y ^= (y >> 18);
     return y;
   }
-
- private:
   static uint32_t twist(uint32_t u, uint32_t v) {
     const uint32_t mixed = (u & 0x80000000u) | (v & 0x7fffffffu);
     return (mixed >> 1) ^ ((v & 1u) ? 0x9908b0dfu : 0u);
@@ -196,8 +236,12 @@ inline State from_torch_state(const uint8_t* in, size_t n) {
 
 // uniform_real_distribution<float>(0, 1): the low 24 bits times 2^-24.
 inline float uniform_f32(uint32_t w) { return static_cast<float>(w & 0xffffffu) * 0x1p-24f; }
+// out[0..n) = n float32 uniforms, one word each (MT19937::generate).
+inline void uniforms_f32(State& s, float* out, int64_t n) { s.mt.generate(out, n, uniform_f32); }
 // uniform_real_distribution<double>(0, 1): the low 53 bits of random64 times 2^-53.
 inline double uniform_f64(uint64_t w) { return static_cast<double>(w & ((1ull << 53) - 1)) * 0x1p-53; }
+// out[0..n) = n float64 uniforms, two words each (MT19937::generate64).
+inline void uniforms_f64(State& s, double* out, int64_t n) { s.mt.generate64(out, n, uniform_f64); }
 
 // NormalFill16: data[0..8) and data[8..16) are 16 uniforms in [0, 1); on
 // return, 16 normals (u1 = 1 - data[j], u2 = data[j + 8]: radius cos theta
@@ -318,17 +362,17 @@ inline double uniform_f64_ab(uint64_t w, double from, double to, Kernel k) {
 
 // torch.rand / uniform_(0, 1) in float32: n words.
 inline void rand_f32(State& s, int64_t n, float* out) {
-  for (int64_t i = 0; i < n; ++i) {
-    const float v = uniform_f32(s.random());
-    out[i] = v == 1.0f ? 0.0f : v;
-  }
+  s.mt.generate(out, n, [](uint32_t w) {
+    const float v = uniform_f32(w);
+    return v == 1.0f ? 0.0f : v;
+  });
 }
 // torch.rand in float64: 2n words.
 inline void rand_f64(State& s, int64_t n, double* out) {
-  for (int64_t i = 0; i < n; ++i) {
-    const double v = uniform_f64(s.random64());
-    out[i] = v == 1.0 ? 0.0 : v;
-  }
+  s.mt.generate64(out, n, [](uint64_t w) {
+    const double v = uniform_f64(w);
+    return v == 1.0 ? 0.0 : v;
+  });
 }
 // torch.rand in float16/bfloat16: the float32 uniform, rounded by `cast`
 // (float -> the 16-bit type, nearest-even), 1 mapped to 0.
@@ -348,11 +392,11 @@ inline void rand_f16(State& s, int64_t n, T* out, Cast cast, T one, T zero) {
 template <class Fill16>
 inline void normal_f32_with(State& s, int64_t n, float* out, Fill16 fill16) {
   if (n < 16) throw std::invalid_argument("torch_cpu::normal_f32: n < 16 takes torch's float64 path");
-  for (int64_t i = 0; i < n; ++i) out[i] = uniform_f32(s.random());
+  uniforms_f32(s, out, n);
   for (int64_t i = 0; i < n - 15; i += 16) fill16(out + i);
   if (n % 16 != 0) {
     float* tail = out + n - 16;
-    for (int i = 0; i < 16; ++i) tail[i] = uniform_f32(s.random());
+    uniforms_f32(s, tail, 16);
     fill16(tail);
   }
 }
@@ -364,11 +408,11 @@ inline void normal_f32(State& s, int64_t n, float mean, float std, Kernel k, flo
 // float32's with float64 uniforms (2 words each) and normal_fill16_f64.
 inline void normal_f64(State& s, int64_t n, double mean, double std, double* out) {
   if (n < 16) throw std::invalid_argument("torch_cpu::normal_f64: n < 16 takes torch's element-wise path");
-  for (int64_t i = 0; i < n; ++i) out[i] = uniform_f64(s.random64());
+  uniforms_f64(s, out, n);
   for (int64_t i = 0; i < n - 15; i += 16) normal_fill16_f64(out + i, mean, std);
   if (n % 16 != 0) {
     double* tail = out + n - 16;
-    for (int i = 0; i < 16; ++i) tail[i] = uniform_f64(s.random64());
+    uniforms_f64(s, tail, 16);
     normal_fill16_f64(tail, mean, std);
   }
 }
@@ -381,12 +425,12 @@ inline void normal_f32_blocks_with(State& s, int64_t n, Fill16 fill16, Store sto
   if (n < 16) throw std::invalid_argument("torch_cpu::normal: n < 16 takes torch's float64 path");
   float buf[16];
   for (int64_t i = 0; i < n - 15; i += 16) {
-    for (int j = 0; j < 16; ++j) buf[j] = uniform_f32(s.random());
+    uniforms_f32(s, buf, 16);
     fill16(buf);
     for (int j = 0; j < 16; ++j) store(i + j, buf[j]);
   }
   if (n % 16 != 0) {
-    for (int j = 0; j < 16; ++j) buf[j] = uniform_f32(s.random());
+    uniforms_f32(s, buf, 16);
     fill16(buf);
     for (int j = 0; j < 16; ++j) store(n - 16 + j, buf[j]);
   }

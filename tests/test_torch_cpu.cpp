@@ -14,6 +14,7 @@
 //    2.28..2.40 (the versions of those algorithms).
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <cstdio>
@@ -119,6 +120,57 @@ TEST_CASE("torch_cpu: an engine bound to outside words (the mode's in-place read
   for (int i = 0; i < 1000; ++i) REQUIRE(s.random() == t.random());
 }
 
+
+TEST_CASE("torch_cpu: generate equals one call per word, across refills, from every phase") {
+  // generate(out, n, f) draws in runs between refills; it must equal n calls
+  // of operator() (values and the engine's counters after), for runs that
+  // start anywhere in the 624-word cycle and cross zero, one or more refills,
+  // and from a counter torch never leaves (left < 1: one call at a time).
+  tc::MT19937 base(7);
+  std::vector<uint32_t> got(2000), want(2000);
+  for (int phase = 0; phase < 2 * tc::MT19937::N + 3; phase += 7) {
+    for (int64_t n : {0, 1, 15, 16, 17, 623, 624, 625, 1300, 2000}) {
+      tc::MT19937 a = base, b = base;
+      a.generate(got.data(), n, [](uint32_t w) { return w; });
+      for (int64_t i = 0; i < n; ++i) want[i] = b();
+      REQUIRE(std::equal(got.begin(), got.begin() + n, want.begin()));
+      REQUIRE(a.left == b.left);
+      REQUIRE(a.next == b.next);
+      REQUIRE(a.state == b.state);
+      REQUIRE(a() == b());  // and the next word
+    }
+    base();
+  }
+  // generate64: random64's pairs, a pair straddling a refill included
+  std::vector<uint64_t> got64(1100), want64(1100);
+  for (int phase = 0; phase < 2 * tc::MT19937::N + 3; phase += 5) {
+    for (int64_t n : {0, 1, 16, 311, 312, 313, 1100}) {
+      tc::State a(7), b(7);
+      for (int i = 0; i < phase; ++i) a.random(), b.random();
+      a.mt.generate64(got64.data(), n, [](uint64_t w) { return w; });
+      for (int64_t i = 0; i < n; ++i) want64[i] = b.random64();
+      REQUIRE(std::equal(got64.begin(), got64.begin() + n, want64.begin()));
+      REQUIRE(a.mt.left == b.mt.left);
+      REQUIRE(a.mt.next == b.mt.next);
+      REQUIRE(a.random() == b.random());
+    }
+  }
+  std::vector<double> d(333);
+  tc::State sd(12), rd(12);
+  tc::uniforms_f64(sd, d.data(), 333);
+  for (int i = 0; i < 333; ++i) REQUIRE(d[i] == tc::uniform_f64(rd.random64()));
+  // the float32 uniforms of the fills: uniform_f32 of each word, in order
+  tc::State s(11), r(11);
+  std::vector<float> u(700);
+  tc::uniforms_f32(s, u.data(), 700);
+  for (int i = 0; i < 700; ++i) REQUIRE(u[i] == tc::uniform_f32(r.random()));
+  // a counter outside torch's range: the same calls all the same
+  tc::MT19937 odd(3), odd_ref(3);
+  odd.left = odd_ref.left = 0;
+  odd.generate(got.data(), 5, [](uint32_t w) { return w; });
+  for (int i = 0; i < 5; ++i) REQUIRE(got[i] == odd_ref());
+  CHECK(odd.left == odd_ref.left);
+}
 TEST_CASE("torch_cpu: state round trip through torch's byte layout") {
   tc::State s(12345);
   for (int i = 0; i < 1000; ++i) s.random();

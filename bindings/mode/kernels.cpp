@@ -108,16 +108,19 @@ class Kernel final : public c10::OperatorKernel {
       ck.scalars[j++] = c10::bit_cast<uint64_t>(a);
       if (two) ck.scalars[j++] = c10::bit_cast<uint64_t>(b);
       if (!gen.has_value()) ck.scalars[j++] = ~uint64_t{0} - 1;
-      if (checked(ck)) {
+      const int now = g_stream_now.load(std::memory_order_acquire);
+      const bool usual = checked(ck);
+      if (usual && now > kXrng) {
+        // a torch stream: the usual call drawn here (as serve()'s torch_stream_call, without g_lock)
+        if (torch_cpu_fill_fast(self, kModeOps[row_].dist, a, b, gen, static_cast<TorchStream>(now))) return self;
+      } else if (usual && now == kXrng) {
         // g_lock is held through the draw (take() locks it again, recursively:
         // no second atomic); what follows a refusal runs without it, as in serve()
         std::exception_ptr refused;
         bool drawn = false;
-        TorchStream stream = kXrng;
         {
           std::lock_guard<std::recursive_mutex> lock(g_lock);
-          if (!g_entries.empty()) stream = static_cast<TorchStream>(config().torch);
-          if (!g_entries.empty() && stream == kXrng) {
+          if (!g_entries.empty() && config().torch == kXrng) {  // (entries may have changed on another thread since)
             try {
               draw_fill(self, a, b, gen, *name_);
               drawn = true;
@@ -126,9 +129,6 @@ class Kernel final : public c10::OperatorKernel {
             }
           }
         }
-        // a torch-cpu stream: the usual call drawn here (as serve()'s torch_stream_call, without g_lock)
-        if (stream != kXrng && torch_cpu_fill_fast(self, kModeOps[row_].dist, a, b, gen, stream))
-          return self;
         if (drawn) return self;
         if (refused) {
           Stack local;
@@ -162,14 +162,10 @@ class Kernel final : public c10::OperatorKernel {
       if (range >= 2) ck.scalars[j++] = static_cast<uint64_t>(from);
       if (range >= 1) ck.scalars[j++] = to.has_value() ? static_cast<uint64_t>(*to) : ~uint64_t{0} - 1;
       if (!gen.has_value()) ck.scalars[j++] = ~uint64_t{0} - 1;
-      if (checked(ck)) {
-        TorchStream stream = kXrng;
-        {
-          std::lock_guard<std::recursive_mutex> lock(g_lock);
-          if (!g_entries.empty()) stream = static_cast<TorchStream>(config().torch);
-        }
+      const int now = g_stream_now.load(std::memory_order_acquire);  // (a torch stream: drawn here)
+      if (now > kXrng && checked(ck)) {
         const int kind = range <= 1 ? range : (to.has_value() ? 2 : 3);
-        if (stream != kXrng && torch_cpu_random_fast(self, kind, from, to.value_or(0), gen, stream)) return self;
+        if (torch_cpu_random_fast(self, kind, from, to.value_or(0), gen, static_cast<TorchStream>(now))) return self;
       }
     }
     switch (range) {

@@ -14,8 +14,8 @@ const at::mt19937_data_pod& pod_of(const at::mt19937& e) {
 TorchState digest_of(const at::mt19937_data_pod& pod, at::CPUGeneratorImpl* impl) {
   TorchState s;
   s.valid = s.cpu = true;
-  const auto nf = impl->next_float_normal_sample();
-  const auto nd = impl->next_double_normal_sample();
+  const std::optional<float>& nf = float_normal_in_place(impl);
+  const std::optional<double>& nd = double_normal_in_place(impl);
   s.digest = {pod.seed_,
               static_cast<uint64_t>(static_cast<uint32_t>(pod.left_)) | (uint64_t{pod.seeded_} << 32),
               pod.next_,
@@ -59,6 +59,21 @@ at::mt19937_data_pod& pod_in_place(at::CPUGeneratorImpl* impl) {
   return const_cast<at::mt19937_data_pod&>(pod_of(impl->*engine_member()));
 }
 
+// Its cached second normals, the same way (next_float_normal_sample() and
+// the setters are calls into libtorch, a tenth of a small draw's cost).
+std::optional<float> at::CPUGeneratorImpl::* float_normal_member();
+std::optional<double> at::CPUGeneratorImpl::* double_normal_member();
+template <std::optional<float> at::CPUGeneratorImpl::* F, std::optional<double> at::CPUGeneratorImpl::* D>
+struct NormalMembers {
+  friend std::optional<float> at::CPUGeneratorImpl::* float_normal_member() { return F; }
+  friend std::optional<double> at::CPUGeneratorImpl::* double_normal_member() { return D; }
+};
+template struct NormalMembers<&at::CPUGeneratorImpl::next_float_normal_sample_,
+                              &at::CPUGeneratorImpl::next_double_normal_sample_>;
+
+std::optional<float>& float_normal_in_place(at::CPUGeneratorImpl* impl) { return impl->*float_normal_member(); }
+std::optional<double>& double_normal_in_place(at::CPUGeneratorImpl* impl) { return impl->*double_normal_member(); }
+
 uint32_t g_marks = 0;  // marks made in this process (each mark a new value)
 
 // Marks the generator (see mode.h) and returns its new state: one torch's
@@ -93,6 +108,7 @@ TorchState fresh_state(const at::Generator& g) {
 // would crash the exit.
 std::recursive_mutex& g_lock = *new std::recursive_mutex;
 std::vector<Entry>& g_entries = *new std::vector<Entry>;
+std::atomic<int> g_stream_now{-1};
 uint64_t g_entry_ids = 0;
 Record& g_global = *new Record;
 std::unordered_map<c10::GeneratorImpl*, Record>& g_records = *new std::unordered_map<c10::GeneratorImpl*, Record>;

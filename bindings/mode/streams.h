@@ -9,6 +9,7 @@
 #include <c10/util/intrusive_ptr.h>
 
 #include <array>
+#include <atomic>
 #include <cstdint>
 #include <limits>
 #include <mutex>
@@ -69,6 +70,9 @@ const at::mt19937_data_pod& pod_of(const at::mt19937& e);
 // 2.5 KB engine each way): read for the state's digest and marked where it
 // is, under the generator's mutex (streams.cpp).
 at::mt19937_data_pod& pod_in_place(at::CPUGeneratorImpl* impl);
+// Its cached second normals (next_float_normal_sample(), next_double_normal_sample()) in place.
+std::optional<float>& float_normal_in_place(at::CPUGeneratorImpl* impl);
+std::optional<double>& double_normal_in_place(at::CPUGeneratorImpl* impl);
 TorchState digest_of(const at::mt19937_data_pod& pod, at::CPUGeneratorImpl* impl);
 
 // The CPU generator a draw read its state from (its mutex held since), so
@@ -121,6 +125,11 @@ struct Entry {
 // never destroyed (see the comment there).
 extern std::recursive_mutex& g_lock;
 extern std::vector<Entry>& g_entries;
+// The active entries' torch stream (Config::torch: entries of different
+// kinds do not nest), -1 with none: written under g_lock where g_entries
+// gains its first or loses its last entry, read without it by the typed
+// kernels (kernels.cpp), which need no more of the configuration.
+extern std::atomic<int> g_stream_now;
 extern uint64_t g_entry_ids;
 extern Record& g_global;
 extern std::unordered_map<c10::GeneratorImpl*, Record>& g_records;

@@ -64,8 +64,8 @@ tc::State load(at::CPUGeneratorImpl* impl) {
   s.mt.left = pod.left_;
   s.mt.next = pod.next_;
   s.mt.bind(pod.state_.data());
-  const auto nf = impl->next_float_normal_sample();
-  const auto nd = impl->next_double_normal_sample();
+  const std::optional<float>& nf = float_normal_in_place(impl);
+  const std::optional<double>& nd = double_normal_in_place(impl);
   s.has_next_float_normal = nf.has_value();
   s.next_float_normal = nf.value_or(0.0f);
   s.has_next_double_normal = nd.has_value();
@@ -81,10 +81,8 @@ void store(at::CPUGeneratorImpl* impl, const tc::State& s) {
   pod.next_ = s.mt.next;
   if (s.mt.words != pod.state_.data())  // (an engine not bound by load: its own words)
     std::copy(s.mt.words, s.mt.words + tc::MT19937::N, pod.state_.begin());
-  impl->set_next_float_normal_sample(s.has_next_float_normal ? std::optional<float>(s.next_float_normal)
-                                                             : std::nullopt);
-  impl->set_next_double_normal_sample(s.has_next_double_normal ? std::optional<double>(s.next_double_normal)
-                                                               : std::nullopt);
+  float_normal_in_place(impl) = s.has_next_float_normal ? std::optional<float>(s.next_float_normal) : std::nullopt;
+  double_normal_in_place(impl) = s.has_next_double_normal ? std::optional<double>(s.next_double_normal) : std::nullopt;
 }
 
 // f(state) with the generator's state read before and written after (its
@@ -308,15 +306,17 @@ namespace {
 
 // torch_cpu_fill_fast's and torch_cpu_random_fast's common part: the draw of
 // `kind` into a contiguous CPU tensor, as Run::fill draws it, or false.
-bool cpu_fast(at::Tensor& self, const char* kind, double a, double b, int64_t ilow, int64_t ihigh,
+bool cpu_fast(at::Tensor& self, ts::CpuKind kind, double a, double b, int64_t ilow, int64_t ihigh,
               const std::optional<at::Generator>& gen, TorchStream s) {
+  const bool given = gen.has_value() && gen->defined();
   if ((s != kTorchCpuX86 && s != kTorchCpuScalar) || !self.device().is_cpu() || !self.is_contiguous() ||
-      self.is_complex() || self.numel() == 0 || in_block(self) ||
-      (gen.has_value() && gen->defined() && !gen->device().is_cpu()))
+      self.is_complex() || self.numel() == 0 || in_block(self) || (given && !gen->device().is_cpu()))
     return false;
-  at::Generator g = cpu_generator(gen);
-  std::lock_guard<std::mutex> lock(g.mutex());
-  auto* impl = at::check_generator<at::CPUGeneratorImpl>(g);
+  // the generator's impl, no reference taken (the caller's optional, or the
+  // default generator, holds it): cpu_generator's and check_generator's choice
+  c10::GeneratorImpl* gi = given ? gen->unsafeGetGeneratorImpl() : default_impl();
+  std::lock_guard<std::mutex> lock(gi->mutex_);
+  auto* impl = static_cast<at::CPUGeneratorImpl*>(gi);
   tc::State st = load(impl);
   try {
     ts::cpu_draw(st, kind, s == kTorchCpuScalar ? tc::Kernel::scalar : tc::Kernel::x86, self, a, b, ilow, ihigh);
@@ -336,15 +336,15 @@ bool cpu_fast(at::Tensor& self, const char* kind, double a, double b, int64_t il
 
 bool torch_cpu_fill_fast(at::Tensor& self, Dist d, double a, double b, const std::optional<at::Generator>& gen,
                          TorchStream s) {
-  const char* kind = nullptr;  // (Run::fill's kinds for these rows; a contiguous normal: the 16-wide path)
+  ts::CpuKind kind;  // (Run::fill's kinds for these rows; a contiguous normal: the 16-wide path)
   switch (d) {
-    case Dist::normal: kind = "normal"; break;
-    case Dist::uniform: kind = "uniform"; break;
-    case Dist::exponential: kind = "exponential"; break;
-    case Dist::geometric: kind = "geometric"; break;
-    case Dist::log_normal: kind = "log_normal"; break;
-    case Dist::cauchy: kind = "cauchy"; break;
-    case Dist::bernoulli: kind = "bernoulli"; break;
+    case Dist::normal: kind = ts::CpuKind::normal; break;
+    case Dist::uniform: kind = ts::CpuKind::uniform; break;
+    case Dist::exponential: kind = ts::CpuKind::exponential; break;
+    case Dist::geometric: kind = ts::CpuKind::geometric; break;
+    case Dist::log_normal: kind = ts::CpuKind::log_normal; break;
+    case Dist::cauchy: kind = ts::CpuKind::cauchy; break;
+    case Dist::bernoulli: kind = ts::CpuKind::bernoulli; break;
     default: return false;
   }
   return cpu_fast(self, kind, a, b, 0, 0, gen, s);
@@ -357,10 +357,10 @@ bool torch_cpu_random_fast(at::Tensor& self, int range, int64_t from, int64_t to
   switch (range) {  // Run::random's kinds
     case 0:
       if (st == at::kUInt16 || st == at::kUInt32 || st == at::kUInt64) return false;  // (torch's error there)
-      return cpu_fast(self, "random", 0.0, 0.0, 0, 0, gen, s);
-    case 1: return cpu_fast(self, "randint", 0.0, 0.0, 0, to, gen, s);
-    case 2: return cpu_fast(self, "randint", 0.0, 0.0, from, to, gen, s);
-    case 3: return cpu_fast(self, "random_from", 0.0, 0.0, from, 0, gen, s);
+      return cpu_fast(self, ts::CpuKind::random, 0.0, 0.0, 0, 0, gen, s);
+    case 1: return cpu_fast(self, ts::CpuKind::randint, 0.0, 0.0, 0, to, gen, s);
+    case 2: return cpu_fast(self, ts::CpuKind::randint, 0.0, 0.0, from, to, gen, s);
+    case 3: return cpu_fast(self, ts::CpuKind::random_from, 0.0, 0.0, from, 0, gen, s);
     default: return false;
   }
 }

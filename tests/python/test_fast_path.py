@@ -9,9 +9,16 @@ import xrng
 
 
 def general(fn, *size, **kw):
-    """The same draw through the general path: threads=1 is not the fast path's
-    default (values never depend on threads)."""
-    return fn(*size, threads=1, **kw)
+    """The same draw through the general path: path="host_transfer" is not
+    the fast path's (on the CPU it is the same host fill; values never depend
+    on the path)."""
+    return fn(*size, path="host_transfer", **kw)
+
+
+def fast(kind, size, seed=None, generator=None, threads=0, device=None):
+    """_fast_draw called directly (kind 0 rand, 1 randn): NotImplemented where it steps aside."""
+    return xrng._C._fast_draw(kind, 0.0, 1.0, size, seed, 0, 0, generator, xrng.default_generator, None, None,
+                              device, False, "auto", threads, None)
 
 
 @pytest.mark.parametrize("fn,params", [(xrng.rand, {}), (xrng.rand, {"low": -2, "high": 3.5}),
@@ -28,6 +35,26 @@ def test_fast_equals_general(fn, params, dtype, size):
     a = fn(*size, seed=9, subseq=1, offset=3, dtype=dtype, **params)
     b = general(fn, *size, seed=9, subseq=1, offset=3, dtype=dtype, **params)
     assert torch.equal(a, b)
+
+
+@pytest.mark.parametrize("threads", [1, 2, 1024])
+@pytest.mark.parametrize("n", [16, 70000])
+def test_a_thread_count_takes_the_fast_path_with_the_same_values(threads, n):
+    """threads= (a valid count, a CPU draw) is the fast path's too, the host
+    fill with that many threads (70000 elements: more than one thread's share);
+    values and the generator's advance equal the general path's."""
+    g1, g2 = xrng.Generator(5, 1), xrng.Generator(5, 1)
+    for fn, kind in ((xrng.rand, 0), (xrng.randn, 1)):
+        a = fn(n, generator=g1, threads=threads)
+        b = general(fn, n, generator=g2, threads=threads)
+        assert torch.equal(a, b) and g1.offset == g2.offset
+        t = fast(kind, (n,), seed=3, threads=threads)
+        assert t is not NotImplemented and torch.equal(t, fn(n, seed=3, path="host_transfer"))
+    # the calls it leaves to the general path, which checks and reports
+    assert fast(1, (4,), seed=3, threads=-1) is NotImplemented
+    assert fast(1, (4,), seed=3, threads=1025) is NotImplemented
+    assert fast(1, (4,), seed=3, threads=True) is NotImplemented
+    assert fast(1, (4,), seed=3, threads=1, device="cuda") is NotImplemented
 
 
 def test_default_generator_and_stream1():
@@ -58,6 +85,8 @@ def test_a_call_each_path_in_sequence_continues_the_generator():
     (lambda: xrng.randn(2, seed=2**64), ValueError),
     (lambda: xrng.randn(2, subseq=1), ValueError),
     (lambda: xrng.randn(2, threads=2**80), ValueError),
+    (lambda: xrng.randn(2, threads=-1), ValueError),
+    (lambda: xrng.randn(2, threads=1025), ValueError),
     (lambda: xrng.randn(2, dtype=torch.int32), ValueError),
     (lambda: xrng.rand(2, seed=True), TypeError),
     (lambda: xrng.rand(2.0), TypeError),
