@@ -253,9 +253,9 @@ at::Tensor multinomial_rows(at::Tensor state, const at::Tensor& w, int64_t n) {
   if (!w.device().is_cpu() || !w.is_contiguous() || w.dim() < 1 || w.dim() > 2)
     throw std::invalid_argument("torch_cpu multinomial: weights must be a contiguous CPU tensor of 1 or 2 dims");
   tc::State s = tc::from_torch_state(bytes, tc::kTorchStateBytes);
-  at::Tensor out = xrng::torch_streams::cpu_multinomial(s, w.dim() == 1 ? w.view({1, w.size(0)}) : w, n);
+  at::Tensor out = xrng::torch_streams::cpu_multinomial(s, w, n);  // ([k] weights: [n])
   tc::to_torch_state(s, bytes);
-  return w.dim() == 1 ? out.view({n}) : out;
+  return out;
 }
 
 PyMethodDef g_bernoulli_def = {"_torch_cpu_bernoulli_new",

@@ -4,6 +4,7 @@
 // No arithmetic of its own: every value comes from rng/torch_cpu.h.
 #include <torch/extension.h>
 #include <ATen/Dispatch_v2.h>
+#include <ATen/EmptyTensor.h>
 #include <ATen/OpMathType.h>
 #include <pybind11/pybind11.h>
 
@@ -314,14 +315,17 @@ int xrng::torch_streams::cpu_multinomial_rows(tc::State& s, const at::Tensor& w,
 }
 
 at::Tensor xrng::torch_streams::cpu_multinomial(tc::State& s, const at::Tensor& weights, int64_t n) {
-  if (weights.device().type() != at::kCPU || !weights.is_contiguous() || weights.dim() != 2 || weights.size(1) < 1)
-    throw std::invalid_argument("torch_cpu multinomial: weights must be a contiguous CPU [rows, k] tensor, k >= 1");
+  if (weights.device().type() != at::kCPU || !weights.is_contiguous() || weights.dim() < 1 || weights.dim() > 2 ||
+      weights.size(-1) < 1)
+    throw std::invalid_argument("torch_cpu multinomial: weights must be a contiguous CPU [rows, k] or [k] tensor, k >= 1");
   if (n < 1) throw std::invalid_argument("torch_cpu multinomial: cannot sample n_sample <= 0 samples");
-  const int64_t rows = weights.size(0), k = weights.size(1);
+  const bool one = weights.dim() == 1;
+  const int64_t rows = one ? 1 : weights.size(0), k = weights.size(-1);
   const auto dt = weights.scalar_type();
   if (dt != at::kDouble && dt != at::kFloat && dt != at::kHalf && dt != at::kBFloat16)
     throw std::invalid_argument("torch_cpu multinomial: weights must be a floating tensor");
-  at::Tensor out = at::empty({rows, n}, at::kLong);
+  const int64_t shape[2] = {rows, n};  // ([k] weights: [n], torch's shape)
+  at::Tensor out = at::detail::empty_cpu(one ? at::IntArrayRef(&shape[1], 1) : at::IntArrayRef(shape, 2), at::kLong);
   // (torch's float accumulation of 16-bit weights: exact widening)
   const int bad = cpu_multinomial_rows(s, dt == at::kDouble ? weights : weights.to(at::kFloat), rows, k, n,
                                        out.data_ptr<int64_t>());

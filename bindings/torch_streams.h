@@ -58,11 +58,11 @@ inline void cpu_draw(torch_cpu::State& s, const std::string& kind, torch_cpu::Ke
 // bernoulli_(p) with a tensor p: contiguous CPU `out` and `p` of the same
 // numel, laid out in torch's order.
 void cpu_bernoulli_tensor(torch_cpu::State& s, const at::Tensor& out, const at::Tensor& p);
-// multinomial with replacement, n > 1: contiguous CPU [rows, k] floating
-// weights; int64 [rows, n].
 // The checks of a torch CPU generator state passed from Python (torch's
 // 5056-byte layout): std::invalid_argument otherwise. torch_cpu_ops.cpp.
 void check_cpu_state(const at::Tensor& state);
+// multinomial with replacement, n > 1: contiguous CPU [rows, k] floating
+// weights, int64 [rows, n]; or [k] weights (one row), int64 [n].
 at::Tensor cpu_multinomial(torch_cpu::State& s, const at::Tensor& weights, int64_t n);
 // cpu_multinomial's rows into out[rows * n]: `w` the data of contiguous
 // float32 or float64 [rows, k] CPU weights. Returns 0, or the code of the

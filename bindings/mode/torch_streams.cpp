@@ -43,9 +43,11 @@ std::string torch_stream_name(const Config& c) {
 namespace {
 
 // ---- torch-cpu: the state of torch's CPU generator ---------------------------------------------
-at::Generator cpu_generator(const std::optional<at::Generator>& gen) {
-  if (!gen.has_value() || !gen->defined()) return default_cpu();
-  if (gen->device().is_cpu()) return *gen;
+// The CPU generator a draw uses, no reference taken (the caller's optional,
+// or torch's default generator, holds it; check_generator's cast).
+at::CPUGeneratorImpl* cpu_impl(const std::optional<at::Generator>& gen) {
+  if (!gen.has_value() || !gen->defined()) return static_cast<at::CPUGeneratorImpl*>(default_impl());
+  if (gen->device().is_cpu()) return static_cast<at::CPUGeneratorImpl*>(gen->unsafeGetGeneratorImpl());
   throw NotReproduced("its generator is on " + gen->device().str() +
                       "; the torch-cpu streams draw from torch's CPU generators (the default one, or a CPU "
                       "torch.Generator passed as generator=)");
@@ -89,9 +91,8 @@ void store(at::CPUGeneratorImpl* impl, const tc::State& s) {
 // mutex held); f throws before drawing where it refuses.
 template <class F>
 void with_cpu_state(const std::optional<at::Generator>& gen, F&& f) {
-  at::Generator g = cpu_generator(gen);
-  std::lock_guard<std::mutex> lock(g.mutex());
-  auto* impl = at::check_generator<at::CPUGeneratorImpl>(g);
+  at::CPUGeneratorImpl* impl = cpu_impl(gen);
+  std::lock_guard<std::mutex> lock(impl->mutex_);
   tc::State s = load(impl);
   try {
     f(s);
@@ -312,11 +313,8 @@ bool cpu_fast(at::Tensor& self, ts::CpuKind kind, double a, double b, int64_t il
   if ((s != kTorchCpuX86 && s != kTorchCpuScalar) || !self.device().is_cpu() || !self.is_contiguous() ||
       self.is_complex() || self.numel() == 0 || in_block(self) || (given && !gen->device().is_cpu()))
     return false;
-  // the generator's impl, no reference taken (the caller's optional, or the
-  // default generator, holds it): cpu_generator's and check_generator's choice
-  c10::GeneratorImpl* gi = given ? gen->unsafeGetGeneratorImpl() : default_impl();
-  std::lock_guard<std::mutex> lock(gi->mutex_);
-  auto* impl = static_cast<at::CPUGeneratorImpl*>(gi);
+  at::CPUGeneratorImpl* impl = cpu_impl(gen);
+  std::lock_guard<std::mutex> lock(impl->mutex_);
   tc::State st = load(impl);
   try {
     ts::cpu_draw(st, kind, s == kTorchCpuScalar ? tc::Kernel::scalar : tc::Kernel::x86, self, a, b, ilow, ihigh);
@@ -501,12 +499,12 @@ Outputs torch_stream_run(const OpRow& r, const Config& c, c10::ArrayRef<c10::IVa
         result().copy_(host.reshape(res.sizes()));
         return {res};
       }
-      // (a contiguous CPU w is its own rows: no dispatcher calls)
-      const at::Tensor rows = w.device().is_cpu() && w.is_contiguous() ? (w.dim() == 2 ? w : w.view({1, k}))
-                                                                         : w.to(at::kCPU).reshape({-1, k}).contiguous();
+      // (a contiguous CPU w is its own rows, [k] or [rows, k], and the draw's tensor has torch's shape:
+      // no dispatcher calls)
+      const at::Tensor rows = w.device().is_cpu() && w.is_contiguous() ? w : w.to(at::kCPU).reshape({-1, k}).contiguous();
       at::Tensor host;
       with_cpu_state(gen, [&](tc::State& s) { refusing([&] { host = ts::cpu_multinomial(s, rows, ns); }); });
-      if (!out_form && w.device().is_cpu()) return {w.dim() == 1 ? host.view(shape) : host};  // (a new CPU tensor)
+      if (!out_form && w.device().is_cpu()) return {host.dim() == w.dim() ? host : host.view(shape)};  // (a new CPU tensor)
       result().copy_(host.reshape(res.sizes()));
       return {res};
     }
