@@ -213,7 +213,8 @@ at::Tensor normal_tensor_form(const std::string& ov, c10::ArrayRef<c10::IValue> 
     const double std = args[1].toDouble();
     TORCH_CHECK(std >= 0.0, "normal expects std >= 0.0, but found std ", std);
     out = out_form ? args[3].toTensor() : at::empty_like(mean, at::MemoryFormat::Contiguous);
-    at::native::resize_output(out, mean.sizes());
+    // torch's normal_out_impl: mean broadcast with out's shape before the resize (its check and error)
+    at::native::resize_output(out, at::infer_size(mean.sizes(), out.sizes()));
     fill(out, std);
     out.add_(mean);
   } else {  // float_Tensor

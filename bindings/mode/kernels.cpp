@@ -330,7 +330,8 @@ class Kernel final : public c10::OperatorKernel {
   // call's tensors (some of torch's kernels return before their dtype checks
   // when there are no elements) and a throwaway generator, once per set of
   // dtypes and scalar arguments (errors are raised every time). `n0`: the
-  // argument that is an element count (randperm's n), made 0.
+  // argument that is an element count (randperm's n), made 0; or
+  // kProbeZeros: the stand-ins hold a zero (bernoulli's p: read by the kernel).
   void torch_checks(const c10::OperatorHandle& op, c10::DispatchKeySet ks, c10::ArrayRef<c10::IValue> args,
                     int n0 = -1) const {
     CheckKey ck;
@@ -373,6 +374,7 @@ class Kernel final : public c10::OperatorKernel {
       const auto& a = args[i];
       if (static_cast<int>(i) == gi_) s.push_back(scratch);
       else if (static_cast<int>(i) == n0) s.push_back(int64_t{0});
+      else if (a.isTensor() && n0 == kProbeZeros) s.push_back(at::zeros({1}, a.toTensor().options()));
       else if (a.isTensor()) s.push_back(at::empty({n0 >= 0 ? 0 : 1}, a.toTensor().options()));
       else s.push_back(a);
     }
@@ -492,9 +494,10 @@ class Kernel final : public c10::OperatorKernel {
         const bool out_form = std::string(r.overload) == "out";
         at::Tensor out = out_form ? args[args.size() - 1].toTensor() : args[0].toTensor();
         const at::Tensor p = out_form ? args[0].toTensor() : args[1].toTensor();
-        if (out_form) at::native::resize_output(out, p.sizes());
+        if (out_form) out.resize_(p.sizes());  // torch's bernoulli_out_impl: resize_, no resize warning
         if (out.numel() == 0) return {out};
-        if (!out_form) (void)at::infer_size(out.sizes(), p.sizes());  // torch's broadcast error
+        torch_checks(op, ks, args, kProbeZeros);  // the dtypes torch's kernel has (self's and p's)
+        if (!out_form) (void)p.expand(out.sizes());  // torch's check and error (expand_inplace: p to out's shape)
         out.copy_(bernoulli_mask(out.sizes(), p, gen, name));
         return {out};
       }
@@ -634,7 +637,7 @@ class Kernel final : public c10::OperatorKernel {
           out.copy_(res);
           return {out};
         }
-        return {res};
+        return {res.contiguous()};  // torch's rrelu_with_noise: a LEGACY_CONTIGUOUS output whatever self's layout
       }
     }
     throw Reported("no form");

@@ -165,6 +165,19 @@ void refusing(F&& f) {
   }
 }
 
+// refusing() for bernoulli with a tensor p: a p outside [0, 1] raises torch's
+// CPU kernel's own message (its TORCH_CHECK(p_in >= 0 && p_in <= 1)), not xrng's.
+template <class F>
+void refusing_p(F&& f) {
+  try {
+    f();
+  } catch (const std::invalid_argument& e) {
+    TORCH_CHECK(std::string(e.what()).find("every p must be in [0, 1]") != std::string::npos, e.what());  // another refusal
+    TORCH_CHECK(false, "Expected p_in >= 0 && p_in <= 1 to be true, but got false.  (Could this error message be "
+                       "improved?  If so, please report an enhancement request to PyTorch.)");
+  }
+}
+
 bool float_type(at::ScalarType t) { return is_float(t); }
 
 // ---- torch-cuda: the modelled CUDA generator (seed, philox offset) in the mode's records ------------
@@ -273,14 +286,14 @@ class Run {
       const at::Tensor pe = p.detach().to(gpu ? out.device() : c10::Device(at::kCPU)).to(pt).expand(out.sizes()).contiguous();
       take_cuda(gen_, name_, [&](uint64_t seed, uint64_t offset) {
         uint64_t next = offset;
-        cuda_stream_fill(out, [&](at::Tensor& dst) { refusing([&] { next = ts::cuda_bernoulli_tensor(seed, offset, dst, pe); }); });
+        cuda_stream_fill(out, [&](at::Tensor& dst) { refusing_p([&] { next = ts::cuda_bernoulli_tensor(seed, offset, dst, pe); }); });
         return next;
       });
       return;
     }
     if (out.device().is_cpu() && out.is_contiguous() && p.device().is_cpu() && p.is_contiguous() &&
         p.sizes() == out.sizes()) {  // already in torch's order: drawn in place (p checked before the first word)
-      with_cpu_state(gen_, [&](tc::State& s) { refusing([&] { ts::cpu_bernoulli_tensor(s, out, p); }); });
+      with_cpu_state(gen_, [&](tc::State& s) { refusing_p([&] { ts::cpu_bernoulli_tensor(s, out, p); }); });
       return;
     }
     const at::Tensor pe = p.to(at::kCPU).expand(out.sizes());
@@ -289,7 +302,7 @@ class Run {
     with_cpu_state(gen_, [&](tc::State& s) {
       at::Tensor view = out.permute(perm);
       at::Tensor host = at::empty(view.sizes(), out.options().device(at::kCPU));
-      refusing([&] { ts::cpu_bernoulli_tensor(s, host, pl); });
+      refusing_p([&] { ts::cpu_bernoulli_tensor(s, host, pl); });
       view.copy_(host);
     });
   }
@@ -407,9 +420,10 @@ Outputs torch_stream_run(const OpRow& r, const Config& c, c10::ArrayRef<c10::IVa
       const bool out_form = std::string(r.overload) == "out";
       at::Tensor out = out_form ? args[args.size() - 1].toTensor() : args[0].toTensor();
       const at::Tensor p = out_form ? args[0].toTensor() : args[1].toTensor();
-      if (out_form) at::native::resize_output(out, p.sizes());
+      if (out_form) out.resize_(p.sizes());  // torch's bernoulli_out_impl: resize_, no resize warning
       if (out.numel() == 0) return {out};
-      if (!out_form) (void)at::infer_size(out.sizes(), p.sizes());  // torch's broadcast error
+      checks(kProbeZeros);  // the dtypes torch's kernel has (self's and p's)
+      if (!out_form) (void)p.expand(out.sizes());  // torch's check and error (expand_inplace: p to out's shape)
       run.bernoulli_tensor(out, p);
       return {out};
     }
@@ -509,7 +523,10 @@ Outputs torch_stream_run(const OpRow& r, const Config& c, c10::ArrayRef<c10::IVa
       return {res};
     }
     case Form::normal_tensor:  // torch's normal_out_impl: normal_(0, std or 1) of the output, then its arithmetic
-      return {normal_tensor_form(r.overload, args, [&](at::Tensor& out, double std) { run.fill(out, "normal", 0.0, std); })};
+      return {normal_tensor_form(r.overload, args, [&](at::Tensor& out, double std) {
+        if (!float_type(out.scalar_type()) && !out.is_complex()) throw NoDraw();  // (an integer output: torch's kernel raises its error)
+        run.fill(out, "normal", 0.0, std);
+      })};
     case Form::native_dropout: {
       const at::Tensor in = args[0].toTensor();
       const double p = args[1].toDouble();

@@ -55,7 +55,9 @@ std::string torch_stream_name(const Config& c);
 // entry's torch, sm_count and threads_per_sm, read by the kernel), or
 // NotReproduced / NoDraw (draws.h: torch's own kernel runs, silently: a call
 // with nothing to draw, or a composite whose inner draws reach these
-// kernels). `checks(n0)`: torch's argument checks of the call (Kernel::torch_checks).
+// kernels). `checks(n0)`: torch's argument checks of the call (Kernel::torch_checks;
+// n0 kProbeZeros: on stand-ins that hold zeros).
+inline constexpr int kProbeZeros = -2;
 Outputs torch_stream_run(const OpRow& r, const Config& c, c10::ArrayRef<c10::IValue> args,
                          const std::optional<at::Generator>& gen, const std::string& name,
                          c10::function_ref<void(int)> checks);

@@ -1,11 +1,12 @@
 """Under xrng.reproducible, torch's own argument checking decides (issue 21): a
 randomised (fixed-seed) set of torch random calls, odd parameters included
 (NaN, infinities, negative, float where torch wants an int, bool, unsigned
-and complex dtypes, empty and scalar shapes), runs without and with the mode;
-the outcome must be the same: the same exception type where torch raises, a
-tensor of the same shape and dtype where torch returns one. A new operator
-of the mode's table or a changed kernel cannot drift from torch without
-failing here."""
+and complex dtypes, empty and scalar shapes, transposed, strided and
+channels_last inputs, out= tensors of other shapes), runs without and with the
+mode (xrng's stream, torch-cpu-x86 and torch-cuda); the outcome must be the
+same: the same exception and message where torch raises, a tensor of the same
+shape, dtype and strides where torch returns one. A new operator of the mode's
+table or a changed kernel cannot drift from torch without failing here."""
 import math
 import random
 import warnings
@@ -24,6 +25,11 @@ INTS = [0, 1, 5, -3, 10, 2**31, 2**63 - 1, -2**63, 0.5, True, 7.0]
 DTYPES = [torch.float32, torch.float64, torch.float16, torch.bfloat16, torch.int64, torch.int32, torch.int16,
           torch.int8, torch.uint8, torch.bool, torch.uint32, torch.complex64]
 SIZES = [(), (0,), (3,), (2, 3), (1, 4, 2)]
+# 24-element inputs laid out as torch users have them: (6, 4) contiguous, transposed, strided; (1, 6, 2, 2)
+# channels_last
+LAYOUTS = [lambda d: torch.zeros(6, 4, dtype=d), lambda d: torch.zeros(4, 6, dtype=d).t(),
+           lambda d: torch.zeros(6, 8, dtype=d)[:, ::2],
+           lambda d: torch.zeros(1, 6, 2, 2, dtype=d).to(memory_format=torch.channels_last)]
 
 
 def z(dtype, size):
@@ -74,6 +80,22 @@ def calls(seed=21):
                  torch.native_dropout(z(d, (3, 3)), p, True)[0]),
         lambda: ("rrelu", lambda lo=c(FLOATS), hi=c(FLOATS), d=c(DTYPES[:4]):
                  F.rrelu(z(d, (3,)) - 1, lo, hi, training=True)),
+        lambda: ("rrelu layout", lambda lo=c([0.1, 0.2]), l=c(LAYOUTS), d=c(DTYPES[:4]):
+                 F.rrelu(l(d) - 1, lo, 0.3, training=True)),
+        lambda: ("bernoulli_(t)", lambda l=c(LAYOUTS), ps=c([(), (1,), (4,), (6,), (6, 4), (4, 6), (24,), (2, 6, 4), (6, 1, 1)]),
+                 d=c(DTYPES): l(d).bernoulli_(torch.rand(ps))),
+        lambda: ("bernoulli(t, out)", lambda ps=c(SIZES), os=c(SIZES), d=c(DTYPES):
+                 torch.bernoulli(torch.rand(ps), out=z(d, os))),
+        lambda: ("normal(t, f, out)", lambda ms=c(SIZES), os=c(SIZES), d=c(DTYPES[:4]):
+                 torch.normal(torch.zeros(ms, dtype=d), 1.0, out=z(d, os))),
+        lambda: ("normal(f, t, out)", lambda ss=c(SIZES), os=c(SIZES), d=c(DTYPES[:4]):
+                 torch.normal(0.0, torch.ones(ss, dtype=d), out=z(d, os))),
+        lambda: ("normal(t, t, out)", lambda ms=c(SIZES), ss=c(SIZES), os=c(SIZES):
+                 torch.normal(torch.zeros(ms), torch.ones(ss), out=z(torch.float32, os))),
+        lambda: ("*_like layout", lambda l=c(LAYOUTS), d=c(DTYPES), f=c([torch.rand_like, torch.randn_like]):
+                 f(l(d))),
+        lambda: ("fill layout", lambda l=c(LAYOUTS), d=c(DTYPES[:4]), f=c(["uniform_", "normal_", "exponential_"]):
+                 getattr(l(d), f)()),
         lambda: ("sdpa", lambda p=c(PROBS): F.scaled_dot_product_attention(
             torch.ones(1, 2, 3, 4), torch.ones(1, 2, 3, 4), torch.ones(1, 2, 3, 4), dropout_p=p)),
     ]
@@ -89,15 +111,20 @@ def outcome(fn):
         t = fn()
     except Exception as e:  # noqa: BLE001 - the outcome compared
         return type(e), str(e).splitlines()[0][:100] if str(e) else ""
-    return "tensor", tuple(t.shape), t.dtype
+    return "tensor", tuple(t.shape), t.dtype, t.stride()
 
 
-def test_mode_matches_torch_on_random_calls():
+MODES = {"xrng": dict(seed=0), "torch-cpu-x86": dict(stream="torch-cpu-x86"),
+         "torch-cuda": dict(stream="torch-cuda", sm_count=132)}
+
+
+@pytest.mark.parametrize("stream", MODES)
+def test_mode_matches_torch_on_random_calls(stream):
     cases = calls()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         plain = [outcome(fn) for _, fn in cases]
-        with xrng.reproducible(seed=0) as mode:
+        with xrng.reproducible(**MODES[stream]) as mode:
             moded = [outcome(fn) for _, fn in cases]
     bad = [(name, a, b) for (name, _), a, b in zip(cases, plain, moded)
            if a[0] != b[0] or (a[0] == "tensor" and a[1:] != b[1:])]
