@@ -26,7 +26,7 @@ fi
 # "externally managed": allow pip to install there all the same).
 export PIP_BREAK_SYSTEM_PACKAGES=1 PIP_DISABLE_PIP_VERSION_CHECK=1
 missing=()
-for mod in torch numpy scipy pytest pybind11 scikit_build_core transformers diffusers timm safetensors; do
+for mod in torch numpy scipy pytest pybind11 scikit_build_core transformers diffusers timm safetensors expecttest; do
   python3 -c "import $mod" >/dev/null 2>&1 || missing+=("${mod//_/-}")
 done
 if ((${#missing[@]})); then
