@@ -266,7 +266,7 @@ void xrng::torch_streams::cpu_bernoulli_tensor(tc::State& s, const at::Tensor& o
   const int64_t n = out.numel();
   auto run = [&](const auto* pv) {
     for (int64_t i = 0; i < n; ++i)
-      if (!(pv[i] >= 0 && pv[i] <= 1)) throw std::invalid_argument("torch_cpu bernoulli: every p must be in [0, 1]");
+      if (!(pv[i] >= 0 && pv[i] <= 1)) throw xrng::torch_streams::BernoulliPOutOfRange("torch_cpu bernoulli: every p must be in [0, 1]");
     AT_DISPATCH_ALL_TYPES_AND3(at::kBool, at::kHalf, at::kBFloat16, out.scalar_type(), "torch_cpu_bernoulli_tensor", [&] {
       auto* o = out.data_ptr<scalar_t>();
       if constexpr (std::is_same_v<std::remove_cv_t<std::remove_pointer_t<decltype(pv)>>, double>) {

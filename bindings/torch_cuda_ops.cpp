@@ -379,7 +379,7 @@ uint64_t xrng::torch_streams::cuda_bernoulli_tensor(uint64_t seed, uint64_t offs
     const tk::Out o = device_type(out.scalar_type());
     const OnDevice on(out);
     if (p.numel() > 0 && !at::logical_and(p >= 0, p <= 1).all().item<bool>())
-      throw std::invalid_argument("torch_cuda bernoulli: every p must be in [0, 1]");
+      throw xrng::torch_streams::BernoulliPOutOfRange("torch_cuda bernoulli: every p must be in [0, 1]");
     tg::State s{seed, offset};
     xrng::cuda::torch_cuda::bernoulli_tensor(s, static_cast<uint64_t>(out.numel()), p.data_ptr(), dbl, o,
                                              out.data_ptr(), on.stream);
@@ -397,7 +397,7 @@ uint64_t xrng::torch_streams::cuda_bernoulli_tensor(uint64_t seed, uint64_t offs
   const at::Tensor pd = p.to(at::kDouble);
   const double* pv = pd.data_ptr<double>();
   for (int64_t i = 0; i < n; ++i)
-    if (!(pv[i] >= 0.0 && pv[i] <= 1.0)) throw std::invalid_argument("torch_cuda bernoulli: every p must be in [0, 1]");
+    if (!(pv[i] >= 0.0 && pv[i] <= 1.0)) throw xrng::torch_streams::BernoulliPOutOfRange("torch_cuda bernoulli: every p must be in [0, 1]");
   tg::State s{seed, offset};
   AT_DISPATCH_ALL_TYPES_AND3(at::kBool, at::kHalf, at::kBFloat16, out.scalar_type(), "torch_cuda_bernoulli_tensor", [&] {
     auto* o = out.data_ptr<scalar_t>();

@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <limits>
+#include <stdexcept>
 #include <string>
 #include <tuple>
 #include <type_traits>
@@ -55,8 +56,13 @@ inline void cpu_draw(torch_cpu::State& s, const std::string& kind, torch_cpu::Ke
                      double a, double b, int64_t ilow, int64_t ihigh) {
   cpu_draw(s, cpu_kind(kind), k, out, a, b, ilow, ihigh);
 }
+// A tensor-p bernoulli's p outside [0, 1] (ValueError from Python; the mode
+// raises torch's own message for it).
+struct BernoulliPOutOfRange : std::invalid_argument {
+  using std::invalid_argument::invalid_argument;
+};
 // bernoulli_(p) with a tensor p: contiguous CPU `out` and `p` of the same
-// numel, laid out in torch's order.
+// numel, laid out in torch's order (BernoulliPOutOfRange before the first word).
 void cpu_bernoulli_tensor(torch_cpu::State& s, const at::Tensor& out, const at::Tensor& p);
 // The checks of a torch CPU generator state passed from Python (torch's
 // 5056-byte layout): std::invalid_argument otherwise. torch_cpu_ops.cpp.

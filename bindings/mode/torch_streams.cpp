@@ -169,13 +169,14 @@ void refusing(F&& f) {
 // CPU kernel's own message (its TORCH_CHECK(p_in >= 0 && p_in <= 1)), not xrng's.
 template <class F>
 void refusing_p(F&& f) {
-  try {
-    f();
-  } catch (const std::invalid_argument& e) {
-    TORCH_CHECK(std::string(e.what()).find("every p must be in [0, 1]") != std::string::npos, e.what());  // another refusal
-    TORCH_CHECK(false, "Expected p_in >= 0 && p_in <= 1 to be true, but got false.  (Could this error message be "
-                       "improved?  If so, please report an enhancement request to PyTorch.)");
-  }
+  refusing([&] {
+    try {
+      f();
+    } catch (const ts::BernoulliPOutOfRange&) {
+      TORCH_CHECK(false, "Expected p_in >= 0 && p_in <= 1 to be true, but got false.  (Could this error message be "
+                         "improved?  If so, please report an enhancement request to PyTorch.)");
+    }
+  });
 }
 
 bool float_type(at::ScalarType t) { return is_float(t); }
