@@ -10,24 +10,120 @@ While a mode is active:
   before the mode started keeps the code Inductor made then (Dynamo's cache
   does not know the mode): compile inside the mode. AOTInductor packages do
   the same when packaged with ``fallback_random = True``.
+* ``torch.bernoulli(p)`` (``aten.bernoulli.default``, a tensor of
+  probabilities) is the one random operator Inductor still decomposes with
+  ``fallback_random``: into ``torch.rand(p.shape, dtype=float32) < p``, which
+  draws a float32 uniform per element where torch's CPU kernel draws a
+  float64 one for a float64 ``p`` (so plain torch's compiled values differ
+  from its eager ones, and so did the torch-cpu streams'). While a mode is
+  active that entry of Inductor's decomposition table is ATen's own
+  formulation instead (``empty_like(p)`` filled by ``bernoulli_(p)``), so
+  compiled code calls the operator the mode serves.
+* ``torch.compiler.config.cache_key_tag`` (part of the keys of torch's
+  compile caches, on disk too) ends in ``|xrng.reproducible``: Inductor's
+  caches do not key on its decomposition table, so without the tag a graph
+  compiled with ``fallback_random`` outside the mode (or under an xrng
+  before this swap) would be reused inside it, and one compiled inside it
+  outside.
 * served operators torch has no Meta kernel for (``_sample_dirichlet``,
   ``binomial``) get one: without it FakeTensor, which traces for
   ``torch.compile``, runs the CPU kernel (xrng's) on zeros, which refuses
   them.
+
+Inductor is not imported by an entry: importing ``torch._inductor`` imports
+Dynamo, seconds the first time. Where a module of it is not loaded yet, the
+setting is made when it is imported inside the mode (``_on_import``: before
+anything is compiled); the exit cancels what has not run.
 """
 from __future__ import annotations
 
+import sys
+
 import torch
 
-_saved_fallback: list = []  # Inductor's fallback_random before the outermost entry, per active entry
+from . import _on_import
+
+_TAG = "|xrng.reproducible"
+_CONFIG = "torch._inductor.config"
+_DECOMP = "torch._inductor.decomposition"
+_DEFERRED = object()  # saved value of a setting whose module is not loaded yet
+_ABSENT = object()  # the table had no entry for the operator
+
 _meta_libs: list = []  # per active entry: the Library of the Meta kernels (or None)
+# The outermost entry's saved settings ({module name: value before the mode,
+# or _DEFERRED}); empty outside the mode. Inner entries change nothing.
+_saved: dict = {}
+
+
+def _bernoulli_as_eager(self, *, generator=None):
+    """ATen's ``bernoulli(p)``: a contiguous tensor like ``p`` filled by
+    ``bernoulli_(p)``, in its functional form (Inductor decomposes after
+    functionalization)."""
+    out = torch.empty_like(self, memory_format=torch.contiguous_format)
+    return torch.ops.aten.bernoulli.Tensor(out, self, generator=generator)
+
+
+def _set_tag(config) -> object:
+    old = config.cache_key_tag
+    config.cache_key_tag = old + _TAG
+    return old
+
+
+def _restore_tag(config, old) -> None:
+    config.cache_key_tag = old
+
+
+def _set_fallback(config) -> object:
+    old = config.fallback_random
+    config.fallback_random = True
+    return old
+
+
+def _restore_fallback(config, old) -> None:
+    config.fallback_random = old
+
+
+def _set_bernoulli(decomposition) -> object:
+    table = getattr(decomposition, "decompositions", None)
+    if not isinstance(table, dict):  # another torch's Inductor: nothing to replace
+        return _ABSENT
+    op = torch.ops.aten.bernoulli.default
+    old = table.get(op, _ABSENT)
+    table[op] = _bernoulli_as_eager
+    return old
+
+
+def _restore_bernoulli(decomposition, old) -> None:
+    table = getattr(decomposition, "decompositions", None)
+    if not isinstance(table, dict):
+        return
+    op = torch.ops.aten.bernoulli.default
+    if old is _ABSENT:
+        table.pop(op, None)
+    else:
+        table[op] = old
+
+
+# {module: (apply, restore)}; torch.compiler.config is imported with torch
+_SETTINGS = {"torch.compiler.config": (_set_tag, _restore_tag), _CONFIG: (_set_fallback, _restore_fallback),
+             _DECOMP: (_set_bernoulli, _restore_bernoulli)}
+
+
+def _deferred(name):
+    """The callback that applies ``name``'s setting when it is imported inside the mode."""
+    def apply(module):
+        if _saved.get(name) is _DEFERRED:
+            _saved[name] = _SETTINGS[name][0](module)
+    return apply
+
+
+_callbacks = {name: _deferred(name) for name in _SETTINGS}
 
 
 def install() -> None:
     """At each entry."""
     if _meta_libs:  # an inner entry: the outermost one installed everything
         _meta_libs.append(None)
-        _saved_fallback.append(None)
         return
     lib = None
     for name, fn in (("_sample_dirichlet", lambda self, generator=None: torch.empty_like(self)),
@@ -37,12 +133,13 @@ def install() -> None:
                 lib = torch.library.Library("aten", "IMPL")
             lib.impl(name, fn, "Meta")
     _meta_libs.append(lib)
-    try:
-        import torch._inductor.config as ic
-        _saved_fallback.append(ic.fallback_random)
-        ic.fallback_random = True
-    except ImportError:  # a torch without Inductor
-        _saved_fallback.append(None)
+    for name, (apply, _) in _SETTINGS.items():
+        module = sys.modules.get(name)
+        if module is not None:
+            _saved[name] = apply(module)
+        else:
+            _saved[name] = _DEFERRED
+            _on_import.when_imported(name, _callbacks[name])
 
 
 def uninstall() -> None:
@@ -50,7 +147,11 @@ def uninstall() -> None:
     lib = _meta_libs.pop() if _meta_libs else None
     if lib is not None:
         lib._destroy()
-    old = _saved_fallback.pop() if _saved_fallback else None
-    if not _meta_libs and old is not None:
-        import torch._inductor.config as ic
-        ic.fallback_random = old
+    if _meta_libs:
+        return
+    for name, (_, restore) in _SETTINGS.items():
+        old = _saved.pop(name, _DEFERRED)
+        if old is _DEFERRED:
+            _on_import.cancel(name, _callbacks[name])
+        elif name in sys.modules:
+            restore(sys.modules[name], old)

@@ -24,7 +24,7 @@ import sys
 
 import torch
 
-from . import _C
+from . import _C, _on_import
 
 
 def _mode_module():
@@ -117,27 +117,51 @@ def _in_region(op_call, args, kwargs):
     return tuple(wrap(t) for t in out) if isinstance(out, tuple) else wrap(out)
 
 
-_saved: list = []  # per active entry: (dt_random, its tracker, the handlers replaced) or None
+_saved: list = []  # per active entry: (dt_random, its tracker, the handlers replaced), _DEFERRED or None
+_DTENSOR = "torch.distributed.tensor"
+_DEFERRED = object()  # an entry made before DTensor was imported
 
 
-def install() -> None:
-    """At each entry: the mode's tracker and handlers (DTensor imported), saved."""
-    if "torch.distributed.tensor" not in sys.modules:  # DTensor not in use: nothing to hook
-        _saved.append(None)
-        return
+def _install_now() -> tuple:
     from torch.distributed.tensor import DTensor
     dt_random, tracker = _tracker()
     handlers = DTensor._op_dispatcher._custom_op_handlers
     replaced = {op: handlers.get(op) for op in _random_ops()}
     for op in replaced:
         handlers[op] = _in_region
-    _saved.append((dt_random, dt_random._rng_tracker, replaced))
+    saved = (dt_random, dt_random._rng_tracker, replaced)
     dt_random._rng_tracker = tracker
+    return saved
+
+
+def _on_dtensor_import(module) -> None:
+    """DTensor imported inside the mode: the outermost waiting entry installs
+    (the tracker serves every entry); the others have nothing to undo."""
+    first = True
+    for i, record in enumerate(_saved):
+        if record is _DEFERRED:
+            _saved[i] = _install_now() if first else None
+            first = False
+
+
+def install() -> None:
+    """At each entry: the mode's tracker and handlers, saved; where DTensor is
+    not imported yet, they are installed when it is (``_on_import``)."""
+    if _DTENSOR not in sys.modules:
+        if _DEFERRED not in _saved:
+            _on_import.when_imported(_DTENSOR, _on_dtensor_import)
+        _saved.append(_DEFERRED)
+        return
+    _saved.append(_install_now())
 
 
 def uninstall() -> None:
     """At each exit: DTensor's tracker and handlers as they were."""
     saved = _saved.pop() if _saved else None
+    if saved is _DEFERRED:
+        if _DEFERRED not in _saved:
+            _on_import.cancel(_DTENSOR, _on_dtensor_import)
+        return
     if saved is None:
         return
     dt_random, old, replaced = saved

@@ -106,6 +106,28 @@ def test_dtensor_under_mode(ranks):
     _assert_group(ranks, "mode:")
 
 
+def test_dtensor_imported_inside_the_mode():
+    """A script that enters the mode before anything imports DTensor (2 gloo
+    ranks of dist_late_worker.py): the mode's tracker is installed when DTensor
+    is imported, so its draws equal the unsharded ones (before, DTensor's own
+    CPU path raised)."""
+    worker = os.path.join(os.path.dirname(WORKER), "dist_late_worker.py")
+    port = _free_port()
+    env = dict(os.environ, OMP_NUM_THREADS="1")
+    procs = [subprocess.Popen([sys.executable, worker, str(r), "2", port], stdout=subprocess.PIPE,
+                              stderr=subprocess.STDOUT, env=env) for r in range(2)]
+    outs = []
+    for p in procs:
+        try:
+            outs.append((p.communicate(timeout=300)[0].decode(errors="replace"), p.returncode))
+        except subprocess.TimeoutExpired:
+            for q in procs:
+                q.kill()
+            raise
+    for r, (out, rc) in enumerate(outs):
+        assert rc == 0 and out.rstrip().endswith("ok"), f"rank {r}:\n{out[-4000:]}"
+
+
 def test_tensor_parallel(ranks):
     """A Colwise/Rowwise/SequenceParallel block with dropout: same masks, output and grads."""
     _assert_group(ranks, "tp:")

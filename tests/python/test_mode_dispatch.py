@@ -337,6 +337,54 @@ def test_compiled_equals_eager():
     assert all(torch.equal(a, b) for a, b in zip(e, c))
 
 
+@pytest.mark.slow
+@pytest.mark.parametrize("dtype", [torch.float64, torch.float32, torch.bfloat16])
+def test_compiled_tensor_p_bernoulli_equals_eager(dtype, monkeypatch):
+    """torch.bernoulli(p), which Inductor decomposes into rand(float32) < p even
+    with fallback_random, is the mode's bernoulli in compiled code (under CI=1,
+    where Inductor refuses a fallback for an operator that has a decomposition)."""
+    monkeypatch.setenv("CI", "1")
+
+    def f(p):
+        return torch.bernoulli(p), torch.bernoulli(p.t()), torch.rand(3)
+
+    p = torch.rand(37, 3, dtype=dtype)
+    for kw in ({"seed": 4}, {"stream": "torch-cpu-x86"}):
+        with mode(**kw, strict=True):
+            torch.manual_seed(1)
+            e = f(p)
+        torch._dynamo.reset()
+        cf = torch.compile(f)
+        with mode(**kw, strict=True):
+            torch.manual_seed(1)
+            c = cf(p)
+        assert all(torch.equal(a, b) and a.stride() == b.stride() for a, b in zip(e, c)), kw
+    from torch._inductor import decomposition
+    assert decomposition.decompositions[torch.ops.aten.bernoulli.default].__module__ == "torch._decomp.decompositions"
+
+
+def test_entry_does_not_import_inductor():
+    """Entering the mode does not import Inductor (Dynamo: seconds); a compile
+    inside the mode that imports it gets fallback_random, the exit restores it."""
+    code = """
+import sys, torch, xrng
+with xrng.reproducible(seed=0):
+    assert "torch._inductor.config" not in sys.modules
+    import torch._inductor.config as ic
+    assert ic.fallback_random is True and torch.compiler.config.cache_key_tag == "|xrng.reproducible"
+    from torch._inductor import decomposition as d
+    assert d.decompositions[torch.ops.aten.bernoulli.default].__name__ == "_bernoulli_as_eager"
+assert ic.fallback_random is False and torch.compiler.config.cache_key_tag == ""
+assert d.decompositions[torch.ops.aten.bernoulli.default].__name__ == "bernoulli"
+assert not any(type(f).__name__ == "_Finder" for f in sys.meta_path)
+print("ok")
+"""
+    import subprocess
+    import sys
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0 and r.stdout.strip().endswith("ok"), r.stderr[-2000:]
+
+
 # ---- other devices: the host path (the xdev test backend is exercised in test_reproducible) --------------
 @pytest.mark.cuda
 @pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA GPU")
