@@ -36,6 +36,8 @@ class _Finder(importlib.abc.MetaPathFinder):
 
         def exec_module(module, run=run, name=name):
             run(module)
+            if getattr(module, "__name__", None) != name:  # a loader shared with other modules
+                return
             callbacks = _callbacks.pop(name, [])
             _leave_if_idle()
             loaded = sys.modules.get(name, module)

@@ -570,3 +570,31 @@ def test_torchs_python_functions_are_never_replaced():
     with mode():
         assert all(getattr(o, n) is f for (o, n), f in zip(names, before))
     assert all(getattr(o, n) is f for (o, n), f in zip(names, before))
+
+
+def test_on_import_runs_callbacks_once_after_the_module_and_leaves(tmp_path, monkeypatch):
+    """xrng._on_import (how the mode sets Inductor and DTensor up without
+    importing them): a callback runs once, with the executed module; a
+    cancelled one never runs; the finder leaves sys.meta_path when idle."""
+    import sys
+    from xrng import _on_import
+    (tmp_path / "xrng_onimp_a.py").write_text("VALUE = 7\n")
+    (tmp_path / "xrng_onimp_b.py").write_text("VALUE = 8\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    seen = []
+    _on_import.when_imported("xrng_onimp_a", lambda m: seen.append(("a", m.VALUE)))
+    _on_import.when_imported("xrng_onimp_b", lambda m: seen.append(("b", m.VALUE)))
+    cancelled = lambda m: seen.append(("cancelled", m.VALUE))  # noqa: E731
+    _on_import.when_imported("xrng_onimp_b", cancelled)
+    _on_import.cancel("xrng_onimp_b", cancelled)
+    try:
+        import xrng_onimp_a  # noqa: F401
+        assert seen == [("a", 7)] and _on_import._finder in sys.meta_path  # b still waits
+        import xrng_onimp_b  # noqa: F401
+        assert seen == [("a", 7), ("b", 8)]
+        assert _on_import._finder not in sys.meta_path and not _on_import._callbacks
+    finally:
+        for name in ("xrng_onimp_a", "xrng_onimp_b"):
+            sys.modules.pop(name, None)
+            _on_import._callbacks.pop(name, None)
+        _on_import._leave_if_idle()
