@@ -506,6 +506,13 @@ XRNG_INLINE FR<R> cvt_i32(const W32<R>& a) {  // vcvtdq2ps; exact for |value| < 
   return o;
 }
 
+// a - b lane by lane, wrapping modulo 2^32 as vpsubd / NEON's sub do (in
+// unsigned lanes: a signed lane's overflow would be undefined behaviour).
+// kernels.h's angle reductions take r - cvtt_i32(float(r)) with it: where
+// float(r) rounds up to 2^31 the truncation gives 0x80000000 (below), and the
+// wrapped difference is the exact r - 2^31.
+XRNG_INLINE vi32 sub_wrap(vi32 a, vi32 b) { return (vi32)((vu32)a - (vu32)b); }
+
 // Truncation to int32, lane by lane (vcvttps2dq: 0x80000000 for a value out
 // of range, as kernels.h's sincos_turns_v2 relies on; NEON's fcvtzs saturates).
 XRNG_INLINE vi32 cvtt_i32(vf32 x) {

@@ -368,7 +368,7 @@ XRNG_INLINE void radius_angle_v2(const W32<R>& a, const W32<R>& b, FR<R>* r_out,
     const vf32 s = hi + lo;
     const vf32 rn = __builtin_convertvector(r4, vf32);
     sl.v[k] = lo - (s - hi);
-    const vf32 rr = __builtin_convertvector(r4 - cvtt_i32(rn), vf32);
+    const vf32 rr = __builtin_convertvector(sub_wrap(r4, cvtt_i32(rn)), vf32);
     // hx - (32 << 23), hx = bits(s) + 0x3f800000 - 0x3f3504f3 as in log_unit_parts
     const vu32 hx = (vu32)s + (0x3f800000u - 0x3f3504f3u - (32u << 23));
     const vf32 p = rn * ch;
@@ -487,7 +487,7 @@ XRNG_INLINE void sincos_turns_v2(const W32<R>& b, FR<R>* c_out, FR<R>* s_out) {
       m2.v[k] = b2 + (1u << 30);
     }
     for (int k = 0; k < R; ++k) rn.v[k] = __builtin_convertvector((vi32)r.v[k], vf32);
-    for (int k = 0; k < R; ++k) rr.v[k] = __builtin_convertvector((vi32)r.v[k] - cvtt_i32(rn.v[k]), vf32);
+    for (int k = 0; k < R; ++k) rr.v[k] = __builtin_convertvector(sub_wrap((vi32)r.v[k], cvtt_i32(rn.v[k])), vf32);
     for (int k = 0; k < R; ++k) xh.v[k] = rn.v[k] * ch;
     for (int k = 0; k < R; ++k) xl.v[k] = vfms32(rn.v[k], bcast<vf32>(ch), xh.v[k]) + (rn.v[k] * cl + rr.v[k] * ch);
   }
@@ -503,7 +503,7 @@ XRNG_INLINE void sincos_turns_v2(const W32<R>& b, FR<R>* c_out, FR<R>* s_out) {
       r = (vi32)(b2 + b2);
     }
     const vf32 rn = __builtin_convertvector(r, vf32);
-    const vf32 rr = __builtin_convertvector(r - cvtt_i32(rn), vf32);
+    const vf32 rr = __builtin_convertvector(sub_wrap(r, cvtt_i32(rn)), vf32);
     // math32::reduced_angle<6>(r, 1) from here on. Its e, Dekker's exact
     // product error R * CH - xh (Veltkamp split, four products, four sums),
     // is that exact value; a fused multiply-subtract rounds it once, which

@@ -288,3 +288,32 @@ TEST_CASE("exhaustive: the 2^32 words (all, the fixed sample, or a strided one) 
                                 << " mismatches");
   }
 }
+
+TEST_CASE("the words where an angle's reduction wraps (4b mod 2^32 rounds to 2^31 in binary32), SIMD == scalar") {
+  // The vector angle reductions take r - trunc(float(r)) of r = 4b mod 2^32
+  // as an int32 (host/simd/kernels.h); for r in [2^31 - 64, 2^31) float(r)
+  // is 2^31, out of int32's range, and the difference wraps (isa.h's
+  // sub_wrap). 128 words around each of the four such windows, and around
+  // 0 and 2^32 - 1, through every transform: the sampled sweeps above need
+  // not reach them, and the sanitizer build (label unit) runs this.
+  const xrng_test::HostBackend& b = xrng_test::backend();
+  const bool simd = b.probe != nullptr;
+  REQUIRE(simd);
+  std::vector<uint32_t> in;
+  for (uint64_t k = 0; k < 4; ++k)
+    for (int d = -64; d < 64; ++d) in.push_back(static_cast<uint32_t>((k << 30) + (uint64_t{1} << 29) + d));
+  for (int d = 0; d < 64; ++d) {
+    in.push_back(static_cast<uint32_t>(d));
+    in.push_back(static_cast<uint32_t>(~uint32_t{0} - d));
+  }
+  for (const Transform& t : transforms()) {
+    CAPTURE(t.name);
+    std::vector<unsigned char> ref(in.size() * t.out_bytes), got(in.size() * t.out_bytes);
+    t.scalar(t.plan, in.data(), in.size(), ref.data());
+    REQUIRE(b.probe(t.probe, t.plan, in.data(), in.size(), got.data()));
+    size_t bad = 0;
+    for (size_t i = 0; i < in.size(); ++i)
+      bad += std::memcmp(ref.data() + i * t.out_bytes, got.data() + i * t.out_bytes, t.out_bytes) != 0;
+    CHECK_MESSAGE(bad == 0, bad << " of " << in.size() << " words differ");
+  }
+}
