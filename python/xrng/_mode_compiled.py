@@ -64,13 +64,15 @@ def _bernoulli_as_eager(self, *, generator=None):
 
 
 def _set_tag(config) -> object:
-    old = config.cache_key_tag
-    config.cache_key_tag = old + _TAG
+    old = getattr(config, "cache_key_tag", _ABSENT)
+    if old is not _ABSENT:  # (a torch before the tag: nothing to set)
+        config.cache_key_tag = old + _TAG
     return old
 
 
 def _restore_tag(config, old) -> None:
-    config.cache_key_tag = old
+    if old is not _ABSENT:
+        config.cache_key_tag = old
 
 
 def _set_fallback(config) -> object:
