@@ -63,26 +63,20 @@ def _bernoulli_as_eager(self, *, generator=None):
     return torch.ops.aten.bernoulli.Tensor(out, self, generator=generator)
 
 
-def _set_tag(config) -> object:
-    old = getattr(config, "cache_key_tag", _ABSENT)
-    if old is not _ABSENT:  # (a torch before the tag: nothing to set)
-        config.cache_key_tag = old + _TAG
-    return old
+def _attribute(name, new):
+    """(apply, restore) of a module attribute: apply sets it to new(old) and
+    returns old (_ABSENT, and nothing set, where the module has none: a torch
+    before torch.compiler.config.cache_key_tag)."""
+    def apply(module) -> object:
+        old = getattr(module, name, _ABSENT)
+        if old is not _ABSENT:
+            setattr(module, name, new(old))
+        return old
 
-
-def _restore_tag(config, old) -> None:
-    if old is not _ABSENT:
-        config.cache_key_tag = old
-
-
-def _set_fallback(config) -> object:
-    old = config.fallback_random
-    config.fallback_random = True
-    return old
-
-
-def _restore_fallback(config, old) -> None:
-    config.fallback_random = old
+    def restore(module, old) -> None:
+        if old is not _ABSENT:
+            setattr(module, name, old)
+    return apply, restore
 
 
 def _set_bernoulli(decomposition) -> object:
@@ -107,7 +101,8 @@ def _restore_bernoulli(decomposition, old) -> None:
 
 
 # {module: (apply, restore)}; torch.compiler.config is imported with torch
-_SETTINGS = {"torch.compiler.config": (_set_tag, _restore_tag), _CONFIG: (_set_fallback, _restore_fallback),
+_SETTINGS = {"torch.compiler.config": _attribute("cache_key_tag", lambda old: old + _TAG),
+             _CONFIG: _attribute("fallback_random", lambda old: True),
              _DECOMP: (_set_bernoulli, _restore_bernoulli)}
 
 
