@@ -6,7 +6,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
 bash scripts/build.sh
-(cd build && ctest --output-on-failure -j1 --timeout 3000)
+# Two tests at a time on a 2-core machine; the longest start first (their COST).
+(cd build && ctest --output-on-failure -j"$(nproc)" --timeout 3000)
 # AArch64: cross-compiled and run under qemu-aarch64 (a few minutes)
 bash scripts/test_arm64.sh
 if [ -f pyproject.toml ]; then
