@@ -34,10 +34,14 @@ void begin(const Config& cfg) {
   std::lock_guard<std::recursive_mutex> lock(g_lock);
   TORCH_CHECK(cfg.torch >= kXrng && cfg.torch <= kTorchCuda, "xrng.reproducible: unknown torch stream ", cfg.torch);
   TORCH_CHECK(cfg.torch != kTorchCuda || cfg.sm_count > 0, "xrng.reproducible: the torch-cuda stream needs sm_count");
+  TORCH_CHECK(cfg.release >= 0 && cfg.release <= 2 && (cfg.release == 0 || cfg.torch == kTorchCpuX86 ||
+                                                       cfg.torch == kTorchCpuScalar),
+              "xrng.reproducible: a torch release goes with the torch-cpu streams only");
   if (!g_entries.empty()) {
     const Config& outer = g_entries.back().config;
-    TORCH_CHECK(outer.torch == cfg.torch && (cfg.torch != kTorchCuda || (outer.sm_count == cfg.sm_count &&
-                                                                         outer.threads_per_sm == cfg.threads_per_sm)),
+    TORCH_CHECK(outer.torch == cfg.torch && outer.release == cfg.release &&
+                    (cfg.torch != kTorchCuda || (outer.sm_count == cfg.sm_count &&
+                                                 outer.threads_per_sm == cfg.threads_per_sm)),
                 "xrng.reproducible: an entry with the ", torch_stream_name(cfg), " stream inside one with the ",
                 torch_stream_name(outer), " stream; entries of different kinds of stream do not nest");
   }
@@ -60,6 +64,7 @@ void begin(const Config& cfg) {
   if (first) {
     g_owner = std::this_thread::get_id();
     g_foreign.clear();
+    g_release_now.store(cfg.release, std::memory_order_relaxed);  // (published by the store below)
     g_stream_now.store(cfg.torch, std::memory_order_release);
   }
   try {

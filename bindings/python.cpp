@@ -497,7 +497,7 @@ PYBIND11_MODULE(_C, m) {
   m.def(
       "_mode_begin",
       [](uint64_t seed, uint64_t tag, int stream, xrng::torch_api::mode::ReportFn report, int torch, bool seeded,
-         uint32_t sm_count, uint32_t threads_per_sm) {
+         uint32_t sm_count, uint32_t threads_per_sm, int release) {
         xrng::torch_api::mode::Config c;
         c.seed = seed;
         c.tag = tag;
@@ -507,12 +507,14 @@ PYBIND11_MODULE(_C, m) {
         c.seeded = seeded;
         c.sm_count = sm_count;
         c.threads_per_sm = threads_per_sm;
+        c.release = release;
         xrng::torch_api::mode::begin(c);
       },
       py::arg("seed"), py::arg("tag"), py::arg("stream"), py::arg("report"), py::arg("torch") = 0,
-      py::arg("seeded") = false, py::arg("sm_count") = 0, py::arg("threads_per_sm") = 2048,
+      py::arg("seeded") = false, py::arg("sm_count") = 0, py::arg("threads_per_sm") = 2048, py::arg("release") = 0,
       "Starts an entry of the dispatcher mode (installs its kernels at the first). torch: 0 xrng's streams, "
-      "1 torch-cpu-x86, 2 torch-cpu-scalar, 3 torch-cuda (sm_count, threads_per_sm).");
+      "1 torch-cpu-x86, 2 torch-cpu-scalar, 3 torch-cuda (sm_count, threads_per_sm); release (torch-cpu only): "
+      "which torch releases' float16/bfloat16 uniform and normal, 0 2.12 on, 1 2.1 to 2.11, 2 1.13 and 2.0.");
   m.def("_mode_end", &xrng::torch_api::mode::end, py::arg("check"),
         "Ends the innermost entry of the dispatcher mode (removes its kernels at the last).");
   m.def("_mode_active", &xrng::torch_api::mode::active, "Whether the dispatcher mode's kernels are installed.");

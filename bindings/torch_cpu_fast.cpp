@@ -58,6 +58,7 @@ bool plain_dispatch() {
 
 PyObject* g_state_attr = nullptr;   // "state", interned
 PyObject* g_kernel_attr = nullptr;  // "kernel", interned
+PyObject* g_release_attr = nullptr;  // "_release", interned
 
 // _torch_cpu_new(generator, kind, size, dtype, default_dtype, a, b) and
 // _torch_cpu_into(generator, kind, out, a, b): the common calls of
@@ -102,8 +103,8 @@ bool read_params(const char* kind, PyObject* pa, PyObject* pb, double& a, double
   return true;
 }
 
-// The generator's state bytes and kernel, or false (a subclass that changed them, say).
-bool read_generator(PyObject* gen, at::Tensor& state, tc::Kernel& k) {
+// The generator's state bytes, kernel and release, or false (a subclass that changed them, say).
+bool read_generator(PyObject* gen, at::Tensor& state, tc::Kernel& k, tc::Release& r) {
   PyObject* st = PyObject_GetAttr(gen, g_state_attr);
   if (st == nullptr) {
     PyErr_Clear();
@@ -126,8 +127,23 @@ bool read_generator(PyObject* gen, at::Tensor& state, tc::Kernel& k) {
   else if (known && std::strcmp(ks, "scalar") == 0) k = tc::Kernel::scalar;
   else known = false;
   Py_DECREF(kn);
-  if (!known) PyErr_Clear();
-  return known;
+  if (!known) {
+    PyErr_Clear();
+    return false;
+  }
+  PyObject* rn = PyObject_GetAttr(gen, g_release_attr);  // TorchCPUGenerator._release: 0, 1 or 2 (Release)
+  if (rn == nullptr) {
+    PyErr_Clear();
+    return false;
+  }
+  const long rv = PyLong_CheckExact(rn) ? PyLong_AsLong(rn) : -1;
+  Py_DECREF(rn);
+  if (rv < 0 || rv > 2) {
+    PyErr_Clear();
+    return false;
+  }
+  r = static_cast<tc::Release>(rv);
+  return true;
 }
 
 // Every fast entry's draw: f(state, kernel) on the generator's state (read
@@ -140,11 +156,12 @@ template <class F>
 PyObject* with_state(PyObject* gen, F&& f) {
   at::Tensor state;
   tc::Kernel k = tc::Kernel::x86;
-  if (!read_generator(gen, state, k)) Py_RETURN_NOTIMPLEMENTED;
+  tc::Release r = tc::Release::r2_12;
+  if (!read_generator(gen, state, k, r)) Py_RETURN_NOTIMPLEMENTED;
   try {
     uint8_t* bytes = state.data_ptr<uint8_t>();
     tc::State s = tc::from_torch_state(bytes, tc::kTorchStateBytes);
-    std::optional<at::Tensor> res = f(s, k);
+    std::optional<at::Tensor> res = f(s, k, r);
     if (!res.has_value()) Py_RETURN_NOTIMPLEMENTED;
     tc::to_torch_state(s, bytes);
     return THPVariable_Wrap(std::move(*res));  // (an existing tensor: its own Python object)
@@ -191,9 +208,9 @@ PyObject* fast_new(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
   double a = 0.0, b = 0.0;
   int64_t ilow = 0, ihigh = 0;
   if (!read_params(kind, args[5], args[6], a, b, ilow, ihigh) || !passes_checks(kind, a, b, dt)) Py_RETURN_NOTIMPLEMENTED;
-  return with_state(args[0], [&](tc::State& s, tc::Kernel k) -> std::optional<at::Tensor> {
+  return with_state(args[0], [&](tc::State& s, tc::Kernel k, tc::Release r) -> std::optional<at::Tensor> {
     at::Tensor out = at::detail::empty_cpu(c10::IntArrayRef(shape, static_cast<size_t>(dims)), dt);
-    xrng::torch_streams::cpu_draw(s, kind, k, out, a, b, ilow, ihigh);
+    xrng::torch_streams::cpu_draw(s, kind, k, out, a, b, ilow, ihigh, r);
     return out;
   });
 }
@@ -212,8 +229,8 @@ PyObject* fast_into(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
   int64_t ilow = 0, ihigh = 0;
   if (!read_params(kind, args[3], args[4], a, b, ilow, ihigh) || !passes_checks(kind, a, b, out.scalar_type()))
     Py_RETURN_NOTIMPLEMENTED;
-  return with_state(args[0], [&](tc::State& s, tc::Kernel k) -> std::optional<at::Tensor> {
-    xrng::torch_streams::cpu_draw(s, kind, k, out, a, b, ilow, ihigh);
+  return with_state(args[0], [&](tc::State& s, tc::Kernel k, tc::Release r) -> std::optional<at::Tensor> {
+    xrng::torch_streams::cpu_draw(s, kind, k, out, a, b, ilow, ihigh, r);
     return out;
   });
 }
@@ -238,7 +255,7 @@ PyObject* bernoulli_new(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
     if (!THPDtype_Check(args[2])) Py_RETURN_NOTIMPLEMENTED;
     dt = reinterpret_cast<THPDtype*>(args[2])->scalar_type;
   }
-  return with_state(args[0], [&](tc::State& s, tc::Kernel) -> std::optional<at::Tensor> {
+  return with_state(args[0], [&](tc::State& s, tc::Kernel, tc::Release) -> std::optional<at::Tensor> {
     at::Tensor out = at::detail::empty_cpu(p.sizes(), dt);
     xrng::torch_streams::cpu_bernoulli_tensor(s, out, p);
     return out;
@@ -322,7 +339,7 @@ PyObject* multinomial_fast(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
   }
   const int64_t k = w.size(-1);
   if (k > (int64_t{1} << 24) || (!repl && n > k)) Py_RETURN_NOTIMPLEMENTED;
-  return with_state(args[0], [&](tc::State& s, tc::Kernel) -> std::optional<at::Tensor> {
+  return with_state(args[0], [&](tc::State& s, tc::Kernel, tc::Release) -> std::optional<at::Tensor> {
     if (!repl || n == 1) {
       // torch's checks (multinomial_out), then q = empty_like(w).exponential_(1), w / q, argmax or topk
       if (!((w.max() < INFINITY) & (w.min() >= 0)).item<bool>()) return std::nullopt;
@@ -379,7 +396,7 @@ PyObject* param_fast(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
     const at::Tensor& p1 = THPVariable_Unpack(args[3]);
     if (p0.sizes() != p1.sizes() || p0.scalar_type() != p1.scalar_type()) Py_RETURN_NOTIMPLEMENTED;
   }
-  return with_state(args[0], [&](tc::State& s, tc::Kernel) -> std::optional<at::Tensor> {
+  return with_state(args[0], [&](tc::State& s, tc::Kernel, tc::Release) -> std::optional<at::Tensor> {
     namespace ts = xrng::torch_streams;
     if (two) return ts::cpu_binomial(s, p0, THPVariable_Unpack(args[3]));
     if (std::strcmp(what, "gamma") == 0) return ts::cpu_standard_gamma(s, p0);
@@ -419,9 +436,9 @@ PyObject* dropout_fast(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
       !input.is_floating_point() || input.numel() == 0)
     Py_RETURN_NOTIMPLEMENTED;
   const bool inplace = args[4] == Py_True;
-  return with_state(args[0], [&](tc::State& s, tc::Kernel k) -> std::optional<at::Tensor> {
+  return with_state(args[0], [&](tc::State& s, tc::Kernel k, tc::Release r) -> std::optional<at::Tensor> {
     at::Tensor noise = at::detail::empty_cpu(input.sizes(), input.scalar_type());
-    xrng::torch_streams::cpu_draw(s, "bernoulli", k, noise, 1.0 - p, 0.0, 0, 0);
+    xrng::torch_streams::cpu_draw(s, "bernoulli", k, noise, 1.0 - p, 0.0, 0, 0, r);
     noise.div_(1.0 - p);
     return inplace ? input.mul_(noise) : input * noise;
   });
@@ -436,6 +453,7 @@ PyMethodDef g_dropout_def = {"_torch_cpu_dropout",
 void register_torch_cpu_fast(py::module_& m) {
   g_state_attr = PyUnicode_InternFromString("state");
   g_kernel_attr = PyUnicode_InternFromString("kernel");
+  g_release_attr = PyUnicode_InternFromString("_release");
   m.attr("_torch_cpu_new") = py::reinterpret_steal<py::object>(PyCFunction_New(&g_new_def, nullptr));
   m.attr("_torch_cpu_into") = py::reinterpret_steal<py::object>(PyCFunction_New(&g_into_def, nullptr));
   m.attr("_torch_cpu_multinomial") = py::reinterpret_steal<py::object>(PyCFunction_New(&g_multinomial_def, nullptr));

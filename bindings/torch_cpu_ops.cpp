@@ -29,6 +29,11 @@ tc::Kernel parse_kernel(const std::string& k) {
   if (k == "scalar") return tc::Kernel::scalar;
   throw std::invalid_argument("kernel must be 'x86' or 'scalar', got '" + k + "'");
 }
+// Release's number (xrng/_torch_cpu.py _RELEASES: 0 r2_12, 1 r2_1, 2 r1_13).
+tc::Release parse_release(int r) {
+  if (r < 0 || r > 2) throw std::invalid_argument("torch_cpu release must be 0, 1 or 2, got " + std::to_string(r));
+  return static_cast<tc::Release>(r);
+}
 
 
 at::Tensor seed_state(uint64_t seed) {
@@ -134,7 +139,7 @@ xrng::torch_streams::CpuKind xrng::torch_streams::cpu_kind(const std::string& ki
 const char* xrng::torch_streams::cpu_kind_name(CpuKind kind) { return kCpuKindNames[static_cast<size_t>(kind)]; }
 
 void xrng::torch_streams::cpu_draw(tc::State& s, CpuKind kind, tc::Kernel k, const at::Tensor& out, double a,
-                                   double b, int64_t ilow, int64_t ihigh) {
+                                   double b, int64_t ilow, int64_t ihigh, tc::Release r) {
   using K = CpuKind;
   if (out.device().type() != at::kCPU || !out.is_contiguous())
     throw std::invalid_argument("torch_cpu draw: out must be a contiguous CPU tensor");
@@ -148,11 +153,11 @@ void xrng::torch_streams::cpu_draw(tc::State& s, CpuKind kind, tc::Kernel k, con
     else if (dt == at::kBFloat16) xt = xrng::DType::bf16;
     else throw std::invalid_argument(std::string("torch_cpu ") + cpu_kind_name(kind) + ": dtype must be a floating type");
     if (kind == K::uniform)
-      tc::uniform(s, n, a, b, k, xt, out.data_ptr());
+      tc::uniform(s, n, a, b, k, xt, out.data_ptr(), r);
     else if (kind == K::exponential)
       tc::exponential(s, n, a, xt, out.data_ptr());
     else  // normal_each: torch's output is not contiguous (element-wise float64 path whatever n)
-      tc::randn(s, n, a, b, k, xt, out.data_ptr(), kind == K::normal);
+      tc::randn(s, n, a, b, k, xt, out.data_ptr(), kind == K::normal, r);
   } else if (kind == K::randint) {
     if (!(ihigh > ilow)) throw std::invalid_argument("torch_cpu randint: high must exceed low");
     // torch's random_from_to_kernel_cpu dtypes: bool and uint16/32/64 included
@@ -238,11 +243,12 @@ void xrng::torch_streams::cpu_draw(tc::State& s, CpuKind kind, tc::Kernel k, con
 namespace {
 
 void draw(at::Tensor state, const std::string& kind, const std::string& kernel, at::Tensor out, double a,
-          double b, int64_t ilow, int64_t ihigh) {
+          double b, int64_t ilow, int64_t ihigh, int release) {
   xrng::torch_streams::check_cpu_state(state);
   const tc::Kernel k = parse_kernel(kernel);
+  const tc::Release r = parse_release(release);
   tc::State s = tc::from_torch_state(state.data_ptr<uint8_t>(), tc::kTorchStateBytes);
-  xrng::torch_streams::cpu_draw(s, kind, k, out, a, b, ilow, ihigh);
+  xrng::torch_streams::cpu_draw(s, kind, k, out, a, b, ilow, ihigh, r);
   tc::to_torch_state(s, state.data_ptr<uint8_t>());
 }
 
@@ -383,13 +389,18 @@ void register_torch_cpu(py::module_& m) {
   m.def("torch_cpu_bernoulli_tensor", &bernoulli_tensor, py::arg("state"), py::arg("out"), py::arg("p"),
         "bernoulli_(p) with a tensor p on the torch CPU stream: contiguous CPU `out` and `p` (same numel, laid out "
         "in torch's order), advancing `state` in place.");
+  m.def("torch_cpu_release", [](const std::string& v) { return static_cast<int>(tc::release_of(v)); },
+        py::arg("release"),
+        "Which torch releases' float16/bfloat16 uniform and normal torch release `release` (\"2.4\", \"1.13.1\") drew: "
+        "0 2.12 and later, 1 2.1 to 2.11, 2 1.13 and 2.0; ValueError for another form or a release before 1.13.");
   m.def("torch_cpu_seed", &seed_state, py::arg("seed"),
         "A torch CPU generator state (torch.Generator.get_state() layout, 5056 uint8) seeded as torch seeds it.");
   m.def("torch_cpu_draw", &draw, py::arg("state"), py::arg("kind"), py::arg("kernel"), py::arg("out"),
-        py::arg("a") = 0.0, py::arg("b") = 1.0, py::arg("ilow") = 0, py::arg("ihigh") = 0,
+        py::arg("a") = 0.0, py::arg("b") = 1.0, py::arg("ilow") = 0, py::arg("ihigh") = 0, py::arg("release") = 0,
         "Fills contiguous CPU `out` with torch CPU stream draw `kind` (uniform, normal, normal_each, exponential, geometric, "
         "log_normal, cauchy, randint, random, random_from, bernoulli, randperm), "
         "advancing `state` in place as torch's generator would: a/b are uniform/normal/bernoulli's parameters "
         "(exponential: a = lambda; geometric: a = p; cauchy: a = median, b = sigma), "
-        "ilow/ihigh randint's [low, high); random_from: ilow = from (random_(from, None); -2**63: the full 64-bit range).");
+        "ilow/ihigh randint's [low, high); random_from: ilow = from (random_(from, None); -2**63: the full 64-bit range); "
+        "release: which torch releases' float16/bfloat16 uniform and normal (0: 2.12 on, 1: 2.1 to 2.11, 2: 1.13 and 2.0).");
 }

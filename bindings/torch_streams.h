@@ -50,11 +50,14 @@ enum class CpuKind { uniform, normal, normal_each, exponential, geometric, log_n
 // The kind of that name (std::invalid_argument for another), and its name.
 CpuKind cpu_kind(const std::string& kind);
 const char* cpu_kind_name(CpuKind kind);
+// `r`: which torch releases' float16/bfloat16 uniform and normal
+// (rng/torch_cpu.h Release).
 void cpu_draw(torch_cpu::State& s, CpuKind kind, torch_cpu::Kernel k, const at::Tensor& out, double a, double b,
-              int64_t ilow, int64_t ihigh);
+              int64_t ilow, int64_t ihigh, torch_cpu::Release r = torch_cpu::Release::r2_12);
 inline void cpu_draw(torch_cpu::State& s, const std::string& kind, torch_cpu::Kernel k, const at::Tensor& out,
-                     double a, double b, int64_t ilow, int64_t ihigh) {
-  cpu_draw(s, cpu_kind(kind), k, out, a, b, ilow, ihigh);
+                     double a, double b, int64_t ilow, int64_t ihigh,
+                     torch_cpu::Release r = torch_cpu::Release::r2_12) {
+  cpu_draw(s, cpu_kind(kind), k, out, a, b, ilow, ihigh, r);
 }
 // A tensor-p bernoulli's p outside [0, 1] (ValueError from Python; the mode
 // raises torch's own message for it).

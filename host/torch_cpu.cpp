@@ -298,11 +298,16 @@ void check_float_dtype(DType dtype, const char* what) {
 }
 }  // namespace
 
-void randn(State& s, int64_t n, double mean, double std, Kernel k, DType dtype, void* out, bool contiguous) {
+void randn(State& s, int64_t n, double mean, double std, Kernel k, DType dtype, void* out, bool contiguous,
+           Release r) {
   check_float_dtype(dtype, "randn");
   if (!(std >= 0.0)) throw std::invalid_argument("torch_cpu randn: std must be >= 0");
   if (n >= 16 && contiguous) {
     const float mf = static_cast<float>(mean), sf = static_cast<float>(std);  // torch's opmath cast
+    if (r != Release::r2_12 && (dtype == DType::f16 || dtype == DType::bf16)) {
+      auto* o = static_cast<uint16_t*>(out);
+      return normal16_legacy(s, n, mf, sf, dtype == DType::bf16, r, k, [o](int64_t i, uint16_t v) { o[i] = v; });
+    }
     switch (dtype) {
       case DType::f32:
         return randn_f32(s, n, mf, sf, k, static_cast<float*>(out));
@@ -317,13 +322,20 @@ void randn(State& s, int64_t n, double mean, double std, Kernel k, DType dtype, 
   normal_each(s, n, mean, std, k, dtype, out);
 }
 
-void uniform(State& s, int64_t n, double from, double to, Kernel k, DType dtype, void* out) {
+void uniform(State& s, int64_t n, double from, double to, Kernel k, DType dtype, void* out, Release r) {
   check_float_dtype(dtype, "uniform");
   if (!(from <= to) || !std::isfinite(from) || !std::isfinite(to))
     throw std::invalid_argument("torch_cpu uniform: needs finite from <= to");
   if (dtype == DType::f64) return uniform_f64_loop(s, n, from, to, k, static_cast<double*>(out));
   const float f = static_cast<float>(from), t = static_cast<float>(to);  // torch's opmath (float) bounds
   if (!std::isfinite(t - f)) throw std::invalid_argument("torch_cpu uniform: to - from overflows float");
+  if (r != Release::r2_12 && dtype != DType::f32) {  // the 16-bit types' bounds and uniforms of 1.13 to 2.11
+    const bool bf16 = dtype == DType::bf16;
+    const float f16 = round16(f, bf16), t16 = round16(t, bf16);
+    s.mt.generate(static_cast<uint16_t*>(out), n,
+                  [=](uint32_t w) { return uniform16_legacy_ab(w, f16, t16, bf16); });
+    return;
+  }
   if (dtype == DType::f32) {
     auto* p = static_cast<float*>(out);
     if (f == 0.0f && t == 1.0f) {  // rand(): x * 1 + 0 is x exactly, fused or not (and x < 1)
@@ -355,7 +367,12 @@ void cauchy_f64(State& s, int64_t n, double median, double sigma, Kernel k, doub
   cauchy_loop(s, n, median, sigma, k, out);
 }
 
-void rand(State& s, int64_t n, DType dtype, void* out) {
+void rand(State& s, int64_t n, DType dtype, void* out, Release r) {
+  if (r != Release::r2_12 && (dtype == DType::f16 || dtype == DType::bf16)) {
+    const bool bf16 = dtype == DType::bf16;
+    s.mt.generate(static_cast<uint16_t*>(out), n, [bf16](uint32_t w) { return bits16(uniform16_legacy(w, bf16), bf16); });
+    return;
+  }
   switch (dtype) {
     case DType::f32:
       return rand_f32(s, n, static_cast<float*>(out));

@@ -24,14 +24,53 @@
 #include <cstring>
 #include <limits>
 #include <stdexcept>
+#include <string>
 #include <type_traits>
 
+#include "rng/detail/math.h"
 #include "rng/detail/torch_cpu_math.h"
 #include "rng/detail/torch_cpu_math64.h"
 
 namespace xrng::torch_cpu {
 
 enum class Kernel { x86, scalar };
+
+// Which torch releases' float16 and bfloat16 uniforms and 16-wide normals
+// (torch.rand, uniform_, and randn / normal_ of 16 or more contiguous
+// elements in those dtypes) a stream gives; every other draw is the same in
+// all of them (SPEC.md 14.6 lists what else differs per release).
+// - r2_12: torch 2.12 and later (the float32 uniform, rounded; the float32
+//   16-wide normal of `Kernel`, rounded).
+// - r2_1: torch 2.1 to 2.11 (11- and 8-bit uniforms; the 16-wide normal with
+//   every step rounded to the 16-bit type, glibc's logf, sinf and cosf: the
+//   same on every CPU). uniform16_legacy, normal_fill16_legacy.
+// - r1_13: torch 1.13 and 2.0: as r2_1 but float16's 16-wide normal, whose
+//   logarithm, sine, cosine and last two steps are float's.
+enum class Release { r2_12, r2_1, r1_13 };
+
+// The Release of torch release "MAJOR.MINOR" or "MAJOR.MINOR.PATCH" (a
+// local suffix such as "+cu121" ignored): r1_13 for 1.13 and 2.0, r2_1 for
+// 2.1 to 2.11, r2_12 from 2.12 on. std::invalid_argument for another form
+// or a release before 1.13 (not measured: SPEC.md 14.6).
+inline Release release_of(const std::string& version) {
+  const std::string v = version.substr(0, version.find('+'));
+  long part[3] = {0, 0, 0};
+  int parts = 0;
+  bool ok = true;
+  for (size_t i = 0; ok && i <= v.size();) {  // dot-separated runs of 1 to 6 digits
+    size_t j = i;
+    while (j < v.size() && v[j] >= '0' && v[j] <= '9') ++j;
+    ok = j > i && j - i <= 6 && parts < 3 && (j == v.size() || v[j] == '.');
+    if (ok) part[parts++] = std::stol(v.substr(i, j - i));
+    i = j + 1;
+  }
+  if (!ok || parts < 2)
+    throw std::invalid_argument("torch release must be MAJOR.MINOR or MAJOR.MINOR.PATCH, got '" + version + "'");
+  const long mm = part[0] * 1000 + part[1];
+  if (mm < 1013)
+    throw std::invalid_argument("torch release " + version + ": the torch CPU streams are checked from 1.13 on");
+  return mm <= 2000 ? Release::r1_13 : mm <= 2011 ? Release::r2_1 : Release::r2_12;
+}
 
 // at::mt19937 (ATen/core/MT19937RNGEngine.h): MT19937 with torch's
 // seeding (init_genrand on the low 32 bits of the seed) and its lazy
@@ -438,6 +477,91 @@ inline void normal_f32_blocks_with(State& s, int64_t n, Fill16 fill16, Store sto
 template <class Store>
 inline void normal_f32_blocks(State& s, int64_t n, float mean, float std, Kernel k, Store store) {
   normal_f32_blocks_with(s, n, [=](float* d) { normal_fill16(d, mean, std, k); }, store);
+}
+
+// ---- torch 1.13 to 2.11: the float16 and bfloat16 draws (Release r2_1, r1_13) ----------------------
+// Those releases drew a 16-bit uniform_real_distribution<scalar_t> with
+// std::numeric_limits<scalar_t>::digits bits (11 for float16, 8 for
+// bfloat16) and ran torch's NormalFill16 template on the 16-bit type itself,
+// where c10's Half and BFloat16 operators and (BFloat16-math.h) std::log,
+// sqrt, sin and cos round each result to the type (float16 from 2.1 on,
+// bfloat16 in every one of them). Values are carried here as floats that
+// the 16-bit type holds exactly.
+
+// The float nearest-even rounded to float16 (bf16: bfloat16), as a float.
+inline float round16(float x, bool bf16) {
+  return bf16 ? math::bf16_bits_to_f32(math::f32_to_bf16_bits(x)) : math::f16_bits_to_f32(math::f32_to_f16_bits(x));
+}
+inline uint16_t bits16(float x, bool bf16) { return bf16 ? math::f32_to_bf16_bits(x) : math::f32_to_f16_bits(x); }
+
+// uniform_real_distribution<Half | BFloat16>(0, 1): the low 11 (bf16: 8) bits
+// of one word times 2^-11 (2^-8), exact in the type.
+inline float uniform16_legacy(uint32_t w, bool bf16) {
+  return bf16 ? static_cast<float>(w & 0xffu) * 0x1p-8f : static_cast<float>(w & 0x7ffu) * 0x1p-11f;
+}
+
+// uniform_(from, to) into float16/bfloat16 (from, to already cast to the
+// type, as torch's kernel casts them): x (to - from) + from, the difference
+// rounded to the type (its operator-), the product and sum in float (x and
+// the difference have at most 11 significant bits each: the product is
+// exact, so a fused multiply-add gives the same), rounded to the type. No
+// value equal to `to` is replaced (those releases had no such step).
+inline uint16_t uniform16_legacy_ab(uint32_t w, float from, float to, bool bf16) {
+  const float x = uniform16_legacy(w, bf16);
+  return bits16(x * round16(to - from, bf16) + from, bf16);
+}
+
+// NormalFill16<Half | BFloat16> of those releases: data[0..16) are 16
+// uniforms (uniform16_legacy); on return, the 16 normals, rounded to the
+// type. r2_1 (and bf16 in r1_13): u1 = 1 - data[j], log, -2 log, sqrt, cos,
+// sin, the products and the sum each rounded to the type; theta = 2.0f *
+// pi<double> * u2 in binary64, to float, to the type. r1_13 float16: log,
+// sqrt's argument, sin, cos and radius c std + mean in float (fused on
+// kernel x86, torch's AVX2 build, as GCC contracts it; the radius and theta
+// rounded to the type).
+inline void normal_fill16_legacy(float* data, float mean, float std, bool bf16, Release r, Kernel k) {
+  const float m = round16(mean, bf16), sd = round16(std, bf16);  // (scalar_t mean, std)
+  const bool all16 = bf16 || r == Release::r2_1;
+  for (int j = 0; j < 8; ++j) {
+    const float u1 = round16(1.0f - data[j], bf16);
+    const float u2 = data[j + 8];
+    const float theta = round16(static_cast<float>(2.0 * 3.14159265358979323846 * static_cast<double>(u2)), bf16);
+    if (all16) {
+      const float lg = round16(detail::glibc_logf(u1), bf16);
+      const float radius = round16(std::sqrt(round16(-2.0f * lg, bf16)), bf16);
+      const float c = round16(detail::glibc_cosf(theta), bf16), s = round16(detail::glibc_sinf(theta), bf16);
+      data[j] = round16(round16(round16(radius * c, bf16) * sd, bf16) + m, bf16);
+      data[j + 8] = round16(round16(round16(radius * s, bf16) * sd, bf16) + m, bf16);
+    } else {
+      const float radius = round16(std::sqrt(-2.0f * detail::glibc_logf(u1)), bf16);
+      const float rc = radius * detail::glibc_cosf(theta), rs = radius * detail::glibc_sinf(theta);
+      data[j] = round16(k == Kernel::x86 ? std::fma(rc, sd, m) : rc * sd + m, bf16);
+      data[j + 8] = round16(k == Kernel::x86 ? std::fma(rs, sd, m) : rs * sd + m, bf16);
+    }
+  }
+}
+
+// torch.randn / normal_ of n >= 16 contiguous float16/bfloat16 elements in
+// those releases (torch's normal_fill<scalar_t>): n words as 16-bit
+// uniforms, normal_fill16_legacy per full block of 16, and when n % 16 != 0
+// the last 16 redrawn (16 more words, after the n % 16 drawn and
+// overwritten) and transformed; `store(i, bits)` receives element i.
+template <class Store>
+inline void normal16_legacy(State& s, int64_t n, float mean, float std, bool bf16, Release r, Kernel k, Store store) {
+  if (n < 16) throw std::invalid_argument("torch_cpu::normal: n < 16 takes torch's float64 path");
+  float buf[16];
+  const int64_t full = n - n % 16;
+  for (int64_t i = 0; i < full; i += 16) {
+    s.mt.generate(buf, 16, [bf16](uint32_t w) { return uniform16_legacy(w, bf16); });
+    normal_fill16_legacy(buf, mean, std, bf16, r, k);
+    for (int j = 0; j < 16; ++j) store(i + j, bits16(buf[j], bf16));
+  }
+  if (n % 16 != 0) {
+    s.mt.generate(buf, n % 16, [](uint32_t w) { return static_cast<float>(w); });  // (drawn, overwritten)
+    s.mt.generate(buf, 16, [bf16](uint32_t w) { return uniform16_legacy(w, bf16); });
+    normal_fill16_legacy(buf, mean, std, bf16, r, k);
+    for (int j = 0; j < 16; ++j) store(n - 16 + j, bits16(buf[j], bf16));
+  }
 }
 
 // random_(from, to) / randint(low, high): range = high - low; a 64-bit word

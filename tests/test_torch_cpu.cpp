@@ -257,6 +257,47 @@ TEST_CASE("torch_cpu: scalar kernel equals glibc logf/sinf/cosf over all 2^24 un
 #endif
 }
 
+TEST_CASE("torch_cpu: torch 1.13 to 2.11's 16-bit normal: glibc logf/sinf/cosf on every argument it takes") {
+  // Release r2_1 / r1_13 (SPEC.md 14.7): u1 = 1 - u and theta = 2 pi u rounded
+  // to the 16-bit type, u one of the 2^11 (float16) or 2^8 (bfloat16)
+  // uniforms: every argument of the three functions, against the host's glibc.
+#if !defined(__GLIBC__)
+  MESSAGE("SKIPPED: the C library is not glibc: no reference for the scalar kernel");
+  return;
+#else
+  if (!(__GLIBC__ == 2 && __GLIBC_MINOR__ >= 28 && __GLIBC_MINOR__ <= 40)) {
+    MESSAGE("SKIPPED: glibc " << gnu_get_libc_version() << " is not one of 2.28..2.40 (the algorithms reproduced)");
+    return;
+  }
+  long bad = 0, args = 0;
+  for (const bool bf16 : {false, true}) {
+    for (uint32_t w = 0; w < (bf16 ? 256u : 2048u); ++w) {
+      const float u = tc::uniform16_legacy(w, bf16);
+      const float u1 = tc::round16(1.0f - u, bf16);
+      const float theta = tc::round16(static_cast<float>(2.0 * 3.14159265358979323846 * static_cast<double>(u)), bf16);
+      bad += !same_bits(td::glibc_logf(u1), ::logf(u1)) + !same_bits(td::glibc_sinf(theta), ::sinf(theta)) +
+             !same_bits(td::glibc_cosf(theta), ::cosf(theta));
+      args += 3;
+    }
+  }
+  CHECK(args == 3 * (2048 + 256));
+  CHECK(bad == 0);
+#endif
+}
+
+TEST_CASE("torch_cpu: release_of names the 16-bit draws of a torch release") {
+  CHECK(tc::release_of("1.13") == tc::Release::r1_13);
+  CHECK(tc::release_of("1.13.1") == tc::Release::r1_13);
+  CHECK(tc::release_of("2.0.1") == tc::Release::r1_13);
+  CHECK(tc::release_of("2.1") == tc::Release::r2_1);
+  CHECK(tc::release_of("2.11.0+cu130") == tc::Release::r2_1);
+  CHECK(tc::release_of("2.12") == tc::Release::r2_12);
+  CHECK(tc::release_of("2.15.0") == tc::Release::r2_12);
+  CHECK(tc::release_of("10.0") == tc::Release::r2_12);
+  for (const char* bad : {"", "2", "2.", "2.4.", ".4", "2..4", "2.4.1.1", "a.b", "2.x", "1.12.1", "0.4", "1234567.1"})
+    CHECK_THROWS_AS(tc::release_of(bad), std::invalid_argument);
+}
+
 TEST_CASE("torch_cpu: the host's 16-wide transform equals the header's over all 2^24 uniforms") {
   // fill16_blocks (AVX2 for the x86 kernel where the CPU has it) against
   // normal_fill16, every uniform k 2^-24 as both u1's and u2's source, and
@@ -307,12 +348,20 @@ TEST_CASE("torch_cpu: draws equal torch's own fingerprints (tests/data/golden_to
     double mean = 0, std_ = 1;  // uniform: from, to; exponential: lambda, unused
     in >> stream >> dist >> dtype >> seed >> count >> mean >> std_ >> want;
     REQUIRE(!in.fail());
-    const tc::Kernel k = stream == "torch-cpu-x86" ? tc::Kernel::x86 : tc::Kernel::scalar;
-    const xrng::DType dt = dtype == "f64" ? xrng::DType::f64 : xrng::DType::f32;
-    std::vector<unsigned char> bytes(static_cast<size_t>(count) * (dt == xrng::DType::f64 ? 8 : 4));
+    // "torch-cpu-x86@2.11.0": drawn by that older torch (its float16/bfloat16 draws, SPEC.md 14.7)
+    const size_t at = stream.find('@');
+    const tc::Release r = at == std::string::npos ? tc::Release::r2_12 : tc::release_of(stream.substr(at + 1));
+    const tc::Kernel k = stream.substr(0, at) == "torch-cpu-x86" ? tc::Kernel::x86 : tc::Kernel::scalar;
+    const xrng::DType dt = dtype == "f64"   ? xrng::DType::f64
+                           : dtype == "f16" ? xrng::DType::f16
+                           : dtype == "bf16" ? xrng::DType::bf16
+                                             : xrng::DType::f32;
+    const bool sixteen = dt == xrng::DType::f16 || dt == xrng::DType::bf16;
+    REQUIRE((!sixteen || dist == "normal" || dist == "normal_each" || dist == "uniform"));
+    std::vector<unsigned char> bytes(static_cast<size_t>(count) * static_cast<size_t>(xrng::dtype_size(dt)));
     tc::State s(seed);
     if (dist == "normal" || dist == "normal_each")
-      tc::randn(s, count, mean, std_, k, dt, bytes.data(), dist == "normal");
+      tc::randn(s, count, mean, std_, k, dt, bytes.data(), dist == "normal", r);
     else if (dist == "exponential")
       tc::exponential(s, count, mean, dt, bytes.data());
     else if (dist == "geometric" || dist == "log_normal" || dist == "cauchy")
@@ -339,9 +388,9 @@ TEST_CASE("torch_cpu: draws equal torch's own fingerprints (tests/data/golden_to
         }
       }
     else if (dist == "uniform" && mean == 0.0 && std_ == 1.0)
-      tc::rand(s, count, dt, bytes.data());
+      tc::rand(s, count, dt, bytes.data(), r);
     else if (dist == "uniform")
-      tc::uniform(s, count, mean, std_, k, dt, bytes.data());
+      tc::uniform(s, count, mean, std_, k, dt, bytes.data(), r);
     else
       FAIL("unknown dist " << dist);
     xrng::tools::Sha256 h;
@@ -349,8 +398,9 @@ TEST_CASE("torch_cpu: draws equal torch's own fingerprints (tests/data/golden_to
     CHECK_MESSAGE(h.hex() == want, line);
     ++checked;
   }
-  CHECK(checked == 114);  // 57 cases per stream (the first 19 of each from before the float64 normal, then 4
-                          // cauchy_, the last 3 bernoulli_)
+  CHECK(checked == 312);  // 90 cases per stream from torch 2.15 (the first 19 of each from before the float64
+                          // normal, then 4 cauchy_, 3 bernoulli_, then the 33 float16/bfloat16 ones), and
+                          // those 33 from torch 2.11.0 and 2.0.1 per stream
 }
 
 TEST_CASE("torch_cpu: binary64 log, log1p, sincos, exp equal this host's glibc on the torch domain") {

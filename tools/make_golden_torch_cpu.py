@@ -22,19 +22,30 @@ elements of the dtype:
 Cases are only ever added (the C++ test counts them): an existing line must
 come out the same.
 
-    python3 tools/make_golden_torch_cpu.py [tests/data/golden_torch_cpu.txt]
+The float16 and bfloat16 cases (CASES16; their bytes are the 16-bit patterns)
+are drawn by the imported torch too, and by each older torch given with
+--older DIR (a directory holding that release's `torch` package, as
+tests/torch_versions/check.sh installs it), whose lines name the stream with
+its release: "torch-cpu-x86@2.11.0" (SPEC.md 14.7; only these draws depend on
+the release). The file was written by
+
+    python3 tools/make_golden_torch_cpu.py --older ~/.cache/xrng-torch-versions/torch-2.11.0 \
+        --older ~/.cache/xrng-torch-versions/torch-2.0.1
+
+(torch 2.15.0 imported; [OUT] before the options writes elsewhere).
 """
 import os
 import subprocess
 import sys
 
 CHILD = r"""
-import hashlib, sys, torch
+import hashlib, os, struct, sys, torch
 cases = eval(sys.argv[1])
-print("# torch", torch.__version__, "capability", torch.backends.cpu.get_cpu_capability())
+cpu = getattr(torch.backends, "cpu", None)  # (torch 2.1 on)
+print("# torch", torch.__version__, "capability", cpu.get_cpu_capability() if cpu else os.environ["ATEN_CPU_CAPABILITY"])
 for dist, dtype, seed, count, mean, std in cases:
     torch.manual_seed(seed)
-    dt = getattr(torch, {"f32": "float32", "f64": "float64"}[dtype])
+    dt = getattr(torch, {"f32": "float32", "f64": "float64", "f16": "float16", "bf16": "bfloat16"}[dtype])
     if dist == "normal":
         t = torch.empty(count, dtype=dt).normal_(mean, std)
     elif dist == "normal_each":
@@ -53,7 +64,11 @@ for dist, dtype, seed, count, mean, std in cases:
         t = torch.rand(count, dtype=dt)
     else:
         t = torch.empty(count, dtype=dt).uniform_(mean, std)
-    print(dist, dtype, seed, count, repr(mean), repr(std), hashlib.sha256(t.numpy().tobytes()).hexdigest())
+    raw = t.view(torch.int16) if t.element_size() == 2 else t  # (the 16-bit patterns)
+    # little-endian bytes without numpy (older torch wheels import without it)
+    code = {2: "h", 4: "f", 8: "d"}[t.element_size()]
+    data = struct.pack(f"<{raw.numel()}{code}", *raw.flatten().tolist())
+    print(dist, dtype, seed, count, repr(mean), repr(std), hashlib.sha256(data).hexdigest())
 """
 
 CASES = ([("normal", "f32", s, n, 0.0, 1.0) for s in (0, 1, 42, 2 ** 32 + 5) for n in (16, 17, 1000, 100003)]
@@ -80,16 +95,51 @@ CASES = ([("normal", "f32", s, n, 0.0, 1.0) for s in (0, 1, 42, 2 ** 32 + 5) for
             ("bernoulli", "f32", 5, 801, 0.9, 1.0)])
 
 
+# float16 and bfloat16 (SPEC.md 14.7: torch 1.13 to 2.11 drew these otherwise): the 16-wide normal (sizes on both
+# sides of 16, a mean and std), the float64 path (7 elements, a non-contiguous output), rand and uniform_ (256, 258
+# and 1000, 1001: values that round up to `to`)
+CASES16 = ([("normal", d, s, n, 0.0, 1.0) for d in ("f16", "bf16") for s in (0, 42) for n in (16, 17, 1000, 4099)]
+           + [(dist, d, s, n, m, sd) for d in ("f16", "bf16")
+              for dist, s, n, m, sd in [("normal", 7, 1001, 1.5, 2.0), ("normal", 8, 100, -3.0, 0.1),
+                                        ("normal", 5, 7, 0.0, 1.0), ("normal_each", 11, 1001, 0.0, 1.0),
+                                        ("uniform", 3, 1000, 0.0, 1.0), ("uniform", 8, 1000, -2.0, 5.5),
+                                        ("uniform", 9, 1000, 256.0, 258.0), ("uniform", 10, 1000, 1000.0, 1001.0)]]
+           # where torch 2.0.1's AVX2 build (a fused multiply-add) and its default one differ: element 124168
+           + [("normal", "f16", 3, 131072, 1.5, 0.3)])
+
+
+def child(cases, cap, path=None):
+    """The CHILD's lines for `cases` under ATEN_CPU_CAPABILITY=cap, with the torch at `path` (None: this one)."""
+    env = dict(os.environ, ATEN_CPU_CAPABILITY=cap)
+    if path is not None:
+        env["PYTHONPATH"] = path
+    r = subprocess.run([sys.executable, "-c", CHILD, repr(cases)], capture_output=True, text=True, env=env, cwd="/")
+    if r.returncode != 0:
+        sys.exit(f"torch at {path or 'this Python'} ({cap}) failed:\n{r.stderr[-2000:]}")
+    return r.stdout.splitlines()
+
+
 def main():
-    path = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file__), "..", "tests", "data",
-                                                               "golden_torch_cpu.txt")
+    args = sys.argv[1:]
+    path = os.path.join(os.path.dirname(__file__), "..", "tests", "data", "golden_torch_cpu.txt")
+    if args and not args[0].startswith("--"):
+        path = args.pop(0)
+    older = []
+    while args:
+        if args[0] != "--older" or len(args) < 2:
+            sys.exit("usage: make_golden_torch_cpu.py [OUT] [--older DIR]...")
+        older.append(os.path.expanduser(args[1]))
+        del args[:2]
     lines = ["# Fingerprints of the torch CPU streams drawn by torch itself (tools/make_golden_torch_cpu.py).",
              "# stream dist dtype seed count mean std sha256"]
     for stream, cap in (("torch-cpu-x86", "avx2"), ("torch-cpu-scalar", "default")):
-        r = subprocess.run([sys.executable, "-c", CHILD, repr(CASES)], capture_output=True, text=True, check=True,
-                           env=dict(os.environ, ATEN_CPU_CAPABILITY=cap))
-        for line in r.stdout.splitlines():
+        for line in child(CASES + CASES16, cap):
             lines.append(line if line.startswith("#") else f"{stream} {line}")
+    for d in older:
+        for stream, cap in (("torch-cpu-x86", "avx2"), ("torch-cpu-scalar", "default")):
+            out = child(CASES16, cap, d)
+            release = out[0].split()[2].split("+")[0]  # "# torch 2.11.0+cu130 capability AVX2"
+            lines += [line if line.startswith("#") else f"{stream}@{release} {line}" for line in out]
     with open(path, "w") as f:
         f.write("\n".join(lines) + "\n")
 

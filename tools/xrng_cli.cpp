@@ -145,12 +145,14 @@ std::string draw_help() {
       "rest of the shard (ceil(n / world) - start elements: DistributedSampler's length).\n"
       "--stream V: the stream version (SPEC.md section 7), 1 or 2, default " +
       std::to_string(xrng::kStreamVersion) + "; 1 gives the values of the releases before stream 2.\n"
-      "--stream torch-cpu-x86 | torch-cpu-scalar: torch's CPU generator (SPEC.md \"torch CPU streams\"): the values\n"
+      "--stream torch-cpu-x86 | torch-cpu-scalar[@REL]: torch's CPU generator (SPEC.md \"torch CPU streams\"): the values\n"
       "of torch.manual_seed(S); torch.randn(N) (--dist normal, --mean/--std), torch.rand(N) / uniform_ (--dist\n"
       "uniform, --low/--high), exponential_ (--lambda|--rate), cauchy_ (--median/--sigma), log_normal_\n"
       "(--mean/--std), geometric_ (--p; also i64), bernoulli_ (--p; also i64, i32, u8 for bool) in f32, f64, f16 or\n"
       "bf16; torch.randint(--low, --high, (N,)) (i64 default, i32) and torch.randperm(--n) (--dist perm or randperm,\n"
       "i64), on a CPU running torch's AVX2 or default kernel; besides those only --seed, --count, --dtype, --format.\n"
+      "@REL (MAJOR.MINOR[.PATCH], 1.13 on): the float16/bfloat16 uniform and normal of that torch release (1.13 to\n"
+      "2.11 drew them from 11- and 8-bit uniforms; SPEC.md 14.7), e.g. --stream torch-cpu-x86@2.4.\n"
       "--stream torch-cuda --sm-count N [--threads-per-sm T (default 2048)]: torch's CUDA generator (SPEC.md section\n"
       "15): torch.cuda.manual_seed(S); torch.rand(N) / uniform_(--low, --high) (f32, f64, f16, bf16), torch.randn(N),\n"
       "exponential_(--lambda|--rate), cauchy_(--median, --sigma), log_normal_(--mean, --std), geometric_(--p) or\n"
@@ -714,16 +716,34 @@ void write_out(const void* data, size_t n, uint64_t done, uint64_t total) {
 // The torch stream named by the value of --stream, or nullopt for an xrng version.
 // torch-cuda (rng/torch_cuda.h) gives torch.manual_seed(S); torch.rand(N) /
 // torch.randn(N) on a CUDA GPU of --sm-count SMs (--threads-per-sm, default 2048).
+// torch-cpu-x86@REL / torch-cpu-scalar@REL: the float16/bfloat16 uniform and
+// normal of torch release REL (xrng::torch_cpu::release_of; 1.13 to 2.11 drew
+// them differently).
 struct TorchStream {
   bool cuda = false;
   xrng::torch_cpu::Kernel kernel = xrng::torch_cpu::Kernel::x86;
+  xrng::torch_cpu::Release release = xrng::torch_cpu::Release::r2_12;
 };
 std::optional<TorchStream> torch_stream(const std::vector<std::string>& args) {
   for (size_t i = 0; i + 1 < args.size(); ++i) {
     if (args[i] != "--stream") continue;
-    if (args[i + 1] == "torch-cpu-x86") return TorchStream{false, xrng::torch_cpu::Kernel::x86};
-    if (args[i + 1] == "torch-cpu-scalar") return TorchStream{false, xrng::torch_cpu::Kernel::scalar};
-    if (args[i + 1] == "torch-cuda") return TorchStream{true, xrng::torch_cpu::Kernel::x86};
+    const std::string& v = args[i + 1];
+    const size_t at = v.find('@');
+    const std::string name = v.substr(0, at);
+    if (name != "torch-cpu-x86" && name != "torch-cpu-scalar") {
+      if (v == "torch-cuda") return TorchStream{true, xrng::torch_cpu::Kernel::x86};
+      if (at != std::string::npos && name == "torch-cuda") throw Error("--stream torch-cuda takes no @release");
+      continue;
+    }
+    TorchStream t{false, name == "torch-cpu-x86" ? xrng::torch_cpu::Kernel::x86 : xrng::torch_cpu::Kernel::scalar};
+    if (at != std::string::npos) {
+      try {
+        t.release = xrng::torch_cpu::release_of(v.substr(at + 1));
+      } catch (const std::invalid_argument& e) {
+        throw Error(std::string("--stream ") + v + ": " + e.what());
+      }
+    }
+    return t;
   }
   return std::nullopt;
 }
@@ -977,15 +997,15 @@ TorchRequest torch_request(const std::vector<std::string>& args, TorchStream ts,
   r.bytes.resize(r.count * static_cast<uint64_t>(xrng::dtype_size(r.dtype)));
   const auto n = static_cast<int64_t>(r.count);
   if (dist == "normal")
-    xrng::torch_cpu::randn(st, n, mean, stdv, k, r.dtype, r.bytes.data());
+    xrng::torch_cpu::randn(st, n, mean, stdv, k, r.dtype, r.bytes.data(), true, ts.release);
   else if (dist == "exponential")
     xrng::torch_cpu::exponential(st, n, lambda, r.dtype, r.bytes.data());
   else if (dist == "cauchy")
     xrng::torch_cpu::cauchy(st, n, median, sigma, k, r.dtype, r.bytes.data());
   else if (low == 0.0 && high == 1.0)
-    xrng::torch_cpu::rand(st, n, r.dtype, r.bytes.data());
+    xrng::torch_cpu::rand(st, n, r.dtype, r.bytes.data(), ts.release);
   else
-    xrng::torch_cpu::uniform(st, n, low, high, k, r.dtype, r.bytes.data());
+    xrng::torch_cpu::uniform(st, n, low, high, k, r.dtype, r.bytes.data(), ts.release);
   r.describe = dist + " " + xrng::dtype_name(r.dtype) + " stream=" + kv["--stream"] + " seed=" + std::to_string(seed) +
                " count=" + std::to_string(r.count);
   for (const char* a : {"--mean", "--std", "--low", "--high", "--lambda", "--median", "--sigma"})

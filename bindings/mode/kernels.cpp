@@ -214,6 +214,7 @@ class Kernel final : public c10::OperatorKernel {
       c.torch = now.torch;
       c.sm_count = now.sm_count;
       c.threads_per_sm = now.threads_per_sm;
+      c.release = now.release;
     }
     const std::optional<at::Generator> gen = gi_ >= 0 ? generator_arg(args[gi_]) : std::nullopt;
     if (std::this_thread::get_id() != g_owner && torch::autograd::get_current_graph_task_id() == -1) {

@@ -109,6 +109,7 @@ TorchState fresh_state(const at::Generator& g) {
 std::recursive_mutex& g_lock = *new std::recursive_mutex;
 std::vector<Entry>& g_entries = *new std::vector<Entry>;
 std::atomic<int> g_stream_now{-1};
+std::atomic<int> g_release_now{0};
 uint64_t g_entry_ids = 0;
 Record& g_global = *new Record;
 std::unordered_map<c10::GeneratorImpl*, Record>& g_records = *new std::unordered_map<c10::GeneratorImpl*, Record>;

@@ -130,6 +130,8 @@ extern std::vector<Entry>& g_entries;
 // gains its first or loses its last entry, read without it by the typed
 // kernels (kernels.cpp), which need no more of the configuration.
 extern std::atomic<int> g_stream_now;
+// Its Config::release (the same in every nested entry), written before it.
+extern std::atomic<int> g_release_now;
 extern uint64_t g_entry_ids;
 extern Record& g_global;
 extern std::unordered_map<c10::GeneratorImpl*, Record>& g_records;

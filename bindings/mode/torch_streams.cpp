@@ -30,9 +30,11 @@ namespace tc = xrng::torch_cpu;
 namespace ts = xrng::torch_streams;
 
 std::string torch_stream_name(const Config& c) {
+  static const char* const releases[] = {"", " (torch 2.1 to 2.11)", " (torch 1.13 and 2.0)"};
+  const char* rel = c.release >= 0 && c.release <= 2 ? releases[c.release] : "";
   switch (c.torch) {
-    case kTorchCpuX86: return "torch-cpu-x86";
-    case kTorchCpuScalar: return "torch-cpu-scalar";
+    case kTorchCpuX86: return std::string("torch-cpu-x86") + rel;
+    case kTorchCpuScalar: return std::string("torch-cpu-scalar") + rel;
     case kTorchCuda:
       return "torch-cuda (" + std::to_string(c.sm_count) + " SMs x " + std::to_string(c.threads_per_sm) +
              " threads)";
@@ -220,6 +222,7 @@ class Run {
 
   bool cpu() const { return c_.torch == kTorchCpuX86 || c_.torch == kTorchCpuScalar; }
   tc::Kernel kernel() const { return c_.torch == kTorchCpuScalar ? tc::Kernel::scalar : tc::Kernel::x86; }
+  tc::Release release() const { return static_cast<tc::Release>(c_.release); }
 
   // A fill of `t` with draw `kind` (the names of torch_streams.h).
   void fill(at::Tensor& t, const std::string& kind, double a = 0.0, double b = 0.0, int64_t ilow = 0,
@@ -230,7 +233,7 @@ class Run {
       // torch's normal takes its 16-wide path only for a contiguous output
       const std::string k = kind == "normal" && !t.is_contiguous() ? "normal_each" : kind;
       with_cpu_state(gen_, [&](tc::State& s) {
-        host_fill(t, [&](at::Tensor& host) { refusing([&] { ts::cpu_draw(s, k, kernel(), host, a, b, ilow, ihigh); }); });
+        host_fill(t, [&](at::Tensor& host) { refusing([&] { ts::cpu_draw(s, k, kernel(), host, a, b, ilow, ihigh, release()); }); });
       });
       return;
     }
@@ -331,7 +334,8 @@ bool cpu_fast(at::Tensor& self, ts::CpuKind kind, double a, double b, int64_t il
   std::lock_guard<std::mutex> lock(impl->mutex_);
   tc::State st = load(impl);
   try {
-    ts::cpu_draw(st, kind, s == kTorchCpuScalar ? tc::Kernel::scalar : tc::Kernel::x86, self, a, b, ilow, ihigh);
+    ts::cpu_draw(st, kind, s == kTorchCpuScalar ? tc::Kernel::scalar : tc::Kernel::x86, self, a, b, ilow, ihigh,
+                 static_cast<tc::Release>(g_release_now.load(std::memory_order_relaxed)));
   } catch (const std::invalid_argument& e) {  // refused before drawing: the general path reports it
     if (!st.mt.refilled) return false;
     store(impl, st);  // (refused after drawing: torch's state kept whole, torch's error)

@@ -13,12 +13,15 @@ def set_simd_isa(name: str) -> bool: ...
 def has_cuda_kernels() -> bool: ...
 def torch_cpu_seed(seed: int) -> torch.Tensor:
     """A torch CPU generator state (torch.Generator.get_state() layout, 5056 uint8), seeded as torch seeds it."""
+def torch_cpu_release(release: str) -> int:
+    """Which torch releases' float16/bfloat16 uniform and normal torch release `release` drew: 0 2.12 and later,
+    1 2.1 to 2.11, 2 1.13 and 2.0 (rng/torch_cpu.h Release); ValueError for another form or a release before 1.13."""
 def torch_cpu_draw(state: torch.Tensor, kind: str, kernel: str, out: torch.Tensor, a: float = 0.0,
-                   b: float = 1.0, ilow: int = 0, ihigh: int = 0) -> None:
+                   b: float = 1.0, ilow: int = 0, ihigh: int = 0, release: int = 0) -> None:
     """Fills contiguous CPU `out` with torch CPU stream draw `kind` (uniform, normal, normal_each, exponential,
     geometric, log_normal, cauchy, randint, random (random_() without a range), random_from (random_(from, None),
     from = ilow; -2**63: the full 64-bit range), bernoulli, randperm), advancing `state` in place as torch's
-    generator would (rng/torch_cpu.h)."""
+    generator would (rng/torch_cpu.h); `release` as torch_cpu_release gives it."""
 def torch_cpu_standard_gamma(state: torch.Tensor, alpha: torch.Tensor) -> torch.Tensor:
     """torch._standard_gamma(alpha) on the torch CPU stream: a contiguous CPU float32/float64 alpha; `state`
     advanced in place as torch's generator would (rng/torch_cpu_gamma.h); other dtypes raise NotImplementedError

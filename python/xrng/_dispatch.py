@@ -110,10 +110,12 @@ _TORCH_STREAMS = {"torch-cpu-x86": 1, "torch-cpu-scalar": 2, "torch-cuda": 3}
 def stream_arg(stream, engine: str, sm_count=None, threads_per_sm=None, profile=None):
     """``reproducible(stream=...)``: an xrng stream version (1 or 2, None: the
     newest) or one of torch's own generators: ``"torch-cpu-x86"``,
-    ``"torch-cpu-scalar"``, ``"torch-cuda"`` (with ``sm_count=`` and
+    ``"torch-cpu-scalar"`` (either with ``"@<torch release>"``, ``"torch-cpu-x86@2.4"``:
+    that release's float16/bfloat16 uniform and normal, :func:`xrng.torch_cpu`'s
+    ``release=``), ``"torch-cuda"`` (with ``sm_count=`` and
     ``threads_per_sm=``, or ``profile=``: :data:`xrng.torch_cuda` profiles).
     Returns what ``mode.stream`` records: the version, the torch-cpu stream's
-    name, or ``"torch-cuda:<sm_count>:<threads_per_sm>"`` (accepted back as
+    name as given, or ``"torch-cuda:<sm_count>:<threads_per_sm>"`` (accepted back as
     ``stream=``, so a copy of the mode, a DataLoader worker's, is the same)."""
     gpu = (sm_count, threads_per_sm, profile)
     if not isinstance(stream, str) or not stream.startswith("torch-"):  # (other strings: _check_stream's TypeError)
@@ -122,15 +124,20 @@ def stream_arg(stream, engine: str, sm_count=None, threads_per_sm=None, profile=
         r = _mode_module()
         return r._newest_stream if stream is None else r._check_stream(stream)
     name, _, rest = stream.partition(":")
-    if name not in _TORCH_STREAMS or (rest and name != "torch-cuda"):
-        raise ValueError(f"stream must be 1, 2, 'torch-cpu-x86', 'torch-cpu-scalar' or 'torch-cuda', got {stream!r}")
+    name, at, release = name.partition("@")
+    if name not in _TORCH_STREAMS or (rest and name != "torch-cuda") or (at and name == "torch-cuda"):
+        raise ValueError(f"stream must be 1, 2, 'torch-cpu-x86', 'torch-cpu-scalar' (either with '@<torch release>') "
+                         f"or 'torch-cuda', got {stream!r}")
     if engine != "dispatch":
         raise ValueError(f"stream={stream!r} needs engine='dispatch'")
     if name != "torch-cuda":
         if any(v is not None for v in gpu):
             raise TypeError(f"reproducible: sm_count=, threads_per_sm= and profile= go with stream='torch-cuda', "
                             f"not {stream!r}")
-        return name
+        if at:
+            from ._torch_cpu import release_number
+            release_number(release)  # (ValueError for a form or release it does not take)
+        return stream
     if rest:  # the recorded form
         parts = rest.split(":")
         if len(parts) != 2 or not all(p.isdigit() for p in parts):
@@ -144,14 +151,16 @@ def stream_arg(stream, engine: str, sm_count=None, threads_per_sm=None, profile=
 
 
 def _torch_args(mode) -> tuple:
-    """(torch, sm_count, threads_per_sm) of _C._mode_begin for mode.stream."""
+    """(torch, sm_count, threads_per_sm, release) of _C._mode_begin for mode.stream."""
     if not isinstance(mode.stream, str):
-        return 0, 0, 2048
+        return 0, 0, 2048, 0
     name, _, rest = mode.stream.partition(":")
     if name == "torch-cuda":
         sm, tps = rest.split(":")
-        return 3, int(sm), int(tps)
-    return _TORCH_STREAMS[name], 0, 2048
+        return 3, int(sm), int(tps), 0
+    name, at, release = name.partition("@")
+    from ._torch_cpu import release_number
+    return _TORCH_STREAMS[name], 0, 2048, release_number(release if at else None)
 
 
 def enable(mode) -> None:
@@ -159,9 +168,9 @@ def enable(mode) -> None:
     from . import _mode_compiled, _mode_distributed
     r = _mode_module()
     seed = torch.initial_seed() if mode.seed is None else mode.seed
-    ts, sm, tps = _torch_args(mode)
+    ts, sm, tps, rel = _torch_args(mode)
     _C._mode_begin(seed % 2**64, r.GLOBAL_TAG, 2 if ts else mode.stream, mode._report_native, torch=ts,
-                   seeded=mode.seed is not None, sm_count=sm, threads_per_sm=tps)
+                   seeded=mode.seed is not None, sm_count=sm, threads_per_sm=tps, release=rel)
     try:
         _mode_distributed.install()
         try:

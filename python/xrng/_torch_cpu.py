@@ -13,6 +13,13 @@ kernel (every x86-64 CPU with AVX2), ``"scalar"`` torch's default kernel
 torch's would; :meth:`TorchCPUGenerator.to_torch` writes its state back to a
 ``torch.Generator``.
 
+``release="2.4"`` (any ``"MAJOR.MINOR[.PATCH]"`` from 1.13 on; None, the
+default: 2.12 and later) gives the float16 and bfloat16 ``rand``,
+``uniform_`` and ``randn``/``normal_`` of that torch release: torch 1.13 to
+2.11 drew them from 11- and 8-bit uniforms and ran the 16-wide normal in the
+16-bit type, the same on every CPU (SPEC.md 14.7). Every other draw is the
+same in all of them, but for the differences SPEC.md 14.6 lists.
+
 Reproduced so far: rand/uniform_ on any [low, high) (float32, float64,
 float16, bfloat16), randn/normal_ in every floating dtype, any size and
 strides (torch's 16-wide fill for 16 or more contiguous elements, its
@@ -40,6 +47,18 @@ from . import _C
 __all__ = ["TorchCPUGenerator", "torch_cpu"]
 
 _KERNELS = ("x86", "scalar")
+# Which releases' 16-bit draws (rng/torch_cpu.h Release): 0 2.12 on, 1 2.1 to 2.11, 2 1.13 and 2.0.
+_RELEASE_NAMES = ("2.12 and later", "2.1 to 2.11", "1.13 and 2.0")
+
+
+def release_number(release: Optional[str]) -> int:
+    """Release's number of a torch release string (None: the newest, 0);
+    ValueError (one line) for another form or a release before 1.13."""
+    if release is None:
+        return 0
+    if not isinstance(release, str):
+        raise TypeError(f"release must be a torch release string such as '2.4', got {type(release).__name__}")
+    return _C.torch_cpu_release(release)
 
 
 class TorchCPUGenerator:
@@ -47,10 +66,14 @@ class TorchCPUGenerator:
     normal kernel to reproduce. ``state`` is torch's own byte layout (a
     5056-element uint8 CPU tensor, as ``torch.Generator.get_state()``)."""
 
-    def __init__(self, seed_or_generator: Union[int, torch.Generator], kernel: str = "x86"):
+    def __init__(self, seed_or_generator: Union[int, torch.Generator], kernel: str = "x86",
+                 release: Optional[str] = None):
         if kernel not in _KERNELS:
             raise ValueError(f"kernel must be 'x86' or 'scalar', got {kernel!r}")
+        self._release = release_number(release)
         self.kernel = kernel
+        #: the torch release given (None: 2.12 and later)
+        self.release = release
         if isinstance(seed_or_generator, torch.Generator):
             if seed_or_generator.device.type != "cpu":
                 raise ValueError("torch_cpu continues a CPU torch.Generator, got one on "
@@ -103,17 +126,18 @@ class TorchCPUGenerator:
         # randint's bounds and random_from's `from` travel as int64 (exact beyond 2^53), the rest as float
         args = (0.0, 0.0, int(a), int(b)) if kind in ("randint", "random_from") else (float(a), float(b), 0, 0)
         if out.device.type == "cpu" and out.is_contiguous():
-            _C.torch_cpu_draw(self.state, kind, self.kernel, out, *args)
+            _C.torch_cpu_draw(self.state, kind, self.kernel, out, *args, release=self._release)
             return out
         perm = sorted(range(out.dim()), key=lambda d: out.stride(d), reverse=True)
         view = out.permute(perm)
         host = torch.empty(view.shape, dtype=out.dtype)
-        _C.torch_cpu_draw(self.state, kind, self.kernel, host, *args)
+        _C.torch_cpu_draw(self.state, kind, self.kernel, host, *args, release=self._release)
         view.copy_(host)
         return out
 
     def __repr__(self) -> str:
-        return f"xrng.torch_cpu(kernel={self.kernel!r})"
+        rel = "" if self.release is None else f", release={self.release!r}"
+        return f"xrng.torch_cpu(kernel={self.kernel!r}{rel})"
 
 
 # The common calls in one C++ call (bindings/torch_cpu_fast.cpp): the same draw,
@@ -125,9 +149,12 @@ _multinomial = _C._torch_cpu_multinomial
 _dropout = _C._torch_cpu_dropout
 
 
-def torch_cpu(seed_or_generator: Union[int, torch.Generator], kernel: str = "x86") -> TorchCPUGenerator:
-    """A generator reproducing torch's CPU generator (see the module doc)."""
-    return TorchCPUGenerator(seed_or_generator, kernel)
+def torch_cpu(seed_or_generator: Union[int, torch.Generator], kernel: str = "x86",
+              release: Optional[str] = None) -> TorchCPUGenerator:
+    """A generator reproducing torch's CPU generator (see the module doc):
+    ``kernel`` "x86" or "scalar"; ``release`` the torch release whose
+    float16/bfloat16 uniform and normal to give ("2.4"; None: 2.12 and later)."""
+    return TorchCPUGenerator(seed_or_generator, kernel, release)
 
 
 def _draw(generator: TorchCPUGenerator, kind: str, size, dtype, device, out, a=0.0, b=1.0,

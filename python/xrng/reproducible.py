@@ -308,7 +308,9 @@ class reproducible:
             generator gives on an x86 CPU with AVX2 / on ARM or with
             ``ATEN_CPU_CAPABILITY=default``, on any host and device; the
             state is torch's CPU generator itself; ``seed``: None keeps its
-            state, an int seeds it at entry), ``"torch-cuda"`` with
+            state, an int seeds it at entry; ``"torch-cpu-x86@2.4"``: the
+            float16/bfloat16 uniform and normal of that torch release, as
+            ``xrng.torch_cpu(release=)``), ``"torch-cuda"`` with
             ``sm_count=`` and ``threads_per_sm=`` (default 2048), or
             ``profile=`` (``xrng.torch_cuda``'s): what torch's CUDA
             generator gives on that GPU. An op the stream does not reproduce
@@ -360,7 +362,8 @@ class reproducible:
         self.seed = None if seed is None else int(seed) % 2**64
         #: The stream of every draw of the mode: xrng's stream version (1 or
         #: 2), or one of torch's generators ("torch-cpu-x86",
-        #: "torch-cpu-scalar", "torch-cuda:<sm_count>:<threads_per_sm>").
+        #: "torch-cpu-scalar", either with "@<release>" as given,
+        #: "torch-cuda:<sm_count>:<threads_per_sm>").
         from ._dispatch import stream_arg
         self.stream = stream_arg(stream, engine, sm_count, threads_per_sm, profile)
         self.strict = bool(strict)

@@ -16,7 +16,7 @@ import torch
 
 
 def cases():
-    """[(name, seed, draw)]: 660 draws (132 kinds x 5 seeds), every kind the torch-cpu streams reproduce."""
+    """[(name, seed, draw)]: 700 draws (140 kinds x 5 seeds), every kind the torch-cpu streams reproduce."""
     out = []
     F = {"f32": torch.float32, "f64": torch.float64, "f16": torch.float16, "bf16": torch.bfloat16}
     sizes = [1, 7, 15, 16, 17, 31, 100, 1000, 4099]
@@ -28,6 +28,9 @@ def cases():
             out.append((f"s{s} normal_ noncontig {dn}", s, lambda dt=dt: torch.zeros(20, 40, dtype=dt)[:, ::2].normal_(1.5, 2.0)))
             out.append((f"s{s} randn twice {dn}", s, lambda dt=dt: torch.cat([torch.randn(3, dtype=dt), torch.randn(5, dtype=dt), torch.randn(33, dtype=dt)])))
             out.append((f"s{s} uniform_ {dn}", s, lambda dt=dt: torch.empty(257, dtype=dt).uniform_(-2, 3)))
+            # bounds where float16/bfloat16 values round up to `to`; a contiguous normal_ with a mean and std
+            out.append((f"s{s} uniform_ 256 258 {dn}", s, lambda dt=dt: torch.empty(257, dtype=dt).uniform_(256, 258)))
+            out.append((f"s{s} normal_ contig {dn}", s, lambda dt=dt: torch.empty(100, dtype=dt).normal_(1.5, 2.0)))
             out.append((f"s{s} exponential_ {dn}", s, lambda dt=dt: torch.empty(257, dtype=dt).exponential_(1.5)))
             out.append((f"s{s} cauchy_ {dn}", s, lambda dt=dt: torch.empty(257, dtype=dt).cauchy_()))
             out.append((f"s{s} log_normal_ {dn}", s, lambda dt=dt: torch.empty(257, dtype=dt).log_normal_()))
