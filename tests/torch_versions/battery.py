@@ -9,8 +9,8 @@ do not depend on the CPU capability torch runs (`torch.linspace` would: its
 vectorised and scalar kernels round differently).
 
 record.py fingerprints it for one torch; tests/python/test_torch_versions.py
-draws it under xrng.reproducible(stream="torch-cpu-x86" | "torch-cpu-scalar")
-and compares with the recorded torch versions.
+draws it under xrng.reproducible(stream="torch-cpu-x86@R" | "torch-cpu-scalar@R")
+and compares with each recorded torch release R.
 """
 import torch
 

@@ -1,0 +1,176 @@
+"""The torch CPU streams' `release` (SPEC.md 14.7): the float16/bfloat16 rand,
+uniform_ and randn/normal_ of torch 1.13 to 2.11 through every entry point
+(xrng.torch_cpu(release=), the mode's stream="torch-cpu-x86@R", the CLI's
+--stream torch-cpu-x86@R, the diffusers drop-in), each against the others and
+against the numbers the releases themselves gave: tests/data/golden_torch_cpu.txt
+(C++, test_torch_cpu) and tests/torch_versions/recorded.json
+(test_torch_versions.py) hold those; a first check here is spelled out from the
+MT19937 words (numpy's RandomState seeds as torch does).
+"""
+import numpy as np
+import pytest
+import torch
+
+import xrng
+
+RELEASES = ["1.13.1", "2.0", "2.4", "2.11.0", None]
+
+
+def _words(seed, n):
+    return np.random.RandomState(seed & 0xFFFFFFFF).randint(0, 2 ** 32, size=n, dtype=np.uint64)
+
+
+def test_legacy_uniforms_are_the_low_bits_of_the_words():
+    # torch <= 2.11: uniform_real_distribution<Half | BFloat16> takes the type's own 11 or 8 bits
+    w = _words(5, 64)
+    for release in ("1.13", "2.4", "2.11"):
+        h = xrng.rand(64, generator=xrng.torch_cpu(5, release=release), dtype=torch.float16)
+        b = xrng.rand(64, generator=xrng.torch_cpu(5, release=release), dtype=torch.bfloat16)
+        assert h.double().tolist() == [float(v & 2047) / 2048 for v in w]
+        assert b.double().tolist() == [float(v & 255) / 256 for v in w]
+    # 2.12 on: the float32 uniform (24 bits), rounded
+    h = xrng.rand(64, generator=xrng.torch_cpu(5, release="2.12"), dtype=torch.float16)
+    assert h.tolist() == torch.tensor([float(v & 0xFFFFFF) / 2 ** 24 for v in w]).to(torch.float16).tolist()
+
+
+def _draws(gen_fn):
+    """A sequence on one generator: 16-bit draws on both paths of randn, rand, uniform_, normal_ into a
+    contiguous and a non-contiguous tensor, then float32 and float64 draws (the generator's advance)."""
+    out = []
+    for dt in (torch.float16, torch.bfloat16):
+        out.append(gen_fn("randn", 7, dt))
+        out.append(gen_fn("randn", 33, dt))
+        out.append(gen_fn("randn", 1000, dt))
+        out.append(gen_fn("rand", 17, dt))
+        out.append(gen_fn("uniform", 257, dt, 256.0, 258.0))
+        out.append(gen_fn("normal", 100, dt, 1.5, 0.3))
+        out.append(gen_fn("normal_strided", 40, dt, -1.0, 2.0))
+    out.append(gen_fn("randn", 40, torch.float32))
+    out.append(gen_fn("rand", 5, torch.float64))
+    return out
+
+
+def _via_generator(g):
+    def draw(kind, n, dt, a=0.0, b=1.0):
+        if kind == "randn":
+            return xrng.randn(n, generator=g, dtype=dt)
+        if kind == "rand":
+            return xrng.rand(n, generator=g, dtype=dt)
+        if kind == "uniform":
+            return xrng.uniform_(torch.empty(n, dtype=dt), a, b, generator=g)
+        if kind == "normal":
+            return xrng.normal_(torch.empty(n, dtype=dt), a, b, generator=g)
+        return xrng.normal_(torch.empty(n, 2, dtype=dt)[:, 0], a, b, generator=g)  # non-contiguous
+    return draw
+
+
+def _via_torch(kind, n, dt, a=0.0, b=1.0):
+    if kind == "randn":
+        return torch.randn(n, dtype=dt)
+    if kind == "rand":
+        return torch.rand(n, dtype=dt)
+    if kind == "uniform":
+        return torch.empty(n, dtype=dt).uniform_(a, b)
+    if kind == "normal":
+        return torch.empty(n, dtype=dt).normal_(a, b)
+    return torch.empty(n, 2, dtype=dt)[:, 0].normal_(a, b)
+
+
+def _same(xs, ys):
+    assert len(xs) == len(ys)
+    for i, (x, y) in enumerate(zip(xs, ys)):
+        assert x.dtype == y.dtype and x.shape == y.shape, i
+        assert torch.equal(x.contiguous().view(torch.uint8), y.contiguous().view(torch.uint8)), f"draw {i}"
+
+
+@pytest.mark.parametrize("kernel", ["x86", "scalar"])
+@pytest.mark.parametrize("release", RELEASES)
+def test_generator_mode_and_state_agree(kernel, release):
+    g = xrng.torch_cpu(1234, kernel=kernel, release=release)
+    mine = _draws(_via_generator(g))
+    stream = f"torch-cpu-{kernel}" + ("" if release is None else f"@{release}")
+    with xrng.reproducible(seed=1234, stream=stream, strict=True) as mode:
+        assert mode.stream == stream
+        theirs = _draws(_via_torch)
+        state = torch.get_rng_state()
+    _same(mine, theirs)
+    assert torch.equal(g.state, state)  # the same words consumed, the same cached normals
+    assert torch.equal(g.to_torch().get_state(), state)
+
+
+def test_release_changes_only_the_16_bit_draws():
+    draws = {r: _draws(_via_generator(xrng.torch_cpu(7, release=r))) for r in ("1.13", "2.4", "2.12")}
+    n16 = len(draws["2.4"]) - 2
+    for a, b in [("1.13", "2.4"), ("2.4", "2.12")]:
+        assert any(not torch.equal(x.view(torch.int16), y.view(torch.int16))
+                   for x, y in zip(draws[a][:n16], draws[b][:n16]))
+    # 1.13 and 2.4 consume the same words (the float32 and float64 draws after them equal) and differ only in
+    # float16's 16-wide normal (bfloat16's and every uniform the same)
+    _same(draws["1.13"][n16:], draws["2.4"][n16:])
+    for i, (x, y) in enumerate(zip(draws["1.13"][:n16], draws["2.4"][:n16])):
+        if x.dtype == torch.bfloat16 or i in (0, 3, 4, 6):  # bfloat16; float16 randn(7), rand, uniform_, strided
+            assert torch.equal(x.view(torch.int16), y.view(torch.int16)), i
+
+
+@pytest.mark.parametrize("release,words", [("2.11", 33 + 16), ("2.12", 32 + 16)])
+def test_sixteen_bit_randn_words(release, words):
+    # randn(33) in float16: up to 2.11 all 33 uniforms, then 16 for the last 16 elements; from 2.12 the two
+    # blocks of 16, then the last 16 (the 33rd uniform never drawn)
+    g = xrng.torch_cpu(21, release=release)
+    xrng.randn(33, generator=g, dtype=torch.float16)
+    nxt = xrng.rand(1, generator=g, dtype=torch.float32).item()
+    assert nxt == float(_words(21, words + 1)[words] & 0xFFFFFF) / 2 ** 24
+
+
+def test_diffusers_randn_tensor_takes_the_release():
+    from xrng.diffusers import randn_tensor
+    shape = (2, 4, 32, 32)
+    got = randn_tensor(shape, generator=xrng.torch_cpu(3, release="2.4"), dtype=torch.float16)
+    with xrng.reproducible(seed=3, stream="torch-cpu-x86@2.4"):
+        want = torch.randn(shape, dtype=torch.float16)
+    assert torch.equal(got.view(torch.int16), want.view(torch.int16))
+    newer = randn_tensor(shape, generator=xrng.torch_cpu(3), dtype=torch.float16)
+    assert not torch.equal(got.view(torch.int16), newer.view(torch.int16))
+
+
+def test_cli_release_equals_generator(cli):
+    for release, dt, tdt in [("2.4", "f16", torch.float16), ("2.0.1", "bf16", torch.bfloat16)]:
+        raw = cli.bin("--stream", f"torch-cpu-x86@{release}", "--dist", "normal", "--dtype", dt, "--seed", 9,
+                      "--count", 1001, "--mean", 1.5, "--std", 0.3)
+        want = xrng.normal_(torch.empty(1001, dtype=tdt), 1.5, 0.3,
+                            generator=xrng.torch_cpu(9, release=release))
+        assert raw == want.view(torch.int16).numpy().tobytes()
+        raw = cli.bin("--stream", f"torch-cpu-scalar@{release}", "--dist", "uniform", "--dtype", dt, "--seed", 9,
+                      "--count", 300, "--low", -2, "--high", 5.5)
+        want = xrng.uniform_(torch.empty(300, dtype=tdt), -2, 5.5,
+                             generator=xrng.torch_cpu(9, kernel="scalar", release=release))
+        assert raw == want.view(torch.int16).numpy().tobytes()
+    with pytest.raises(RuntimeError, match="checked from 1.13 on"):
+        cli.bin("--stream", "torch-cpu-x86@1.12", "--dist", "normal", "--count", 4)
+    with pytest.raises(RuntimeError, match="torch-cuda takes no @release"):
+        cli.bin("--stream", "torch-cuda@2.4", "--dist", "normal", "--count", 4, "--sm-count", 8)
+
+
+def test_release_errors_are_one_line_and_draw_nothing():
+    for bad, err in [("1.12.1", ValueError), ("2", ValueError), ("2.4.", ValueError), ("two", ValueError),
+                     (2.4, TypeError)]:
+        with pytest.raises(err) as e:
+            xrng.torch_cpu(0, release=bad)
+        assert "\n" not in str(e.value)
+        if isinstance(bad, str):
+            with pytest.raises(ValueError):
+                xrng.reproducible(seed=0, stream=f"torch-cpu-x86@{bad}")
+    for bad in ("torch-cuda@2.4", "torch-cpu-x86@", "torch-cpu-avx@2.4"):
+        with pytest.raises(ValueError):
+            xrng.reproducible(seed=0, stream=bad)
+    assert repr(xrng.torch_cpu(0, release="2.4")) == "xrng.torch_cpu(kernel='x86', release='2.4')"
+    assert repr(xrng.torch_cpu(0)) == "xrng.torch_cpu(kernel='x86')"
+
+
+def test_nested_entries_keep_one_release():
+    with xrng.reproducible(seed=0, stream="torch-cpu-x86@2.4"):
+        with xrng.reproducible(seed=None, stream="torch-cpu-x86@2.11"):  # the same releases' draws
+            torch.randn(20, dtype=torch.float16)
+        with pytest.raises(RuntimeError, match="do not nest"):
+            with xrng.reproducible(seed=None, stream="torch-cpu-x86"):
+                pass
