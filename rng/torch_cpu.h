@@ -511,56 +511,100 @@ inline uint16_t uniform16_legacy_ab(uint32_t w, float from, float to, bool bf16)
   return bits16(x * round16(to - from, bf16) + from, bf16);
 }
 
-// NormalFill16<Half | BFloat16> of those releases: data[0..16) are 16
-// uniforms (uniform16_legacy); on return, the 16 normals, rounded to the
-// type. r2_1 (and bf16 in r1_13): u1 = 1 - data[j], log, -2 log, sqrt, cos,
-// sin, the products and the sum each rounded to the type; theta = 2.0f *
-// pi<double> * u2 in binary64, to float, to the type. r1_13 float16: log,
-// sqrt's argument, sin, cos and radius c std + mean in float (fused on
-// kernel x86, torch's AVX2 build, as GCC contracts it; the radius and theta
-// rounded to the type).
+// NormalFill16<Half | BFloat16> of those releases, in three parts: for
+// j in 0..7, u1 = 1 - data[j] and u2 = data[j + 8] (uniform16_legacy values);
+// theta = 2.0f * pi<double> * u2 in binary64, to float, to the type.
+// - r2_1 (and bfloat16 in r1_13): every step rounded to the type (c10's
+//   operators and BFloat16-math.h's std::log, sqrt, sin, cos): radius =
+//   sqrt(-2 log(u1)), c = cos(theta), s = sin(theta), then
+//   ((radius c) std) + mean and ((radius s) std) + mean.
+// - r1_13 float16: log, the sqrt's argument, sin and cos in float, the
+//   radius rounded to the type; radius c std + mean in float (fused on
+//   kernel x86, torch's AVX2 build, as GCC contracts it), rounded once.
+// glibc's logf, sinf and cosf (detail::glibc_*), on every CPU.
+struct Legacy16 {
+  bool bf16, all16;  // all16: every step rounded to the type (not r1_13's float16)
+  Legacy16(bool bf16_, Release r) : bf16(bf16_), all16(bf16_ || r == Release::r2_1) {}
+  // the radius of u1 = 1 - u
+  float radius(float u) const {
+    const float u1 = round16(1.0f - u, bf16);
+    if (!all16) return round16(std::sqrt(-2.0f * detail::glibc_logf(u1)), bf16);
+    const float lg = round16(detail::glibc_logf(u1), bf16);
+    return round16(std::sqrt(round16(-2.0f * lg, bf16)), bf16);
+  }
+  float theta(float u) const {
+    return round16(static_cast<float>(2.0 * 3.14159265358979323846 * static_cast<double>(u)), bf16);
+  }
+  float cos(float u) const { return all16 ? round16(detail::glibc_cosf(theta(u)), bf16) : detail::glibc_cosf(theta(u)); }
+  float sin(float u) const { return all16 ? round16(detail::glibc_sinf(theta(u)), bf16) : detail::glibc_sinf(theta(u)); }
+  // the element from the radius and cos (or sin); m and sd: mean and std cast to the type
+  float out(float radius, float cs, float m, float sd, Kernel k) const {
+    if (all16) return round16(round16(round16(radius * cs, bf16) * sd, bf16) + m, bf16);
+    const float rc = radius * cs;
+    return round16(k == Kernel::x86 ? std::fma(rc, sd, m) : rc * sd + m, bf16);
+  }
+};
+
+// normal_fill_16 on 16 uniforms at data (uniform16_legacy values), in place.
 inline void normal_fill16_legacy(float* data, float mean, float std, bool bf16, Release r, Kernel k) {
+  const Legacy16 f(bf16, r);
   const float m = round16(mean, bf16), sd = round16(std, bf16);  // (scalar_t mean, std)
-  const bool all16 = bf16 || r == Release::r2_1;
   for (int j = 0; j < 8; ++j) {
-    const float u1 = round16(1.0f - data[j], bf16);
-    const float u2 = data[j + 8];
-    const float theta = round16(static_cast<float>(2.0 * 3.14159265358979323846 * static_cast<double>(u2)), bf16);
-    if (all16) {
-      const float lg = round16(detail::glibc_logf(u1), bf16);
-      const float radius = round16(std::sqrt(round16(-2.0f * lg, bf16)), bf16);
-      const float c = round16(detail::glibc_cosf(theta), bf16), s = round16(detail::glibc_sinf(theta), bf16);
-      data[j] = round16(round16(round16(radius * c, bf16) * sd, bf16) + m, bf16);
-      data[j + 8] = round16(round16(round16(radius * s, bf16) * sd, bf16) + m, bf16);
-    } else {
-      const float radius = round16(std::sqrt(-2.0f * detail::glibc_logf(u1)), bf16);
-      const float rc = radius * detail::glibc_cosf(theta), rs = radius * detail::glibc_sinf(theta);
-      data[j] = round16(k == Kernel::x86 ? std::fma(rc, sd, m) : rc * sd + m, bf16);
-      data[j + 8] = round16(k == Kernel::x86 ? std::fma(rs, sd, m) : rs * sd + m, bf16);
+    const float radius = f.radius(data[j]), u2 = data[j + 8];
+    data[j] = f.out(radius, f.cos(u2), m, sd, k);
+    data[j + 8] = f.out(radius, f.sin(u2), m, sd, k);
+  }
+}
+
+// Legacy16's radius, cos and sin of each of the 2^11 (bfloat16: 2^8)
+// uniforms, by the uniform's bits (w & 2047, w & 255): a table of the pure
+// functions above, built once per variant on first use.
+struct Legacy16Table {
+  float radius[2048], cos[2048], sin[2048];
+  explicit Legacy16Table(const Legacy16& f) {
+    const uint32_t n = f.bf16 ? 256u : 2048u;
+    for (uint32_t i = 0; i < n; ++i) {
+      const float u = uniform16_legacy(i, f.bf16);
+      radius[i] = f.radius(u);
+      cos[i] = f.cos(u);
+      sin[i] = f.sin(u);
     }
   }
+};
+inline const Legacy16Table& legacy16_table(bool bf16, Release r) {
+  static const Legacy16Table f16_r2_1(Legacy16(false, Release::r2_1)), f16_r1_13(Legacy16(false, Release::r1_13)),
+      b16(Legacy16(true, Release::r2_1));
+  return bf16 ? b16 : r == Release::r1_13 ? f16_r1_13 : f16_r2_1;
 }
 
 // torch.randn / normal_ of n >= 16 contiguous float16/bfloat16 elements in
 // those releases (torch's normal_fill<scalar_t>): n words as 16-bit
 // uniforms, normal_fill16_legacy per full block of 16, and when n % 16 != 0
 // the last 16 redrawn (16 more words, after the n % 16 drawn and
-// overwritten) and transformed; `store(i, bits)` receives element i.
+// overwritten) and transformed; `store(i, bits)` receives element i. (Through
+// legacy16_table: the same values, the three functions looked up by the
+// uniforms' bits.)
 template <class Store>
 inline void normal16_legacy(State& s, int64_t n, float mean, float std, bool bf16, Release r, Kernel k, Store store) {
   if (n < 16) throw std::invalid_argument("torch_cpu::normal: n < 16 takes torch's float64 path");
-  float buf[16];
+  const Legacy16 f(bf16, r);
+  const Legacy16Table& t = legacy16_table(bf16, r);
+  const float m = round16(mean, bf16), sd = round16(std, bf16);
+  const uint32_t mask = bf16 ? 0xffu : 0x7ffu;
+  uint32_t w[16];
+  auto block = [&](int64_t at) {
+    s.mt.generate(w, 16, [mask](uint32_t x) { return x & mask; });
+    for (int j = 0; j < 8; ++j) {
+      const float radius = t.radius[w[j]];
+      store(at + j, bits16(f.out(radius, t.cos[w[j + 8]], m, sd, k), bf16));
+      store(at + j + 8, bits16(f.out(radius, t.sin[w[j + 8]], m, sd, k), bf16));
+    }
+  };
   const int64_t full = n - n % 16;
-  for (int64_t i = 0; i < full; i += 16) {
-    s.mt.generate(buf, 16, [bf16](uint32_t w) { return uniform16_legacy(w, bf16); });
-    normal_fill16_legacy(buf, mean, std, bf16, r, k);
-    for (int j = 0; j < 16; ++j) store(i + j, bits16(buf[j], bf16));
-  }
+  for (int64_t i = 0; i < full; i += 16) block(i);
   if (n % 16 != 0) {
-    s.mt.generate(buf, n % 16, [](uint32_t w) { return static_cast<float>(w); });  // (drawn, overwritten)
-    s.mt.generate(buf, 16, [bf16](uint32_t w) { return uniform16_legacy(w, bf16); });
-    normal_fill16_legacy(buf, mean, std, bf16, r, k);
-    for (int j = 0; j < 16; ++j) store(n - 16 + j, bits16(buf[j], bf16));
+    s.mt.generate(w, n % 16, [](uint32_t x) { return x; });  // (drawn, overwritten)
+    block(n - 16);
   }
 }
 

@@ -285,6 +285,31 @@ TEST_CASE("torch_cpu: torch 1.13 to 2.11's 16-bit normal: glibc logf/sinf/cosf o
 #endif
 }
 
+TEST_CASE("torch_cpu: torch 1.13 to 2.11's 16-bit normal: the table path equals normal_fill_16 as torch wrote it") {
+  // normal16_legacy looks the radius, cos and sin up by the uniforms' bits;
+  // here torch's normal_fill<scalar_t> spelled out: all n uniforms, then
+  // normal_fill16_legacy per block, the last 16 redrawn. Every variant, both
+  // kernels, a mean and std that are not 0 and 1, sizes with and without a tail.
+  for (const bool bf16 : {false, true})
+    for (const tc::Release r : {tc::Release::r2_1, tc::Release::r1_13})
+      for (const tc::Kernel k : {tc::Kernel::x86, tc::Kernel::scalar})
+        for (const int64_t n : {16, 4099, 20000}) {
+          tc::State a(77), b(77);
+          std::vector<uint16_t> got(static_cast<size_t>(n)), want(static_cast<size_t>(n));
+          tc::normal16_legacy(a, n, 1.5f, 0.3f, bf16, r, k, [&](int64_t i, uint16_t v) { got[static_cast<size_t>(i)] = v; });
+          std::vector<float> d(static_cast<size_t>(n));
+          for (auto& v : d) v = tc::uniform16_legacy(b.random(), bf16);
+          for (int64_t i = 0; i + 16 <= n; i += 16) tc::normal_fill16_legacy(d.data() + i, 1.5f, 0.3f, bf16, r, k);
+          if (n % 16 != 0) {
+            for (int64_t i = n - 16; i < n; ++i) d[static_cast<size_t>(i)] = tc::uniform16_legacy(b.random(), bf16);
+            tc::normal_fill16_legacy(d.data() + n - 16, 1.5f, 0.3f, bf16, r, k);
+          }
+          for (int64_t i = 0; i < n; ++i) want[static_cast<size_t>(i)] = tc::bits16(d[static_cast<size_t>(i)], bf16);
+          CHECK_MESSAGE(got == want, "bf16 " << bf16 << " release " << static_cast<int>(r) << " n " << n);
+          CHECK(a.random() == b.random());  // the same words consumed
+        }
+}
+
 TEST_CASE("torch_cpu: release_of names the 16-bit draws of a torch release") {
   CHECK(tc::release_of("1.13") == tc::Release::r1_13);
   CHECK(tc::release_of("1.13.1") == tc::Release::r1_13);
