@@ -332,8 +332,14 @@ void uniform(State& s, int64_t n, double from, double to, Kernel k, DType dtype,
   if (r != Release::r2_12 && dtype != DType::f32) {  // the 16-bit types' bounds and uniforms of 1.13 to 2.11
     const bool bf16 = dtype == DType::bf16;
     const float f16 = round16(f, bf16), t16 = round16(t, bf16);
-    s.mt.generate(static_cast<uint16_t*>(out), n,
-                  [=](uint32_t w) { return uniform16_legacy_ab(w, f16, t16, bf16); });
+    const uint32_t values = bf16 ? 256u : 2048u, mask = values - 1;
+    if (n < 2 * static_cast<int64_t>(values)) {
+      s.mt.generate(static_cast<uint16_t*>(out), n, [=](uint32_t w) { return uniform16_legacy_ab(w, f16, t16, bf16); });
+      return;
+    }
+    uint16_t table[2048];  // the value of each of the type's uniforms (a function of the word's low bits)
+    for (uint32_t i = 0; i < values; ++i) table[i] = uniform16_legacy_ab(i, f16, t16, bf16);
+    s.mt.generate(static_cast<uint16_t*>(out), n, [&table, mask](uint32_t w) { return table[w & mask]; });
     return;
   }
   if (dtype == DType::f32) {
@@ -370,7 +376,9 @@ void cauchy_f64(State& s, int64_t n, double median, double sigma, Kernel k, doub
 void rand(State& s, int64_t n, DType dtype, void* out, Release r) {
   if (r != Release::r2_12 && (dtype == DType::f16 || dtype == DType::bf16)) {
     const bool bf16 = dtype == DType::bf16;
-    s.mt.generate(static_cast<uint16_t*>(out), n, [bf16](uint32_t w) { return bits16(uniform16_legacy(w, bf16), bf16); });
+    const uint16_t* bits = uniform16_legacy_bits(bf16);
+    const uint32_t mask = bf16 ? 0xffu : 0x7ffu;
+    s.mt.generate(static_cast<uint16_t*>(out), n, [bits, mask](uint32_t w) { return bits[w & mask]; });
     return;
   }
   switch (dtype) {

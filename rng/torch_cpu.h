@@ -500,6 +500,18 @@ inline float uniform16_legacy(uint32_t w, bool bf16) {
   return bf16 ? static_cast<float>(w & 0xffu) * 0x1p-8f : static_cast<float>(w & 0x7ffu) * 0x1p-11f;
 }
 
+// The bits of uniform16_legacy(i, bf16) by i < 2^11 (bf16: 2^8), built once.
+inline const uint16_t* uniform16_legacy_bits(bool bf16) {
+  struct Bits {
+    uint16_t v[2048];
+    explicit Bits(bool b) {
+      for (uint32_t i = 0; i < (b ? 256u : 2048u); ++i) v[i] = bits16(uniform16_legacy(i, b), b);
+    }
+  };
+  static const Bits f16(false), b16(true);
+  return bf16 ? b16.v : f16.v;
+}
+
 // uniform_(from, to) into float16/bfloat16 (from, to already cast to the
 // type, as torch's kernel casts them): x (to - from) + from, the difference
 // rounded to the type (its operator-), the product and sum in float (x and

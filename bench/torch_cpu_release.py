@@ -1,0 +1,96 @@
+"""An older torch release's own float16/bfloat16 CPU draws against xrng's
+copy of them (xrng.torch_cpu(release=R), SPEC.md 14.7), for the same values.
+One torch per process: the older release (a directory holding its `torch`
+package, as tests/torch_versions/check.sh installs it) runs in a subprocess
+of this script, xrng with the torch this Python imports. Each row alternates
+nothing (two processes): the medians of `repeats` timings per side are printed
+per call and as the ratio xrng / torch (below 1: xrng faster). Single-threaded
+(OMP_NUM_THREADS=1 both sides). Not a test.
+
+    python3 bench/torch_cpu_release.py DIR [--repeats 15]
+"""
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import time
+
+# (name, call): drawn with `g` (a torch.Generator or an xrng.torch_cpu generator) by `draw`
+ROWS = [("randn f16 (2,4,128,128)", "randn", (2, 4, 128, 128), "float16"),
+        ("randn bf16 (2,4,128,128)", "randn", (2, 4, 128, 128), "bfloat16"),
+        ("randn f16 (1,4,64,64)", "randn", (1, 4, 64, 64), "float16"),
+        ("rand f16 2^20", "rand", (1 << 20,), "float16"),
+        ("rand bf16 2^20", "rand", (1 << 20,), "bfloat16"),
+        ("uniform_(-2, 5.5) f16 2^20", "uniform", (1 << 20,), "float16"),
+        ("randn f16 100", "randn", (100,), "float16")]
+
+TIMER = r"""
+import json, statistics, sys, time, torch
+rows, repeats, release = json.loads(sys.argv[1]), int(sys.argv[2]), sys.argv[3]
+if release == "-":
+    g = torch.Generator().manual_seed(0)
+    def draw(kind, shape, dt):
+        if kind == "uniform":
+            return torch.empty(shape, dtype=dt).uniform_(-2, 5.5, generator=g)
+        return (torch.randn if kind == "randn" else torch.rand)(shape, dtype=dt, generator=g)
+else:
+    import xrng
+    g = xrng.torch_cpu(0, release=release)
+    def draw(kind, shape, dt):
+        if kind == "uniform":
+            return xrng.uniform_(torch.empty(shape, dtype=dt), -2, 5.5, generator=g)
+        return (xrng.randn if kind == "randn" else xrng.rand)(shape, dtype=dt, generator=g)
+out = {"version": torch.__version__.split("+")[0]}
+for name, kind, shape, dt in rows:
+    dt = getattr(torch, dt)
+    draw(kind, shape, dt)
+    calls = 1
+    while True:  # a batch of at least ~1 ms
+        a = time.perf_counter()
+        for _ in range(calls):
+            draw(kind, shape, dt)
+        if time.perf_counter() - a > 1e-3:
+            break
+        calls *= 2
+    times = []
+    for _ in range(repeats):
+        a = time.perf_counter()
+        for _ in range(calls):
+            draw(kind, shape, dt)
+        times.append((time.perf_counter() - a) / calls)
+    out[name] = statistics.median(times)
+print(json.dumps(out))
+"""
+
+
+def run(rows, repeats, release, path):
+    env = dict(os.environ, OMP_NUM_THREADS="1")
+    if path is not None:
+        env["PYTHONPATH"] = path
+    r = subprocess.run([sys.executable, "-c", TIMER, json.dumps(rows), str(repeats), release], env=env,
+                       capture_output=True, text=True, cwd="/")
+    if r.returncode != 0:
+        sys.exit(r.stderr[-2000:])
+    return json.loads(r.stdout.strip().splitlines()[-1])
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("dir", help="a directory holding the older release's torch package")
+    ap.add_argument("--repeats", type=int, default=15)
+    args = ap.parse_args()
+    theirs = run(ROWS, args.repeats, "-", os.path.expanduser(args.dir))
+    release = theirs.pop("version")
+    mine = run(ROWS, args.repeats, release, None)
+    mine.pop("version")
+    print(f"torch {release} (its own generator) against xrng.torch_cpu(release={release!r}), same values, "
+          f"one thread, median of {args.repeats}")
+    print(f"{'draw':32} {'torch us':>10} {'xrng us':>10} {'xrng/torch':>11}")
+    for name, *_ in ROWS:
+        print(f"{name:32} {theirs[name] * 1e6:10.1f} {mine[name] * 1e6:10.1f} {mine[name] / theirs[name]:11.2f}")
+
+
+if __name__ == "__main__":
+    main()
