@@ -55,6 +55,20 @@ void sincos8(const float* x, float* s, float* c);
 namespace {
 bool same_bits(float a, float b) { return td::f2u(a) == td::f2u(b); }
 
+// Whether this host's C library is a glibc whose logf/sinf/cosf algorithms
+// the scalar kernel reproduces (2.28 to 2.40): the reference of the tests
+// that compare with it, which report SKIPPED otherwise.
+bool glibc_float_reference() {
+#if !defined(__GLIBC__)
+  MESSAGE("SKIPPED: the C library is not glibc: no reference for the scalar kernel");
+  return false;
+#else
+  if (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 28 && __GLIBC_MINOR__ <= 40) return true;
+  MESSAGE("SKIPPED: glibc " << gnu_get_libc_version() << " is not one of 2.28..2.40 (the algorithms reproduced)");
+  return false;
+#endif
+}
+
 #if defined(XRNG_TORCH_AVX_REF)
 bool host_has_avx2_fma() {
   __builtin_cpu_init();
@@ -234,14 +248,7 @@ TEST_CASE("torch_cpu: x86 kernel equals torch's avx_mathfun.h over all 2^24 unif
 }
 
 TEST_CASE("torch_cpu: scalar kernel equals glibc logf/sinf/cosf over all 2^24 uniforms") {
-#if !defined(__GLIBC__)
-  MESSAGE("SKIPPED: the C library is not glibc: no reference for the scalar kernel");
-  return;
-#else
-  if (!(__GLIBC__ == 2 && __GLIBC_MINOR__ >= 28 && __GLIBC_MINOR__ <= 40)) {
-    MESSAGE("SKIPPED: glibc " << gnu_get_libc_version() << " is not one of 2.28..2.40 (the algorithms reproduced)");
-    return;
-  }
+  if (!glibc_float_reference()) return;
   long bad_log = 0, bad_sin = 0, bad_cos = 0;
   for (uint32_t k = 0; k < (1u << 24); k += kStep) {
     const float u = static_cast<float>(k) * 0x1p-24f;
@@ -254,21 +261,13 @@ TEST_CASE("torch_cpu: scalar kernel equals glibc logf/sinf/cosf over all 2^24 un
   CHECK(bad_log == 0);
   CHECK(bad_sin == 0);
   CHECK(bad_cos == 0);
-#endif
 }
 
 TEST_CASE("torch_cpu: torch 1.13 to 2.11's 16-bit normal: glibc logf/sinf/cosf on every argument it takes") {
   // Release r2_1 / r1_13 (SPEC.md 14.7): u1 = 1 - u and theta = 2 pi u rounded
   // to the 16-bit type, u one of the 2^11 (float16) or 2^8 (bfloat16)
   // uniforms: every argument of the three functions, against the host's glibc.
-#if !defined(__GLIBC__)
-  MESSAGE("SKIPPED: the C library is not glibc: no reference for the scalar kernel");
-  return;
-#else
-  if (!(__GLIBC__ == 2 && __GLIBC_MINOR__ >= 28 && __GLIBC_MINOR__ <= 40)) {
-    MESSAGE("SKIPPED: glibc " << gnu_get_libc_version() << " is not one of 2.28..2.40 (the algorithms reproduced)");
-    return;
-  }
+  if (!glibc_float_reference()) return;
   long bad = 0, args = 0;
   for (const bool bf16 : {false, true}) {
     for (uint32_t w = 0; w < (bf16 ? 256u : 2048u); ++w) {
@@ -282,7 +281,6 @@ TEST_CASE("torch_cpu: torch 1.13 to 2.11's 16-bit normal: glibc logf/sinf/cosf o
   }
   CHECK(args == 3 * (2048 + 256));
   CHECK(bad == 0);
-#endif
 }
 
 TEST_CASE("torch_cpu: torch 1.13 to 2.11's 16-bit normal: the table path equals normal_fill_16 as torch wrote it") {
