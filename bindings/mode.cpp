@@ -26,6 +26,7 @@
 #include "mode/streams.h"
 #include "mode/table.h"
 #include "mode/torch_streams.h"
+#include "rng/torch_cpu.h"  // Release
 
 namespace xrng::torch_api::mode {
 using namespace detail;
@@ -34,8 +35,8 @@ void begin(const Config& cfg) {
   std::lock_guard<std::recursive_mutex> lock(g_lock);
   TORCH_CHECK(cfg.torch >= kXrng && cfg.torch <= kTorchCuda, "xrng.reproducible: unknown torch stream ", cfg.torch);
   TORCH_CHECK(cfg.torch != kTorchCuda || cfg.sm_count > 0, "xrng.reproducible: the torch-cuda stream needs sm_count");
-  TORCH_CHECK(cfg.release >= 0 && cfg.release <= 2 && (cfg.release == 0 || cfg.torch == kTorchCpuX86 ||
-                                                       cfg.torch == kTorchCpuScalar),
+  TORCH_CHECK(cfg.release >= 0 && cfg.release < xrng::torch_cpu::kReleaseCount &&
+                  (cfg.release == 0 || cfg.torch == kTorchCpuX86 || cfg.torch == kTorchCpuScalar),
               "xrng.reproducible: a torch release goes with the torch-cpu streams only");
   if (!g_entries.empty()) {
     const Config& outer = g_entries.back().config;

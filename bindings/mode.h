@@ -53,8 +53,8 @@ struct Config {
   bool seeded = false;   // a seed was given (torch-cpu: the default CPU generator is seeded at entry)
   uint32_t sm_count = 0;
   uint32_t threads_per_sm = 2048;
-  // torch-cpu: which torch releases' float16/bfloat16 uniform and normal
-  // (rng/torch_cpu.h Release: 0 2.12 and later, 1 2.1 to 2.11, 2 1.13 and 2.0).
+  // torch-cpu: which torch releases' draws (rng/torch_cpu.h Release, by its
+  // number: 0 2.13 and later, 1 2.12, 2 2.1 to 2.11, 3 1.13 and 2.0).
   int release = 0;
 };
 

@@ -131,14 +131,14 @@ bool read_generator(PyObject* gen, at::Tensor& state, tc::Kernel& k, tc::Release
     PyErr_Clear();
     return false;
   }
-  PyObject* rn = PyObject_GetAttr(gen, g_release_attr);  // TorchCPUGenerator._release: 0, 1 or 2 (Release)
+  PyObject* rn = PyObject_GetAttr(gen, g_release_attr);  // TorchCPUGenerator._release: a Release's number
   if (rn == nullptr) {
     PyErr_Clear();
     return false;
   }
   const long rv = PyLong_CheckExact(rn) ? PyLong_AsLong(rn) : -1;
   Py_DECREF(rn);
-  if (rv < 0 || rv > 2) {
+  if (rv < 0 || rv >= tc::kReleaseCount) {
     PyErr_Clear();
     return false;
   }
@@ -156,7 +156,7 @@ template <class F>
 PyObject* with_state(PyObject* gen, F&& f) {
   at::Tensor state;
   tc::Kernel k = tc::Kernel::x86;
-  tc::Release r = tc::Release::r2_12;
+  tc::Release r = tc::Release::r2_13;
   if (!read_generator(gen, state, k, r)) Py_RETURN_NOTIMPLEMENTED;
   try {
     uint8_t* bytes = state.data_ptr<uint8_t>();

@@ -29,9 +29,11 @@ tc::Kernel parse_kernel(const std::string& k) {
   if (k == "scalar") return tc::Kernel::scalar;
   throw std::invalid_argument("kernel must be 'x86' or 'scalar', got '" + k + "'");
 }
-// Release's number (xrng/_torch_cpu.py _RELEASES: 0 r2_12, 1 r2_1, 2 r1_13).
+// A Release by its number (torch_cpu_release's).
 tc::Release parse_release(int r) {
-  if (r < 0 || r > 2) throw std::invalid_argument("torch_cpu release must be 0, 1 or 2, got " + std::to_string(r));
+  if (r < 0 || r >= tc::kReleaseCount)
+    throw std::invalid_argument("torch_cpu release must be 0 to " + std::to_string(tc::kReleaseCount - 1) + ", got " +
+                                std::to_string(r));
   return static_cast<tc::Release>(r);
 }
 
@@ -391,8 +393,9 @@ void register_torch_cpu(py::module_& m) {
         "in torch's order), advancing `state` in place.");
   m.def("torch_cpu_release", [](const std::string& v) { return static_cast<int>(tc::release_of(v)); },
         py::arg("release"),
-        "Which torch releases' float16/bfloat16 uniform and normal torch release `release` (\"2.4\", \"1.13.1\") drew: "
-        "0 2.12 and later, 1 2.1 to 2.11, 2 1.13 and 2.0; ValueError for another form or a release before 1.13.");
+        "Which torch releases' draws torch release `release` (\"2.4\", \"1.13.1\") made, where they differ: "
+        "0 2.13 and later, 1 2.12, 2 2.1 to 2.11, 3 1.13 and 2.0; ValueError for another form or a release before "
+        "1.13.");
   m.def("torch_cpu_seed", &seed_state, py::arg("seed"),
         "A torch CPU generator state (torch.Generator.get_state() layout, 5056 uint8) seeded as torch seeds it.");
   m.def("torch_cpu_draw", &draw, py::arg("state"), py::arg("kind"), py::arg("kernel"), py::arg("out"),
@@ -402,5 +405,6 @@ void register_torch_cpu(py::module_& m) {
         "advancing `state` in place as torch's generator would: a/b are uniform/normal/bernoulli's parameters "
         "(exponential: a = lambda; geometric: a = p; cauchy: a = median, b = sigma), "
         "ilow/ihigh randint's [low, high); random_from: ilow = from (random_(from, None); -2**63: the full 64-bit range); "
-        "release: which torch releases' float16/bfloat16 uniform and normal (0: 2.12 on, 1: 2.1 to 2.11, 2: 1.13 and 2.0).");
+        "release: which torch releases' draws (torch_cpu_release's number: 0 2.13 on, 1 2.12, 2 2.1 to 2.11, 3 1.13 "
+        "and 2.0).");
 }

@@ -53,10 +53,10 @@ const char* cpu_kind_name(CpuKind kind);
 // `r`: which torch releases' float16/bfloat16 uniform and normal
 // (rng/torch_cpu.h Release).
 void cpu_draw(torch_cpu::State& s, CpuKind kind, torch_cpu::Kernel k, const at::Tensor& out, double a, double b,
-              int64_t ilow, int64_t ihigh, torch_cpu::Release r = torch_cpu::Release::r2_12);
+              int64_t ilow, int64_t ihigh, torch_cpu::Release r = torch_cpu::Release::r2_13);
 inline void cpu_draw(torch_cpu::State& s, const std::string& kind, torch_cpu::Kernel k, const at::Tensor& out,
                      double a, double b, int64_t ilow, int64_t ihigh,
-                     torch_cpu::Release r = torch_cpu::Release::r2_12) {
+                     torch_cpu::Release r = torch_cpu::Release::r2_13) {
   cpu_draw(s, cpu_kind(kind), k, out, a, b, ilow, ihigh, r);
 }
 // A tensor-p bernoulli's p outside [0, 1] (ValueError from Python; the mode

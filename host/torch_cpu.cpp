@@ -150,18 +150,20 @@ void f32_to_16(const float* in, int64_t n, uint16_t* out, bool bf16) {
   for (int64_t i = 0; i < n; ++i) out[i] = math::f32_to_f16_bits(in[i]);
 }
 
-XRNG_FMA_CLONES void randn_f32(State& s, int64_t n, float mean, float std, Kernel k, float* out) {
+// `fused`: fuses_normal (false only with kernel scalar)
+XRNG_FMA_CLONES void randn_f32(State& s, int64_t n, float mean, float std, Kernel k, float* out, bool fused) {
 #if defined(XRNG_TORCH_AVX2)
   if (k == Kernel::x86 && has_avx2_fma())
     return normal_f32_with(s, n, out, [=](float* d) { fill16_x86_avx2(d, mean, std); });
 #endif
-  normal_f32(s, n, mean, std, k, out);
+  normal_f32(s, n, mean, std, k, out, fused);
 }
 // normal_f32_blocks_with's values (each block of 16 uniforms drawn, transformed and
 // stored in turn; then the tail block at n - 16), with up to 64 blocks drawn
 // before they are transformed and converted together: the draw of a block
 // never depends on the transform of the one before.
-XRNG_FMA_CLONES void randn_f16(State& s, int64_t n, float mean, float std, Kernel k, uint16_t* out, bool bf16) {
+XRNG_FMA_CLONES void randn_f16(State& s, int64_t n, float mean, float std, Kernel k, uint16_t* out, bool bf16,
+                               bool fused) {
   auto run = [&](auto fill16) {
     if (n < 16) throw std::invalid_argument("torch_cpu::normal: n < 16 takes torch's float64 path");
     constexpr int64_t kChunk = 64 * 16;
@@ -182,7 +184,7 @@ XRNG_FMA_CLONES void randn_f16(State& s, int64_t n, float mean, float std, Kerne
 #if defined(XRNG_TORCH_AVX2)
   if (k == Kernel::x86 && has_avx2_fma()) return run([=](float* d) { fill16_x86_avx2(d, mean, std); });
 #endif
-  run([=](float* d) { normal_fill16(d, mean, std, k); });
+  run([=](float* d) { normal_fill16(d, mean, std, k, fused); });
 }
 }  // namespace
 
@@ -234,8 +236,8 @@ void store_f64(DType dtype, void* out, int64_t i, double v) {
 XRNG_FMA_CLONES void normal_each(State& s, int64_t n, double mean, double std, Kernel k, DType dtype, void* out) {
   for (int64_t i = 0; i < n; ++i) store_f64(dtype, out, i, normal_f64_value(s, mean, std, k));
 }
-XRNG_FMA_CLONES void normal_fill_f64(State& s, int64_t n, double mean, double std, double* out) {
-  normal_f64(s, n, mean, std, out);
+XRNG_FMA_CLONES void normal_fill_f64(State& s, int64_t n, double mean, double std, double* out, bool fused) {
+  normal_f64(s, n, mean, std, out, fused);
 }
 XRNG_FMA_CLONES void exponential_each(State& s, int64_t n, double lambda, DType dtype, void* out) {
   for (int64_t i = 0; i < n; ++i) store_f64(dtype, out, i, exponential_value(s, lambda));
@@ -304,20 +306,18 @@ void randn(State& s, int64_t n, double mean, double std, Kernel k, DType dtype, 
   if (!(std >= 0.0)) throw std::invalid_argument("torch_cpu randn: std must be >= 0");
   if (n >= 16 && contiguous) {
     const float mf = static_cast<float>(mean), sf = static_cast<float>(std);  // torch's opmath cast
-    if (r != Release::r2_12 && (dtype == DType::f16 || dtype == DType::bf16)) {
+    const bool fused = fuses_normal(k, r), sixteen = dtype == DType::f16 || dtype == DType::bf16;
+    const bool bf16 = dtype == DType::bf16;
+    if (sixteen && (r == Release::r2_1 || r == Release::r1_13)) {
       auto* o = static_cast<uint16_t*>(out);
-      return normal16_legacy(s, n, mf, sf, dtype == DType::bf16, r, k, [o](int64_t i, uint16_t v) { o[i] = v; });
+      return normal16_legacy(s, n, mf, sf, bf16, r, k, [o](int64_t i, uint16_t v) { o[i] = v; });
     }
-    switch (dtype) {
-      case DType::f32:
-        return randn_f32(s, n, mf, sf, k, static_cast<float*>(out));
-      case DType::f16:
-        return randn_f16(s, n, mf, sf, k, static_cast<uint16_t*>(out), false);
-      case DType::bf16:
-        return randn_f16(s, n, mf, sf, k, static_cast<uint16_t*>(out), true);
-      default:
-        return normal_fill_f64(s, n, mean, std, static_cast<double*>(out));
-    }
+    if (sixteen && r == Release::r2_12)  // the scalar kernel on both, mean and std in the 16-bit type first
+      return randn_f16(s, n, round16(mf, bf16), round16(sf, bf16), Kernel::scalar, static_cast<uint16_t*>(out), bf16,
+                       fused);
+    if (sixteen) return randn_f16(s, n, mf, sf, k, static_cast<uint16_t*>(out), bf16, fused);
+    if (dtype == DType::f32) return randn_f32(s, n, mf, sf, k, static_cast<float*>(out), fused);
+    return normal_fill_f64(s, n, mean, std, static_cast<double*>(out), fused);
   }
   normal_each(s, n, mean, std, k, dtype, out);
 }
@@ -329,7 +329,7 @@ void uniform(State& s, int64_t n, double from, double to, Kernel k, DType dtype,
   if (dtype == DType::f64) return uniform_f64_loop(s, n, from, to, k, static_cast<double*>(out));
   const float f = static_cast<float>(from), t = static_cast<float>(to);  // torch's opmath (float) bounds
   if (!std::isfinite(t - f)) throw std::invalid_argument("torch_cpu uniform: to - from overflows float");
-  if (r != Release::r2_12 && dtype != DType::f32) {  // the 16-bit types' bounds and uniforms of 1.13 to 2.11
+  if ((r == Release::r2_1 || r == Release::r1_13) && dtype != DType::f32) {  // 16-bit bounds, uniforms of 1.13..2.11
     const bool bf16 = dtype == DType::bf16;
     const float f16 = round16(f, bf16), t16 = round16(t, bf16);
     const uint32_t values = bf16 ? 256u : 2048u, mask = values - 1;
@@ -374,7 +374,7 @@ void cauchy_f64(State& s, int64_t n, double median, double sigma, Kernel k, doub
 }
 
 void rand(State& s, int64_t n, DType dtype, void* out, Release r) {
-  if (r != Release::r2_12 && (dtype == DType::f16 || dtype == DType::bf16)) {
+  if ((r == Release::r2_1 || r == Release::r1_13) && (dtype == DType::f16 || dtype == DType::bf16)) {
     const bool bf16 = dtype == DType::bf16;
     const uint16_t* bits = uniform16_legacy_bits(bf16);
     const uint32_t mask = bf16 ? 0xffu : 0x7ffu;

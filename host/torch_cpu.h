@@ -20,16 +20,16 @@ namespace xrng::torch_cpu {
 // 16-wide transform; float32 and the 16-bit types through `k`'s kernel,
 // float64 through NormalFill16<double>), anything else torch's element-wise
 // at::normal_distribution<double> (normal_f64_value, the cached second
-// normal included). `r`: which torch releases' float16/bfloat16 16-wide
-// normal (r2_1, r1_13: normal16_legacy). Throws std::invalid_argument for
-// another dtype, before drawing.
+// normal included). `r`: which torch releases' 16-wide normal (Release:
+// fuses_normal, normal16_legacy, 2.12's 16-bit one). Throws
+// std::invalid_argument for another dtype, before drawing.
 void randn(State& s, int64_t n, double mean, double std, Kernel k, DType dtype, void* out, bool contiguous = true,
-           Release r = Release::r2_12);
+           Release r = Release::r2_13);
 
 // torch.rand / uniform_(0, 1) into n contiguous elements of dtype f32, f64,
 // f16 or bf16 (`r`: which releases' 16-bit uniforms). Throws
 // std::invalid_argument for another dtype.
-void rand(State& s, int64_t n, DType dtype, void* out, Release r = Release::r2_12);
+void rand(State& s, int64_t n, DType dtype, void* out, Release r = Release::r2_13);
 
 // uniform_(from, to) (from <= to, both finite) into n elements of dtype
 // f32, f64, f16 or bf16, in torch's order: uniform_f32_ab / uniform_f64_ab,
@@ -37,7 +37,7 @@ void rand(State& s, int64_t n, DType dtype, void* out, Release r = Release::r2_1
 // [0, 1) equals rand(). Release r2_1 and r1_13 (f16 and bf16 only):
 // uniform16_legacy_ab. Throws std::invalid_argument before drawing.
 void uniform(State& s, int64_t n, double from, double to, Kernel k, DType dtype, void* out,
-             Release r = Release::r2_12);
+             Release r = Release::r2_13);
 
 // exponential_(lambda) (lambda > 0) into n elements of dtype f32, f64, f16
 // or bf16, in torch's order (exponential_value cast to the dtype). Throws

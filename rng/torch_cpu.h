@@ -35,23 +35,36 @@ namespace xrng::torch_cpu {
 
 enum class Kernel { x86, scalar };
 
-// Which torch releases' float16 and bfloat16 uniforms and 16-wide normals
-// (torch.rand, uniform_, and randn / normal_ of 16 or more contiguous
-// elements in those dtypes) a stream gives; every other draw is the same in
-// all of them (SPEC.md 14.6 lists what else differs per release).
-// - r2_12: torch 2.12 and later (the float32 uniform, rounded; the float32
-//   16-wide normal of `Kernel`, rounded).
+// Which torch releases' CPU draws a stream gives, where they differ (SPEC.md
+// 14.7): the 16-wide normal (randn / normal_ of 16 or more contiguous
+// elements) and, in float16 and bfloat16, the uniforms (rand, uniform_).
+// Every other draw is the same in all of them (SPEC.md 14.6 lists what else
+// differs per release, which no Release reproduces).
+// - r2_13: torch 2.13 and later (the float32 uniform, rounded; the float32
+//   16-wide normal of `Kernel`, rounded; its last multiply-add fused on
+//   both kernels).
+// - r2_12: torch 2.12: as r2_13, but the default build (kernel scalar) does
+//   not fuse the 16-wide normal's last multiply-add (float32, float64), and
+//   the float16/bfloat16 16-wide normal is the scalar kernel's on both
+//   kernels, with mean and std cast to the 16-bit type first (fused on x86).
 // - r2_1: torch 2.1 to 2.11 (11- and 8-bit uniforms; the 16-wide normal with
 //   every step rounded to the 16-bit type, glibc's logf, sinf and cosf: the
-//   same on every CPU). uniform16_legacy, normal_fill16_legacy.
+//   same on every CPU; uniform16_legacy, normal_fill16_legacy); float32 and
+//   float64 as r2_12.
 // - r1_13: torch 1.13 and 2.0: as r2_1 but float16's 16-wide normal, whose
 //   logarithm, sine, cosine and last two steps are float's.
-enum class Release { r2_12, r2_1, r1_13 };
+// The numbers are the Python and mode interfaces' (kReleaseCount of them).
+enum class Release { r2_13 = 0, r2_12 = 1, r2_1 = 2, r1_13 = 3 };
+inline constexpr int kReleaseCount = 4;
+
+// Whether the 16-wide normal's last step, radius c std + mean, is one fused
+// multiply-add: torch's AVX2 build always, its default build from 2.13 on.
+inline bool fuses_normal(Kernel k, Release r) { return k == Kernel::x86 || r == Release::r2_13; }
 
 // The Release of torch release "MAJOR.MINOR" or "MAJOR.MINOR.PATCH" (a
 // local suffix such as "+cu121" ignored): r1_13 for 1.13 and 2.0, r2_1 for
-// 2.1 to 2.11, r2_12 from 2.12 on. std::invalid_argument for another form
-// or a release before 1.13 (not measured: SPEC.md 14.6).
+// 2.1 to 2.11, r2_12 for 2.12, r2_13 from 2.13 on. std::invalid_argument for
+// another form or a release before 1.13 (not measured: SPEC.md 14.6).
 inline Release release_of(const std::string& version) {
   const std::string v = version.substr(0, version.find('+'));
   long part[3] = {0, 0, 0};
@@ -69,7 +82,7 @@ inline Release release_of(const std::string& version) {
   const long mm = part[0] * 1000 + part[1];
   if (mm < 1013)
     throw std::invalid_argument("torch release " + version + ": the torch CPU streams are checked from 1.13 on");
-  return mm <= 2000 ? Release::r1_13 : mm <= 2011 ? Release::r2_1 : Release::r2_12;
+  return mm <= 2000 ? Release::r1_13 : mm <= 2011 ? Release::r2_1 : mm == 2012 ? Release::r2_12 : Release::r2_13;
 }
 
 // at::mt19937 (ATen/core/MT19937RNGEngine.h): MT19937 with torch's
@@ -284,8 +297,9 @@ inline void uniforms_f64(State& s, double* out, int64_t n) { s.mt.generate64(out
 
 // NormalFill16: data[0..8) and data[8..16) are 16 uniforms in [0, 1); on
 // return, 16 normals (u1 = 1 - data[j], u2 = data[j + 8]: radius cos theta
-// into j, radius sin theta into j + 8, each fma(., std, mean)).
-inline void normal_fill16(float* data, float mean, float std, Kernel k) {
+// into j, radius sin theta into j + 8, each fma(., std, mean), or, `fused`
+// false (fuses_normal: kernel scalar before 2.13), . * std + mean).
+inline void normal_fill16(float* data, float mean, float std, Kernel k, bool fused = true) {
   for (int j = 0; j < 8; ++j) {
     const float u1 = 1.0f - data[j];
     const float u2 = data[j + 8];
@@ -301,15 +315,16 @@ inline void normal_fill16(float* data, float mean, float std, Kernel k) {
       s = detail::glibc_sinf(theta);
       c = detail::glibc_cosf(theta);
     }
-    data[j] = std::fma(radius * c, std, mean);
-    data[j + 8] = std::fma(radius * s, std, mean);
+    data[j] = fused ? std::fma(radius * c, std, mean) : radius * c * std + mean;
+    data[j + 8] = fused ? std::fma(radius * s, std, mean) : radius * s * std + mean;
   }
 }
 
 // NormalFill16<double> (torch's scalar template, every kernel: the AVX2
 // specialisation is float's only): 16 float64 uniforms in, 16 normals out,
-// through glibc's binary64 log and sincos.
-inline void normal_fill16_f64(double* data, double mean, double std) {
+// through glibc's binary64 log and sincos; the last step fused as
+// normal_fill16's (`fused`: fuses_normal).
+inline void normal_fill16_f64(double* data, double mean, double std, bool fused = true) {
   for (int j = 0; j < 8; ++j) {
     const double u1 = 1.0 - data[j];
     const double u2 = data[j + 8];
@@ -317,8 +332,8 @@ inline void normal_fill16_f64(double* data, double mean, double std) {
     const double theta = 2.0 * 3.14159265358979323846 * u2;  // 2.0f * pi<double>, folded
     double s, c;
     detail::glibc_sincos(theta, &s, &c);
-    data[j] = std::fma(radius * c, std, mean);
-    data[j + 8] = std::fma(radius * s, std, mean);
+    data[j] = fused ? std::fma(radius * c, std, mean) : radius * c * std + mean;
+    data[j + 8] = fused ? std::fma(radius * s, std, mean) : radius * s * std + mean;
   }
 }
 
@@ -439,20 +454,20 @@ inline void normal_f32_with(State& s, int64_t n, float* out, Fill16 fill16) {
     fill16(tail);
   }
 }
-inline void normal_f32(State& s, int64_t n, float mean, float std, Kernel k, float* out) {
-  normal_f32_with(s, n, out, [=](float* d) { normal_fill16(d, mean, std, k); });
+inline void normal_f32(State& s, int64_t n, float mean, float std, Kernel k, float* out, bool fused = true) {
+  normal_f32_with(s, n, out, [=](float* d) { normal_fill16(d, mean, std, k, fused); });
 }
 
 // normal_fill for a contiguous float64 output of n >= 16 elements: as
 // float32's with float64 uniforms (2 words each) and normal_fill16_f64.
-inline void normal_f64(State& s, int64_t n, double mean, double std, double* out) {
+inline void normal_f64(State& s, int64_t n, double mean, double std, double* out, bool fused = true) {
   if (n < 16) throw std::invalid_argument("torch_cpu::normal_f64: n < 16 takes torch's element-wise path");
   uniforms_f64(s, out, n);
-  for (int64_t i = 0; i < n - 15; i += 16) normal_fill16_f64(out + i, mean, std);
+  for (int64_t i = 0; i < n - 15; i += 16) normal_fill16_f64(out + i, mean, std, fused);
   if (n % 16 != 0) {
     double* tail = out + n - 16;
     uniforms_f64(s, tail, 16);
-    normal_fill16_f64(tail, mean, std);
+    normal_fill16_f64(tail, mean, std, fused);
   }
 }
 

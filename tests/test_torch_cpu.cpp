@@ -315,8 +315,10 @@ TEST_CASE("torch_cpu: release_of names the 16-bit draws of a torch release") {
   CHECK(tc::release_of("2.1") == tc::Release::r2_1);
   CHECK(tc::release_of("2.11.0+cu130") == tc::Release::r2_1);
   CHECK(tc::release_of("2.12") == tc::Release::r2_12);
-  CHECK(tc::release_of("2.15.0") == tc::Release::r2_12);
-  CHECK(tc::release_of("10.0") == tc::Release::r2_12);
+  CHECK(tc::release_of("2.12.1") == tc::Release::r2_12);
+  CHECK(tc::release_of("2.13") == tc::Release::r2_13);
+  CHECK(tc::release_of("2.15.0") == tc::Release::r2_13);
+  CHECK(tc::release_of("10.0") == tc::Release::r2_13);
   for (const char* bad : {"", "2", "2.", "2.4.", ".4", "2..4", "2.4.1.1", "a.b", "2.x", "1.12.1", "0.4", "1234567.1"})
     CHECK_THROWS_AS(tc::release_of(bad), std::invalid_argument);
 }
@@ -373,7 +375,7 @@ TEST_CASE("torch_cpu: draws equal torch's own fingerprints (tests/data/golden_to
     REQUIRE(!in.fail());
     // "torch-cpu-x86@2.11.0": drawn by that older torch (its float16/bfloat16 draws, SPEC.md 14.7)
     const size_t at = stream.find('@');
-    const tc::Release r = at == std::string::npos ? tc::Release::r2_12 : tc::release_of(stream.substr(at + 1));
+    const tc::Release r = at == std::string::npos ? tc::Release::r2_13 : tc::release_of(stream.substr(at + 1));
     const tc::Kernel k = stream.substr(0, at) == "torch-cpu-x86" ? tc::Kernel::x86 : tc::Kernel::scalar;
     const xrng::DType dt = dtype == "f64"   ? xrng::DType::f64
                            : dtype == "f16" ? xrng::DType::f16
@@ -421,9 +423,9 @@ TEST_CASE("torch_cpu: draws equal torch's own fingerprints (tests/data/golden_to
     CHECK_MESSAGE(h.hex() == want, line);
     ++checked;
   }
-  CHECK(checked == 312);  // 90 cases per stream from torch 2.15 (the first 19 of each from before the float64
-                          // normal, then 4 cauchy_, 3 bernoulli_, then the 33 float16/bfloat16 ones), and
-                          // those 33 from torch 2.11.0 and 2.0.1 per stream
+  CHECK(checked == 464);  // 92 cases per stream from torch 2.15 (the first 19 of each from before the float64
+                          // normal, then 4 cauchy_, 3 bernoulli_, then the 35 whose values depend on the
+                          // release), and those 35 from torch 2.13.0, 2.12.1, 2.11.0 and 2.0.1 per stream
 }
 
 TEST_CASE("torch_cpu: binary64 log, log1p, sincos, exp equal this host's glibc on the torch domain") {

@@ -22,14 +22,16 @@ elements of the dtype:
 Cases are only ever added (the C++ test counts them): an existing line must
 come out the same.
 
-The float16 and bfloat16 cases (CASES16; their bytes are the 16-bit patterns)
-are drawn by the imported torch too, and by each older torch given with
---older DIR (a directory holding that release's `torch` package, as
-tests/torch_versions/check.sh installs it), whose lines name the stream with
-its release: "torch-cpu-x86@2.11.0" (SPEC.md 14.7; only these draws depend on
-the release). The file was written by
+The cases of the draws that depend on the torch release (CASES16: float16
+and bfloat16, whose bytes are the 16-bit patterns, and the 16-wide float32
+and float64 normal with a mean and std) are drawn by the imported torch too,
+and by each older torch given with --older DIR (a directory holding that
+release's `torch` package, as tests/torch_versions/check.sh installs it),
+whose lines name the stream with its release: "torch-cpu-x86@2.11.0"
+(SPEC.md 14.7). The file was written by
 
-    python3 tools/make_golden_torch_cpu.py --older ~/.cache/xrng-torch-versions/torch-2.11.0 \
+    python3 tools/make_golden_torch_cpu.py --older ~/.cache/xrng-torch-versions/torch-2.13.0 \
+        --older ~/.cache/xrng-torch-versions/torch-2.12.1 --older ~/.cache/xrng-torch-versions/torch-2.11.0 \
         --older ~/.cache/xrng-torch-versions/torch-2.0.1
 
 (torch 2.15.0 imported; [OUT] before the options writes elsewhere).
@@ -105,7 +107,10 @@ CASES16 = ([("normal", d, s, n, 0.0, 1.0) for d in ("f16", "bf16") for s in (0, 
                                         ("uniform", 3, 1000, 0.0, 1.0), ("uniform", 8, 1000, -2.0, 5.5),
                                         ("uniform", 9, 1000, 256.0, 258.0), ("uniform", 10, 1000, 1000.0, 1001.0)]]
            # where torch 2.0.1's AVX2 build (a fused multiply-add) and its default one differ: element 124168
-           + [("normal", "f16", 3, 131072, 1.5, 0.3)])
+           + [("normal", "f16", 3, 131072, 1.5, 0.3)]
+           # the 16-wide float32 and float64 normal with a std that is not a power of two: its last multiply-add,
+           # fused in the default build (kernel scalar) from 2.13 on only
+           + [("normal", "f32", 3, 131072, 1.5, 0.3), ("normal", "f64", 3, 20000, 1.5, 0.3)])
 
 
 def child(cases, cap, path=None):

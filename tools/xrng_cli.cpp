@@ -151,8 +151,8 @@ std::string draw_help() {
       "(--mean/--std), geometric_ (--p; also i64), bernoulli_ (--p; also i64, i32, u8 for bool) in f32, f64, f16 or\n"
       "bf16; torch.randint(--low, --high, (N,)) (i64 default, i32) and torch.randperm(--n) (--dist perm or randperm,\n"
       "i64), on a CPU running torch's AVX2 or default kernel; besides those only --seed, --count, --dtype, --format.\n"
-      "@REL (MAJOR.MINOR[.PATCH], 1.13 on): the float16/bfloat16 uniform and normal of that torch release (1.13 to\n"
-      "2.11 drew them from 11- and 8-bit uniforms; SPEC.md 14.7), e.g. --stream torch-cpu-x86@2.4.\n"
+      "@REL (MAJOR.MINOR[.PATCH], 1.13 on): that torch release's values where releases differ (16-bit uniforms and\n"
+      "normals up to 2.12, the scalar kernel's unfused normal before 2.13; SPEC.md 14.7), e.g. torch-cpu-x86@2.4.\n"
       "--stream torch-cuda --sm-count N [--threads-per-sm T (default 2048)]: torch's CUDA generator (SPEC.md section\n"
       "15): torch.cuda.manual_seed(S); torch.rand(N) / uniform_(--low, --high) (f32, f64, f16, bf16), torch.randn(N),\n"
       "exponential_(--lambda|--rate), cauchy_(--median, --sigma), log_normal_(--mean, --std), geometric_(--p) or\n"
@@ -716,13 +716,12 @@ void write_out(const void* data, size_t n, uint64_t done, uint64_t total) {
 // The torch stream named by the value of --stream, or nullopt for an xrng version.
 // torch-cuda (rng/torch_cuda.h) gives torch.manual_seed(S); torch.rand(N) /
 // torch.randn(N) on a CUDA GPU of --sm-count SMs (--threads-per-sm, default 2048).
-// torch-cpu-x86@REL / torch-cpu-scalar@REL: the float16/bfloat16 uniform and
-// normal of torch release REL (xrng::torch_cpu::release_of; 1.13 to 2.11 drew
-// them differently).
+// torch-cpu-x86@REL / torch-cpu-scalar@REL: torch release REL's values where
+// releases differ (xrng::torch_cpu::release_of, SPEC.md 14.7).
 struct TorchStream {
   bool cuda = false;
   xrng::torch_cpu::Kernel kernel = xrng::torch_cpu::Kernel::x86;
-  xrng::torch_cpu::Release release = xrng::torch_cpu::Release::r2_12;
+  xrng::torch_cpu::Release release = xrng::torch_cpu::Release::r2_13;
 };
 std::optional<TorchStream> torch_stream(const std::vector<std::string>& args) {
   for (size_t i = 0; i + 1 < args.size(); ++i) {

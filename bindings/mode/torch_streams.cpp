@@ -30,8 +30,9 @@ namespace tc = xrng::torch_cpu;
 namespace ts = xrng::torch_streams;
 
 std::string torch_stream_name(const Config& c) {
-  static const char* const releases[] = {"", " (torch 2.1 to 2.11)", " (torch 1.13 and 2.0)"};
-  const char* rel = c.release >= 0 && c.release <= 2 ? releases[c.release] : "";
+  static const char* const releases[tc::kReleaseCount] = {"", " (torch 2.12)", " (torch 2.1 to 2.11)",
+                                                          " (torch 1.13 and 2.0)"};
+  const char* rel = c.release >= 0 && c.release < tc::kReleaseCount ? releases[c.release] : "";
   switch (c.torch) {
     case kTorchCpuX86: return std::string("torch-cpu-x86") + rel;
     case kTorchCpuScalar: return std::string("torch-cpu-scalar") + rel;

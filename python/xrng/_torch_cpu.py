@@ -14,11 +14,14 @@ torch's would; :meth:`TorchCPUGenerator.to_torch` writes its state back to a
 ``torch.Generator``.
 
 ``release="2.4"`` (any ``"MAJOR.MINOR[.PATCH]"`` from 1.13 on; None, the
-default: 2.12 and later) gives the float16 and bfloat16 ``rand``,
-``uniform_`` and ``randn``/``normal_`` of that torch release: torch 1.13 to
-2.11 drew them from 11- and 8-bit uniforms and ran the 16-wide normal in the
-16-bit type, the same on every CPU (SPEC.md 14.7). Every other draw is the
-same in all of them, but for the differences SPEC.md 14.6 lists.
+default: 2.13 and later) gives the draws of that torch release where
+releases differ (SPEC.md 14.7): the float16 and bfloat16 ``rand``,
+``uniform_`` and ``randn``/``normal_`` (torch 1.13 to 2.11 drew them from 11-
+and 8-bit uniforms and ran the 16-wide normal in the 16-bit type; 2.12 ran
+the scalar kernel there), and with ``kernel="scalar"`` the last step of the
+float32/float64 ``randn``/``normal_`` of 16 or more elements (fused from 2.13
+on only). Every other draw is the same in all of them, but for the
+differences SPEC.md 14.6 lists.
 
 Reproduced so far: rand/uniform_ on any [low, high) (float32, float64,
 float16, bfloat16), randn/normal_ in every floating dtype, any size and
@@ -47,13 +50,11 @@ from . import _C
 __all__ = ["TorchCPUGenerator", "torch_cpu"]
 
 _KERNELS = ("x86", "scalar")
-# Which releases' 16-bit draws (rng/torch_cpu.h Release): 0 2.12 on, 1 2.1 to 2.11, 2 1.13 and 2.0.
-_RELEASE_NAMES = ("2.12 and later", "2.1 to 2.11", "1.13 and 2.0")
 
 
 def release_number(release: Optional[str]) -> int:
-    """Release's number of a torch release string (None: the newest, 0);
-    ValueError (one line) for another form or a release before 1.13."""
+    """rng/torch_cpu.h Release's number of a torch release string (None: the
+    newest, 0); ValueError (one line) for another form or a release before 1.13."""
     if release is None:
         return 0
     if not isinstance(release, str):
@@ -72,7 +73,7 @@ class TorchCPUGenerator:
             raise ValueError(f"kernel must be 'x86' or 'scalar', got {kernel!r}")
         self._release = release_number(release)
         self.kernel = kernel
-        #: the torch release given (None: 2.12 and later)
+        #: the torch release given (None: 2.13 and later)
         self.release = release
         if isinstance(seed_or_generator, torch.Generator):
             if seed_or_generator.device.type != "cpu":
@@ -152,8 +153,8 @@ _dropout = _C._torch_cpu_dropout
 def torch_cpu(seed_or_generator: Union[int, torch.Generator], kernel: str = "x86",
               release: Optional[str] = None) -> TorchCPUGenerator:
     """A generator reproducing torch's CPU generator (see the module doc):
-    ``kernel`` "x86" or "scalar"; ``release`` the torch release whose
-    float16/bfloat16 uniform and normal to give ("2.4"; None: 2.12 and later)."""
+    ``kernel`` "x86" or "scalar"; ``release`` the torch release whose draws
+    to give where releases differ ("2.4"; None: 2.13 and later)."""
     return TorchCPUGenerator(seed_or_generator, kernel, release)
 
 

@@ -1,5 +1,6 @@
 """The torch CPU streams' `release` (SPEC.md 14.7): the float16/bfloat16 rand,
-uniform_ and randn/normal_ of torch 1.13 to 2.11 through every entry point
+uniform_ and randn/normal_ of torch 1.13 to 2.12, and the default build's
+unfused float32/float64 16-wide normal before 2.13, through every entry point
 (xrng.torch_cpu(release=), the mode's stream="torch-cpu-x86@R", the CLI's
 --stream torch-cpu-x86@R, the diffusers drop-in), each against the others and
 against the numbers the releases themselves gave: tests/data/golden_torch_cpu.txt
@@ -13,7 +14,7 @@ import torch
 
 import xrng
 
-RELEASES = ["1.13.1", "2.0", "2.4", "2.11.0", None]
+RELEASES = ["1.13.1", "2.0", "2.4", "2.11.0", "2.12.1", None]
 
 
 def _words(seed, n):
@@ -110,6 +111,29 @@ def test_release_changes_only_the_16_bit_draws():
     for i, (x, y) in enumerate(zip(draws["1.13"][:n16], draws["2.4"][:n16])):
         if x.dtype == torch.bfloat16 or i in (0, 3, 4, 6):  # bfloat16; float16 randn(7), rand, uniform_, strided
             assert torch.equal(x.view(torch.int16), y.view(torch.int16)), i
+
+
+def test_scalar_kernel_fuses_the_normal_from_2_13_on():
+    # radius c std + mean: one rounding (fma) in torch's AVX2 build always, in its default build from 2.13 on
+    for dt in (torch.float32, torch.float64):
+        draws = {(k, r): xrng.normal_(torch.empty(4096, dtype=dt), 1.5, 0.3, generator=xrng.torch_cpu(0, k, r))
+                 for k in ("x86", "scalar") for r in ("2.4", "2.12", "2.13", None)}
+        for r in ("2.4", "2.12", "2.13"):
+            assert torch.equal(draws[("x86", r)], draws[("x86", None)])
+        assert torch.equal(draws[("scalar", "2.13")], draws[("scalar", None)])
+        assert torch.equal(draws[("scalar", "2.4")], draws[("scalar", "2.12")])
+        assert not torch.equal(draws[("scalar", "2.12")], draws[("scalar", None)])
+        # a power-of-two std: the product is exact, fused or not
+        a = xrng.normal_(torch.empty(4096, dtype=dt), 1.5, 2.0, generator=xrng.torch_cpu(0, "scalar", "2.12"))
+        assert torch.equal(a, xrng.normal_(torch.empty(4096, dtype=dt), 1.5, 2.0, generator=xrng.torch_cpu(0, "scalar")))
+
+
+def test_2_12_sixteen_bit_normal_is_the_scalar_kernels():
+    # torch 2.12 ran the scalar kernel for float16/bfloat16 on x86 too (with mean and std in the 16-bit type)
+    for dt in (torch.float16, torch.bfloat16):
+        a = xrng.randn(65536, generator=xrng.torch_cpu(5, "x86", "2.12"), dtype=dt)
+        assert torch.equal(a, xrng.randn(65536, generator=xrng.torch_cpu(5, "scalar"), dtype=dt))
+        assert not torch.equal(a, xrng.randn(65536, generator=xrng.torch_cpu(5, "x86"), dtype=dt))
 
 
 @pytest.mark.parametrize("release,words", [("2.11", 33 + 16), ("2.12", 32 + 16)])

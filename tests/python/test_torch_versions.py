@@ -53,9 +53,6 @@ KNOWN = {
                "state": ["gamma", "randn f32 1", "randn f16 1", "randn bf16 1"]},
     **{v: {"values": _BERNOULLI_EXPONENTIAL + ["bernoulli p f16"]} for v in ("2.0.1", "2.1.2")},
     **{v: {"values": _BERNOULLI_EXPONENTIAL} for v in ("2.2.2", "2.3.1", "2.4.1", "2.5.1", "2.6.0")},
-    # 2.12 under AVX2 only: float16 / bfloat16 randn of 1000 elements or more (16 to 100 equal)
-    ("2.12.1", "avx2"): {"values": ["randn f16 1000", "randn f16 4099", "randn bf16 1000", "randn bf16 4099",
-                                    "randn latent f16"]},
 }
 
 
