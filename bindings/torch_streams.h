@@ -50,8 +50,8 @@ enum class CpuKind { uniform, normal, normal_each, exponential, geometric, log_n
 // The kind of that name (std::invalid_argument for another), and its name.
 CpuKind cpu_kind(const std::string& kind);
 const char* cpu_kind_name(CpuKind kind);
-// `r`: which torch releases' float16/bfloat16 uniform and normal
-// (rng/torch_cpu.h Release).
+// `r`: which torch releases' draws, where releases differ (rng/torch_cpu.h
+// Release).
 void cpu_draw(torch_cpu::State& s, CpuKind kind, torch_cpu::Kernel k, const at::Tensor& out, double a, double b,
               int64_t ilow, int64_t ihigh, torch_cpu::Release r = torch_cpu::Release::r2_13);
 inline void cpu_draw(torch_cpu::State& s, const std::string& kind, torch_cpu::Kernel k, const at::Tensor& out,

@@ -234,7 +234,9 @@ class Run {
       // torch's normal takes its 16-wide path only for a contiguous output
       const std::string k = kind == "normal" && !t.is_contiguous() ? "normal_each" : kind;
       with_cpu_state(gen_, [&](tc::State& s) {
-        host_fill(t, [&](at::Tensor& host) { refusing([&] { ts::cpu_draw(s, k, kernel(), host, a, b, ilow, ihigh, release()); }); });
+        host_fill(t, [&](at::Tensor& host) {
+          refusing([&] { ts::cpu_draw(s, k, kernel(), host, a, b, ilow, ihigh, release()); });
+        });
       });
       return;
     }

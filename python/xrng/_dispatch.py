@@ -111,7 +111,7 @@ def stream_arg(stream, engine: str, sm_count=None, threads_per_sm=None, profile=
     """``reproducible(stream=...)``: an xrng stream version (1 or 2, None: the
     newest) or one of torch's own generators: ``"torch-cpu-x86"``,
     ``"torch-cpu-scalar"`` (either with ``"@<torch release>"``, ``"torch-cpu-x86@2.4"``:
-    that release's float16/bfloat16 uniform and normal, :func:`xrng.torch_cpu`'s
+    that release's draws where releases differ, :func:`xrng.torch_cpu`'s
     ``release=``), ``"torch-cuda"`` (with ``sm_count=`` and
     ``threads_per_sm=``, or ``profile=``: :data:`xrng.torch_cuda` profiles).
     Returns what ``mode.stream`` records: the version, the torch-cpu stream's

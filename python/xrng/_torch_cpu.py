@@ -64,8 +64,11 @@ def release_number(release: Optional[str]) -> int:
 
 class TorchCPUGenerator:
     """torch's CPU generator state (mt19937 plus the cached normals) and the
-    normal kernel to reproduce. ``state`` is torch's own byte layout (a
+    normal kernel and torch release to reproduce. ``state`` is torch's own byte layout (a
     5056-element uint8 CPU tensor, as ``torch.Generator.get_state()``)."""
+
+    release: Optional[str] = None  # (class defaults: an object unpickled from before `release` existed)
+    _release = 0
 
     def __init__(self, seed_or_generator: Union[int, torch.Generator], kernel: str = "x86",
                  release: Optional[str] = None):

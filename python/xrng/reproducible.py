@@ -308,9 +308,9 @@ class reproducible:
             generator gives on an x86 CPU with AVX2 / on ARM or with
             ``ATEN_CPU_CAPABILITY=default``, on any host and device; the
             state is torch's CPU generator itself; ``seed``: None keeps its
-            state, an int seeds it at entry; ``"torch-cpu-x86@2.4"``: the
-            float16/bfloat16 uniform and normal of that torch release, as
-            ``xrng.torch_cpu(release=)``), ``"torch-cuda"`` with
+            state, an int seeds it at entry; ``"torch-cpu-x86@2.4"``: that
+            torch release's draws where releases differ, as
+            ``xrng.torch_cpu(release=)``, SPEC.md 14.7), ``"torch-cuda"`` with
             ``sm_count=`` and ``threads_per_sm=`` (default 2048), or
             ``profile=`` (``xrng.torch_cuda``'s): what torch's CUDA
             generator gives on that GPU. An op the stream does not reproduce
