@@ -331,14 +331,14 @@ void uniform(State& s, int64_t n, double from, double to, Kernel k, DType dtype,
   if (!std::isfinite(t - f)) throw std::invalid_argument("torch_cpu uniform: to - from overflows float");
   if ((r == Release::r2_1 || r == Release::r1_13) && dtype != DType::f32) {  // 16-bit bounds, uniforms of 1.13..2.11
     const bool bf16 = dtype == DType::bf16;
-    const float f16 = round16(f, bf16), t16 = round16(t, bf16);
+    const float f16 = round16(f, bf16), diff = round16(round16(t, bf16) - f16, bf16);
     const uint32_t values = bf16 ? 256u : 2048u, mask = values - 1;
     if (n < 2 * static_cast<int64_t>(values)) {
-      s.mt.generate(static_cast<uint16_t*>(out), n, [=](uint32_t w) { return uniform16_legacy_ab(w, f16, t16, bf16); });
+      s.mt.generate(static_cast<uint16_t*>(out), n, [=](uint32_t w) { return uniform16_legacy_ab(w, f16, diff, bf16); });
       return;
     }
     uint16_t table[2048];  // the value of each of the type's uniforms (a function of the word's low bits)
-    for (uint32_t i = 0; i < values; ++i) table[i] = uniform16_legacy_ab(i, f16, t16, bf16);
+    for (uint32_t i = 0; i < values; ++i) table[i] = uniform16_legacy_ab(i, f16, diff, bf16);
     s.mt.generate(static_cast<uint16_t*>(out), n, [&table, mask](uint32_t w) { return table[w & mask]; });
     return;
   }

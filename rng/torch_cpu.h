@@ -503,11 +503,12 @@ inline void normal_f32_blocks(State& s, int64_t n, float mean, float std, Kernel
 // bfloat16 in every one of them). Values are carried here as floats that
 // the 16-bit type holds exactly.
 
-// The float nearest-even rounded to float16 (bf16: bfloat16), as a float.
-inline float round16(float x, bool bf16) {
-  return bf16 ? math::bf16_bits_to_f32(math::f32_to_bf16_bits(x)) : math::f16_bits_to_f32(math::f32_to_f16_bits(x));
-}
+// The float nearest-even rounded to float16 (bf16: bfloat16): its bits, a
+// 16-bit value as a float, and the rounded float (bits16 of round16(x) is
+// bits16 of x, NaNs included).
 inline uint16_t bits16(float x, bool bf16) { return bf16 ? math::f32_to_bf16_bits(x) : math::f32_to_f16_bits(x); }
+inline float unbits16(uint16_t b, bool bf16) { return bf16 ? math::bf16_bits_to_f32(b) : math::f16_bits_to_f32(b); }
+inline float round16(float x, bool bf16) { return unbits16(bits16(x, bf16), bf16); }
 
 // uniform_real_distribution<Half | BFloat16>(0, 1): the low 11 (bf16: 8) bits
 // of one word times 2^-11 (2^-8), exact in the type.
@@ -529,13 +530,13 @@ inline const uint16_t* uniform16_legacy_bits(bool bf16) {
 
 // uniform_(from, to) into float16/bfloat16 (from, to already cast to the
 // type, as torch's kernel casts them): x (to - from) + from, the difference
-// rounded to the type (its operator-), the product and sum in float (x and
-// the difference have at most 11 significant bits each: the product is
-// exact, so a fused multiply-add gives the same), rounded to the type. No
-// value equal to `to` is replaced (those releases had no such step).
-inline uint16_t uniform16_legacy_ab(uint32_t w, float from, float to, bool bf16) {
-  const float x = uniform16_legacy(w, bf16);
-  return bits16(x * round16(to - from, bf16) + from, bf16);
+// rounded to the type (its operator-; `diff` = round16(to - from), a
+// function of the call alone), the product and sum in float (x and the
+// difference have at most 11 significant bits each: the product is exact,
+// so a fused multiply-add gives the same), rounded to the type. No value
+// equal to `to` is replaced (those releases had no such step).
+inline uint16_t uniform16_legacy_ab(uint32_t w, float from, float diff, bool bf16) {
+  return bits16(uniform16_legacy(w, bf16) * diff + from, bf16);
 }
 
 // NormalFill16<Half | BFloat16> of those releases, in three parts: for
@@ -564,11 +565,11 @@ struct Legacy16 {
   }
   float cos(float u) const { return all16 ? round16(detail::glibc_cosf(theta(u)), bf16) : detail::glibc_cosf(theta(u)); }
   float sin(float u) const { return all16 ? round16(detail::glibc_sinf(theta(u)), bf16) : detail::glibc_sinf(theta(u)); }
-  // the element from the radius and cos (or sin); m and sd: mean and std cast to the type
-  float out(float radius, float cs, float m, float sd, Kernel k) const {
-    if (all16) return round16(round16(round16(radius * cs, bf16) * sd, bf16) + m, bf16);
+  // the element's bits from the radius and cos (or sin); m and sd: mean and std cast to the type
+  uint16_t out(float radius, float cs, float m, float sd, Kernel k) const {
+    if (all16) return bits16(round16(round16(radius * cs, bf16) * sd, bf16) + m, bf16);
     const float rc = radius * cs;
-    return round16(k == Kernel::x86 ? std::fma(rc, sd, m) : rc * sd + m, bf16);
+    return bits16(k == Kernel::x86 ? std::fma(rc, sd, m) : rc * sd + m, bf16);
   }
 };
 
@@ -578,8 +579,8 @@ inline void normal_fill16_legacy(float* data, float mean, float std, bool bf16, 
   const float m = round16(mean, bf16), sd = round16(std, bf16);  // (scalar_t mean, std)
   for (int j = 0; j < 8; ++j) {
     const float radius = f.radius(data[j]), u2 = data[j + 8];
-    data[j] = f.out(radius, f.cos(u2), m, sd, k);
-    data[j + 8] = f.out(radius, f.sin(u2), m, sd, k);
+    data[j] = unbits16(f.out(radius, f.cos(u2), m, sd, k), bf16);
+    data[j + 8] = unbits16(f.out(radius, f.sin(u2), m, sd, k), bf16);
   }
 }
 
@@ -623,8 +624,8 @@ inline void normal16_legacy(State& s, int64_t n, float mean, float std, bool bf1
     s.mt.generate(w, 16, [mask](uint32_t x) { return x & mask; });
     for (int j = 0; j < 8; ++j) {
       const float radius = t.radius[w[j]];
-      store(at + j, bits16(f.out(radius, t.cos[w[j + 8]], m, sd, k), bf16));
-      store(at + j + 8, bits16(f.out(radius, t.sin[w[j + 8]], m, sd, k), bf16));
+      store(at + j, f.out(radius, t.cos[w[j + 8]], m, sd, k));
+      store(at + j + 8, f.out(radius, t.sin[w[j + 8]], m, sd, k));
     }
   };
   const int64_t full = n - n % 16;
