@@ -1,5 +1,5 @@
-"""An older torch release's own float16/bfloat16 CPU draws against xrng's
-copy of them (xrng.torch_cpu(release=R), SPEC.md 14.7), for the same values.
+"""An older torch release's own float16/bfloat16 CPU draws and scalar-p
+bernoulli_ (2.0 to 2.6: MKL's) against xrng's copy of them (xrng.torch_cpu(release=R), SPEC.md 14.7), for the same values.
 One torch per process: the older release (a directory holding its `torch`
 package, as tests/torch_versions/check.sh installs it) runs in a subprocess
 of this script, xrng with the torch this Python imports. Each row alternates
@@ -24,7 +24,9 @@ ROWS = [("randn f16 (2,4,128,128)", "randn", (2, 4, 128, 128), "float16"),
         ("rand f16 2^20", "rand", (1 << 20,), "float16"),
         ("rand bf16 2^20", "rand", (1 << 20,), "bfloat16"),
         ("uniform_(-2, 5.5) f16 2^20", "uniform", (1 << 20,), "float16"),
-        ("randn f16 100", "randn", (100,), "float16")]
+        ("randn f16 100", "randn", (100,), "float16"),
+        ("bernoulli_(0.3) f32 2^20", "bernoulli", (1 << 20,), "float32"),
+        ("bernoulli_(0.3) bool 2^20", "bernoulli", (1 << 20,), "bool")]
 
 TIMER = r"""
 import json, statistics, sys, time, torch
@@ -34,6 +36,8 @@ if release == "-":
     def draw(kind, shape, dt):
         if kind == "uniform":
             return torch.empty(shape, dtype=dt).uniform_(-2, 5.5, generator=g)
+        if kind == "bernoulli":
+            return torch.empty(shape, dtype=dt).bernoulli_(0.3, generator=g)
         return (torch.randn if kind == "randn" else torch.rand)(shape, dtype=dt, generator=g)
 else:
     import xrng
@@ -41,6 +45,8 @@ else:
     def draw(kind, shape, dt):
         if kind == "uniform":
             return xrng.uniform_(torch.empty(shape, dtype=dt), -2, 5.5, generator=g)
+        if kind == "bernoulli":
+            return xrng.bernoulli_(torch.empty(shape, dtype=dt), 0.3, generator=g)
         return (xrng.randn if kind == "randn" else xrng.rand)(shape, dtype=dt, generator=g)
 out = {"version": torch.__version__.split("+")[0]}
 for name, kind, shape, dt in rows:

@@ -54,7 +54,8 @@ struct Config {
   uint32_t sm_count = 0;
   uint32_t threads_per_sm = 2048;
   // torch-cpu: which torch releases' draws (rng/torch_cpu.h Release, by its
-  // number: 0 2.13 and later, 1 2.12, 2 2.1 to 2.11, 3 1.13 and 2.0).
+  // number: 0 2.13 and later, 1 2.12, 2 2.7 to 2.11, 3 2.1 to 2.6,
+  // 4 2.0, 5 1.13).
   int release = 0;
 };
 

@@ -514,7 +514,8 @@ PYBIND11_MODULE(_C, m) {
       py::arg("seeded") = false, py::arg("sm_count") = 0, py::arg("threads_per_sm") = 2048, py::arg("release") = 0,
       "Starts an entry of the dispatcher mode (installs its kernels at the first). torch: 0 xrng's streams, "
       "1 torch-cpu-x86, 2 torch-cpu-scalar, 3 torch-cuda (sm_count, threads_per_sm); release (torch-cpu only): "
-      "which torch releases' draws, 0 2.13 on, 1 2.12, 2 2.1 to 2.11, 3 1.13 and 2.0 (torch_cpu_release).");
+      "which torch releases' draws, 0 2.13 on, 1 2.12, 2 2.7 to 2.11, 3 2.1 to 2.6, 4 2.0, 5 1.13 "
+      "(torch_cpu_release).");
   m.def("_mode_end", &xrng::torch_api::mode::end, py::arg("check"),
         "Ends the innermost entry of the dispatcher mode (removes its kernels at the last).");
   m.def("_mode_active", &xrng::torch_api::mode::active, "Whether the dispatcher mode's kernels are installed.");

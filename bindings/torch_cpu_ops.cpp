@@ -61,18 +61,19 @@ struct Mod32 {
 
 // random_from_to's loop (randint, random_(from, to), random_(from, None)):
 // n elements of (w mod range) + lo as int64, cast to T (tc::randint_value;
-// below a range of 2^28 its one-word remainder by a multiplication).
+// below a range of `wide`, tc::randint_wide, its one-word remainder by a
+// multiplication).
 template <class T>
-void from_to_loop(tc::State& s, T* p, int64_t n, int64_t lo, uint64_t range) {
+void from_to_loop(tc::State& s, T* p, int64_t n, int64_t lo, uint64_t range, uint64_t wide) {
 #ifdef __SIZEOF_INT128__
-  if (range < (1ull << 28)) {
+  if (range < wide) {
     const Mod32 mod(static_cast<uint32_t>(range));
     for (int64_t i = 0; i < n; ++i)
       p[i] = static_cast<T>(static_cast<int64_t>(static_cast<uint64_t>(mod(s.random())) + static_cast<uint64_t>(lo)));
     return;
   }
 #endif
-  for (int64_t i = 0; i < n; ++i) p[i] = static_cast<T>(tc::randint_value(s, range, lo));
+  for (int64_t i = 0; i < n; ++i) p[i] = static_cast<T>(tc::randint_value(s, range, lo, wide));
 }
 
 // p[0..n) = draw(m, v)'s float64 values cast as torch casts them
@@ -182,7 +183,8 @@ void xrng::torch_streams::cpu_draw(tc::State& s, CpuKind kind, tc::Kernel k, con
             ihigh - 1 > xrng::torch_random::highest<scalar_t>())
           throw std::invalid_argument("torch_cpu randint: [low, high) does not fit the dtype");
       }
-      from_to_loop(s, out.data_ptr<scalar_t>(), n, lo, static_cast<uint64_t>(hi) - static_cast<uint64_t>(lo));
+      from_to_loop(s, out.data_ptr<scalar_t>(), n, lo, static_cast<uint64_t>(hi) - static_cast<uint64_t>(lo),
+                   tc::randint_wide(r));
     }), AT_EXPAND(AT_ALL_TYPES), at::kBool, at::kHalf, at::kBFloat16, AT_EXPAND(AT_BAREBONES_UNSIGNED_TYPES));
   } else if (kind == K::random_from) {  // random_(from, None), from = ilow (ihigh unused)
     if (ilow == std::numeric_limits<int64_t>::min()) {  // the full 64-bit range: its own kernel
@@ -198,7 +200,7 @@ void xrng::torch_streams::cpu_draw(tc::State& s, CpuKind kind, tc::Kernel k, con
     }
     const auto [lo, range] = xrng::torch_streams::random_from_bounds(dt, ilow, "torch_cpu random_");
     AT_DISPATCH_V2(dt, "torch_cpu_random_from", AT_WRAP([&] {
-      from_to_loop(s, out.data_ptr<scalar_t>(), n, lo, range);
+      from_to_loop(s, out.data_ptr<scalar_t>(), n, lo, range, tc::randint_wide(r));
     }), AT_EXPAND(AT_ALL_TYPES), at::kBool, at::kHalf, at::kBFloat16, AT_EXPAND(AT_BAREBONES_UNSIGNED_TYPES));
   } else if (kind == K::random) {  // random_() without a range: torch's random_kernel_cpu dtypes
     if (dt == at::kUInt16 || dt == at::kUInt32 || dt == at::kUInt64)
@@ -229,6 +231,11 @@ void xrng::torch_streams::cpu_draw(tc::State& s, CpuKind kind, tc::Kernel k, con
     if (!(a >= 0.0 && a <= 1.0)) throw std::invalid_argument("torch_cpu bernoulli: p must be in [0, 1]");
     AT_DISPATCH_ALL_TYPES_AND3(at::kBool, at::kHalf, at::kBFloat16, dt, "torch_cpu_bernoulli", [&] {
       auto* p = out.data_ptr<scalar_t>();
+      if (tc::mkl_bernoulli(r)) {  // torch 2.0 to 2.6: one word (for no elements too), MKL's MCG31
+        tc::MklBernoulli g(s, a);
+        g.fill(n, [p](int64_t i, bool v) { p[i] = static_cast<scalar_t>(v); });
+        return;
+      }
       for (int64_t i = 0; i < n; ++i) p[i] = static_cast<scalar_t>(tc::bernoulli_value(s, a));
     });
   } else {  // randperm
@@ -394,8 +401,11 @@ void register_torch_cpu(py::module_& m) {
   m.def("torch_cpu_release", [](const std::string& v) { return static_cast<int>(tc::release_of(v)); },
         py::arg("release"),
         "Which torch releases' draws torch release `release` (\"2.4\", \"1.13.1\") made, where they differ: "
-        "0 2.13 and later, 1 2.12, 2 2.1 to 2.11, 3 1.13 and 2.0; ValueError for another form or a release before "
-        "1.13.");
+        "0 2.13 and later, 1 2.12, 2 2.7 to 2.11, 3 2.1 to 2.6, 4 2.0, 5 1.13; ValueError for another form or a "
+        "release before 1.13.");
+  m.def("torch_cpu_mkl_bernoulli", [](int r) { return tc::mkl_bernoulli(parse_release(r)); }, py::arg("release"),
+        "Whether release number `release`'s scalar-p bernoulli_ is MKL's (torch 2.0 to 2.6: one word for the "
+        "call, the elements in row-major order whatever the strides; rng/torch_cpu.h MklBernoulli).");
   m.def("torch_cpu_seed", &seed_state, py::arg("seed"),
         "A torch CPU generator state (torch.Generator.get_state() layout, 5056 uint8) seeded as torch seeds it.");
   m.def("torch_cpu_draw", &draw, py::arg("state"), py::arg("kind"), py::arg("kernel"), py::arg("out"),
@@ -405,6 +415,6 @@ void register_torch_cpu(py::module_& m) {
         "advancing `state` in place as torch's generator would: a/b are uniform/normal/bernoulli's parameters "
         "(exponential: a = lambda; geometric: a = p; cauchy: a = median, b = sigma), "
         "ilow/ihigh randint's [low, high); random_from: ilow = from (random_(from, None); -2**63: the full 64-bit range); "
-        "release: which torch releases' draws (torch_cpu_release's number: 0 2.13 on, 1 2.12, 2 2.1 to 2.11, 3 1.13 "
-        "and 2.0).");
+        "release: which torch releases' draws (torch_cpu_release's number: 0 2.13 on, 1 2.12, 2 2.7 to 2.11, 3 2.1 "
+        "to 2.6, 4 2.0, 5 1.13).");
 }

@@ -11,8 +11,10 @@
 #include "torch_cpu.h"
 
 #include <cmath>
+#include <optional>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "../rng/detail/math.h"
 
@@ -308,7 +310,7 @@ void randn(State& s, int64_t n, double mean, double std, Kernel k, DType dtype, 
     const float mf = static_cast<float>(mean), sf = static_cast<float>(std);  // torch's opmath cast
     const bool fused = fuses_normal(k, r), sixteen = dtype == DType::f16 || dtype == DType::bf16;
     const bool bf16 = dtype == DType::bf16;
-    if (sixteen && (r == Release::r2_1 || r == Release::r1_13)) {
+    if (sixteen && legacy16(r)) {
       auto* o = static_cast<uint16_t*>(out);
       return normal16_legacy(s, n, mf, sf, bf16, r, k, [o](int64_t i, uint16_t v) { o[i] = v; });
     }
@@ -329,7 +331,7 @@ void uniform(State& s, int64_t n, double from, double to, Kernel k, DType dtype,
   if (dtype == DType::f64) return uniform_f64_loop(s, n, from, to, k, static_cast<double*>(out));
   const float f = static_cast<float>(from), t = static_cast<float>(to);  // torch's opmath (float) bounds
   if (!std::isfinite(t - f)) throw std::invalid_argument("torch_cpu uniform: to - from overflows float");
-  if ((r == Release::r2_1 || r == Release::r1_13) && dtype != DType::f32) {  // 16-bit bounds, uniforms of 1.13..2.11
+  if (legacy16(r) && dtype != DType::f32) {  // 16-bit bounds, uniforms of 1.13..2.11
     const bool bf16 = dtype == DType::bf16;
     const float f16 = round16(f, bf16), diff = round16(round16(t, bf16) - f16, bf16);
     const uint32_t values = bf16 ? 256u : 2048u, mask = values - 1;
@@ -374,7 +376,7 @@ void cauchy_f64(State& s, int64_t n, double median, double sigma, Kernel k, doub
 }
 
 void rand(State& s, int64_t n, DType dtype, void* out, Release r) {
-  if ((r == Release::r2_1 || r == Release::r1_13) && (dtype == DType::f16 || dtype == DType::bf16)) {
+  if (legacy16(r) && (dtype == DType::f16 || dtype == DType::bf16)) {
     const bool bf16 = dtype == DType::bf16;
     const uint16_t* bits = uniform16_legacy_bits(bf16);
     const uint32_t mask = bf16 ? 0xffu : 0x7ffu;
@@ -398,7 +400,7 @@ void rand(State& s, int64_t n, DType dtype, void* out, Release r) {
 
 // ---- whole draws of the discrete and log-normal draws (host/torch_cpu.h) -------------------
 
-void randint(State& s, int64_t n, int64_t low, int64_t high, DType dtype, void* out) {
+void randint(State& s, int64_t n, int64_t low, int64_t high, DType dtype, void* out, Release r) {
   if (!(high > low)) throw std::invalid_argument("torch_cpu randint: high must exceed low");
   if (dtype == DType::i32 && (low < INT32_MIN || high - 1 > INT32_MAX))
     throw std::invalid_argument("torch_cpu randint: [low, high) does not fit the dtype");
@@ -406,7 +408,7 @@ void randint(State& s, int64_t n, int64_t low, int64_t high, DType dtype, void* 
     throw std::invalid_argument("torch_cpu randint: dtype must be int64 or int32");
   const uint64_t range = static_cast<uint64_t>(high) - static_cast<uint64_t>(low);
   for (int64_t i = 0; i < n; ++i) {
-    const int64_t v = randint_value(s, range, low);
+    const int64_t v = randint_value(s, range, low, randint_wide(r));
     if (dtype == DType::i64)
       static_cast<int64_t*>(out)[i] = v;
     else
@@ -436,19 +438,34 @@ void geometric(State& s, int64_t n, double p, DType dtype, void* out) {
   for (int64_t i = 0; i < n; ++i) store_f64(dtype, out, i, geometric_value(s, p));
 }
 
-void bernoulli(State& s, int64_t n, double p, DType dtype, void* out) {
-  if (!(p >= 0.0 && p <= 1.0)) throw std::invalid_argument("torch_cpu bernoulli: p must be in [0, 1]");
+namespace {
+// bernoulli_(p)'s elements, one per call of `next`, into n elements of dtype.
+template <class Next>
+void bernoulli_store(int64_t n, DType dtype, void* out, Next&& next) {
   if (dtype == DType::i64 || dtype == DType::i32 || dtype == DType::u8) {
     for (int64_t i = 0; i < n; ++i) {
-      const bool b = bernoulli_value(s, p);
+      const bool b = next();
       if (dtype == DType::i64) static_cast<int64_t*>(out)[i] = b;
       else if (dtype == DType::i32) static_cast<int32_t*>(out)[i] = b;
       else static_cast<uint8_t*>(out)[i] = b;
     }
     return;
   }
-  check_float_dtype(dtype, "bernoulli");
-  for (int64_t i = 0; i < n; ++i) store_f64(dtype, out, i, bernoulli_value(s, p) ? 1.0 : 0.0);
+  for (int64_t i = 0; i < n; ++i) store_f64(dtype, out, i, next() ? 1.0 : 0.0);
+}
+}  // namespace
+
+void bernoulli(State& s, int64_t n, double p, DType dtype, void* out, Release r) {
+  if (!(p >= 0.0 && p <= 1.0)) throw std::invalid_argument("torch_cpu bernoulli: p must be in [0, 1]");
+  if (dtype != DType::i64 && dtype != DType::i32 && dtype != DType::u8) check_float_dtype(dtype, "bernoulli");
+  if (mkl_bernoulli(r)) {
+    MklBernoulli g(s, p);  // (its word drawn for n = 0 too)
+    std::vector<uint8_t> bits(static_cast<size_t>(n));
+    g.fill(n, [&bits](int64_t i, bool v) { bits[static_cast<size_t>(i)] = v; });
+    int64_t k = 0;
+    return bernoulli_store(n, dtype, out, [&] { return bits[static_cast<size_t>(k++)] != 0; });
+  }
+  bernoulli_store(n, dtype, out, [&] { return bernoulli_value(s, p); });
 }
 
 void randperm(State& s, int64_t n, int64_t* out) {
@@ -456,14 +473,16 @@ void randperm(State& s, int64_t n, int64_t* out) {
   torch_cpu::randperm(s, n, [out](int64_t i) { return out[i]; }, [out](int64_t i, int64_t v) { out[i] = v; });
 }
 
-void dropout(State& s, int64_t n, double p, DType dtype, const void* in, void* out, uint8_t* mask) {
+void dropout(State& s, int64_t n, double p, DType dtype, const void* in, void* out, uint8_t* mask, Release r) {
   check_float_dtype(dtype, "dropout");
   if (!(p >= 0.0 && p <= 1.0)) throw std::invalid_argument("torch_cpu dropout: p must be in [0, 1]");
   const double q = 1.0 - p;  // bernoulli_'s probability and the divisor
+  // (p = 1: every element dropped, nothing drawn; p = 0 or no elements: the input itself, nothing drawn)
+  std::optional<MklBernoulli> mkl;
+  if (mkl_bernoulli(r) && p != 0.0 && p != 1.0 && n > 0) mkl.emplace(s, q);
   // each element: x * v where kept (v = the dtype's 1 / (1 - p)), x * 0 where dropped
-  // (p = 1: every element dropped, nothing drawn; p = 0: the input itself, nothing drawn)
   auto keep = [&](int64_t i) {
-    const bool k = p == 0.0 ? true : p == 1.0 ? false : bernoulli_value(s, q);
+    const bool k = p == 0.0 ? true : p == 1.0 ? false : mkl ? mkl->next() : bernoulli_value(s, q);
     if (mask != nullptr) mask[i] = k;
     return k;
   };

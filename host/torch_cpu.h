@@ -68,8 +68,9 @@ bool fill16_is_simd(Kernel k);
 // Each throws std::invalid_argument before drawing for a bad parameter or dtype.
 
 // torch.randint(low, high, (n,), dtype) (low < high, the range within the
-// dtype) into n elements of dtype i64 or i32: randint_value per element.
-void randint(State& s, int64_t n, int64_t low, int64_t high, DType dtype, void* out);
+// dtype) into n elements of dtype i64 or i32: randint_value per element
+// (`r`: which releases' ranges take a 64-bit word, randint_wide).
+void randint(State& s, int64_t n, int64_t low, int64_t high, DType dtype, void* out, Release r = Release::r2_13);
 
 // log_normal_(mean, std) (std > 0) into n elements of dtype f32, f64, f16
 // or bf16: log_normal_value per element (its kernel-dependent fusion), cast.
@@ -81,8 +82,9 @@ void geometric(State& s, int64_t n, double p, DType dtype, void* out);
 
 // bernoulli_(p) with a scalar p in [0, 1] into n elements of dtype f32,
 // f64, f16, bf16, i64, i32 or bool (u8, 0/1): bernoulli_value (a float64
-// uniform against p) per element.
-void bernoulli(State& s, int64_t n, double p, DType dtype, void* out);
+// uniform against p) per element; for a release of mkl_bernoulli (torch 2.0
+// to 2.6), MklBernoulli (one word, for n = 0 too).
+void bernoulli(State& s, int64_t n, double p, DType dtype, void* out, Release r = Release::r2_13);
 
 // torch.randperm(n) (int64) into n elements: the randperm template.
 void randperm(State& s, int64_t n, int64_t* out);
@@ -96,9 +98,12 @@ void randperm(State& s, int64_t n, int64_t* out);
 // dtype f32, f64, f16 or bf16 (16-bit types as raw bits), in and out
 // contiguous (they may be the same memory: dropout's inplace=True);
 // `mask`, when given, receives 1 for a kept element, 0 for a dropped one.
-// p = 0 copies and p = 1 multiplies by zero, neither drawing (torch's). Throws
-// std::invalid_argument before drawing for p outside [0, 1] or another dtype.
-void dropout(State& s, int64_t n, double p, DType dtype, const void* in, void* out, uint8_t* mask = nullptr);
+// p = 0 copies and p = 1 multiplies by zero, neither drawing (torch's). `r`:
+// the releases of mkl_bernoulli draw the noise as MklBernoulli (one word).
+// Throws std::invalid_argument before drawing for p outside [0, 1] or
+// another dtype.
+void dropout(State& s, int64_t n, double p, DType dtype, const void* in, void* out, uint8_t* mask = nullptr,
+             Release r = Release::r2_13);
 
 // ---- random_ and randint into any integer element type (torch's Tensor.random_ on CPU) ----
 // T is int64_t, int32_t, int16_t, int8_t, uint8_t, bool, uint16_t, uint32_t or
@@ -106,11 +111,12 @@ void dropout(State& s, int64_t n, double p, DType dtype, const void* in, void* o
 // Each throws std::invalid_argument before drawing where torch refuses.
 
 // torch.randint(low, high, (n,), dtype) / random_(low, high): [low, high)
-// within T (uint64: high - 1 <= INT64_MAX), randint_value per element.
+// within T (uint64: high - 1 <= INT64_MAX), randint_value per element
+// (`r`: randint_wide).
 template <class T>
-void randint(State& s, int64_t n, int64_t low, int64_t high, T* out) {
+void randint(State& s, int64_t n, int64_t low, int64_t high, T* out, Release r = Release::r2_13) {
   const uint64_t range = torch_random::from_to_range<T>(low, high, "torch_cpu randint");
-  for (int64_t i = 0; i < n; ++i) out[i] = static_cast<T>(randint_value(s, range, low));
+  for (int64_t i = 0; i < n; ++i) out[i] = static_cast<T>(randint_value(s, range, low, randint_wide(r)));
 }
 
 // random_() without a range: [0, max(T)] ({0, 1} for bool): a word (two for
@@ -124,17 +130,18 @@ void random(State& s, int64_t n, T* out) {
 // random_(from, None): from = INT64_MIN is the full 64-bit range (int64
 // only: random_full_64_bits_range_kernel, one random64 per element, its bits
 // as the value); any other `from` within T draws [from, max(T)] as
-// random_(from, max + 1) would (a 32-bit word below a range of 2^28, a
-// random64 from it up). uint64 has no random_(from, None) in torch.
+// random_(from, max + 1) would (a 32-bit word below a range of 2^28, or of
+// 2^32 before torch 2.7: randint_wide; a random64 from it up). uint64 has
+// no random_(from, None) in torch.
 template <class T>
-void random_from(State& s, int64_t n, int64_t from, T* out) {
+void random_from(State& s, int64_t n, int64_t from, T* out, Release r = Release::r2_13) {
   if (from == std::numeric_limits<int64_t>::min()) {
     torch_random::check_full_range<T>("torch_cpu random_");
     for (int64_t i = 0; i < n; ++i) out[i] = static_cast<T>(static_cast<int64_t>(s.random64()));
     return;
   }
   const uint64_t range = torch_random::from_range<T>(from, "torch_cpu random_");
-  for (int64_t i = 0; i < n; ++i) out[i] = static_cast<T>(randint_value(s, range, from));
+  for (int64_t i = 0; i < n; ++i) out[i] = static_cast<T>(randint_value(s, range, from, randint_wide(r)));
 }
 
 }  // namespace xrng::torch_cpu

@@ -37,7 +37,8 @@ enum class Kernel { x86, scalar };
 
 // Which torch releases' CPU draws a stream gives, where they differ (SPEC.md
 // 14.7): the 16-wide normal (randn / normal_ of 16 or more contiguous
-// elements) and, in float16 and bfloat16, the uniforms (rand, uniform_).
+// elements), in float16 and bfloat16 the uniforms (rand, uniform_), the
+// scalar-p bernoulli_ (so dropout) and randint's ranges in [2^28, 2^32).
 // Every other draw is the same in all of them (SPEC.md 14.6 lists what else
 // differs per release, which no Release reproduces).
 // - r2_13: torch 2.13 and later (the float32 uniform, rounded; the float32
@@ -47,24 +48,49 @@ enum class Kernel { x86, scalar };
 //   not fuse the 16-wide normal's last multiply-add (float32, float64), and
 //   the float16/bfloat16 16-wide normal is the scalar kernel's on both
 //   kernels, with mean and std cast to the 16-bit type first (fused on x86).
-// - r2_1: torch 2.1 to 2.11 (11- and 8-bit uniforms; the 16-wide normal with
+// - r2_7: torch 2.7 to 2.11 (11- and 8-bit uniforms; the 16-wide normal with
 //   every step rounded to the 16-bit type, glibc's logf, sinf and cosf: the
 //   same on every CPU; uniform16_legacy, normal_fill16_legacy); float32 and
 //   float64 as r2_12.
-// - r1_13: torch 1.13 and 2.0: as r2_1 but float16's 16-wide normal, whose
-//   logarithm, sine, cosine and last two steps are float's.
-// The numbers are the Python and mode interfaces' (kReleaseCount of them).
-enum class Release { r2_13 = 0, r2_12 = 1, r2_1 = 2, r1_13 = 3 };
-inline constexpr int kReleaseCount = 4;
+// - r2_1: torch 2.1 to 2.6: as r2_7, and the scalar-p bernoulli_ of the
+//   x86-64 wheels (Intel MKL's MCG31 generator, MklBernoulli) and a 32-bit
+//   word for every randint range below 2^32 (randint_wide).
+// - r2_0: torch 2.0: as r2_1 but float16's 16-wide normal, whose logarithm,
+//   sine, cosine and last two steps are float's.
+// - r1_13: torch 1.13: as r2_0 but bernoulli_ as r2_13 (measured on an AMD
+//   CPU; 1.13's source takes MKL's path on Intel CPUs only).
+// The numbers are the Python and mode interfaces' (kReleaseCount of them),
+// newest first: a larger number is an older release.
+enum class Release { r2_13 = 0, r2_12 = 1, r2_7 = 2, r2_1 = 3, r2_0 = 4, r1_13 = 5 };
+inline constexpr int kReleaseCount = 6;
+
+// Whether release r is older than `than`.
+inline bool older(Release r, Release than) { return static_cast<int>(r) > static_cast<int>(than); }
 
 // Whether the 16-wide normal's last step, radius c std + mean, is one fused
 // multiply-add: torch's AVX2 build always, its default build from 2.13 on.
 inline bool fuses_normal(Kernel k, Release r) { return k == Kernel::x86 || r == Release::r2_13; }
 
+// Whether r's float16/bfloat16 uniforms and 16-wide normal are 1.13 to 2.11's
+// (uniform16_legacy, normal16_legacy).
+inline bool legacy16(Release r) { return older(r, Release::r2_12); }
+
+// Whether r's float16 16-wide normal takes its logarithm, sine, cosine and
+// last two steps in float (torch 1.13 and 2.0; 2.1 to 2.11 round every step).
+inline bool f16_normal_in_float(Release r) { return older(r, Release::r2_1); }
+
+// Whether r's scalar-p bernoulli_ is MKL's (MklBernoulli): torch 2.0 to 2.6.
+inline bool mkl_bernoulli(Release r) { return r == Release::r2_1 || r == Release::r2_0; }
+
+// The smallest randint / random_(from, to) range that takes a 64-bit word
+// (two draws) in release r: 2^28 from 2.7 on, 2^32 before.
+inline uint64_t randint_wide(Release r) { return older(r, Release::r2_7) ? uint64_t{1} << 32 : uint64_t{1} << 28; }
+
 // The Release of torch release "MAJOR.MINOR" or "MAJOR.MINOR.PATCH" (a
-// local suffix such as "+cu121" ignored): r1_13 for 1.13 and 2.0, r2_1 for
-// 2.1 to 2.11, r2_12 for 2.12, r2_13 from 2.13 on. std::invalid_argument for
-// another form or a release before 1.13 (not measured: SPEC.md 14.6).
+// local suffix such as "+cu121" ignored): r1_13 for 1.13, r2_0 for 2.0,
+// r2_1 for 2.1 to 2.6, r2_7 for 2.7 to 2.11, r2_12 for 2.12, r2_13 from
+// 2.13 on. std::invalid_argument for another form or a release before 1.13
+// (not measured: SPEC.md 14.6).
 inline Release release_of(const std::string& version) {
   const std::string v = version.substr(0, version.find('+'));
   long part[3] = {0, 0, 0};
@@ -82,7 +108,12 @@ inline Release release_of(const std::string& version) {
   const long mm = part[0] * 1000 + part[1];
   if (mm < 1013)
     throw std::invalid_argument("torch release " + version + ": the torch CPU streams are checked from 1.13 on");
-  return mm <= 2000 ? Release::r1_13 : mm <= 2011 ? Release::r2_1 : mm == 2012 ? Release::r2_12 : Release::r2_13;
+  return mm < 2000   ? Release::r1_13
+         : mm == 2000 ? Release::r2_0
+         : mm <= 2006 ? Release::r2_1
+         : mm <= 2011 ? Release::r2_7
+         : mm == 2012 ? Release::r2_12
+                      : Release::r2_13;
 }
 
 // at::mt19937 (ATen/core/MT19937RNGEngine.h): MT19937 with torch's
@@ -494,7 +525,7 @@ inline void normal_f32_blocks(State& s, int64_t n, float mean, float std, Kernel
   normal_f32_blocks_with(s, n, [=](float* d) { normal_fill16(d, mean, std, k); }, store);
 }
 
-// ---- torch 1.13 to 2.11: the float16 and bfloat16 draws (Release r2_1, r1_13) ----------------------
+// ---- torch 1.13 to 2.11: the float16 and bfloat16 draws (legacy16: Release r2_7 to r1_13) ---------
 // Those releases drew a 16-bit uniform_real_distribution<scalar_t> with
 // std::numeric_limits<scalar_t>::digits bits (11 for float16, 8 for
 // bfloat16) and ran torch's NormalFill16 template on the 16-bit type itself,
@@ -542,17 +573,17 @@ inline uint16_t uniform16_legacy_ab(uint32_t w, float from, float diff, bool bf1
 // NormalFill16<Half | BFloat16> of those releases, in three parts: for
 // j in 0..7, u1 = 1 - data[j] and u2 = data[j + 8] (uniform16_legacy values);
 // theta = 2.0f * pi<double> * u2 in binary64, to float, to the type.
-// - r2_1 (and bfloat16 in r1_13): every step rounded to the type (c10's
+// - 2.1 to 2.11 (and bfloat16 in 1.13 and 2.0): every step rounded to the type (c10's
 //   operators and BFloat16-math.h's std::log, sqrt, sin, cos): radius =
 //   sqrt(-2 log(u1)), c = cos(theta), s = sin(theta), then
 //   ((radius c) std) + mean and ((radius s) std) + mean.
-// - r1_13 float16: log, the sqrt's argument, sin and cos in float, the
+// - 1.13 and 2.0 float16 (f16_normal_in_float): log, the sqrt's argument, sin and cos in float, the
 //   radius rounded to the type; radius c std + mean in float (fused on
 //   kernel x86, torch's AVX2 build, as GCC contracts it), rounded once.
 // glibc's logf, sinf and cosf (detail::glibc_*), on every CPU.
 struct Legacy16 {
-  bool bf16, all16;  // all16: every step rounded to the type (not r1_13's float16)
-  Legacy16(bool bf16_, Release r) : bf16(bf16_), all16(bf16_ || r == Release::r2_1) {}
+  bool bf16, all16;  // all16: every step rounded to the type (not 1.13 and 2.0's float16)
+  Legacy16(bool bf16_, Release r) : bf16(bf16_), all16(bf16_ || !f16_normal_in_float(r)) {}
   // the radius of u1 = 1 - u
   float radius(float u) const {
     const float u1 = round16(1.0f - u, bf16);
@@ -602,7 +633,7 @@ struct Legacy16Table {
 inline const Legacy16Table& legacy16_table(bool bf16, Release r) {
   static const Legacy16Table f16_r2_1(Legacy16(false, Release::r2_1)), f16_r1_13(Legacy16(false, Release::r1_13)),
       b16(Legacy16(true, Release::r2_1));
-  return bf16 ? b16 : r == Release::r1_13 ? f16_r1_13 : f16_r2_1;
+  return bf16 ? b16 : f16_normal_in_float(r) ? f16_r1_13 : f16_r2_1;
 }
 
 // torch.randn / normal_ of n >= 16 contiguous float16/bfloat16 elements in
@@ -637,11 +668,12 @@ inline void normal16_legacy(State& s, int64_t n, float mean, float std, bool bf1
 }
 
 // random_(from, to) / randint(low, high): range = high - low; a 64-bit word
-// (two draws) when range >= 2^28, else one; (w % range) + low.
+// (two draws) when range >= `wide` (randint_wide: 2^28, or 2^32 before
+// torch 2.7), else one; (w % range) + low.
 // (One word: a 32-bit remainder, the same value as the 64-bit one and
 // several times cheaper on x86, where 64-bit division is slow.)
-inline int64_t randint_value(State& s, uint64_t range, int64_t low) {
-  if (range >= (1ull << 28)) return static_cast<int64_t>(s.random64() % range + static_cast<uint64_t>(low));
+inline int64_t randint_value(State& s, uint64_t range, int64_t low, uint64_t wide = uint64_t{1} << 28) {
+  if (range >= wide) return static_cast<int64_t>(s.random64() % range + static_cast<uint64_t>(low));
   const uint32_t r = s.random() % static_cast<uint32_t>(range);
   return static_cast<int64_t>(static_cast<uint64_t>(r) + static_cast<uint64_t>(low));
 }
@@ -687,6 +719,89 @@ inline int64_t update_to(int64_t to, int digits, RoundTrip round_trip) {
 // wheel has no MKL bernoulli path, SPEC.md section 14.2): a float64 uniform
 // (random64) < p.
 inline bool bernoulli_value(State& s, double p) { return uniform_f64(s.random64()) < p; }
+// bernoulli_(p) with a scalar p in torch 2.0 to 2.6's x86-64 wheels
+// (mkl_bernoulli; those wheels are built with Intel MKL, and their
+// bernoulli_scalar_cpu_ calls it on every x86 CPU and capability): one
+// 32-bit word, seed = random(), taken before anything else (for no
+// elements too); element i (in the tensor's row-major order: torch draws a
+// non-contiguous output into a contiguous int32 tensor and copies) is MKL's
+// viRngBernoulli (ICDF) on the MCG31m1 stream seeded with it:
+// x_0 = seed mod (2^31 - 1) (1 if that is 0), x_{i+1} = 1132489760 x_i
+// mod (2^31 - 1), and the element is 1 exactly when x_i / (2^31 - 1) and p,
+// each rounded to the nearest float, compare u < p. The quotient rounds to
+// 1.0f for the x_i above about 2^31 (1 - 2^-25), so p = 1 gives 0 there
+// (about one element in 2^25): those releases' values, kept. As x_i / (2^31
+// - 1) grows with x_i, the element is x_i < limit, limit found once per call
+// (SPEC.md 14.7; measured against torch 2.0.1, tests/torch_versions).
+struct MklBernoulli {
+  static constexpr uint32_t kM = 0x7fffffffu, kA = 1132489760u;
+  uint32_t x = 1;      // x_i of the next element
+  uint32_t limit = 0;  // the element is x_i < limit
+
+  // MKL's uniform of x, rounded to float: (double) x / (2^31 - 1) to float
+  // (the same float as x times the double 1 / (2^31 - 1), for every x).
+  static float uniform(uint32_t x) { return static_cast<float>(static_cast<double>(x) / static_cast<double>(kM)); }
+  // The smallest x in [0, 2^31 - 1] with uniform(x) >= float(p) (p in [0, 1]).
+  static uint32_t limit_of(double p) {
+    const float pf = static_cast<float>(p);
+    uint32_t lo = 0, hi = kM;  // uniform(kM) = 1 >= pf
+    while (lo < hi) {
+      const uint32_t mid = lo + (hi - lo) / 2;
+      if (uniform(mid) >= pf) hi = mid;
+      else lo = mid + 1;
+    }
+    return lo;
+  }
+  // a b mod (2^31 - 1) for a, b in [1, 2^31 - 2]: the 62-bit product's two
+  // 31-bit halves summed (2^31 = 1 mod m), less m once if that reaches m (the
+  // sum is below 2 m, and the product of nonzero residues of a prime is never
+  // 0 mod it).
+  static uint32_t mul(uint32_t a, uint32_t b) {
+    const uint64_t p = static_cast<uint64_t>(a) * b;
+    const uint32_t r = static_cast<uint32_t>((p & kM) + (p >> 31));
+    return r >= kM ? r - kM : r;
+  }
+  // Draws the seed word from `s`.
+  MklBernoulli(State& s, double p) : limit(limit_of(p)) {
+    x = s.random() % kM;
+    if (x == 0) x = 1;
+  }
+  bool next() {
+    const bool b = x < limit;
+    x = mul(x, kA);
+    return b;
+  }
+  // kA^k mod m.
+  static uint32_t power(uint64_t k) {
+    uint32_t r = 1, f = kA;
+    for (; k != 0; k >>= 1, f = mul(f, f))
+      if (k & 1) r = mul(r, f);
+    return r;
+  }
+  // Skips k elements (x times kA^k): element `k` of the call from its start.
+  void skip(uint64_t k) { x = mul(x, power(k)); }
+  // The next n elements, store(i, bit) for i in [0, n): next() n times, in
+  // 16 interleaved lanes (lane j steps by kA^16), so the multiplications are
+  // independent and vectorise.
+  template <class Store>
+  void fill(int64_t n, Store&& store) {
+    constexpr int kLanes = 16;
+    int64_t i = 0;
+    if (n >= 4 * kLanes) {
+      uint32_t lane[kLanes];
+      lane[0] = x;
+      for (int j = 1; j < kLanes; ++j) lane[j] = mul(lane[j - 1], kA);
+      const uint32_t step = power(kLanes), lim = limit;
+      for (; i + kLanes <= n; i += kLanes) {
+        for (int j = 0; j < kLanes; ++j) store(i + j, lane[j] < lim);
+        for (int j = 0; j < kLanes; ++j) lane[j] = mul(lane[j], step);
+      }
+      x = lane[0];
+    }
+    for (; i < n; ++i) store(i, next());
+  }
+};
+
 // bernoulli_(p) with a float, half or bfloat16 tensor p (every CPU: torch's
 // tensor-p kernel has no MKL path): a float32 uniform (1 word) < p as float.
 inline bool bernoulli_f32_value(State& s, float p) { return uniform_f32(s.random()) < p; }

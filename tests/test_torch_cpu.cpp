@@ -308,12 +308,14 @@ TEST_CASE("torch_cpu: torch 1.13 to 2.11's 16-bit normal: the table path equals 
         }
 }
 
-TEST_CASE("torch_cpu: release_of names the 16-bit draws of a torch release") {
+TEST_CASE("torch_cpu: release_of names the draws of a torch release") {
   CHECK(tc::release_of("1.13") == tc::Release::r1_13);
   CHECK(tc::release_of("1.13.1") == tc::Release::r1_13);
-  CHECK(tc::release_of("2.0.1") == tc::Release::r1_13);
+  CHECK(tc::release_of("2.0.1") == tc::Release::r2_0);
   CHECK(tc::release_of("2.1") == tc::Release::r2_1);
-  CHECK(tc::release_of("2.11.0+cu130") == tc::Release::r2_1);
+  CHECK(tc::release_of("2.6.0") == tc::Release::r2_1);
+  CHECK(tc::release_of("2.7") == tc::Release::r2_7);
+  CHECK(tc::release_of("2.11.0+cu130") == tc::Release::r2_7);
   CHECK(tc::release_of("2.12") == tc::Release::r2_12);
   CHECK(tc::release_of("2.12.1") == tc::Release::r2_12);
   CHECK(tc::release_of("2.13") == tc::Release::r2_13);
@@ -321,6 +323,108 @@ TEST_CASE("torch_cpu: release_of names the 16-bit draws of a torch release") {
   CHECK(tc::release_of("10.0") == tc::Release::r2_13);
   for (const char* bad : {"", "2", "2.", "2.4.", ".4", "2..4", "2.4.1.1", "a.b", "2.x", "1.12.1", "0.4", "1234567.1"})
     CHECK_THROWS_AS(tc::release_of(bad), std::invalid_argument);
+  // what each release draws where releases differ (SPEC.md 14.7)
+  using R = tc::Release;
+  for (const R r : {R::r2_13, R::r2_12, R::r2_7, R::r2_1, R::r2_0, R::r1_13}) {
+    const int v = static_cast<int>(r);
+    CHECK(tc::legacy16(r) == (v >= 2));
+    CHECK(tc::f16_normal_in_float(r) == (v >= 4));
+    CHECK(tc::mkl_bernoulli(r) == (v == 3 || v == 4));
+    CHECK(tc::randint_wide(r) == (v >= 3 ? uint64_t{1} << 32 : uint64_t{1} << 28));
+  }
+}
+
+// ---- torch 2.0 to 2.6: the scalar-p bernoulli_ of MKL's MCG31 (MklBernoulli), randint's 32-bit ranges ----
+
+TEST_CASE("torch_cpu: MklBernoulli's limit is where float(x / (2^31 - 1)) < float(p) turns false") {
+  // x / m rounded to double then to float grows with x (each rounding is
+  // monotone), so the comparison holds exactly for x below one limit: check
+  // it on both sides of the limit for p of every kind.
+  using M = tc::MklBernoulli;
+  std::vector<double> ps = {0.0, 1.0, 0.5, 0.3, 0.1, 1e-10, 1e-7, 0.9999999, 1 - 1e-12, 0x1p-31, 0x1p-30};
+  tc::State s(5);
+  for (int i = 0; i < 300; ++i) {
+    const uint32_t x = 1 + s.random() % (M::kM - 1);
+    const float u = M::uniform(x);
+    ps.push_back(u);  // p exactly a uniform, its float neighbours, and the doubles between
+    ps.push_back(std::nextafter(u, 2.0f));
+    ps.push_back(std::nextafter(u, -1.0f));
+    ps.push_back((static_cast<double>(u) + std::nextafter(u, 2.0f)) / 2);
+    ps.push_back(static_cast<double>(x) / M::kM);
+    ps.push_back(s.random() * 0x1p-32);
+  }
+  for (const double p : ps) {
+    if (!(p >= 0.0 && p <= 1.0)) continue;
+    const uint32_t lim = M::limit_of(p);
+    const float pf = static_cast<float>(p);
+    if (lim > 0) CHECK_MESSAGE(M::uniform(lim - 1) < pf, "p " << p);
+    if (lim < M::kM) CHECK_MESSAGE(!(M::uniform(lim) < pf), "p " << p);
+  }
+  CHECK(M::limit_of(0.0) == 0);     // never 1
+  CHECK(M::limit_of(1.0) < M::kM);  // u rounds to 1.0f near the top: p = 1 gives 0 there (torch 2.0 to 2.6's)
+}
+
+TEST_CASE("torch_cpu: MklBernoulli gives torch 2.0.1's values (measured), skips as it steps") {
+  // torch 2.0.1 (x86-64 wheel): torch.manual_seed(0); torch.empty(20).bernoulli_(0.3)
+  const int want[20] = {1, 0, 0, 1, 0, 0, 0, 1, 1, 0, 1, 0, 0, 1, 0, 0, 0, 1, 0, 0};
+  tc::State s(0);
+  std::vector<float> got(20);
+  tc::bernoulli(s, 20, 0.3, xrng::DType::f32, got.data(), tc::Release::r2_0);
+  for (int i = 0; i < 20; ++i) CHECK(got[static_cast<size_t>(i)] == static_cast<float>(want[i]));
+  tc::State ref(0);
+  ref.random();
+  CHECK(s.random() == ref.random());  // one word for the whole call
+  // torch 2.0.1: torch.manual_seed(0); torch.empty(71627630, dtype=torch.int32).bernoulli_(1.0): all ones but
+  // the last (its x rounds to 1.0f); skip() reaches it
+  tc::State s0(0);
+  tc::MklBernoulli g(s0, 1.0);
+  tc::MklBernoulli h = g;
+  g.skip(71627629);
+  CHECK(!g.next());
+  for (int i = 0; i < 1000; ++i) CHECK(h.next());
+  tc::MklBernoulli k = g;  // skip(k) is k steps
+  for (int i = 0; i < 777; ++i) g.next();
+  k.skip(777);
+  CHECK(g.x == k.x);
+  // fill(n) (16 lanes) is next() n times, and leaves the stream where they do
+  for (const double p : {0.3, 0.5, 1.0})
+    for (const int64_t n : {0, 1, 63, 64, 65, 1000, 4099}) {
+      tc::State s1(11), s2(11);
+      tc::MklBernoulli a(s1, p), b(s2, p);
+      std::vector<int> got(static_cast<size_t>(n)), want(static_cast<size_t>(n));
+      a.fill(n, [&](int64_t i, bool v) { got[static_cast<size_t>(i)] = v; });
+      for (auto& v : want) v = b.next();
+      CHECK_MESSAGE(got == want, "n " << n);
+      CHECK(a.x == b.x);
+    }
+  // mul is x y mod (2^31 - 1)
+  tc::State r(8);
+  for (int i = 0; i < 100000; ++i) {
+    const uint32_t u = 1 + r.random() % (tc::MklBernoulli::kM - 1), v = 1 + r.random() % (tc::MklBernoulli::kM - 1);
+    CHECK(tc::MklBernoulli::mul(u, v) == static_cast<uint64_t>(u) * v % tc::MklBernoulli::kM);
+  }
+  // no elements: the word is still taken (torch 2.0.1: empty(0).bernoulli_(0.5) advances the generator)
+  tc::State e(3), e2(3);
+  tc::bernoulli(e, 0, 0.5, xrng::DType::f32, nullptr, tc::Release::r2_1);
+  e2.random();
+  CHECK(e.random() == e2.random());
+  tc::State d(3), d2(3);
+  tc::bernoulli(d, 0, 0.5, xrng::DType::f32, nullptr, tc::Release::r2_7);  // 2.7 on: nothing
+  CHECK(d.random() == d2.random());
+}
+
+TEST_CASE("torch_cpu: randint before torch 2.7: one 32-bit word for every range below 2^32") {
+  // torch 2.0.1: torch.manual_seed(0); torch.randint(-5, 2**31, (6,))
+  const int64_t want[6] = {209652386, 398764581, 924231275, 1478610102, 441365305, 1537364721};
+  tc::State s(0);
+  int64_t got[6];
+  tc::randint(s, 6, -5, int64_t{1} << 31, xrng::DType::i64, got, tc::Release::r2_1);
+  for (int i = 0; i < 6; ++i) CHECK(got[i] == want[i]);
+  tc::State a(0), b(0);
+  int64_t x[4], y[4];
+  tc::randint(a, 4, 0, int64_t{1} << 31, xrng::DType::i64, x, tc::Release::r2_7);  // 2.7 on: random64
+  tc::randint(b, 4, 0, int64_t{1} << 31, xrng::DType::i64, y, tc::Release::r2_1);
+  CHECK(a.random() != b.random());
 }
 
 TEST_CASE("torch_cpu: the host's 16-wide transform equals the header's over all 2^24 uniforms") {
@@ -402,16 +506,7 @@ TEST_CASE("torch_cpu: draws equal torch's own fingerprints (tests/data/golden_to
         }
       }
     else if (dist == "bernoulli")  // bernoulli_(p), p in the mean column: 1 or 0 in the dtype
-      for (int64_t i = 0; i < count; ++i) {
-        const bool b = tc::bernoulli_value(s, mean);
-        if (dt == xrng::DType::f64) {
-          const double v = b ? 1.0 : 0.0;
-          std::memcpy(bytes.data() + 8 * i, &v, 8);
-        } else {
-          const float v = b ? 1.0f : 0.0f;
-          std::memcpy(bytes.data() + 4 * i, &v, 4);
-        }
-      }
+      tc::bernoulli(s, count, mean, dt, bytes.data(), r);
     else if (dist == "uniform" && mean == 0.0 && std_ == 1.0)
       tc::rand(s, count, dt, bytes.data(), r);
     else if (dist == "uniform")
@@ -423,9 +518,10 @@ TEST_CASE("torch_cpu: draws equal torch's own fingerprints (tests/data/golden_to
     CHECK_MESSAGE(h.hex() == want, line);
     ++checked;
   }
-  CHECK(checked == 464);  // 92 cases per stream from torch 2.15 (the first 19 of each from before the float64
+  CHECK(checked == 480);  // 92 cases per stream from torch 2.15 (the first 19 of each from before the float64
                           // normal, then 4 cauchy_, 3 bernoulli_, then the 35 whose values depend on the
-                          // release), and those 35 from torch 2.13.0, 2.12.1, 2.11.0 and 2.0.1 per stream
+                          // release), and those 35 and 2 of the bernoulli_ from torch 2.13.0, 2.12.1, 2.11.0 and
+                          // 2.0.1 per stream
 }
 
 TEST_CASE("torch_cpu: binary64 log, log1p, sincos, exp equal this host's glibc on the torch domain") {

@@ -110,7 +110,9 @@ CASES16 = ([("normal", d, s, n, 0.0, 1.0) for d in ("f16", "bf16") for s in (0, 
            + [("normal", "f16", 3, 131072, 1.5, 0.3)]
            # the 16-wide float32 and float64 normal with a std that is not a power of two: its last multiply-add,
            # fused in the default build (kernel scalar) from 2.13 on only
-           + [("normal", "f32", 3, 131072, 1.5, 0.3), ("normal", "f64", 3, 20000, 1.5, 0.3)])
+           + [("normal", "f32", 3, 131072, 1.5, 0.3), ("normal", "f64", 3, 20000, 1.5, 0.3)]
+           # the scalar-p bernoulli_: Intel MKL's MCG31 generator in torch 2.0 to 2.6's x86-64 wheels
+           + [("bernoulli", "f32", 3, 100003, 0.3, 1.0), ("bernoulli", "f64", 4, 1001, 0.5, 1.0)])
 
 
 def child(cases, cap, path=None):
@@ -138,7 +140,7 @@ def main():
     lines = ["# Fingerprints of the torch CPU streams drawn by torch itself (tools/make_golden_torch_cpu.py).",
              "# stream dist dtype seed count mean std sha256"]
     for stream, cap in (("torch-cpu-x86", "avx2"), ("torch-cpu-scalar", "default")):
-        for line in child(CASES + CASES16, cap):
+        for line in child(CASES + [c for c in CASES16 if c not in CASES], cap):  # (the bernoulli_ cases: in both)
             lines.append(line if line.startswith("#") else f"{stream} {line}")
     for d in older:
         for stream, cap in (("torch-cpu-x86", "avx2"), ("torch-cpu-scalar", "default")):

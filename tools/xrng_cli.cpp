@@ -152,7 +152,8 @@ std::string draw_help() {
       "bf16; torch.randint(--low, --high, (N,)) (i64 default, i32) and torch.randperm(--n) (--dist perm or randperm,\n"
       "i64), on a CPU running torch's AVX2 or default kernel; besides those only --seed, --count, --dtype, --format.\n"
       "@REL (MAJOR.MINOR[.PATCH], 1.13 on): that torch release's values where releases differ (16-bit uniforms and\n"
-      "normals up to 2.12, the scalar kernel's unfused normal before 2.13; SPEC.md 14.7), e.g. torch-cpu-x86@2.4.\n"
+      "normals up to 2.12, the scalar kernel's unfused normal before 2.13, 2.0 to 2.6's MKL bernoulli_, randint's\n"
+      "one word below 2^32 before 2.7; SPEC.md 14.7), e.g. torch-cpu-x86@2.4.\n"
       "--stream torch-cuda --sm-count N [--threads-per-sm T (default 2048)]: torch's CUDA generator (SPEC.md section\n"
       "15): torch.cuda.manual_seed(S); torch.rand(N) / uniform_(--low, --high) (f32, f64, f16, bf16), torch.randn(N),\n"
       "exponential_(--lambda|--rate), cauchy_(--median, --sigma), log_normal_(--mean, --std), geometric_(--p) or\n"
@@ -882,12 +883,12 @@ TorchRequest torch_discrete_request(std::map<std::string, std::string>& kv, cons
       namespace tc = xrng::torch_cpu;
       tc::State st(seed);
       if (dist == "randint") {
-        tc::randint(st, n, low, high, r.dtype, r.bytes.data());
+        tc::randint(st, n, low, high, r.dtype, r.bytes.data(), ts.release);
       } else if (dist == "perm") {
         if (r.dtype != xrng::DType::i64) throw Error("--dtype " + kv["--dtype"] + ": a torch randperm is i64");
         tc::randperm(st, n, reinterpret_cast<int64_t*>(r.bytes.data()));
       } else if (dist == "bernoulli") {
-        tc::bernoulli(st, n, p, r.dtype, r.bytes.data());
+        tc::bernoulli(st, n, p, r.dtype, r.bytes.data(), ts.release);
       } else if (dist == "geometric") {
         tc::geometric(st, n, p, r.dtype, r.bytes.data());
       } else {

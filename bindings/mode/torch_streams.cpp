@@ -30,8 +30,8 @@ namespace tc = xrng::torch_cpu;
 namespace ts = xrng::torch_streams;
 
 std::string torch_stream_name(const Config& c) {
-  static const char* const releases[tc::kReleaseCount] = {"", " (torch 2.12)", " (torch 2.1 to 2.11)",
-                                                          " (torch 1.13 and 2.0)"};
+  static const char* const releases[tc::kReleaseCount] = {"", " (torch 2.12)", " (torch 2.7 to 2.11)",
+                                                          " (torch 2.1 to 2.6)", " (torch 2.0)", " (torch 1.13)"};
   const char* rel = c.release >= 0 && c.release < tc::kReleaseCount ? releases[c.release] : "";
   switch (c.torch) {
     case kTorchCpuX86: return std::string("torch-cpu-x86") + rel;
@@ -229,14 +229,21 @@ class Run {
   void fill(at::Tensor& t, const std::string& kind, double a = 0.0, double b = 0.0, int64_t ilow = 0,
             int64_t ihigh = 0) {
     if (in_block(t)) throw NotReproduced("a DTensor shard");
-    if (t.numel() == 0) return;
+    // torch 2.0 to 2.6's scalar-p bernoulli_ (MKL's, tc::MklBernoulli): its word taken for no elements too, the
+    // elements in row-major order (a non-contiguous output drawn into a contiguous tensor and copied)
+    const bool mkl = cpu() && kind == "bernoulli" && tc::mkl_bernoulli(release());
+    if (t.numel() == 0 && !mkl) return;
     if (cpu()) {
       // torch's normal takes its 16-wide path only for a contiguous output
       const std::string k = kind == "normal" && !t.is_contiguous() ? "normal_each" : kind;
       with_cpu_state(gen_, [&](tc::State& s) {
-        host_fill(t, [&](at::Tensor& host) {
+        auto draw = [&](at::Tensor& host) {
           refusing([&] { ts::cpu_draw(s, k, kernel(), host, a, b, ilow, ihigh, release()); });
-        });
+        };
+        if (!mkl || (t.device().is_cpu() && t.is_contiguous())) return host_fill(t, draw);
+        at::Tensor host = at::empty(t.sizes(), t.options().device(at::kCPU));
+        draw(host);
+        t.copy_(host);
       });
       return;
     }
@@ -392,7 +399,9 @@ Outputs torch_stream_run(const OpRow& r, const Config& c, c10::ArrayRef<c10::IVa
   switch (r.form) {
     case Form::fill: {
       at::Tensor self = args[0].toTensor();
-      if (self.numel() == 0 && !in_block(self)) throw NoDraw();  // torch's rules for no elements
+      // torch's rules for no elements (torch 2.0 to 2.6's scalar-p bernoulli_ takes a word for none too)
+      if (self.numel() == 0 && !in_block(self) && !(cpu && r.dist == Dist::bernoulli && tc::mkl_bernoulli(run.release())))
+        throw NoDraw();
       checks(-1);
       if (self.is_complex() && r.dist != Dist::normal && r.dist != Dist::uniform)
         throw NotReproduced("a complex dtype");

@@ -15,7 +15,11 @@ def torch_cpu_seed(seed: int) -> torch.Tensor:
     """A torch CPU generator state (torch.Generator.get_state() layout, 5056 uint8), seeded as torch seeds it."""
 def torch_cpu_release(release: str) -> int:
     """Which torch releases' draws torch release `release` made, where they differ: 0 2.13 and later, 1 2.12,
-    2 2.1 to 2.11, 3 1.13 and 2.0 (rng/torch_cpu.h Release); ValueError for another form or a release before 1.13."""
+    2 2.7 to 2.11, 3 2.1 to 2.6, 4 2.0, 5 1.13 (rng/torch_cpu.h Release); ValueError for another form or a release
+    before 1.13."""
+def torch_cpu_mkl_bernoulli(release: int) -> bool:
+    """Whether release number `release`'s scalar-p bernoulli_ is MKL's (torch 2.0 to 2.6: one word per call, the
+    elements in row-major order whatever the strides)."""
 def torch_cpu_draw(state: torch.Tensor, kind: str, kernel: str, out: torch.Tensor, a: float = 0.0,
                    b: float = 1.0, ilow: int = 0, ihigh: int = 0, release: int = 0) -> None:
     """Fills contiguous CPU `out` with torch CPU stream draw `kind` (uniform, normal, normal_each, exponential,

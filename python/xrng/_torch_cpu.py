@@ -18,9 +18,12 @@ default: 2.13 and later) gives the draws of that torch release where
 releases differ (SPEC.md 14.7): the float16 and bfloat16 ``rand``,
 ``uniform_`` and ``randn``/``normal_`` (torch 1.13 to 2.11 drew them from 11-
 and 8-bit uniforms and ran the 16-wide normal in the 16-bit type; 2.12 ran
-the scalar kernel there), and with ``kernel="scalar"`` the last step of the
+the scalar kernel there), with ``kernel="scalar"`` the last step of the
 float32/float64 ``randn``/``normal_`` of 16 or more elements (fused from 2.13
-on only). Every other draw is the same in all of them, but for the
+on only), the scalar-p ``bernoulli`` and so ``dropout`` (torch 2.0 to 2.6's
+x86-64 wheels drew them with Intel MKL's MCG31 generator, seeded with one
+word) and ``randint`` of a range in [2^28, 2^32) (one 32-bit word per element
+before 2.7). Every other draw is the same in all of them, but for the
 differences SPEC.md 14.6 lists.
 
 Reproduced so far: rand/uniform_ on any [low, high) (float32, float64,
@@ -32,7 +35,7 @@ torch takes, bool and uint16/32/64 included), random_() without a range (every d
 random_(from, None) (every dtype torch takes, the full 64-bit range random_(-2**63, None) included), randperm
 (any dtype), multinomial (with and without replacement, every CPU),
 bernoulli with a tensor p (every CPU), bernoulli with a scalar p
-and dropout (every CPU, Intel's included: torch 2.15 has no MKL bernoulli), and the tensor-parameter
+and dropout (every CPU, Intel's included: torch 2.7 and later have no MKL bernoulli), and the tensor-parameter
 draws :func:`xrng.gamma` (``torch._standard_gamma``), :func:`xrng.dirichlet`
 (``torch._sample_dirichlet``), :func:`xrng.poisson` and :func:`xrng.binomial` (float32 and float64, as
 torch's CPU kernels; SPEC.md sections 14.4 and 14.5). Other calls raise NotImplementedError or ValueError before
@@ -91,6 +94,11 @@ class TorchCPUGenerator:
             raise TypeError("torch_cpu takes an int seed or a CPU torch.Generator, got "
                             f"{type(seed_or_generator).__name__}")
 
+    def __setstate__(self, d):
+        self.__dict__.update(d)
+        # the release's number from its name (the numbers of an older xrng may differ)
+        self._release = release_number(self.release)
+
     def to_torch(self, generator: Optional[torch.Generator] = None) -> torch.Generator:
         """Writes this state into ``generator`` (a new CPU torch.Generator when
         None) so torch continues where this generator stands; returns it."""
@@ -132,7 +140,10 @@ class TorchCPUGenerator:
         if out.device.type == "cpu" and out.is_contiguous():
             _C.torch_cpu_draw(self.state, kind, self.kernel, out, *args, release=self._release)
             return out
-        perm = sorted(range(out.dim()), key=lambda d: out.stride(d), reverse=True)
+        if kind == "bernoulli" and _C.torch_cpu_mkl_bernoulli(self._release):
+            perm = list(range(out.dim()))  # torch 2.0 to 2.6's MKL bernoulli_: row-major whatever the strides
+        else:
+            perm = sorted(range(out.dim()), key=lambda d: out.stride(d), reverse=True)
         view = out.permute(perm)
         host = torch.empty(view.shape, dtype=out.dtype)
         _C.torch_cpu_draw(self.state, kind, self.kernel, host, *args, release=self._release)

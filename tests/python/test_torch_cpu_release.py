@@ -169,6 +169,15 @@ def test_cli_release_equals_generator(cli):
         want = xrng.uniform_(torch.empty(300, dtype=tdt), -2, 5.5,
                              generator=xrng.torch_cpu(9, kernel="scalar", release=release))
         assert raw == want.view(torch.int16).numpy().tobytes()
+    for release in ("2.4", "2.7"):  # the scalar-p bernoulli_ (MKL's in 2.4) and randint's one word below 2^32
+        raw = cli.bin("--stream", f"torch-cpu-x86@{release}", "--dist", "bernoulli", "--p", 0.3, "--seed", 9,
+                      "--count", 1001)
+        want = xrng.bernoulli(1001, p=0.3, dtype=torch.float32, generator=xrng.torch_cpu(9, release=release))
+        assert raw == want.numpy().tobytes()
+        raw = cli.bin("--stream", f"torch-cpu-x86@{release}", "--dist", "randint", "--low", -5, "--high", 2 ** 31,
+                      "--seed", 9, "--count", 50)
+        want = xrng.randint(-5, 2 ** 31, (50,), generator=xrng.torch_cpu(9, release=release))
+        assert raw == want.numpy().tobytes()
     with pytest.raises(RuntimeError, match="checked from 1.13 on"):
         cli.bin("--stream", "torch-cpu-x86@1.12", "--dist", "normal", "--count", 4)
     with pytest.raises(RuntimeError, match="torch-cuda takes no @release"):
@@ -193,8 +202,88 @@ def test_release_errors_are_one_line_and_draw_nothing():
 
 def test_nested_entries_keep_one_release():
     with xrng.reproducible(seed=0, stream="torch-cpu-x86@2.4"):
-        with xrng.reproducible(seed=None, stream="torch-cpu-x86@2.11"):  # the same releases' draws
+        with xrng.reproducible(seed=None, stream="torch-cpu-x86@2.6"):  # the same releases' draws
             torch.randn(20, dtype=torch.float16)
         with pytest.raises(RuntimeError, match="do not nest"):
             with xrng.reproducible(seed=None, stream="torch-cpu-x86"):
                 pass
+
+
+# torch 2.0.1's x86-64 wheel: torch.manual_seed(0); torch.empty(20).bernoulli_(0.3) (Intel MKL's MCG31 generator)
+_BERNOULLI_2_0 = [1, 0, 0, 1, 0, 0, 0, 1, 1, 0, 1, 0, 0, 1, 0, 0, 0, 1, 0, 0]
+# ... and torch.manual_seed(0); torch.randint(-5, 2**31, (6,)) (one 32-bit word per element below a range of 2^32)
+_RANDINT_2_0 = [209652386, 398764581, 924231275, 1478610102, 441365305, 1537364721]
+
+
+def _discrete(gen_fn):
+    """Scalar-p bernoulli_ (contiguous, transposed, channels_last, empty), dropout (contiguous, channels_last)
+    and randint across 2^28 and 2^31, then a float32 rand (the generator's advance)."""
+    return [gen_fn("bernoulli", (20,), 0.3), gen_fn("bernoulli", (37, 41), 0.6, "t"), gen_fn("bernoulli", (0,), 0.5),
+            gen_fn("bernoulli", (2, 3, 5, 7), 0.9, "cl"), gen_fn("dropout", (64, 33), 0.25),
+            gen_fn("dropout", (2, 3, 5, 7), 0.4, "cl"), gen_fn("randint", (6,), (-5, 2 ** 31)),
+            gen_fn("randint", (50,), (0, 2 ** 28 + 3)), gen_fn("rand", (5,), None)]
+
+
+def _discrete_empty(shape, layout):
+    if layout == "t":
+        return torch.empty(shape[::-1]).t()
+    if layout == "cl":
+        return torch.empty(shape).to(memory_format=torch.channels_last)
+    return torch.empty(shape)
+
+
+def _discrete_via_generator(g):
+    def draw(kind, shape, a, layout=""):
+        if kind == "bernoulli":
+            return xrng.bernoulli_(_discrete_empty(shape, layout), a, generator=g)
+        if kind == "dropout":
+            return xrng.dropout(torch.ones(1).expand(shape).contiguous() if layout != "cl"
+                                else torch.ones(shape).to(memory_format=torch.channels_last), a, generator=g)
+        if kind == "randint":
+            return xrng.randint(a[0], a[1], shape, generator=g)
+        return xrng.rand(*shape, generator=g)
+    return draw
+
+
+def _discrete_via_torch(kind, shape, a, layout=""):
+    if kind == "bernoulli":
+        return _discrete_empty(shape, layout).bernoulli_(a)
+    if kind == "dropout":
+        x = torch.ones(shape)
+        return torch.nn.functional.dropout(x.to(memory_format=torch.channels_last) if layout == "cl" else x, a)
+    if kind == "randint":
+        return torch.randint(a[0], a[1], shape)
+    return torch.rand(*shape)
+
+
+@pytest.mark.parametrize("release", ["1.13", "2.0", "2.4", "2.6.0", "2.7", "2.11", None])
+def test_bernoulli_dropout_randint_by_release(release):
+    # torch 2.0 to 2.6 (x86-64 wheels): bernoulli_(p) and so dropout from MKL's MCG31 seeded with one word (for
+    # no elements too), row-major whatever the strides; randint with one word below a range of 2^32
+    g = xrng.torch_cpu(0, release=release)
+    mine = _discrete(_discrete_via_generator(g))
+    stream = "torch-cpu-x86" + ("" if release is None else f"@{release}")
+    with xrng.reproducible(seed=0, stream=stream, strict=True):
+        theirs = _discrete(_discrete_via_torch)
+        state = torch.get_rng_state()
+    _same(mine, theirs)
+    assert torch.equal(g.state, state)
+    mkl = release in ("2.0", "2.4", "2.6.0")
+    assert (mine[0].tolist() == _BERNOULLI_2_0) == mkl
+    ri = xrng.randint(-5, 2 ** 31, (6,), generator=xrng.torch_cpu(0, release=release))
+    assert (ri.tolist() == _RANDINT_2_0) == (release in ("1.13", "2.0", "2.4", "2.6.0"))
+    if not mkl:  # 2.7 on: the float64 uniform of two words against p
+        w = _words(0, 40)
+        u = [((int(w[2 * i]) << 32 | int(w[2 * i + 1])) & (2 ** 53 - 1)) * 2.0 ** -53 for i in range(20)]
+        assert mine[0].tolist() == [float(x < 0.3) for x in u]
+
+
+def test_mkl_bernoulli_generator_pickles_with_its_release():
+    import pickle
+    g = xrng.torch_cpu(3, release="2.4")
+    h = pickle.loads(pickle.dumps(g))
+    h.__dict__["_release"] = 0  # a number from another xrng: the name decides
+    h = pickle.loads(pickle.dumps(h))
+    assert h.release == "2.4"
+    assert xrng.bernoulli(50, p=0.5, generator=h, dtype=torch.float32).tolist() == \
+        xrng.bernoulli(50, p=0.5, generator=g, dtype=torch.float32).tolist()

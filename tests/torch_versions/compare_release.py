@@ -4,7 +4,8 @@ case, the draws whose last steps a release's build may fuse or round
 otherwise (normal_ with a std that is not a power of two, contiguous and not,
 in every floating dtype; uniform_ and rand in float16 and bfloat16 with
 bounds that round up to `to`; cauchy_, log_normal_, exponential_,
-geometric_), under ATEN_CPU_CAPABILITY=avx2 (against torch-cpu-x86@R) and
+geometric_; the scalar-p bernoulli_, dropout and randint of a range in
+[2^28, 2^32)), under ATEN_CPU_CAPABILITY=avx2 (against torch-cpu-x86@R) and
 =default (torch-cpu-scalar@R). Not in CI (it needs the release installed).
 
     python3 tests/torch_versions/compare_release.py DIR
@@ -46,6 +47,10 @@ CASES = [  # (name, dtype, non-contiguous, draw)
     ("exponential_(1.3)", "float64", False, "t.exponential_(1.3)"),
     ("exponential_(1.3)", "float32", False, "t.exponential_(1.3)"),
     ("geometric_(0.3)", "float64", False, "t.geometric_(0.3)"),
+    ("bernoulli_(0.3)", "float32", False, "t.bernoulli_(0.3)"),
+    ("bernoulli_(0.7)", "float64", True, "t.bernoulli_(0.7)"),
+    ("dropout(ones, 0.2)", "float32", False, "torch.nn.functional.dropout(torch.ones(N, dtype=t.dtype), 0.2)"),
+    ("randint(-5, 2**31)", "float64", False, "torch.randint(-5, 2 ** 31, (N,), dtype=t.dtype)"),
 ]
 
 DRAW = r"""
