@@ -22,7 +22,7 @@ the scalar kernel there), with ``kernel="scalar"`` the last step of the
 float32/float64 ``randn``/``normal_`` of 16 or more elements (fused from 2.13
 on only), the scalar-p ``bernoulli`` and so ``dropout`` (torch 2.0 to 2.6's
 x86-64 wheels drew them with Intel MKL's MCG31 generator, seeded with one
-word) and ``randint`` of a range in [2^28, 2^32) (one 32-bit word per element
+word; their AArch64 wheels had no MKL: name "2.7" for those) and ``randint`` of a range in [2^28, 2^32) (one 32-bit word per element
 before 2.7). Every other draw is the same in all of them, but for the
 differences SPEC.md 14.6 lists.
 
