@@ -158,7 +158,7 @@ void xrng::torch_streams::cpu_draw(tc::State& s, CpuKind kind, tc::Kernel k, con
     if (kind == K::uniform)
       tc::uniform(s, n, a, b, k, xt, out.data_ptr(), r);
     else if (kind == K::exponential)
-      tc::exponential(s, n, a, xt, out.data_ptr());
+      tc::exponential(s, n, a, xt, out.data_ptr(), r);
     else  // normal_each: torch's output is not contiguous (element-wise float64 path whatever n)
       tc::randn(s, n, a, b, k, xt, out.data_ptr(), kind == K::normal, r);
   } else if (kind == K::randint) {
@@ -215,7 +215,7 @@ void xrng::torch_streams::cpu_draw(tc::State& s, CpuKind kind, tc::Kernel k, con
   } else if (kind == K::log_normal) {
     if (!(b > 0.0)) throw std::invalid_argument("torch_cpu log_normal_: std must be > 0");
     AT_DISPATCH_FLOATING_TYPES_AND2(at::kHalf, at::kBFloat16, dt, "torch_cpu_log_normal", [&] {
-      by_chunks(out.data_ptr<scalar_t>(), n, [&](int64_t m, double* v) { tc::log_normal_f64(s, m, a, b, k, v); });
+      by_chunks(out.data_ptr<scalar_t>(), n, [&](int64_t m, double* v) { tc::log_normal_f64(s, m, a, b, k, v, r); });
     });
   } else if (kind == K::cauchy) {
     if (!(b > 0.0)) throw std::invalid_argument("torch_cpu cauchy_: sigma must be > 0");

@@ -235,14 +235,15 @@ void store_f64(DType dtype, void* out, int64_t i, double v) {
 }
 // The float64 loops, compiled with FMA instructions where the CPU has them
 // (their many std::fma are libm calls otherwise: the same values, slower).
-XRNG_FMA_CLONES void normal_each(State& s, int64_t n, double mean, double std, Kernel k, DType dtype, void* out) {
-  for (int64_t i = 0; i < n; ++i) store_f64(dtype, out, i, normal_f64_value(s, mean, std, k));
+XRNG_FMA_CLONES void normal_each(State& s, int64_t n, double mean, double std, Kernel k, DType dtype, void* out,
+                                 Release r) {
+  for (int64_t i = 0; i < n; ++i) store_f64(dtype, out, i, normal_f64_value(s, mean, std, k, r));
 }
 XRNG_FMA_CLONES void normal_fill_f64(State& s, int64_t n, double mean, double std, double* out, bool fused) {
   normal_f64(s, n, mean, std, out, fused);
 }
-XRNG_FMA_CLONES void exponential_each(State& s, int64_t n, double lambda, DType dtype, void* out) {
-  for (int64_t i = 0; i < n; ++i) store_f64(dtype, out, i, exponential_value(s, lambda));
+XRNG_FMA_CLONES void exponential_each(State& s, int64_t n, double lambda, DType dtype, void* out, Release r) {
+  for (int64_t i = 0; i < n; ++i) store_f64(dtype, out, i, exponential_value(s, lambda, r));
 }
 XRNG_FMA_CLONES void cauchy_each(State& s, int64_t n, double median, double sigma, Kernel k, DType dtype,
                                  void* out) {
@@ -285,8 +286,9 @@ XRNG_FMA_CLONES void uniform_f16_loop(State& s, int64_t n, float f, float t, Ker
     }
   }
 }
-XRNG_FMA_CLONES void log_normal_loop(State& s, int64_t n, double mean, double std, Kernel k, double* out) {
-  for (int64_t i = 0; i < n; ++i) out[i] = log_normal_value(s, mean, std, k);
+XRNG_FMA_CLONES void log_normal_loop(State& s, int64_t n, double mean, double std, Kernel k, double* out,
+                                     Release r) {
+  for (int64_t i = 0; i < n; ++i) out[i] = log_normal_value(s, mean, std, k, r);
 }
 // geometric_value with its log1p(-p) (a function of p alone) computed once
 XRNG_FMA_CLONES void geometric_loop(State& s, int64_t n, double p, double* out) {
@@ -321,7 +323,7 @@ void randn(State& s, int64_t n, double mean, double std, Kernel k, DType dtype, 
     if (dtype == DType::f32) return randn_f32(s, n, mf, sf, k, static_cast<float*>(out), fused);
     return normal_fill_f64(s, n, mean, std, static_cast<double*>(out), fused);
   }
-  normal_each(s, n, mean, std, k, dtype, out);
+  normal_each(s, n, mean, std, k, dtype, out, r);
 }
 
 void uniform(State& s, int64_t n, double from, double to, Kernel k, DType dtype, void* out, Release r) {
@@ -361,14 +363,14 @@ void cauchy(State& s, int64_t n, double median, double sigma, Kernel k, DType dt
   cauchy_each(s, n, median, sigma, k, dtype, out);
 }
 
-void exponential(State& s, int64_t n, double lambda, DType dtype, void* out) {
+void exponential(State& s, int64_t n, double lambda, DType dtype, void* out, Release r) {
   check_float_dtype(dtype, "exponential");
   if (!(lambda > 0.0)) throw std::invalid_argument("torch_cpu exponential: lambda must be > 0");
-  exponential_each(s, n, lambda, dtype, out);
+  exponential_each(s, n, lambda, dtype, out, r);
 }
 
-void log_normal_f64(State& s, int64_t n, double mean, double std, Kernel k, double* out) {
-  log_normal_loop(s, n, mean, std, k, out);
+void log_normal_f64(State& s, int64_t n, double mean, double std, Kernel k, double* out, Release r) {
+  log_normal_loop(s, n, mean, std, k, out, r);
 }
 void geometric_f64(State& s, int64_t n, double p, double* out) { geometric_loop(s, n, p, out); }
 void cauchy_f64(State& s, int64_t n, double median, double sigma, Kernel k, double* out) {
@@ -417,15 +419,16 @@ void randint(State& s, int64_t n, int64_t low, int64_t high, DType dtype, void* 
 }
 
 namespace {
-XRNG_FMA_CLONES void log_normal_each(State& s, int64_t n, double mean, double std, Kernel k, DType dtype, void* out) {
-  for (int64_t i = 0; i < n; ++i) store_f64(dtype, out, i, log_normal_value(s, mean, std, k));
+XRNG_FMA_CLONES void log_normal_each(State& s, int64_t n, double mean, double std, Kernel k, DType dtype, void* out,
+                                     Release r) {
+  for (int64_t i = 0; i < n; ++i) store_f64(dtype, out, i, log_normal_value(s, mean, std, k, r));
 }
 }  // namespace
 
-void log_normal(State& s, int64_t n, double mean, double std, Kernel k, DType dtype, void* out) {
+void log_normal(State& s, int64_t n, double mean, double std, Kernel k, DType dtype, void* out, Release r) {
   check_float_dtype(dtype, "log_normal");
   if (!(std > 0.0)) throw std::invalid_argument("torch_cpu log_normal: std must be > 0");
-  log_normal_each(s, n, mean, std, k, dtype, out);
+  log_normal_each(s, n, mean, std, k, dtype, out, r);
 }
 
 void geometric(State& s, int64_t n, double p, DType dtype, void* out) {

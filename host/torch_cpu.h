@@ -21,7 +21,8 @@ namespace xrng::torch_cpu {
 // float64 through NormalFill16<double>), anything else torch's element-wise
 // at::normal_distribution<double> (normal_f64_value, the cached second
 // normal included). `r`: which torch releases' 16-wide normal (Release:
-// fuses_normal, normal16_legacy, 2.12's 16-bit one). Throws
+// fuses_normal, normal16_legacy, 2.12's 16-bit one) and element-wise one
+// (1.13's log(1 - u2), normal_f64_value). Throws
 // std::invalid_argument for another dtype, before drawing.
 void randn(State& s, int64_t n, double mean, double std, Kernel k, DType dtype, void* out, bool contiguous = true,
            Release r = Release::r2_13);
@@ -40,9 +41,9 @@ void uniform(State& s, int64_t n, double from, double to, Kernel k, DType dtype,
              Release r = Release::r2_13);
 
 // exponential_(lambda) (lambda > 0) into n elements of dtype f32, f64, f16
-// or bf16, in torch's order (exponential_value cast to the dtype). Throws
-// std::invalid_argument before drawing.
-void exponential(State& s, int64_t n, double lambda, DType dtype, void* out);
+// or bf16, in torch's order (exponential_value cast to the dtype; `r`: 1.13's
+// log(1 - u)). Throws std::invalid_argument before drawing.
+void exponential(State& s, int64_t n, double lambda, DType dtype, void* out, Release r = Release::r2_13);
 
 // cauchy_(median, sigma) (sigma > 0) into n elements of dtype f32, f64, f16
 // or bf16, in torch's order (cauchy_value, fused per `k`, cast to the
@@ -51,8 +52,9 @@ void cauchy(State& s, int64_t n, double median, double sigma, Kernel k, DType dt
 
 // log_normal_value, geometric_value (0 < p < 1) and cauchy_value (fused
 // per `k`) for n elements in torch's order, as float64 (the caller casts to
-// the dtype as torch does). No checks: the caller's.
-void log_normal_f64(State& s, int64_t n, double mean, double std, Kernel k, double* out);
+// the dtype as torch does; `r`: 1.13's log(1 - u2) in the normal). No checks:
+// the caller's.
+void log_normal_f64(State& s, int64_t n, double mean, double std, Kernel k, double* out, Release r = Release::r2_13);
 void geometric_f64(State& s, int64_t n, double p, double* out);
 void cauchy_f64(State& s, int64_t n, double median, double sigma, Kernel k, double* out);
 
@@ -74,7 +76,8 @@ void randint(State& s, int64_t n, int64_t low, int64_t high, DType dtype, void* 
 
 // log_normal_(mean, std) (std > 0) into n elements of dtype f32, f64, f16
 // or bf16: log_normal_value per element (its kernel-dependent fusion), cast.
-void log_normal(State& s, int64_t n, double mean, double std, Kernel k, DType dtype, void* out);
+void log_normal(State& s, int64_t n, double mean, double std, Kernel k, DType dtype, void* out,
+                Release r = Release::r2_13);
 
 // geometric_(p) (0 < p < 1) into n elements of dtype f32, f64, f16, bf16
 // or i64: geometric_value per element, cast.

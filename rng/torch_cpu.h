@@ -58,7 +58,9 @@ enum class Kernel { x86, scalar };
 // - r2_0: torch 2.0: as r2_1 but float16's 16-wide normal, whose logarithm,
 //   sine, cosine and last two steps are float's.
 // - r1_13: torch 1.13: as r2_0 but bernoulli_ as r2_13 (measured on an AMD
-//   CPU; 1.13's source takes MKL's path on Intel CPUs only).
+//   CPU; on an Intel one 1.13 takes MKL's path, r2_0's), and the float64
+//   element-wise normal and exponential_ take log(1 - u) where later
+//   releases take log1p(-u) (normal_f64_value, exponential_value).
 // The numbers are the Python and mode interfaces' (kReleaseCount of them),
 // newest first: a larger number is an older release.
 enum class Release { r2_13 = 0, r2_12 = 1, r2_7 = 2, r2_1 = 3, r2_0 = 4, r1_13 = 5 };
@@ -375,7 +377,8 @@ inline void normal_fill16_f64(double* data, double mean, double std, bool fused 
 // 2 pi u1, r sin(theta) cached, r cos(theta) returned; then ret * std +
 // mean, which torch's AVX2 build (kernel x86) fuses and its default build
 // (kernel scalar) does not. The caller casts the double to the dtype.
-inline double normal_f64_value(State& s, double mean, double std, Kernel k) {
+// Release r1_13 (torch 1.13): r = sqrt(-2 log(1 - u2)) (1 - u2 exact).
+inline double normal_f64_value(State& s, double mean, double std, Kernel k, Release rel = Release::r2_13) {
   double ret;
   if (s.has_next_double_normal) {
     ret = s.next_double_normal;
@@ -383,7 +386,8 @@ inline double normal_f64_value(State& s, double mean, double std, Kernel k) {
   } else {
     const double u1 = uniform_f64(s.random64());
     const double u2 = uniform_f64(s.random64());
-    const double r = std::sqrt(-2.0 * detail::glibc_log1p(-u2));
+    const double r =
+        std::sqrt(-2.0 * (rel == Release::r1_13 ? detail::glibc_log(1.0 - u2) : detail::glibc_log1p(-u2)));
     const double theta = 2.0 * 3.14159265358979323846 * u1;
     double sn, cs;
     detail::glibc_sincos(theta, &sn, &cs);
@@ -397,16 +401,17 @@ inline double normal_f64_value(State& s, double mean, double std, Kernel k) {
 // exponential_(lambda) on CPU (at::exponential_distribution<double>, every
 // CPU: torch 2.15 has no MKL path for it): a float64 uniform u (2 words),
 // (-1 / lambda) log1p(-u). The caller casts the double to the dtype.
-inline double exponential_value(State& s, double lambda) {
+// Release r1_13 (torch 1.13): (-1 / lambda) log(1 - u) (1 - u exact).
+inline double exponential_value(State& s, double lambda, Release rel = Release::r2_13) {
   const double u = uniform_f64(s.random64());
-  return -1.0 / lambda * detail::glibc_log1p(-u);
+  return -1.0 / lambda * (rel == Release::r1_13 ? detail::glibc_log(1.0 - u) : detail::glibc_log1p(-u));
 }
 
 // log_normal_(mean, std) on CPU (at::lognormal_distribution<double>, every
 // CPU): exp of normal_f64_value(mean, std) (its words, its cached second
 // normal, its kernel-dependent fusion); the caller casts to the dtype.
-inline double log_normal_value(State& s, double mean, double std, Kernel k) {
-  return detail::glibc_exp(normal_f64_value(s, mean, std, k));
+inline double log_normal_value(State& s, double mean, double std, Kernel k, Release rel = Release::r2_13) {
+  return detail::glibc_exp(normal_f64_value(s, mean, std, k, rel));
 }
 
 // geometric_(p), 0 < p < 1, on CPU (at::geometric_distribution<double>,

@@ -413,6 +413,25 @@ TEST_CASE("torch_cpu: MklBernoulli gives torch 2.0.1's values (measured), skips 
   CHECK(d.random() == d2.random());
 }
 
+TEST_CASE("torch_cpu: torch 1.13's float64 element-wise normal and exponential_ take log(1 - u)") {
+  // torch 1.13.1: torch.manual_seed(123456789); torch.empty(4, dtype=torch.float64).exponential_(1.5), and
+  // torch.randn(4, dtype=torch.float64) (the element-wise path: fewer than 16 elements) after the same seed
+  const double exp113[4] = {0.18474236200476046, 1.6185162496510523, 0.5543550128541914, 0.3177674295942535};
+  const double randn113[4] = {0.11027837135924265, 2.2007697357432714, -0.8969969383847309, -0.3856148095070777};
+  tc::State a(123456789), b(123456789), c(123456789);
+  double e[4], e_now[4], n[4];
+  tc::exponential(a, 4, 1.5, xrng::DType::f64, e, tc::Release::r1_13);
+  tc::exponential(b, 4, 1.5, xrng::DType::f64, e_now);
+  tc::randn(c, 4, 0.0, 1.0, tc::Kernel::x86, xrng::DType::f64, n, true, tc::Release::r1_13);
+  int differ = 0;
+  for (int i = 0; i < 4; ++i) {
+    CHECK(e[i] == exp113[i]);
+    CHECK(n[i] == randn113[i]);
+    differ += e_now[i] != exp113[i];  // 2.0 on: log1p(-u), 1 ulp off on some
+  }
+  CHECK(differ > 0);
+}
+
 TEST_CASE("torch_cpu: randint before torch 2.7: one 32-bit word for every range below 2^32") {
   // torch 2.0.1: torch.manual_seed(0); torch.randint(-5, 2**31, (6,))
   const int64_t want[6] = {209652386, 398764581, 924231275, 1478610102, 441365305, 1537364721};

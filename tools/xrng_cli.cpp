@@ -892,7 +892,7 @@ TorchRequest torch_discrete_request(std::map<std::string, std::string>& kv, cons
       } else if (dist == "geometric") {
         tc::geometric(st, n, p, r.dtype, r.bytes.data());
       } else {
-        tc::log_normal(st, n, mean, stdv, ts.kernel, r.dtype, r.bytes.data());
+        tc::log_normal(st, n, mean, stdv, ts.kernel, r.dtype, r.bytes.data(), ts.release);
       }
       where = kv["--stream"];
     }
@@ -999,7 +999,7 @@ TorchRequest torch_request(const std::vector<std::string>& args, TorchStream ts,
   if (dist == "normal")
     xrng::torch_cpu::randn(st, n, mean, stdv, k, r.dtype, r.bytes.data(), true, ts.release);
   else if (dist == "exponential")
-    xrng::torch_cpu::exponential(st, n, lambda, r.dtype, r.bytes.data());
+    xrng::torch_cpu::exponential(st, n, lambda, r.dtype, r.bytes.data(), ts.release);
   else if (dist == "cauchy")
     xrng::torch_cpu::cauchy(st, n, median, sigma, k, r.dtype, r.bytes.data());
   else if (low == 0.0 && high == 1.0)
