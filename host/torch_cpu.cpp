@@ -14,7 +14,6 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
-#include <vector>
 
 #include "../rng/detail/math.h"
 
@@ -441,34 +440,17 @@ void geometric(State& s, int64_t n, double p, DType dtype, void* out) {
   for (int64_t i = 0; i < n; ++i) store_f64(dtype, out, i, geometric_value(s, p));
 }
 
-namespace {
-// bernoulli_(p)'s elements, one per call of `next`, into n elements of dtype.
-template <class Next>
-void bernoulli_store(int64_t n, DType dtype, void* out, Next&& next) {
-  if (dtype == DType::i64 || dtype == DType::i32 || dtype == DType::u8) {
-    for (int64_t i = 0; i < n; ++i) {
-      const bool b = next();
-      if (dtype == DType::i64) static_cast<int64_t*>(out)[i] = b;
-      else if (dtype == DType::i32) static_cast<int32_t*>(out)[i] = b;
-      else static_cast<uint8_t*>(out)[i] = b;
-    }
-    return;
-  }
-  for (int64_t i = 0; i < n; ++i) store_f64(dtype, out, i, next() ? 1.0 : 0.0);
-}
-}  // namespace
-
 void bernoulli(State& s, int64_t n, double p, DType dtype, void* out, Release r) {
   if (!(p >= 0.0 && p <= 1.0)) throw std::invalid_argument("torch_cpu bernoulli: p must be in [0, 1]");
   if (dtype != DType::i64 && dtype != DType::i32 && dtype != DType::u8) check_float_dtype(dtype, "bernoulli");
-  if (mkl_bernoulli(r)) {
-    MklBernoulli g(s, p);  // (its word drawn for n = 0 too)
-    std::vector<uint8_t> bits(static_cast<size_t>(n));
-    g.fill(n, [&bits](int64_t i, bool v) { bits[static_cast<size_t>(i)] = v; });
-    int64_t k = 0;
-    return bernoulli_store(n, dtype, out, [&] { return bits[static_cast<size_t>(k++)] != 0; });
-  }
-  bernoulli_store(n, dtype, out, [&] { return bernoulli_value(s, p); });
+  auto store = [dtype, out](int64_t i, bool b) {  // 1 or 0 in the dtype
+    if (dtype == DType::i64) static_cast<int64_t*>(out)[i] = b;
+    else if (dtype == DType::i32) static_cast<int32_t*>(out)[i] = b;
+    else if (dtype == DType::u8) static_cast<uint8_t*>(out)[i] = b;
+    else store_f64(dtype, out, i, b ? 1.0 : 0.0);
+  };
+  if (mkl_bernoulli(r)) return MklBernoulli(s, p).fill(n, store);  // (its word drawn for n = 0 too)
+  for (int64_t i = 0; i < n; ++i) store(i, bernoulli_value(s, p));
 }
 
 void randperm(State& s, int64_t n, int64_t* out) {
