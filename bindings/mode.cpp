@@ -33,10 +33,10 @@ using namespace detail;
 
 void begin(const Config& cfg) {
   std::lock_guard<std::recursive_mutex> lock(g_lock);
-  TORCH_CHECK(cfg.torch >= kXrng && cfg.torch <= kTorchCuda, "xrng.reproducible: unknown torch stream ", cfg.torch);
+  TORCH_CHECK(cfg.torch >= kXrng && cfg.torch <= kTorchCpuArm, "xrng.reproducible: unknown torch stream ", cfg.torch);
   TORCH_CHECK(cfg.torch != kTorchCuda || cfg.sm_count > 0, "xrng.reproducible: the torch-cuda stream needs sm_count");
   TORCH_CHECK(cfg.release >= 0 && cfg.release < xrng::torch_cpu::kReleaseCount &&
-                  (cfg.release == 0 || cfg.torch == kTorchCpuX86 || cfg.torch == kTorchCpuScalar),
+                  (cfg.release == 0 || is_torch_cpu(cfg.torch)),
               "xrng.reproducible: a torch release goes with the torch-cpu streams only");
   if (!g_entries.empty()) {
     const Config& outer = g_entries.back().config;
@@ -46,7 +46,7 @@ void begin(const Config& cfg) {
                 "xrng.reproducible: an entry with the ", torch_stream_name(cfg), " stream inside one with the ",
                 torch_stream_name(outer), " stream; entries of different kinds of stream do not nest");
   }
-  const bool torch_cpu = cfg.torch == kTorchCpuX86 || cfg.torch == kTorchCpuScalar;
+  const bool torch_cpu = is_torch_cpu(cfg.torch);
   Entry e;
   e.config = cfg;
   e.id = ++g_entry_ids;
@@ -113,7 +113,7 @@ void end(bool check) {
     }
   } pop;
   const int ts = g_entries.back().config.torch;
-  if (check && g_global.state.valid && ts != kTorchCpuX86 && ts != kTorchCpuScalar) {
+  if (check && g_global.state.valid && !is_torch_cpu(ts)) {
     at::Generator g = default_cpu();
     TorchState st;
     {

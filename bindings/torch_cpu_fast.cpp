@@ -125,6 +125,7 @@ bool read_generator(PyObject* gen, at::Tensor& state, tc::Kernel& k, tc::Release
   bool known = ks != nullptr;
   if (known && std::strcmp(ks, "x86") == 0) k = tc::Kernel::x86;
   else if (known && std::strcmp(ks, "scalar") == 0) k = tc::Kernel::scalar;
+  else if (known && std::strcmp(ks, "arm") == 0) k = tc::Kernel::arm;
   else known = false;
   Py_DECREF(kn);
   if (!known) {
@@ -296,8 +297,15 @@ PyMethodDef g_into_def = {"_torch_cpu_into", reinterpret_cast<PyCFunction>(reint
 // for shape and n) checked for inf/nan/negative entries and zero rows as
 // torch checks them; q = empty_like(w).exponential_(1) from the stream;
 // then argmax(w / q) (n = 1, keepdim) or topk(w / q, n)'s indices, with
-// torch's own operations. python/xrng/_torch_cpu.py multinomial's path.
-at::Tensor multinomial_gumbel(at::Tensor state, const at::Tensor& w, int64_t n) {
+// torch's own operations (q's exponential_ of `kernel` and release number
+// `release`). python/xrng/_torch_cpu.py multinomial's path.
+at::Tensor multinomial_gumbel(at::Tensor state, const at::Tensor& w, int64_t n, const std::string& kernel,
+                              int release) {
+  const tc::Kernel k = kernel == "x86" ? tc::Kernel::x86 : kernel == "scalar" ? tc::Kernel::scalar
+                       : kernel == "arm" ? tc::Kernel::arm
+                       : throw std::invalid_argument("kernel must be 'x86', 'scalar' or 'arm', got '" + kernel + "'");
+  if (release < 0 || release >= tc::kReleaseCount)
+    throw std::invalid_argument("torch_cpu release must be 0 to " + std::to_string(tc::kReleaseCount - 1));
   uint8_t* bytes = state_bytes(state);
   if (!w.device().is_cpu() || !w.is_contiguous() || w.dim() < 1 || w.dim() > 2 || !w.is_floating_point())
     throw std::invalid_argument("torch_cpu multinomial: weights must be a contiguous CPU floating tensor of 1 or 2 dims");
@@ -307,7 +315,7 @@ at::Tensor multinomial_gumbel(at::Tensor state, const at::Tensor& w, int64_t n) 
     throw std::invalid_argument("multinomial: invalid multinomial distribution (sum of probabilities <= 0)");
   at::Tensor q = at::empty_like(w, at::MemoryFormat::Contiguous);
   tc::State s = tc::from_torch_state(bytes, tc::kTorchStateBytes);
-  xrng::torch_streams::cpu_draw(s, "exponential", tc::Kernel::x86, q, 1.0, 0.0, 0, 0);
+  xrng::torch_streams::cpu_draw(s, "exponential", k, q, 1.0, 0.0, 0, 0, static_cast<tc::Release>(release));
   tc::to_torch_state(s, bytes);
   at::div_out(q, w, q);
   if (n == 1) return q.argmax(-1, true);
@@ -339,14 +347,14 @@ PyObject* multinomial_fast(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
   }
   const int64_t k = w.size(-1);
   if (k > (int64_t{1} << 24) || (!repl && n > k)) Py_RETURN_NOTIMPLEMENTED;
-  return with_state(args[0], [&](tc::State& s, tc::Kernel, tc::Release) -> std::optional<at::Tensor> {
+  return with_state(args[0], [&](tc::State& s, tc::Kernel kernel, tc::Release r) -> std::optional<at::Tensor> {
     if (!repl || n == 1) {
       // torch's checks (multinomial_out), then q = empty_like(w).exponential_(1), w / q, argmax or topk
       if (!((w.max() < INFINITY) & (w.min() >= 0)).item<bool>()) return std::nullopt;
       const bool zero = w.dim() == 1 ? (w.sum() == 0).item<bool>() : (w.sum(1) == 0).any().item<bool>();
       if (zero) return std::nullopt;
       at::Tensor q = at::detail::empty_cpu(w.sizes(), w.scalar_type());
-      xrng::torch_streams::cpu_draw(s, "exponential", tc::Kernel::x86, q, 1.0, 0.0, 0, 0);
+      xrng::torch_streams::cpu_draw(s, "exponential", kernel, q, 1.0, 0.0, 0, 0, r);
       at::div_out(q, w, q);
       return n == 1 ? q.argmax(-1, true) : std::get<1>(at::topk(q, n));
     }
@@ -464,6 +472,8 @@ void register_torch_cpu_fast(py::module_& m) {
         "multinomial with replacement (n > 1) on the torch CPU stream: contiguous CPU weights of 1 or 2 dims; int64 "
         "[n] or [rows, n], advancing `state` in place.");
   m.def("torch_cpu_multinomial_gumbel", &multinomial_gumbel, py::arg("state"), py::arg("weights"), py::arg("n"),
+        py::arg("kernel"), py::arg("release"),
         "multinomial without replacement (or n = 1) on the torch CPU stream: contiguous CPU floating weights of 1 or "
-        "2 dims; argmax (n = 1, keepdim) or topk indices of weights / Exp(1), advancing `state` in place.");
+        "2 dims; argmax (n = 1, keepdim) or topk indices of weights / Exp(1) (`kernel`'s exponential_ of release "
+        "number `release`), advancing `state` in place.");
 }

@@ -27,7 +27,8 @@ namespace {
 tc::Kernel parse_kernel(const std::string& k) {
   if (k == "x86") return tc::Kernel::x86;
   if (k == "scalar") return tc::Kernel::scalar;
-  throw std::invalid_argument("kernel must be 'x86' or 'scalar', got '" + k + "'");
+  if (k == "arm") return tc::Kernel::arm;
+  throw std::invalid_argument("kernel must be 'x86', 'scalar' or 'arm', got '" + k + "'");
 }
 // A Release by its number (torch_cpu_release's).
 tc::Release parse_release(int r) {
@@ -80,11 +81,17 @@ void from_to_loop(tc::State& s, T* p, int64_t n, int64_t lo, uint64_t range, uin
 // (static_cast<scalar_t>), in chunks of 256 (the host loops of
 // host/torch_cpu.h: compiled with FMA instructions where the CPU has them).
 template <class T, class Draw>
-void by_chunks(T* p, int64_t n, Draw&& draw) {
+void by_chunks(T* p, int64_t n, Draw&& draw, bool direct16 = false) {
   double v[256];
   for (int64_t i = 0; i < n; i += 256) {
     const int64_t m = n - i < 256 ? n - i : 256;
     draw(m, v);
+    if constexpr (std::is_same_v<T, at::Half>) {
+      if (direct16) {  // f16_direct: one rounding (torch's AArch64 builds from 2.3 on)
+        for (int64_t j = 0; j < m; ++j) p[i + j] = c10::Half(xrng::math::f64_to_f16_bits(v[j]), c10::Half::from_bits());
+        continue;
+      }
+    }
     for (int64_t j = 0; j < m; ++j) p[i + j] = static_cast<T>(v[j]);
   }
 }
@@ -158,7 +165,7 @@ void xrng::torch_streams::cpu_draw(tc::State& s, CpuKind kind, tc::Kernel k, con
     if (kind == K::uniform)
       tc::uniform(s, n, a, b, k, xt, out.data_ptr(), r);
     else if (kind == K::exponential)
-      tc::exponential(s, n, a, xt, out.data_ptr(), r);
+      tc::exponential(s, n, a, xt, out.data_ptr(), r, k);
     else  // normal_each: torch's output is not contiguous (element-wise float64 path whatever n)
       tc::randn(s, n, a, b, k, xt, out.data_ptr(), kind == K::normal, r);
   } else if (kind == K::randint) {
@@ -215,12 +222,14 @@ void xrng::torch_streams::cpu_draw(tc::State& s, CpuKind kind, tc::Kernel k, con
   } else if (kind == K::log_normal) {
     if (!(b > 0.0)) throw std::invalid_argument("torch_cpu log_normal_: std must be > 0");
     AT_DISPATCH_FLOATING_TYPES_AND2(at::kHalf, at::kBFloat16, dt, "torch_cpu_log_normal", [&] {
-      by_chunks(out.data_ptr<scalar_t>(), n, [&](int64_t m, double* v) { tc::log_normal_f64(s, m, a, b, k, v, r); });
+      by_chunks(out.data_ptr<scalar_t>(), n, [&](int64_t m, double* v) { tc::log_normal_f64(s, m, a, b, k, v, r); },
+                tc::f16_direct(k, r));
     });
   } else if (kind == K::cauchy) {
     if (!(b > 0.0)) throw std::invalid_argument("torch_cpu cauchy_: sigma must be > 0");
     AT_DISPATCH_FLOATING_TYPES_AND2(at::kHalf, at::kBFloat16, dt, "torch_cpu_cauchy", [&] {
-      by_chunks(out.data_ptr<scalar_t>(), n, [&](int64_t m, double* v) { tc::cauchy_f64(s, m, a, b, k, v); });
+      by_chunks(out.data_ptr<scalar_t>(), n, [&](int64_t m, double* v) { tc::cauchy_f64(s, m, a, b, k, v); },
+                tc::f16_direct(k, r));
     });
   } else if (kind == K::geometric) {
     if (!(a > 0.0 && a < 1.0)) throw std::invalid_argument("torch_cpu geometric_: p must be in (0, 1)");
@@ -231,7 +240,7 @@ void xrng::torch_streams::cpu_draw(tc::State& s, CpuKind kind, tc::Kernel k, con
     if (!(a >= 0.0 && a <= 1.0)) throw std::invalid_argument("torch_cpu bernoulli: p must be in [0, 1]");
     AT_DISPATCH_ALL_TYPES_AND3(at::kBool, at::kHalf, at::kBFloat16, dt, "torch_cpu_bernoulli", [&] {
       auto* p = out.data_ptr<scalar_t>();
-      if (tc::mkl_bernoulli(r)) {  // torch 2.0 to 2.6: one word (for no elements too), MKL's MCG31
+      if (tc::mkl_bernoulli(r, k)) {  // torch 2.0 to 2.6: one word (for no elements too), MKL's MCG31
         tc::MklBernoulli g(s, a);
         g.fill(n, [p](int64_t i, bool v) { p[i] = static_cast<scalar_t>(v); });
         return;
@@ -401,11 +410,15 @@ void register_torch_cpu(py::module_& m) {
   m.def("torch_cpu_release", [](const std::string& v) { return static_cast<int>(tc::release_of(v)); },
         py::arg("release"),
         "Which torch releases' draws torch release `release` (\"2.4\", \"1.13.1\") made, where they differ: "
-        "0 2.13 and later, 1 2.12, 2 2.7 to 2.11, 3 2.1 to 2.6, 4 2.0, 5 1.13; ValueError for another form or a "
+        "0 2.13 and later, 1 2.12, 2 2.7 to 2.11, 3 2.3 to 2.6, 4 2.1 and 2.2, 5 2.0, 6 1.13; ValueError for "
+        "another form or a "
         "release before 1.13.");
-  m.def("torch_cpu_mkl_bernoulli", [](int r) { return tc::mkl_bernoulli(parse_release(r)); }, py::arg("release"),
-        "Whether release number `release`'s scalar-p bernoulli_ is MKL's (torch 2.0 to 2.6: one word for the "
-        "call, the elements in row-major order whatever the strides; rng/torch_cpu.h MklBernoulli).");
+  m.def("torch_cpu_mkl_bernoulli",
+        [](int r, const std::string& kernel) { return tc::mkl_bernoulli(parse_release(r), parse_kernel(kernel)); },
+        py::arg("release"), py::arg("kernel"),
+        "Whether release number `release`'s scalar-p bernoulli_ with `kernel` is MKL's (torch 2.0 to 2.6's x86-64 "
+        "wheels, kernels x86 and scalar: one word for the call, the elements in row-major order whatever the "
+        "strides; rng/torch_cpu.h MklBernoulli).");
   m.def("torch_cpu_seed", &seed_state, py::arg("seed"),
         "A torch CPU generator state (torch.Generator.get_state() layout, 5056 uint8) seeded as torch seeds it.");
   m.def("torch_cpu_draw", &draw, py::arg("state"), py::arg("kind"), py::arg("kernel"), py::arg("out"),

@@ -213,8 +213,9 @@ bool fill16_is_simd(Kernel k) {
 namespace {
 // A float64 value stored as `dtype` the way torch's static_cast<scalar_t>
 // does it: float directly; Half and BFloat16 through float (their
-// constructors take a float: two roundings).
-void store_f64(DType dtype, void* out, int64_t i, double v) {
+// constructors take a float: two roundings), but Half in one rounding where
+// `direct16` (f16_direct: torch's AArch64 builds from 2.3 on).
+void store_f64(DType dtype, void* out, int64_t i, double v, bool direct16) {
   switch (dtype) {
     case DType::f64:
       static_cast<double*>(out)[i] = v;
@@ -223,7 +224,8 @@ void store_f64(DType dtype, void* out, int64_t i, double v) {
       static_cast<float*>(out)[i] = static_cast<float>(v);
       return;
     case DType::f16:
-      static_cast<uint16_t*>(out)[i] = math::f32_to_f16_bits(static_cast<float>(v));
+      static_cast<uint16_t*>(out)[i] =
+          direct16 ? math::f64_to_f16_bits(v) : math::f32_to_f16_bits(static_cast<float>(v));
       return;
     case DType::bf16:
       static_cast<uint16_t*>(out)[i] = math::f32_to_bf16_bits(static_cast<float>(v));
@@ -236,17 +238,19 @@ void store_f64(DType dtype, void* out, int64_t i, double v) {
 // (their many std::fma are libm calls otherwise: the same values, slower).
 XRNG_FMA_CLONES void normal_each(State& s, int64_t n, double mean, double std, Kernel k, DType dtype, void* out,
                                  Release r) {
-  for (int64_t i = 0; i < n; ++i) store_f64(dtype, out, i, normal_f64_value(s, mean, std, k, r));
+  const bool d16 = f16_direct(k, r);
+  for (int64_t i = 0; i < n; ++i) store_f64(dtype, out, i, normal_f64_value(s, mean, std, k, r), d16);
 }
 XRNG_FMA_CLONES void normal_fill_f64(State& s, int64_t n, double mean, double std, double* out, bool fused) {
   normal_f64(s, n, mean, std, out, fused);
 }
-XRNG_FMA_CLONES void exponential_each(State& s, int64_t n, double lambda, DType dtype, void* out, Release r) {
-  for (int64_t i = 0; i < n; ++i) store_f64(dtype, out, i, exponential_value(s, lambda, r));
+XRNG_FMA_CLONES void exponential_each(State& s, int64_t n, double lambda, DType dtype, void* out, Release r,
+                                      bool d16) {
+  for (int64_t i = 0; i < n; ++i) store_f64(dtype, out, i, exponential_value(s, lambda, r), d16);
 }
 XRNG_FMA_CLONES void cauchy_each(State& s, int64_t n, double median, double sigma, Kernel k, DType dtype,
-                                 void* out) {
-  for (int64_t i = 0; i < n; ++i) store_f64(dtype, out, i, cauchy_value(s, median, sigma, k));
+                                 void* out, bool d16) {
+  for (int64_t i = 0; i < n; ++i) store_f64(dtype, out, i, cauchy_value(s, median, sigma, k), d16);
 }
 // uniform_(from, to)'s loops, compiled with FMA instructions where the CPU has
 // them (kernel x86's std::fma is a libm call otherwise: the same values, slower).
@@ -356,16 +360,16 @@ void uniform(State& s, int64_t n, double from, double to, Kernel k, DType dtype,
   uniform_f16_loop(s, n, f, t, k, static_cast<uint16_t*>(out), dtype == DType::bf16);
 }
 
-void cauchy(State& s, int64_t n, double median, double sigma, Kernel k, DType dtype, void* out) {
+void cauchy(State& s, int64_t n, double median, double sigma, Kernel k, DType dtype, void* out, Release r) {
   check_float_dtype(dtype, "cauchy");
   if (!(sigma > 0.0)) throw std::invalid_argument("torch_cpu cauchy: sigma must be > 0");
-  cauchy_each(s, n, median, sigma, k, dtype, out);
+  cauchy_each(s, n, median, sigma, k, dtype, out, f16_direct(k, r));
 }
 
-void exponential(State& s, int64_t n, double lambda, DType dtype, void* out, Release r) {
+void exponential(State& s, int64_t n, double lambda, DType dtype, void* out, Release r, Kernel k) {
   check_float_dtype(dtype, "exponential");
   if (!(lambda > 0.0)) throw std::invalid_argument("torch_cpu exponential: lambda must be > 0");
-  exponential_each(s, n, lambda, dtype, out, r);
+  exponential_each(s, n, lambda, dtype, out, r, f16_direct(k, r));
 }
 
 void log_normal_f64(State& s, int64_t n, double mean, double std, Kernel k, double* out, Release r) {
@@ -420,7 +424,8 @@ void randint(State& s, int64_t n, int64_t low, int64_t high, DType dtype, void* 
 namespace {
 XRNG_FMA_CLONES void log_normal_each(State& s, int64_t n, double mean, double std, Kernel k, DType dtype, void* out,
                                      Release r) {
-  for (int64_t i = 0; i < n; ++i) store_f64(dtype, out, i, log_normal_value(s, mean, std, k, r));
+  const bool d16 = f16_direct(k, r);
+  for (int64_t i = 0; i < n; ++i) store_f64(dtype, out, i, log_normal_value(s, mean, std, k, r), d16);
 }
 }  // namespace
 
@@ -437,19 +442,19 @@ void geometric(State& s, int64_t n, double p, DType dtype, void* out) {
     return;
   }
   check_float_dtype(dtype, "geometric");
-  for (int64_t i = 0; i < n; ++i) store_f64(dtype, out, i, geometric_value(s, p));
+  for (int64_t i = 0; i < n; ++i) store_f64(dtype, out, i, geometric_value(s, p), false);  // (integers: exact)
 }
 
-void bernoulli(State& s, int64_t n, double p, DType dtype, void* out, Release r) {
+void bernoulli(State& s, int64_t n, double p, DType dtype, void* out, Release r, Kernel k) {
   if (!(p >= 0.0 && p <= 1.0)) throw std::invalid_argument("torch_cpu bernoulli: p must be in [0, 1]");
   if (dtype != DType::i64 && dtype != DType::i32 && dtype != DType::u8) check_float_dtype(dtype, "bernoulli");
   auto store = [dtype, out](int64_t i, bool b) {  // 1 or 0 in the dtype
     if (dtype == DType::i64) static_cast<int64_t*>(out)[i] = b;
     else if (dtype == DType::i32) static_cast<int32_t*>(out)[i] = b;
     else if (dtype == DType::u8) static_cast<uint8_t*>(out)[i] = b;
-    else store_f64(dtype, out, i, b ? 1.0 : 0.0);
+    else store_f64(dtype, out, i, b ? 1.0 : 0.0, false);
   };
-  if (mkl_bernoulli(r)) return MklBernoulli(s, p).fill(n, store);  // (its word drawn for n = 0 too)
+  if (mkl_bernoulli(r, k)) return MklBernoulli(s, p).fill(n, store);  // (its word drawn for n = 0 too)
   for (int64_t i = 0; i < n; ++i) store(i, bernoulli_value(s, p));
 }
 
@@ -458,13 +463,14 @@ void randperm(State& s, int64_t n, int64_t* out) {
   torch_cpu::randperm(s, n, [out](int64_t i) { return out[i]; }, [out](int64_t i, int64_t v) { out[i] = v; });
 }
 
-void dropout(State& s, int64_t n, double p, DType dtype, const void* in, void* out, uint8_t* mask, Release r) {
+void dropout(State& s, int64_t n, double p, DType dtype, const void* in, void* out, uint8_t* mask, Release r,
+             Kernel kernel) {
   check_float_dtype(dtype, "dropout");
   if (!(p >= 0.0 && p <= 1.0)) throw std::invalid_argument("torch_cpu dropout: p must be in [0, 1]");
   const double q = 1.0 - p;  // bernoulli_'s probability and the divisor
   // (p = 1: every element dropped, nothing drawn; p = 0 or no elements: the input itself, nothing drawn)
   std::optional<MklBernoulli> mkl;
-  if (mkl_bernoulli(r) && p != 0.0 && p != 1.0 && n > 0) mkl.emplace(s, q);
+  if (mkl_bernoulli(r, kernel) && p != 0.0 && p != 1.0 && n > 0) mkl.emplace(s, q);
   // each element: x * v where kept (v = the dtype's 1 / (1 - p)), x * 0 where dropped
   auto keep = [&](int64_t i) {
     const bool k = p == 0.0 ? true : p == 1.0 ? false : mkl ? mkl->next() : bernoulli_value(s, q);

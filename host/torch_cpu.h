@@ -22,8 +22,8 @@ namespace xrng::torch_cpu {
 // at::normal_distribution<double> (normal_f64_value, the cached second
 // normal included). `r`: which torch releases' 16-wide normal (Release:
 // fuses_normal, normal16_legacy, 2.12's 16-bit one) and element-wise one
-// (1.13's log(1 - u2), normal_f64_value). Throws
-// std::invalid_argument for another dtype, before drawing.
+// (1.13's log(1 - u2), normal_f64_value; float16 in one rounding where
+// f16_direct). Throws std::invalid_argument for another dtype, before drawing.
 void randn(State& s, int64_t n, double mean, double std, Kernel k, DType dtype, void* out, bool contiguous = true,
            Release r = Release::r2_13);
 
@@ -42,18 +42,22 @@ void uniform(State& s, int64_t n, double from, double to, Kernel k, DType dtype,
 
 // exponential_(lambda) (lambda > 0) into n elements of dtype f32, f64, f16
 // or bf16, in torch's order (exponential_value cast to the dtype; `r`: 1.13's
-// log(1 - u)). Throws std::invalid_argument before drawing.
-void exponential(State& s, int64_t n, double lambda, DType dtype, void* out, Release r = Release::r2_13);
+// log(1 - u); `k` and `r`: float16 in one rounding where f16_direct). Throws
+// std::invalid_argument before drawing.
+void exponential(State& s, int64_t n, double lambda, DType dtype, void* out, Release r = Release::r2_13,
+                 Kernel k = Kernel::x86);
 
 // cauchy_(median, sigma) (sigma > 0) into n elements of dtype f32, f64, f16
 // or bf16, in torch's order (cauchy_value, fused per `k`, cast to the
-// dtype). Throws std::invalid_argument before drawing.
-void cauchy(State& s, int64_t n, double median, double sigma, Kernel k, DType dtype, void* out);
+// dtype: float16 in one rounding where f16_direct). Throws
+// std::invalid_argument before drawing.
+void cauchy(State& s, int64_t n, double median, double sigma, Kernel k, DType dtype, void* out,
+            Release r = Release::r2_13);
 
 // log_normal_value, geometric_value (0 < p < 1) and cauchy_value (fused
 // per `k`) for n elements in torch's order, as float64 (the caller casts to
-// the dtype as torch does; `r`: 1.13's log(1 - u2) in the normal). No checks:
-// the caller's.
+// the dtype as torch does, f16_direct included; `r`: 1.13's log(1 - u2) in
+// the normal). No checks: the caller's.
 void log_normal_f64(State& s, int64_t n, double mean, double std, Kernel k, double* out, Release r = Release::r2_13);
 void geometric_f64(State& s, int64_t n, double p, double* out);
 void cauchy_f64(State& s, int64_t n, double median, double sigma, Kernel k, double* out);
@@ -85,9 +89,11 @@ void geometric(State& s, int64_t n, double p, DType dtype, void* out);
 
 // bernoulli_(p) with a scalar p in [0, 1] into n elements of dtype f32,
 // f64, f16, bf16, i64, i32 or bool (u8, 0/1): bernoulli_value (a float64
-// uniform against p) per element; for a release of mkl_bernoulli (torch 2.0
-// to 2.6), MklBernoulli (one word, for n = 0 too).
-void bernoulli(State& s, int64_t n, double p, DType dtype, void* out, Release r = Release::r2_13);
+// uniform against p) per element; where mkl_bernoulli (torch 2.0 to 2.6's
+// x86-64 wheels: kernels x86 and scalar), MklBernoulli (one word, for n = 0
+// too).
+void bernoulli(State& s, int64_t n, double p, DType dtype, void* out, Release r = Release::r2_13,
+               Kernel k = Kernel::x86);
 
 // torch.randperm(n) (int64) into n elements: the randperm template.
 void randperm(State& s, int64_t n, int64_t* out);
@@ -101,12 +107,12 @@ void randperm(State& s, int64_t n, int64_t* out);
 // dtype f32, f64, f16 or bf16 (16-bit types as raw bits), in and out
 // contiguous (they may be the same memory: dropout's inplace=True);
 // `mask`, when given, receives 1 for a kept element, 0 for a dropped one.
-// p = 0 copies and p = 1 multiplies by zero, neither drawing (torch's). `r`:
-// the releases of mkl_bernoulli draw the noise as MklBernoulli (one word).
+// p = 0 copies and p = 1 multiplies by zero, neither drawing (torch's). `r`
+// and `kernel`: where mkl_bernoulli the noise is MklBernoulli's (one word).
 // Throws std::invalid_argument before drawing for p outside [0, 1] or
 // another dtype.
 void dropout(State& s, int64_t n, double p, DType dtype, const void* in, void* out, uint8_t* mask = nullptr,
-             Release r = Release::r2_13);
+             Release r = Release::r2_13, Kernel kernel = Kernel::x86);
 
 // ---- random_ and randint into any integer element type (torch's Tensor.random_ on CPU) ----
 // T is int64_t, int32_t, int16_t, int8_t, uint8_t, bool, uint16_t, uint32_t or

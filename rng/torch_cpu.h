@@ -10,11 +10,16 @@
 // State is exactly torch's CPUGeneratorImpl state (to_torch_state /
 // from_torch_state convert to and from torch.Generator.get_state()'s bytes).
 //
-// Two normal kernels: Kernel::x86 is torch's AVX2 normal_fill_16 (what
-// torch runs on every x86-64 CPU with AVX2, avx512 included: the AVX-512
-// build registers no normal kernel), Kernel::scalar torch's default
-// NormalFill16 (ARM, POWER without VSX, x86 without AVX2 or with
-// ATEN_CPU_CAPABILITY=default) through glibc's logf/sinf/cosf.
+// Three kernels, the builds of torch's CPU kernels: Kernel::x86 is torch's
+// AVX2 build (what torch runs on every x86-64 CPU with AVX2, avx512
+// included: the AVX-512 build registers no normal kernel; its normal_fill_16
+// through avx_mathfun.h, its multiply-adds fused), Kernel::scalar torch's
+// default build on x86-64 (x86 without AVX2 or with
+// ATEN_CPU_CAPABILITY=default: NormalFill16 through glibc's logf/sinf/cosf,
+// multiply-adds rounded twice), Kernel::arm torch's AArch64 wheels (SPEC.md
+// 14.8: the scalar kernel's functions, the multiply-adds fused where x86's
+// AVX2 build fuses them, no MKL, and from 2.3 on a float64 value converted
+// to float16 in one rounding).
 #pragma once
 
 #include <algorithm>
@@ -33,7 +38,12 @@
 
 namespace xrng::torch_cpu {
 
-enum class Kernel { x86, scalar };
+enum class Kernel { x86, scalar, arm };
+
+// Whether kernel k fuses the multiply-adds of uniform_(from, to), the
+// normals' radius c std + mean and cauchy_'s median + sigma tan: torch's
+// AVX2 build (explicit FMA) and its AArch64 builds (GCC contracts them).
+inline bool fuses(Kernel k) { return k != Kernel::scalar; }
 
 // Which torch releases' CPU draws a stream gives, where they differ (SPEC.md
 // 14.7): the 16-wide normal (randn / normal_ of 16 or more contiguous
@@ -52,9 +62,11 @@ enum class Kernel { x86, scalar };
 //   every step rounded to the 16-bit type, glibc's logf, sinf and cosf: the
 //   same on every CPU; uniform16_legacy, normal_fill16_legacy); float32 and
 //   float64 as r2_12.
-// - r2_1: torch 2.1 to 2.6: as r2_7, and the scalar-p bernoulli_ of the
+// - r2_3: torch 2.3 to 2.6: as r2_7, and the scalar-p bernoulli_ of the
 //   x86-64 wheels (Intel MKL's MCG31 generator, MklBernoulli) and a 32-bit
 //   word for every randint range below 2^32 (randint_wide).
+// - r2_1: torch 2.1 and 2.2: as r2_3 but, Kernel::arm only, a float64 value
+//   converted to float16 through float (two roundings; f16_direct).
 // - r2_0: torch 2.0: as r2_1 but float16's 16-wide normal, whose logarithm,
 //   sine, cosine and last two steps are float's.
 // - r1_13: torch 1.13: as r2_0 but bernoulli_ as r2_13 (measured on an AMD
@@ -63,15 +75,16 @@ enum class Kernel { x86, scalar };
 //   releases take log1p(-u) (normal_f64_value, exponential_value).
 // The numbers are the Python and mode interfaces' (kReleaseCount of them),
 // newest first: a larger number is an older release.
-enum class Release { r2_13 = 0, r2_12 = 1, r2_7 = 2, r2_1 = 3, r2_0 = 4, r1_13 = 5 };
-inline constexpr int kReleaseCount = 6;
+enum class Release { r2_13 = 0, r2_12 = 1, r2_7 = 2, r2_3 = 3, r2_1 = 4, r2_0 = 5, r1_13 = 6 };
+inline constexpr int kReleaseCount = 7;
 
 // Whether release r is older than `than`.
 inline bool older(Release r, Release than) { return static_cast<int>(r) > static_cast<int>(than); }
 
 // Whether the 16-wide normal's last step, radius c std + mean, is one fused
-// multiply-add: torch's AVX2 build always, its default build from 2.13 on.
-inline bool fuses_normal(Kernel k, Release r) { return k == Kernel::x86 || r == Release::r2_13; }
+// multiply-add: torch's AVX2 and AArch64 builds always, its x86-64 default
+// build from 2.13 on.
+inline bool fuses_normal(Kernel k, Release r) { return fuses(k) || r == Release::r2_13; }
 
 // Whether r's float16/bfloat16 uniforms and 16-wide normal are 1.13 to 2.11's
 // (uniform16_legacy, normal16_legacy).
@@ -81,8 +94,18 @@ inline bool legacy16(Release r) { return older(r, Release::r2_12); }
 // last two steps in float (torch 1.13 and 2.0; 2.1 to 2.11 round every step).
 inline bool f16_normal_in_float(Release r) { return older(r, Release::r2_1); }
 
-// Whether r's scalar-p bernoulli_ is MKL's (MklBernoulli): torch 2.0 to 2.6.
-inline bool mkl_bernoulli(Release r) { return r == Release::r2_1 || r == Release::r2_0; }
+// Whether the scalar-p bernoulli_ of kernel k in release r is MKL's
+// (MklBernoulli): torch 2.0 to 2.6's x86-64 wheels (their AArch64 wheels
+// have no MKL).
+inline bool mkl_bernoulli(Release r, Kernel k) {
+  return k != Kernel::arm && (r == Release::r2_3 || r == Release::r2_1 || r == Release::r2_0);
+}
+
+// Whether kernel k in release r converts a float64 value (the element-wise
+// draws: normal, exponential_, cauchy_, log_normal_) to float16 in one
+// rounding: torch's AArch64 builds from 2.3 on (c10::Half's constructor from
+// float16_t, hardware fcvt); every other build through float (two).
+inline bool f16_direct(Kernel k, Release r) { return k == Kernel::arm && !older(r, Release::r2_3); }
 
 // The smallest randint / random_(from, to) range that takes a 64-bit word
 // (two draws) in release r: 2^28 from 2.7 on, 2^32 before.
@@ -90,7 +113,7 @@ inline uint64_t randint_wide(Release r) { return older(r, Release::r2_7) ? uint6
 
 // The Release of torch release "MAJOR.MINOR" or "MAJOR.MINOR.PATCH" (a
 // local suffix such as "+cu121" ignored): r1_13 for 1.13, r2_0 for 2.0,
-// r2_1 for 2.1 to 2.6, r2_7 for 2.7 to 2.11, r2_12 for 2.12, r2_13 from
+// r2_1 for 2.1 and 2.2, r2_3 for 2.3 to 2.6, r2_7 for 2.7 to 2.11, r2_12 for 2.12, r2_13 from
 // 2.13 on. std::invalid_argument for another form or a release before 1.13
 // (not measured: SPEC.md 14.6).
 inline Release release_of(const std::string& version) {
@@ -112,7 +135,8 @@ inline Release release_of(const std::string& version) {
     throw std::invalid_argument("torch release " + version + ": the torch CPU streams are checked from 1.13 on");
   return mm < 2000   ? Release::r1_13
          : mm == 2000 ? Release::r2_0
-         : mm <= 2006 ? Release::r2_1
+         : mm <= 2002 ? Release::r2_1
+         : mm <= 2006 ? Release::r2_3
          : mm <= 2011 ? Release::r2_7
          : mm == 2012 ? Release::r2_12
                       : Release::r2_13;
@@ -337,7 +361,7 @@ inline void normal_fill16(float* data, float mean, float std, Kernel k, bool fus
     const float u1 = 1.0f - data[j];
     const float u2 = data[j + 8];
     float radius, s, c;
-    if (k == Kernel::x86) {
+    if (k == Kernel::x86) {  // (arm: glibc's, as scalar)
       radius = std::sqrt(-2.0f * detail::x86_log(u1));
       const float theta = static_cast<float>(2.0 * 3.14159265358979323846) * u2;
       detail::x86_sincos(theta, &s, &c);
@@ -375,8 +399,9 @@ inline void normal_fill16_f64(double* data, double mean, double std, bool fused 
 // output, any dtype): the cached second normal if there is one, else two
 // float64 uniforms u1, u2 (4 words), r = sqrt(-2 log1p(-u2)), theta =
 // 2 pi u1, r sin(theta) cached, r cos(theta) returned; then ret * std +
-// mean, which torch's AVX2 build (kernel x86) fuses and its default build
-// (kernel scalar) does not. The caller casts the double to the dtype.
+// mean, which torch's AVX2 and AArch64 builds (kernels x86, arm) fuse and its
+// x86-64 default build (kernel scalar) does not. The caller casts the double
+// to the dtype (f16_direct).
 // Release r1_13 (torch 1.13): r = sqrt(-2 log(1 - u2)) (1 - u2 exact).
 inline double normal_f64_value(State& s, double mean, double std, Kernel k, Release rel = Release::r2_13) {
   double ret;
@@ -395,7 +420,7 @@ inline double normal_f64_value(State& s, double mean, double std, Kernel k, Rele
     s.has_next_double_normal = true;
     ret = r * cs;
   }
-  return k == Kernel::x86 ? std::fma(ret, std, mean) : ret * std + mean;
+  return fuses(k) ? std::fma(ret, std, mean) : ret * std + mean;
 }
 
 // exponential_(lambda) on CPU (at::exponential_distribution<double>, every
@@ -427,25 +452,27 @@ inline double geometric_value(State& s, double p) {
 // every dtype): a float64 uniform u (2 words), x = (u - 1/2) pi (both steps
 // exact but the product's rounding; u = 0 gives -pi/2 rounded, whose tan is
 // -1.633e16), then median + sigma tan(x) with glibc's tan, fused by torch's
-// AVX2 build (kernel x86: vfmadd132sd after the call to tan), a product and
-// a sum in its default build (kernel scalar). The caller casts to the dtype.
+// AVX2 build (kernel x86: vfmadd132sd after the call to tan) and its AArch64
+// builds (kernel arm), a product and a sum in its x86-64 default build
+// (kernel scalar). The caller casts to the dtype.
 inline double cauchy_value(State& s, double median, double sigma, Kernel k) {
   const double u = uniform_f64(s.random64());
   const double t = detail::glibc_tan((u - 0.5) * 3.14159265358979323846);
-  return k == Kernel::x86 ? std::fma(t, sigma, median) : t * sigma + median;
+  return fuses(k) ? std::fma(t, sigma, median) : t * sigma + median;
 }
 
 // uniform_(from, to): x the [0, 1) uniform of the opmath type (float:
 // 1 word, double: 2), x (to - from) + from, fused by torch's AVX2 build
-// (kernel x86), not by its default build (kernel scalar). [0, 1) gives x
+// and AArch64 builds (kernels x86, arm), not by its x86-64 default build
+// (kernel scalar). [0, 1) gives x
 // either way.
 inline float uniform_f32_ab(uint32_t w, float from, float to, Kernel k) {
   const float x = uniform_f32(w);
-  return k == Kernel::x86 ? std::fma(x, to - from, from) : x * (to - from) + from;
+  return fuses(k) ? std::fma(x, to - from, from) : x * (to - from) + from;
 }
 inline double uniform_f64_ab(uint64_t w, double from, double to, Kernel k) {
   const double x = uniform_f64(w);
-  return k == Kernel::x86 ? std::fma(x, to - from, from) : x * (to - from) + from;
+  return fuses(k) ? std::fma(x, to - from, from) : x * (to - from) + from;
 }
 
 // ---- draws (torch's order of words) ---------------------------------------------------------
@@ -605,7 +632,7 @@ struct Legacy16 {
   uint16_t out(float radius, float cs, float m, float sd, Kernel k) const {
     if (all16) return bits16(round16(round16(radius * cs, bf16) * sd, bf16) + m, bf16);
     const float rc = radius * cs;
-    return bits16(k == Kernel::x86 ? std::fma(rc, sd, m) : rc * sd + m, bf16);
+    return bits16(fuses(k) ? std::fma(rc, sd, m) : rc * sd + m, bf16);
   }
 };
 

@@ -313,7 +313,9 @@ TEST_CASE("torch_cpu: release_of names the draws of a torch release") {
   CHECK(tc::release_of("1.13.1") == tc::Release::r1_13);
   CHECK(tc::release_of("2.0.1") == tc::Release::r2_0);
   CHECK(tc::release_of("2.1") == tc::Release::r2_1);
-  CHECK(tc::release_of("2.6.0") == tc::Release::r2_1);
+  CHECK(tc::release_of("2.2.2") == tc::Release::r2_1);
+  CHECK(tc::release_of("2.3") == tc::Release::r2_3);
+  CHECK(tc::release_of("2.6.0") == tc::Release::r2_3);
   CHECK(tc::release_of("2.7") == tc::Release::r2_7);
   CHECK(tc::release_of("2.11.0+cu130") == tc::Release::r2_7);
   CHECK(tc::release_of("2.12") == tc::Release::r2_12);
@@ -325,12 +327,110 @@ TEST_CASE("torch_cpu: release_of names the draws of a torch release") {
     CHECK_THROWS_AS(tc::release_of(bad), std::invalid_argument);
   // what each release draws where releases differ (SPEC.md 14.7)
   using R = tc::Release;
-  for (const R r : {R::r2_13, R::r2_12, R::r2_7, R::r2_1, R::r2_0, R::r1_13}) {
+  using K = tc::Kernel;
+  for (const R r : {R::r2_13, R::r2_12, R::r2_7, R::r2_3, R::r2_1, R::r2_0, R::r1_13}) {
     const int v = static_cast<int>(r);
     CHECK(tc::legacy16(r) == (v >= 2));
-    CHECK(tc::f16_normal_in_float(r) == (v >= 4));
-    CHECK(tc::mkl_bernoulli(r) == (v == 3 || v == 4));
+    CHECK(tc::f16_normal_in_float(r) == (v >= 5));
+    for (const K k : {K::x86, K::scalar})
+      CHECK(tc::mkl_bernoulli(r, k) == (v >= 3 && v <= 5));
+    CHECK_FALSE(tc::mkl_bernoulli(r, K::arm));  // (torch's AArch64 wheels have no MKL)
     CHECK(tc::randint_wide(r) == (v >= 3 ? uint64_t{1} << 32 : uint64_t{1} << 28));
+    // AArch64 builds: a double to float16 in one rounding from 2.3 on; their multiply-adds always fused
+    CHECK(tc::f16_direct(K::arm, r) == (v <= 3));
+    CHECK_FALSE(tc::f16_direct(K::x86, r));
+    CHECK_FALSE(tc::f16_direct(K::scalar, r));
+    CHECK(tc::fuses_normal(K::arm, r));
+    CHECK(tc::fuses_normal(K::scalar, r) == (r == R::r2_13));
+  }
+  CHECK(tc::fuses(K::x86));
+  CHECK(tc::fuses(K::arm));
+  CHECK_FALSE(tc::fuses(K::scalar));
+}
+
+// ---- torch's AArch64 wheels (Kernel::arm, SPEC.md 14.8) ----
+
+TEST_CASE("torch_cpu: f64_to_f16_bits rounds a double to binary16 once, to nearest even") {
+  namespace m = xrng::math;
+  auto check = [](double d) {
+#if defined(__FLT16_MAX__)
+    const _Float16 h = static_cast<_Float16>(d);  // (GCC's conversion: one correctly rounded step)
+    uint16_t want;
+    std::memcpy(&want, &h, 2);
+    CHECK_MESSAGE(xrng::math::f64_to_f16_bits(d) == want, std::hexfloat << d);
+#else
+    (void)d;
+#endif
+  };
+  // every binary16 value, the midpoints above it and a double either side of each (where two roundings
+  // through float differ from one), both signs
+  for (uint32_t h = 0; h < 0x7c00u; ++h) {
+    const double lo = m::f16_bits_to_f32(static_cast<uint16_t>(h)), hi = m::f16_bits_to_f32(static_cast<uint16_t>(h + 1));
+    const double mid = (lo + hi) / 2;
+    for (const double d : {lo, mid, std::nextafter(mid, 0.0), std::nextafter(mid, 1e300)}) {
+      check(d);
+      check(-d);
+    }
+  }
+  for (const double d : {0.0, 65504.0, 65519.99, 65520.0, 1e300, 0x1p-24, 0x1p-25, 0x1.0000000000001p-25, 1e-300,
+                         std::numeric_limits<double>::infinity()})
+    check(d);
+  CHECK((m::f64_to_f16_bits(std::numeric_limits<double>::quiet_NaN()) & 0x7e00u) == 0x7e00u);
+  // a value whose rounding through float lands on a binary16 midpoint: two roundings go up, one does not
+  const double d = 1.0 + 3 * 0x1p-11 - 0x1p-40;  // just below the midpoint of 1 + 2^-10 and 1 + 2^-9
+  CHECK(m::f64_to_f16_bits(d) == 0x3c01u);
+  CHECK(m::f32_to_f16_bits(static_cast<float>(d)) == 0x3c02u);  // (float: the midpoint; then to even)
+}
+
+TEST_CASE("torch_cpu: kernel arm is the scalar kernel's functions with x86's fused multiply-adds, no MKL") {
+  using K = tc::Kernel;
+  using R = tc::Release;
+  // uniform_(from, to) and cauchy_: x86's fused values
+  {
+    tc::State a(5), b(5), c(5);
+    std::vector<float> x(1000), y(1000), z(1000);
+    tc::uniform(a, 1000, -2.3, 5.1, K::arm, xrng::DType::f32, x.data());
+    tc::uniform(b, 1000, -2.3, 5.1, K::x86, xrng::DType::f32, y.data());
+    tc::uniform(c, 1000, -2.3, 5.1, K::scalar, xrng::DType::f32, z.data());
+    CHECK(x == y);
+    CHECK(x != z);  // (2.7.1's AArch64 wheel: 521 of 1000 differ from the default build's, measured)
+    tc::State d(5), e(5);
+    std::vector<double> p(1000), q(1000);
+    tc::cauchy(d, 1000, 0.5, 2.3, K::arm, xrng::DType::f64, p.data());
+    tc::cauchy(e, 1000, 0.5, 2.3, K::x86, xrng::DType::f64, q.data());
+    CHECK(p == q);
+  }
+  // the 16-wide normal: glibc's functions (the scalar kernel's), the last step fused in every release
+  for (const R r : {R::r2_13, R::r2_12, R::r2_7, R::r2_3, R::r2_1, R::r2_0, R::r1_13}) {
+    tc::State a(9), b(9);
+    std::vector<float> x(1000), y(1000);
+    tc::randn(a, 1000, 0.7, 0.3, K::arm, xrng::DType::f32, x.data(), true, r);
+    tc::randn(b, 1000, 0.7, 0.3, K::scalar, xrng::DType::f32, y.data(), true, R::r2_13);  // (2.13: fused)
+    CHECK(x == y);
+  }
+  // the element-wise float64 values rounded to float16 once from 2.3 on (two roundings before, and on x86)
+  for (const R r : {R::r2_3, R::r2_1}) {
+    tc::State a(12), b(12);
+    const int64_t n = 20000;
+    std::vector<uint16_t> h(n);
+    std::vector<double> d(n);
+    tc::exponential(a, n, 1.7, xrng::DType::f16, h.data(), r, K::arm);
+    tc::exponential(b, n, 1.7, xrng::DType::f64, d.data(), r, K::arm);
+    int64_t direct = 0, twice = 0;
+    for (int64_t i = 0; i < n; ++i) {
+      direct += h[i] == xrng::math::f64_to_f16_bits(d[i]);
+      twice += h[i] == xrng::math::f32_to_f16_bits(static_cast<float>(d[i]));
+    }
+    CHECK((r == R::r2_3 ? direct : twice) == n);
+    CHECK(direct != twice);  // (some value of the 20000 rounds differently)
+  }
+  // bernoulli_(p) in 2.0 to 2.6: torch's per-element draw, no MKL (and no word for no elements)
+  for (const R r : {R::r2_3, R::r2_1, R::r2_0}) {
+    tc::State a(4), b(4);
+    std::vector<float> x(500);
+    tc::bernoulli(a, 500, 0.3, xrng::DType::f32, x.data(), r, K::arm);
+    for (int i = 0; i < 500; ++i) CHECK(x[static_cast<size_t>(i)] == (tc::bernoulli_value(b, 0.3) ? 1.0f : 0.0f));
+    CHECK(a.random() == b.random());
   }
 }
 

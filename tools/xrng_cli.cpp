@@ -145,12 +145,14 @@ std::string draw_help() {
       "rest of the shard (ceil(n / world) - start elements: DistributedSampler's length).\n"
       "--stream V: the stream version (SPEC.md section 7), 1 or 2, default " +
       std::to_string(xrng::kStreamVersion) + "; 1 gives the values of the releases before stream 2.\n"
-      "--stream torch-cpu-x86 | torch-cpu-scalar[@REL]: torch's CPU generator (SPEC.md \"torch CPU streams\"): the values\n"
+      "--stream torch-cpu-x86 | torch-cpu-scalar | torch-cpu-arm[@REL]: torch's CPU generator (SPEC.md \"torch CPU\n"
+      "streams\"): the values\n"
       "of torch.manual_seed(S); torch.randn(N) (--dist normal, --mean/--std), torch.rand(N) / uniform_ (--dist\n"
       "uniform, --low/--high), exponential_ (--lambda|--rate), cauchy_ (--median/--sigma), log_normal_\n"
       "(--mean/--std), geometric_ (--p; also i64), bernoulli_ (--p; also i64, i32, u8 for bool) in f32, f64, f16 or\n"
       "bf16; torch.randint(--low, --high, (N,)) (i64 default, i32) and torch.randperm(--n) (--dist perm or randperm,\n"
-      "i64), on a CPU running torch's AVX2 or default kernel; besides those only --seed, --count, --dtype, --format.\n"
+      "i64), on an x86 CPU running torch's AVX2 or default kernel or on an AArch64 CPU (arm: SPEC.md 14.8); besides\n"
+      "those only --seed, --count, --dtype, --format.\n"
       "@REL (MAJOR.MINOR[.PATCH], 1.13 on): that torch release's values where releases differ (16-bit uniforms and\n"
       "normals up to 2.12, the scalar kernel's unfused normal before 2.13, 2.0 to 2.6's MKL bernoulli_, randint's\n"
       "one word below 2^32 before 2.7; SPEC.md 14.7), e.g. torch-cpu-x86@2.4.\n"
@@ -705,7 +707,7 @@ void write_out(const void* data, size_t n, uint64_t done, uint64_t total) {
 }
 
 
-// ---- torch's CPU generator (--stream torch-cpu-x86 | torch-cpu-scalar) -----------------------
+// ---- torch's CPU generator (--stream torch-cpu-x86 | torch-cpu-scalar | torch-cpu-arm) -------
 // The values of `torch.manual_seed(S); torch.randn(N)` (--dist normal,
 // f32 or f64, --mean/--std), `torch.rand(N)` / `uniform_(low, high)`
 // (--dist uniform, --low/--high), `exponential_(lambda)` (--dist
@@ -717,7 +719,7 @@ void write_out(const void* data, size_t n, uint64_t done, uint64_t total) {
 // The torch stream named by the value of --stream, or nullopt for an xrng version.
 // torch-cuda (rng/torch_cuda.h) gives torch.manual_seed(S); torch.rand(N) /
 // torch.randn(N) on a CUDA GPU of --sm-count SMs (--threads-per-sm, default 2048).
-// torch-cpu-x86@REL / torch-cpu-scalar@REL: torch release REL's values where
+// torch-cpu-x86@REL / torch-cpu-scalar@REL / torch-cpu-arm@REL: torch release REL's values where
 // releases differ (xrng::torch_cpu::release_of, SPEC.md 14.7).
 struct TorchStream {
   bool cuda = false;
@@ -730,12 +732,14 @@ std::optional<TorchStream> torch_stream(const std::vector<std::string>& args) {
     const std::string& v = args[i + 1];
     const size_t at = v.find('@');
     const std::string name = v.substr(0, at);
-    if (name != "torch-cpu-x86" && name != "torch-cpu-scalar") {
+    if (name != "torch-cpu-x86" && name != "torch-cpu-scalar" && name != "torch-cpu-arm") {
       if (v == "torch-cuda") return TorchStream{true, xrng::torch_cpu::Kernel::x86};
       if (at != std::string::npos && name == "torch-cuda") throw Error("--stream torch-cuda takes no @release");
       continue;
     }
-    TorchStream t{false, name == "torch-cpu-x86" ? xrng::torch_cpu::Kernel::x86 : xrng::torch_cpu::Kernel::scalar};
+    TorchStream t{false, name == "torch-cpu-x86"      ? xrng::torch_cpu::Kernel::x86
+                         : name == "torch-cpu-scalar" ? xrng::torch_cpu::Kernel::scalar
+                                                      : xrng::torch_cpu::Kernel::arm};
     if (at != std::string::npos) {
       try {
         t.release = xrng::torch_cpu::release_of(v.substr(at + 1));
@@ -888,7 +892,7 @@ TorchRequest torch_discrete_request(std::map<std::string, std::string>& kv, cons
         if (r.dtype != xrng::DType::i64) throw Error("--dtype " + kv["--dtype"] + ": a torch randperm is i64");
         tc::randperm(st, n, reinterpret_cast<int64_t*>(r.bytes.data()));
       } else if (dist == "bernoulli") {
-        tc::bernoulli(st, n, p, r.dtype, r.bytes.data(), ts.release);
+        tc::bernoulli(st, n, p, r.dtype, r.bytes.data(), ts.release, ts.kernel);
       } else if (dist == "geometric") {
         tc::geometric(st, n, p, r.dtype, r.bytes.data());
       } else {
@@ -999,9 +1003,9 @@ TorchRequest torch_request(const std::vector<std::string>& args, TorchStream ts,
   if (dist == "normal")
     xrng::torch_cpu::randn(st, n, mean, stdv, k, r.dtype, r.bytes.data(), true, ts.release);
   else if (dist == "exponential")
-    xrng::torch_cpu::exponential(st, n, lambda, r.dtype, r.bytes.data(), ts.release);
+    xrng::torch_cpu::exponential(st, n, lambda, r.dtype, r.bytes.data(), ts.release, ts.kernel);
   else if (dist == "cauchy")
-    xrng::torch_cpu::cauchy(st, n, median, sigma, k, r.dtype, r.bytes.data());
+    xrng::torch_cpu::cauchy(st, n, median, sigma, k, r.dtype, r.bytes.data(), ts.release);
   else if (low == 0.0 && high == 1.0)
     xrng::torch_cpu::rand(st, n, r.dtype, r.bytes.data(), ts.release);
   else

@@ -30,12 +30,18 @@ namespace tc = xrng::torch_cpu;
 namespace ts = xrng::torch_streams;
 
 std::string torch_stream_name(const Config& c) {
-  static const char* const releases[tc::kReleaseCount] = {"", " (torch 2.12)", " (torch 2.7 to 2.11)",
-                                                          " (torch 2.1 to 2.6)", " (torch 2.0)", " (torch 1.13)"};
+  static const char* const releases[tc::kReleaseCount] = {"",
+                                                          " (torch 2.12)",
+                                                          " (torch 2.7 to 2.11)",
+                                                          " (torch 2.3 to 2.6)",
+                                                          " (torch 2.1 and 2.2)",
+                                                          " (torch 2.0)",
+                                                          " (torch 1.13)"};
   const char* rel = c.release >= 0 && c.release < tc::kReleaseCount ? releases[c.release] : "";
   switch (c.torch) {
     case kTorchCpuX86: return std::string("torch-cpu-x86") + rel;
     case kTorchCpuScalar: return std::string("torch-cpu-scalar") + rel;
+    case kTorchCpuArm: return std::string("torch-cpu-arm") + rel;
     case kTorchCuda:
       return "torch-cuda (" + std::to_string(c.sm_count) + " SMs x " + std::to_string(c.threads_per_sm) +
              " threads)";
@@ -221,8 +227,8 @@ class Run {
       const std::string& name)
       : c_(c), args_(args), gen_(gen), name_(name) {}
 
-  bool cpu() const { return c_.torch == kTorchCpuX86 || c_.torch == kTorchCpuScalar; }
-  tc::Kernel kernel() const { return c_.torch == kTorchCpuScalar ? tc::Kernel::scalar : tc::Kernel::x86; }
+  bool cpu() const { return is_torch_cpu(c_.torch); }
+  tc::Kernel kernel() const { return torch_cpu_kernel(c_.torch); }
   tc::Release release() const { return static_cast<tc::Release>(c_.release); }
 
   // A fill of `t` with draw `kind` (the names of torch_streams.h).
@@ -231,7 +237,7 @@ class Run {
     if (in_block(t)) throw NotReproduced("a DTensor shard");
     // torch 2.0 to 2.6's scalar-p bernoulli_ (MKL's, tc::MklBernoulli): its word taken for no elements too, the
     // elements in row-major order (a non-contiguous output drawn into a contiguous tensor and copied)
-    const bool mkl = cpu() && kind == "bernoulli" && tc::mkl_bernoulli(release());
+    const bool mkl = cpu() && kind == "bernoulli" && tc::mkl_bernoulli(release(), kernel());
     if (t.numel() == 0 && !mkl) return;
     if (cpu()) {
       // torch's normal takes its 16-wide path only for a contiguous output
@@ -337,14 +343,14 @@ namespace {
 bool cpu_fast(at::Tensor& self, ts::CpuKind kind, double a, double b, int64_t ilow, int64_t ihigh,
               const std::optional<at::Generator>& gen, TorchStream s) {
   const bool given = gen.has_value() && gen->defined();
-  if ((s != kTorchCpuX86 && s != kTorchCpuScalar) || !self.device().is_cpu() || !self.is_contiguous() ||
+  if (!is_torch_cpu(s) || !self.device().is_cpu() || !self.is_contiguous() ||
       self.is_complex() || self.numel() == 0 || in_block(self) || (given && !gen->device().is_cpu()))
     return false;
   at::CPUGeneratorImpl* impl = cpu_impl(gen);
   std::lock_guard<std::mutex> lock(impl->mutex_);
   tc::State st = load(impl);
   try {
-    ts::cpu_draw(st, kind, s == kTorchCpuScalar ? tc::Kernel::scalar : tc::Kernel::x86, self, a, b, ilow, ihigh,
+    ts::cpu_draw(st, kind, torch_cpu_kernel(s), self, a, b, ilow, ihigh,
                  static_cast<tc::Release>(g_release_now.load(std::memory_order_relaxed)));
   } catch (const std::invalid_argument& e) {  // refused before drawing: the general path reports it
     if (!st.mt.refilled) return false;
@@ -400,7 +406,7 @@ Outputs torch_stream_run(const OpRow& r, const Config& c, c10::ArrayRef<c10::IVa
     case Form::fill: {
       at::Tensor self = args[0].toTensor();
       // torch's rules for no elements (torch 2.0 to 2.6's scalar-p bernoulli_ takes a word for none too)
-      if (self.numel() == 0 && !in_block(self) && !(cpu && r.dist == Dist::bernoulli && tc::mkl_bernoulli(run.release())))
+      if (self.numel() == 0 && !in_block(self) && !(cpu && r.dist == Dist::bernoulli && tc::mkl_bernoulli(run.release(), run.kernel())))
         throw NoDraw();
       checks(-1);
       if (self.is_complex() && r.dist != Dist::normal && r.dist != Dist::uniform)

@@ -29,7 +29,7 @@ default CPU generator), ``Key(g.initial_seed())`` for a ``torch.Generator``
 ``g``; re-seeds, restores (``fork_rng``, ``set_rng_state``) and copied states
 are recognised by the generator's state, which is marked after every draw.
 
-With ``stream="torch-cpu-x86"``, ``"torch-cpu-scalar"`` or ``"torch-cuda"``
+With ``stream="torch-cpu-x86"``, ``"torch-cpu-scalar"``, ``"torch-cpu-arm"`` or ``"torch-cuda"``
 (:func:`stream_arg`; issue 26, SPEC.md 8.5, ``bindings/mode/torch_streams.cpp``)
 the same kernels give torch's own generators' values instead: the torch-cpu
 streams read and write torch's CPU generator itself (no marks, no records),
@@ -104,13 +104,13 @@ def _served() -> frozenset:
 
 
 # ==== torch's own generators as the mode's stream (issue 26; bindings/mode/torch_streams.h) ====
-_TORCH_STREAMS = {"torch-cpu-x86": 1, "torch-cpu-scalar": 2, "torch-cuda": 3}
+_TORCH_STREAMS = {"torch-cpu-x86": 1, "torch-cpu-scalar": 2, "torch-cuda": 3, "torch-cpu-arm": 4}
 
 
 def stream_arg(stream, engine: str, sm_count=None, threads_per_sm=None, profile=None):
     """``reproducible(stream=...)``: an xrng stream version (1 or 2, None: the
     newest) or one of torch's own generators: ``"torch-cpu-x86"``,
-    ``"torch-cpu-scalar"`` (either with ``"@<torch release>"``, ``"torch-cpu-x86@2.4"``:
+    ``"torch-cpu-scalar"``, ``"torch-cpu-arm"`` (each with or without ``"@<torch release>"``, ``"torch-cpu-x86@2.4"``:
     that release's draws where releases differ, :func:`xrng.torch_cpu`'s
     ``release=``), ``"torch-cuda"`` (with ``sm_count=`` and
     ``threads_per_sm=``, or ``profile=``: :data:`xrng.torch_cuda` profiles).
@@ -126,8 +126,8 @@ def stream_arg(stream, engine: str, sm_count=None, threads_per_sm=None, profile=
     name, _, rest = stream.partition(":")
     name, at, release = name.partition("@")
     if name not in _TORCH_STREAMS or (rest and name != "torch-cuda") or (at and name == "torch-cuda"):
-        raise ValueError(f"stream must be 1, 2, 'torch-cpu-x86', 'torch-cpu-scalar' (either with '@<torch release>') "
-                         f"or 'torch-cuda', got {stream!r}")
+        raise ValueError(f"stream must be 1, 2, 'torch-cpu-x86', 'torch-cpu-scalar', 'torch-cpu-arm' (each with or "
+                         f"without '@<torch release>') or 'torch-cuda', got {stream!r}")
     if engine != "dispatch":
         raise ValueError(f"stream={stream!r} needs engine='dispatch'")
     if name != "torch-cuda":

@@ -1,15 +1,19 @@
 """torch's CPU generator as an xrng stream (SPEC.md "torch CPU streams").
 
-``xrng.torch_cpu(seed_or_torch_generator, kernel="x86" | "scalar")`` returns a
+``xrng.torch_cpu(seed_or_torch_generator, kernel="x86" | "scalar" | "arm")`` returns a
 :class:`TorchCPUGenerator`: pass it as ``generator=`` to :func:`xrng.rand`,
 :func:`xrng.randn`, :func:`xrng.randint`, :func:`xrng.randperm`,
 :func:`xrng.bernoulli`, :func:`xrng.dropout` (and :func:`xrng.uniform_`,
 :func:`xrng.normal_`, :func:`xrng.randint_`, :func:`xrng.random_`; ``dtype=``, ``device=``, ``out=``
 as usual, other devices filled on the host then moved) to get the values
 ``torch.manual_seed(seed)`` followed by the same torch calls gives on a CPU
-running that kernel, on any host: ``kernel="x86"`` is torch's AVX2 normal
-kernel (every x86-64 CPU with AVX2), ``"scalar"`` torch's default kernel
-(ARM, or ``ATEN_CPU_CAPABILITY=default``). The generator advances exactly as
+running that kernel, on any host: ``kernel="x86"`` is torch's AVX2 build
+(every x86-64 CPU with AVX2), ``"scalar"`` its x86-64 default build (an x86
+CPU without AVX2, or ``ATEN_CPU_CAPABILITY=default``), ``"arm"`` its AArch64
+wheels (Graviton, Grace, the Kunpeng hosts of Ascend NPUs: the scalar
+kernel's functions, the multiply-adds of ``uniform_``, ``normal_`` and
+``cauchy_`` fused, no MKL, and from 2.3 on a float64 value rounded to
+float16 once; SPEC.md 14.8). The generator advances exactly as
 torch's would; :meth:`TorchCPUGenerator.to_torch` writes its state back to a
 ``torch.Generator``.
 
@@ -22,7 +26,7 @@ the scalar kernel there), with ``kernel="scalar"`` the last step of the
 float32/float64 ``randn``/``normal_`` of 16 or more elements (fused from 2.13
 on only), the scalar-p ``bernoulli`` and so ``dropout`` (torch 2.0 to 2.6's
 x86-64 wheels drew them with Intel MKL's MCG31 generator, seeded with one
-word; their AArch64 wheels had no MKL: name "2.7" for those) and ``randint`` of a range in [2^28, 2^32) (one 32-bit word per element
+word; their AArch64 wheels, ``kernel="arm"``, had no MKL) and ``randint`` of a range in [2^28, 2^32) (one 32-bit word per element
 before 2.7). Every other draw is the same in all of them, but for the
 differences SPEC.md 14.6 lists.
 
@@ -52,7 +56,7 @@ from . import _C
 
 __all__ = ["TorchCPUGenerator", "torch_cpu"]
 
-_KERNELS = ("x86", "scalar")
+_KERNELS = ("x86", "scalar", "arm")
 
 
 def release_number(release: Optional[str]) -> int:
@@ -76,7 +80,7 @@ class TorchCPUGenerator:
     def __init__(self, seed_or_generator: Union[int, torch.Generator], kernel: str = "x86",
                  release: Optional[str] = None):
         if kernel not in _KERNELS:
-            raise ValueError(f"kernel must be 'x86' or 'scalar', got {kernel!r}")
+            raise ValueError(f"kernel must be 'x86', 'scalar' or 'arm', got {kernel!r}")
         self._release = release_number(release)
         self.kernel = kernel
         #: the torch release given (None: 2.13 and later)
@@ -140,7 +144,7 @@ class TorchCPUGenerator:
         if out.device.type == "cpu" and out.is_contiguous():
             _C.torch_cpu_draw(self.state, kind, self.kernel, out, *args, release=self._release)
             return out
-        if kind == "bernoulli" and _C.torch_cpu_mkl_bernoulli(self._release):
+        if kind == "bernoulli" and _C.torch_cpu_mkl_bernoulli(self._release, self.kernel):
             perm = list(range(out.dim()))  # torch 2.0 to 2.6's MKL bernoulli_: row-major whatever the strides
         else:
             perm = sorted(range(out.dim()), key=lambda d: out.stride(d), reverse=True)
@@ -167,7 +171,7 @@ _dropout = _C._torch_cpu_dropout
 def torch_cpu(seed_or_generator: Union[int, torch.Generator], kernel: str = "x86",
               release: Optional[str] = None) -> TorchCPUGenerator:
     """A generator reproducing torch's CPU generator (see the module doc):
-    ``kernel`` "x86" or "scalar"; ``release`` the torch release whose draws
+    ``kernel`` "x86", "scalar" or "arm"; ``release`` the torch release whose draws
     to give where releases differ ("2.4"; None: 2.13 and later)."""
     return TorchCPUGenerator(seed_or_generator, kernel, release)
 
@@ -240,7 +244,7 @@ def multinomial(generator: TorchCPUGenerator, input: torch.Tensor, n: int, repla
     if w.shape[-1] > 2 ** 24:
         raise ValueError("multinomial: number of categories cannot exceed 2^24")
     if (not replacement or n == 1) and w.is_contiguous():  # checks, draw and argmax/topk in C++ (torch_cpu_fast.cpp)
-        res = _C.torch_cpu_multinomial_gumbel(generator.state, w, n)
+        res = _C.torch_cpu_multinomial_gumbel(generator.state, w, n, generator.kernel, generator._release)
     elif not replacement or n == 1:
         res = exponential_race(generator, w, n)
     elif w.is_contiguous():  # rows, checks and draw in C++ (torch_cpu_fast.cpp)

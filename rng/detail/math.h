@@ -286,6 +286,29 @@ XRNG_HD XRNG_INLINE uint16_t f32_to_f16_bits(float f) {
   return static_cast<uint16_t>(sign | (q + up));
 }
 
+// binary64 rounded to binary16 once, to nearest even (what AArch64's fcvt
+// h, d does: torch's AArch64 builds from 2.3 on convert a double to c10::Half
+// this way, SPEC.md 14.8), subnormals and infinities included; NaN quieted.
+XRNG_HD XRNG_INLINE uint16_t f64_to_f16_bits(double d) {
+  const uint64_t x = as_u64(d);
+  const uint32_t sign = static_cast<uint32_t>(x >> 48) & 0x8000u;
+  const uint64_t ax = x & 0x7fffffffffffffffull;
+  if (ax >= 0x7ff0000000000000ull)  // inf or NaN
+    return static_cast<uint16_t>(sign | 0x7c00u | (ax > 0x7ff0000000000000ull ? 0x0200u | ((ax >> 42) & 0x3ffu) : 0u));
+  const int e = static_cast<int>(ax >> 52) - 1023;  // the unbiased exponent (-1023: zero or subnormal double)
+  if (e < -25) return static_cast<uint16_t>(sign);  // below half the smallest binary16 subnormal (2^-24)
+  if (e >= 16) return static_cast<uint16_t>(sign | 0x7c00u);
+  const uint64_t m = (ax & 0xfffffffffffffull) | 0x10000000000000ull;  // 53 bits
+  // normal results keep 11 bits (shift 42); subnormal ones (e < -14) fewer
+  const int shift = e >= -14 ? 42 : 42 + (-14 - e);  // 42 to 53
+  const uint64_t q = m >> shift, rem = m & ((uint64_t{1} << shift) - 1u), half = uint64_t{1} << (shift - 1);
+  const uint64_t up = (rem > half || (rem == half && (q & 1u))) ? 1u : 0u;
+  // normal: exponent field (e + 15) above the 10 stored bits (q's leading 1 adds one to it: hence e + 14);
+  // a carry out of the mantissa moves the exponent up, to 0x7c00 (inf) at the top
+  const uint64_t bits = e >= -14 ? (static_cast<uint64_t>(e + 14) << 10) + q + up : q + up;
+  return static_cast<uint16_t>(sign | (bits >= 0x7c00u ? 0x7c00u : static_cast<uint32_t>(bits)));
+}
+
 XRNG_HD XRNG_INLINE float f16_bits_to_f32(uint16_t h) {
   const uint32_t sign = static_cast<uint32_t>(h & 0x8000u) << 16;
   const uint32_t e = (h >> 10) & 0x1fu;

@@ -2,12 +2,13 @@
 from 1.13 on (issue 26: "the values users already have").
 
 tests/torch_versions/recorded.json holds, per torch version and CPU capability,
-the fingerprints of tests/torch_versions/battery.py (700 draws over five
+the fingerprints of tests/torch_versions/battery.py (780 draws over five
 seeds, grouped by kind; releases recorded before a kind was added lack it) as
-that torch drew them (recorded by check.sh, from PyPI's wheels; not in CI: a
+that torch drew them (recorded by check.sh from PyPI's x86-64 wheels, and by
+check_aarch64.sh from its AArch64 wheels under qemu-aarch64; not in CI: a
 few GB each). Here the same battery is drawn under
-xrng.reproducible(stream="torch-cpu-x86@<release>") and
-("torch-cpu-scalar@<release>"), the installed torch serving only as the
+xrng.reproducible(stream="torch-cpu-x86@<release>"),
+("torch-cpu-scalar@<release>") and ("torch-cpu-arm@<release>"), the installed torch serving only as the
 dispatcher, and every recorded group must
 equal it, except the differences listed in KNOWN (SPEC.md 14.6 describes
 them): a change on either side fails.
@@ -35,22 +36,35 @@ def _load(name):
 battery = _load("battery")
 record = _load("record")
 
-# Which stream reproduces torch run with ATEN_CPU_CAPABILITY=<capability> on x86-64.
-STREAM = {"avx2": "torch-cpu-x86", "avx512": "torch-cpu-x86", "default": "torch-cpu-scalar"}
+# Which stream reproduces torch run with ATEN_CPU_CAPABILITY=<capability> on x86-64, and torch's AArch64 wheels
+# ("aarch64": their DEFAULT capability, under qemu-aarch64).
+STREAM = {"avx2": "torch-cpu-x86", "avx512": "torch-cpu-x86", "default": "torch-cpu-scalar",
+          "aarch64": "torch-cpu-arm"}
 
-# 2.0 to 2.6: exponential_ (so multinomial without replacement) from Intel MKL's vsRngExponential, whose
-# logarithm is not correctly rounded (SPEC.md 14.6: not reproduced)
+# 2.0 to 2.6's x86-64 wheels: exponential_ (so multinomial without replacement) from Intel MKL's
+# vsRngExponential, whose logarithm is not correctly rounded (SPEC.md 14.6: not reproduced; their AArch64 wheels
+# have no MKL and are reproduced)
 _EXPONENTIAL = ["exponential_ *", "multinomial norepl", "multinomial 2d"]
 # 2.0 and 2.1 had no float16 bernoulli_ (a scalar p, so dropout, or a tensor p): they raised; the streams draw
 _NO_F16_BERNOULLI = ["bernoulli p f16", "bernoulli_ f16", "dropout f16"]
+# 1.13 to 2.4 made dropout's noise contiguous (LEGACY_CONTIGUOUS_MEMORY_FORMAT), so the mask of a transposed input
+# was drawn in row-major order; under the mode the streams draw it in memory order, as 2.5 on (SPEC.md 14.6: the
+# mode sees only the noise's bernoulli_). The x86-64 wheels of 2.0 to 2.4 draw row-major anyway (MKL).
+_DROPOUT_T = ["dropout T *"]
 # version or (version, capability) -> {"values": patterns, "state": patterns} (fnmatch, over the group names): the
 # groups whose values differ from the stream's, and those whose values are equal but not the generator's state
 # after them. A version's entry holds for every capability, a (version, capability) entry adds to it. SPEC.md 14.6
-# says what each is.
+# and 14.8 say what each is.
 KNOWN = {
-    "1.13.1": {"values": ["bernoulli p f16", "bernoulli_ f16", "dropout f16"], "state": ["gamma"]},
-    **{v: {"values": _EXPONENTIAL + _NO_F16_BERNOULLI} for v in ("2.0.1", "2.1.2")},
-    **{v: {"values": _EXPONENTIAL} for v in ("2.2.2", "2.3.1", "2.4.1", "2.5.1", "2.6.0")},
+    "1.13.1": {"values": ["bernoulli p f16", "bernoulli_ f16", "dropout f16"] + _DROPOUT_T, "state": ["gamma"]},
+    "2.0.1": {"values": _NO_F16_BERNOULLI + ["dropout T f16"]},
+    "2.1.2": {"values": _NO_F16_BERNOULLI},
+    **{(v, c): {"values": _EXPONENTIAL}
+       for v in ("2.0.1", "2.1.2", "2.2.2", "2.3.1", "2.4.1", "2.5.1", "2.6.0") for c in ("avx2", "default")},
+    **{(v, "aarch64"): {"values": _DROPOUT_T} for v in ("2.0.1", "2.1.2", "2.2.2", "2.3.1", "2.4.1")},
+    # AArch64 2.6 and 2.7: bfloat16's input * noise rounds differently in one element (torch's own bfloat16
+    # arithmetic on that CPU, not a draw: the masks are equal)
+    **{(v, "aarch64"): {"values": ["dropout T bf16"]} for v in ("2.6.0", "2.7.1")},
 }
 
 

@@ -16,7 +16,7 @@ import torch
 
 
 def cases():
-    """[(name, seed, draw)]: 700 draws (140 kinds x 5 seeds), every kind the torch-cpu streams reproduce."""
+    """[(name, seed, draw)]: 780 draws (156 kinds x 5 seeds), every kind the torch-cpu streams reproduce."""
     out = []
     F = {"f32": torch.float32, "f64": torch.float64, "f16": torch.float16, "bf16": torch.bfloat16}
     sizes = [1, 7, 15, 16, 17, 31, 100, 1000, 4099]
@@ -38,6 +38,13 @@ def cases():
             out.append((f"s{s} bernoulli_ {dn}", s, lambda dt=dt: torch.empty(257, dtype=dt).bernoulli_(0.3)))
             out.append((f"s{s} bernoulli p {dn}", s, lambda dt=dt: torch.bernoulli((torch.arange(257, dtype=torch.float64) / 256).to(dt))))
             out.append((f"s{s} dropout {dn}", s, lambda dt=dt: torch.nn.functional.dropout(torch.ones(1000, dtype=dt), 0.4)))
+            # parameters whose multiply-add rounds differently fused (AArch64 builds fuse where x86's default
+            # build does not), and dropout of a transposed input (the noise's layout: 1.13 to 2.4 made it contiguous)
+            out.append((f"s{s} normal_ 0.7 0.3 {dn}", s, lambda dt=dt: torch.empty(1000, dtype=dt).normal_(0.7, 0.3)))
+            out.append((f"s{s} cauchy_ 0.5 2.3 {dn}", s, lambda dt=dt: torch.empty(1000, dtype=dt).cauchy_(0.5, 2.3)))
+            out.append((f"s{s} log_normal_ 0.3 0.7 {dn}", s, lambda dt=dt: torch.empty(1000, dtype=dt).log_normal_(0.3, 0.7)))
+            out.append((f"s{s} dropout T {dn}", s, lambda dt=dt: torch.nn.functional.dropout(
+                torch.arange(1, 1201, dtype=dt).reshape(30, 40).t(), 0.3)))
         for lo, hi in [(0, 10), (-2**40, 2**40), (0, 2**33), (-5, 2**31)]:
             out.append((f"s{s} randint {lo} {hi}", s, lambda lo=lo, hi=hi: torch.randint(lo, hi, (300,))))
         out.append((f"s{s} randint i32", s, lambda: torch.randint(0, 1000, (300,), dtype=torch.int32)))

@@ -3,8 +3,10 @@
     python3 record.py CAPABILITY [--merge recorded.json]
 
 CAPABILITY is what ATEN_CPU_CAPABILITY is set to (avx2, default, avx512); the
-process imports torch after setting it. Prints (or merges into the JSON file)
-{torch version: {capability: {group: "values:state"}}}, a group being one kind
+process imports torch after setting it. On an AArch64 Python (check_aarch64.sh
+runs one under qemu-aarch64) the key is "aarch64" for CAPABILITY default and
+"aarch64-CAPABILITY" otherwise (sve256, ...). Prints (or merges into the JSON file)
+{torch version: {key: {group: "values:state"}}}, a group being one kind
 of case over battery.py's five seeds (its name without the seed), "values" the
 first 8 hex digits of the sha256 of the five cases' values (their repr), "state"
 the same of the five generator states after them. check.sh runs it for an
@@ -13,6 +15,7 @@ installed torch version.
 import hashlib
 import json
 import os
+import platform
 import sys
 
 
@@ -34,6 +37,8 @@ def main():
     import torch
     import battery
     version = torch.__version__.split("+")[0]
+    if platform.machine() == "aarch64":
+        cap = "aarch64" if cap == "default" else f"aarch64-{cap}"
     rec = {version: {cap: groups(battery.run())}}
     if len(sys.argv) > 3 and sys.argv[2] == "--merge":
         path = sys.argv[3]
@@ -44,7 +49,9 @@ def main():
         with open(path, "w") as f:
             json.dump(data, f, indent=1)
             f.write("\n")
-        print(f"torch {torch.__version__} {cap}: {len(rec[version][cap])} groups -> {path}")
+        runs = torch.backends.cpu.get_cpu_capability() if hasattr(torch.backends, "cpu") else "?"  # (1.13 has none)
+        print(f"torch {torch.__version__} {cap} (torch runs {runs}): "
+              f"{len(rec[version][cap])} groups -> {path}")
     else:
         json.dump(rec, sys.stdout, indent=1)
 
