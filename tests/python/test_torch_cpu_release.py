@@ -84,7 +84,7 @@ def _same(xs, ys):
         assert torch.equal(x.contiguous().view(torch.uint8), y.contiguous().view(torch.uint8)), f"draw {i}"
 
 
-@pytest.mark.parametrize("kernel", ["x86", "scalar"])
+@pytest.mark.parametrize("kernel", ["x86", "scalar", "arm"])
 @pytest.mark.parametrize("release", RELEASES)
 def test_generator_mode_and_state_agree(kernel, release):
     g = xrng.torch_cpu(1234, kernel=kernel, release=release)
@@ -287,3 +287,104 @@ def test_mkl_bernoulli_generator_pickles_with_its_release():
     assert h.release == "2.4"
     assert xrng.bernoulli(50, p=0.5, generator=h, dtype=torch.float32).tolist() == \
         xrng.bernoulli(50, p=0.5, generator=g, dtype=torch.float32).tolist()
+
+
+# ---- kernel "arm": torch's AArch64 wheels (SPEC.md 14.8) ----
+
+def _arm_draws(draw):
+    """Draws where the AArch64 wheels differ from the x86-64 default build (fused multiply-adds, float16 from
+    float64 in one rounding, no MKL bernoulli_): values and the generator's advance."""
+    out = []
+    for dt in (torch.float32, torch.float64):
+        out.append(draw(lambda t: t.uniform_(-2.3, 5.1), 1000, dt))
+        out.append(draw(lambda t: t.normal_(0.7, 0.3), 1000, dt))
+        out.append(draw(lambda t: t.cauchy_(0.5, 2.3), 300, dt))
+        out.append(draw(lambda t: t.log_normal_(0.3, 0.7), 300, dt))
+    for dt in (torch.float16, torch.bfloat16):
+        out.append(draw(lambda t: t.exponential_(1.7), 3000, dt))
+        out.append(draw(lambda t: t.normal_(0.7, 0.3), 7, dt))
+        out.append(draw(lambda t: t.cauchy_(0.5, 2.3), 300, dt))
+        out.append(draw(lambda t: t.log_normal_(0.3, 0.7), 300, dt))
+    out.append(draw(lambda t: t.bernoulli_(0.3), 500, torch.float32))
+    return out
+
+
+_ARM_METHODS = {"uniform_": xrng.uniform_, "normal_": xrng.normal_, "cauchy_": xrng.cauchy_,
+                "log_normal_": xrng.log_normal_, "exponential_": xrng.exponential_, "bernoulli_": xrng.bernoulli_}
+
+
+def _arm_via_generator(g):
+    def draw(f, n, dt):
+        rec = []
+
+        class T:  # records the method and its arguments, then calls xrng's with the generator
+            def __getattr__(self, name):
+                return lambda *a: rec.append((name, a))
+        f(T())
+        (name, args), = rec
+        return _ARM_METHODS[name](torch.empty(n, dtype=dt), *args, generator=g)
+    return draw
+
+
+@pytest.mark.parametrize("release", ["2.0", "2.2", "2.4", "2.7", "2.12", None])
+def test_arm_kernel_generator_and_mode_agree(release):
+    g = xrng.torch_cpu(21, kernel="arm", release=release)
+    mine = _arm_draws(_arm_via_generator(g))
+    stream = "torch-cpu-arm" + ("" if release is None else f"@{release}")
+    with xrng.reproducible(seed=21, stream=stream, strict=True):
+        theirs = _arm_draws(lambda f, n, dt: f(torch.empty(n, dtype=dt)))
+        state = torch.get_rng_state()
+    _same(mine, theirs)
+    assert torch.equal(g.state, state)
+
+
+def test_arm_kernel_is_scalar_functions_fused_no_mkl():
+    # measured on torch 2.4.1's and 2.7.1's AArch64 wheels (qemu-aarch64, seed 0): uniform_(-2.3, 5.1) float32
+    for release in ("2.4", "2.7", None):
+        u = xrng.uniform_(torch.empty(1000), -2.3, 5.1, generator=xrng.torch_cpu(0, kernel="arm", release=release))
+        assert u[:3].tolist() == [1.3722985982894897, 3.384840965270996, -1.6452670097351074]
+        x86 = xrng.uniform_(torch.empty(1000), -2.3, 5.1, generator=xrng.torch_cpu(0, release=release))
+        scalar = xrng.uniform_(torch.empty(1000), -2.3, 5.1,
+                               generator=xrng.torch_cpu(0, kernel="scalar", release=release))
+        assert torch.equal(u, x86) and not torch.equal(u, scalar)  # fused, as torch's AVX2 build
+    # 2.7.1: normal_(0.7, 0.3) of 1000 float32 (glibc's functions, the last step fused), cauchy_ float64
+    g = xrng.torch_cpu(0, kernel="arm", release="2.7")
+    assert xrng.normal_(torch.empty(1000), 0.7, 0.3, generator=g)[:3].tolist() == \
+        [0.362248033285141, 0.3542919158935547, 0.6248264312744141]
+    g = xrng.torch_cpu(0, kernel="arm", release="2.7")
+    assert xrng.cauchy_(torch.empty(1000, dtype=torch.float64), 0.5, 2.3, generator=g)[:2].tolist() == \
+        [24.87477745136928, 2.2589646970935697]
+    # 2.4.1: exponential_(1.7) float16, element 806 of seed 0: the float64 value 0.37976073... rounded once
+    # (0.3796386...); through float it would be 0.3798828...
+    e = xrng.exponential_(torch.empty(1000, dtype=torch.float16), 1.7, generator=xrng.torch_cpu(0, kernel="arm",
+                                                                                                release="2.4"))
+    assert e[806].item() == 0.379638671875
+    e22 = xrng.exponential_(torch.empty(1000, dtype=torch.float16), 1.7,
+                            generator=xrng.torch_cpu(0, kernel="arm", release="2.2"))
+    assert e22[806].item() == 0.3798828125 and torch.equal(e[:806], e22[:806])
+    # no MKL: bernoulli_ and dropout of 2.0 to 2.6 are the generator's per element (2.7's), unlike x86's
+    for release in ("2.0", "2.4", "2.6"):
+        arm = xrng.bernoulli(300, p=0.3, generator=xrng.torch_cpu(5, kernel="arm", release=release))
+        assert torch.equal(arm, xrng.bernoulli(300, p=0.3, generator=xrng.torch_cpu(5, kernel="arm", release="2.7")))
+        assert not torch.equal(arm, xrng.bernoulli(300, p=0.3, generator=xrng.torch_cpu(5, release=release)))
+    with pytest.raises(ValueError, match="'x86', 'scalar' or 'arm'"):
+        xrng.torch_cpu(0, kernel="aarch64")
+    assert repr(xrng.torch_cpu(0, kernel="arm", release="2.4")) == "xrng.torch_cpu(kernel='arm', release='2.4')"
+
+
+def test_cli_arm_stream_equals_generator(cli):
+    raw = cli.bin("--stream", "torch-cpu-arm@2.4", "--dist", "exponential", "--lambda", 1.7, "--dtype", "f16",
+                  "--seed", 0, "--count", 1000)
+    want = xrng.exponential_(torch.empty(1000, dtype=torch.float16), 1.7,
+                             generator=xrng.torch_cpu(0, kernel="arm", release="2.4"))
+    assert raw == want.view(torch.int16).numpy().tobytes()
+    for dist, args in [("uniform", ("--low", -2.3, "--high", 5.1)), ("normal", ("--mean", 0.7, "--std", 0.3)),
+                       ("cauchy", ("--median", 0.5, "--sigma", 2.3)), ("bernoulli", ("--p", 0.3))]:
+        raw = cli.bin("--stream", "torch-cpu-arm@2.4", "--dist", dist, *args, "--seed", 3, "--count", 1001)
+        g = xrng.torch_cpu(3, kernel="arm", release="2.4")
+        t = torch.empty(1001)
+        want = {"uniform": lambda: xrng.uniform_(t, -2.3, 5.1, generator=g),
+                "normal": lambda: xrng.normal_(t, 0.7, 0.3, generator=g),
+                "cauchy": lambda: xrng.cauchy_(t, 0.5, 2.3, generator=g),
+                "bernoulli": lambda: xrng.bernoulli_(t, 0.3, generator=g)}[dist]()
+        assert raw == want.numpy().tobytes(), dist
