@@ -88,7 +88,8 @@ void by_chunks(T* p, int64_t n, Draw&& draw, bool direct16 = false) {
     draw(m, v);
     if constexpr (std::is_same_v<T, at::Half>) {
       if (direct16) {  // f16_direct: one rounding (torch's AArch64 builds from 2.3 on)
-        for (int64_t j = 0; j < m; ++j) p[i + j] = c10::Half(xrng::math::f64_to_f16_bits(v[j]), c10::Half::from_bits());
+        for (int64_t j = 0; j < m; ++j)
+          p[i + j] = c10::Half(xrng::math::f64_to_f16_bits(v[j]), c10::Half::from_bits());
         continue;
       }
     }

@@ -406,7 +406,8 @@ Outputs torch_stream_run(const OpRow& r, const Config& c, c10::ArrayRef<c10::IVa
     case Form::fill: {
       at::Tensor self = args[0].toTensor();
       // torch's rules for no elements (torch 2.0 to 2.6's scalar-p bernoulli_ takes a word for none too)
-      if (self.numel() == 0 && !in_block(self) && !(cpu && r.dist == Dist::bernoulli && tc::mkl_bernoulli(run.release(), run.kernel())))
+      if (self.numel() == 0 && !in_block(self) &&
+          !(cpu && r.dist == Dist::bernoulli && tc::mkl_bernoulli(run.release(), run.kernel())))
         throw NoDraw();
       checks(-1);
       if (self.is_complex() && r.dist != Dist::normal && r.dist != Dist::uniform)

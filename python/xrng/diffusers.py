@@ -14,10 +14,11 @@ them a function of the seed alone::
 It takes torch's own generators as reproduced by xrng, too, so an image
 somebody made with a torch generator can be made again on any machine:
 
-* ``xrng.torch_cpu(seed, kernel="x86")`` (or ``"scalar"``): what diffusers
+* ``xrng.torch_cpu(seed, kernel="x86")`` (or ``"scalar"``, ``"arm"``): what diffusers
   gives with ``generator=torch.Generator().manual_seed(seed)`` (the "CPU
-  noise" recipe) on an x86-64 host (``"scalar"``: an ARM host, or
-  ``ATEN_CPU_CAPABILITY=default``), bit for bit, on any host and any device;
+  noise" recipe) on an x86-64 host (``"scalar"``: an x86 CPU without AVX2, or
+  ``ATEN_CPU_CAPABILITY=default``; ``"arm"``: an AArch64 host, whose
+  ``randn`` equals ``"scalar"``'s, SPEC.md 14.8), bit for bit, on any host and any device;
 * ``xrng.torch_cuda(seed, profile="h100-sxm")`` (or ``sm_count=``,
   ``threads_per_sm=``): what diffusers gives with
   ``generator=torch.Generator("cuda").manual_seed(seed)`` on that GPU, computed
