@@ -122,11 +122,7 @@ bool read_generator(PyObject* gen, at::Tensor& state, tc::Kernel& k, tc::Release
     return false;
   }
   const char* ks = PyUnicode_Check(kn) ? PyUnicode_AsUTF8(kn) : nullptr;
-  bool known = ks != nullptr;
-  if (known && std::strcmp(ks, "x86") == 0) k = tc::Kernel::x86;
-  else if (known && std::strcmp(ks, "scalar") == 0) k = tc::Kernel::scalar;
-  else if (known && std::strcmp(ks, "arm") == 0) k = tc::Kernel::arm;
-  else known = false;
+  const bool known = ks != nullptr && xrng::torch_streams::cpu_kernel_named(ks, k);
   Py_DECREF(kn);
   if (!known) {
     PyErr_Clear();
@@ -301,9 +297,9 @@ PyMethodDef g_into_def = {"_torch_cpu_into", reinterpret_cast<PyCFunction>(reint
 // `release`). python/xrng/_torch_cpu.py multinomial's path.
 at::Tensor multinomial_gumbel(at::Tensor state, const at::Tensor& w, int64_t n, const std::string& kernel,
                               int release) {
-  const tc::Kernel k = kernel == "x86" ? tc::Kernel::x86 : kernel == "scalar" ? tc::Kernel::scalar
-                       : kernel == "arm" ? tc::Kernel::arm
-                       : throw std::invalid_argument("kernel must be 'x86', 'scalar' or 'arm', got '" + kernel + "'");
+  tc::Kernel k;
+  if (!xrng::torch_streams::cpu_kernel_named(kernel.c_str(), k))
+    throw std::invalid_argument("kernel must be 'x86', 'scalar' or 'arm', got '" + kernel + "'");
   if (release < 0 || release >= tc::kReleaseCount)
     throw std::invalid_argument("torch_cpu release must be 0 to " + std::to_string(tc::kReleaseCount - 1));
   uint8_t* bytes = state_bytes(state);

@@ -25,10 +25,10 @@ namespace tc = xrng::torch_cpu;
 namespace {
 
 tc::Kernel parse_kernel(const std::string& k) {
-  if (k == "x86") return tc::Kernel::x86;
-  if (k == "scalar") return tc::Kernel::scalar;
-  if (k == "arm") return tc::Kernel::arm;
-  throw std::invalid_argument("kernel must be 'x86', 'scalar' or 'arm', got '" + k + "'");
+  tc::Kernel kernel;
+  if (!xrng::torch_streams::cpu_kernel_named(k.c_str(), kernel))
+    throw std::invalid_argument("kernel must be 'x86', 'scalar' or 'arm', got '" + k + "'");
+  return kernel;
 }
 // A Release by its number (torch_cpu_release's).
 tc::Release parse_release(int r) {

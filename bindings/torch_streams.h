@@ -8,6 +8,7 @@
 #include <ATen/ATen.h>
 
 #include <cstdint>
+#include <cstring>
 #include <limits>
 #include <stdexcept>
 #include <string>
@@ -49,6 +50,15 @@ enum class CpuKind { uniform, normal, normal_each, exponential, geometric, log_n
                      random_from, bernoulli, randperm };
 // The kind of that name (std::invalid_argument for another), and its name.
 CpuKind cpu_kind(const std::string& kind);
+
+// The kernel named "x86", "scalar" or "arm" (xrng.torch_cpu's kernel=) into `k`; false for another name.
+inline bool cpu_kernel_named(const char* name, torch_cpu::Kernel& k) {
+  if (std::strcmp(name, "x86") == 0) k = torch_cpu::Kernel::x86;  // (the fast entries' per-call read: no string)
+  else if (std::strcmp(name, "scalar") == 0) k = torch_cpu::Kernel::scalar;
+  else if (std::strcmp(name, "arm") == 0) k = torch_cpu::Kernel::arm;
+  else return false;
+  return true;
+}
 const char* cpu_kind_name(CpuKind kind);
 // `r`: which torch releases' draws, where releases differ (rng/torch_cpu.h
 // Release).
