@@ -37,16 +37,17 @@ battery = _load("battery")
 record = _load("record")
 
 # Which stream reproduces torch run with ATEN_CPU_CAPABILITY=<capability> on x86-64, and torch's AArch64 wheels
-# ("aarch64": their DEFAULT capability, under qemu-aarch64).
+# ("aarch64": their DEFAULT capability, under qemu-aarch64; "aarch64-sve256": their SVE256 capability, under
+# qemu-aarch64 -cpu max,sve256=on, as on a Graviton3).
 STREAM = {"avx2": "torch-cpu-x86", "avx512": "torch-cpu-x86", "default": "torch-cpu-scalar",
-          "aarch64": "torch-cpu-arm"}
+          "aarch64": "torch-cpu-arm", "aarch64-sve256": "torch-cpu-arm"}
 
 # 2.0 to 2.6's x86-64 wheels: exponential_ (so multinomial without replacement) from Intel MKL's
 # vsRngExponential, whose logarithm is not correctly rounded (SPEC.md 14.6: not reproduced; their AArch64 wheels
 # have no MKL and are reproduced)
 _EXPONENTIAL = ["exponential_ *", "multinomial norepl", "multinomial 2d"]
 # 2.0 and 2.1 had no float16 bernoulli_ (a scalar p, so dropout, or a tensor p): they raised; the streams draw
-_NO_F16_BERNOULLI = ["bernoulli p f16", "bernoulli_ f16", "dropout f16"]
+_NO_F16_BERNOULLI = ["bernoulli p f16", "bernoulli_ f16", "dropout f16", "dropout T f16"]
 # 1.13 to 2.4 made dropout's noise contiguous (LEGACY_CONTIGUOUS_MEMORY_FORMAT), so the mask of a transposed input
 # was drawn in row-major order; under the mode the streams draw it in memory order, as 2.5 on (SPEC.md 14.6: the
 # mode sees only the noise's bernoulli_). The x86-64 wheels of 2.0 to 2.4 draw row-major anyway (MKL).
@@ -57,14 +58,18 @@ _DROPOUT_T = ["dropout T *"]
 # and 14.8 say what each is.
 KNOWN = {
     "1.13.1": {"values": ["bernoulli p f16", "bernoulli_ f16", "dropout f16"] + _DROPOUT_T, "state": ["gamma"]},
-    "2.0.1": {"values": _NO_F16_BERNOULLI + ["dropout T f16"]},
+    "2.0.1": {"values": _NO_F16_BERNOULLI},
     "2.1.2": {"values": _NO_F16_BERNOULLI},
     **{(v, c): {"values": _EXPONENTIAL}
        for v in ("2.0.1", "2.1.2", "2.2.2", "2.3.1", "2.4.1", "2.5.1", "2.6.0") for c in ("avx2", "default")},
     **{(v, "aarch64"): {"values": _DROPOUT_T} for v in ("2.0.1", "2.1.2", "2.2.2", "2.3.1", "2.4.1")},
-    # AArch64 2.6 and 2.7: bfloat16's input * noise rounds differently in one element (torch's own bfloat16
-    # arithmetic on that CPU, not a draw: the masks are equal)
-    **{(v, "aarch64"): {"values": ["dropout T bf16"]} for v in ("2.6.0", "2.7.1")},
+    # AArch64 2.6 on, DEFAULT: bfloat16's input * noise rounds differently in one element (torch's own bfloat16
+    # arithmetic on that CPU, not a draw: the masks are equal; SVE256 equals the stream)
+    **{(v, "aarch64"): {"values": ["dropout T bf16"]}
+       for v in ("2.6.0", "2.7.1", "2.8.0", "2.9.1", "2.10.0", "2.11.0", "2.12.1", "2.13.0", "2.14.1", "2.15.0")},
+    # AArch64 SVE256 up to 2.11: float16's 16-wide normal with a mean and std other than 0 and 1 (its last step in
+    # the 16-bit type, compiled for SVE; SPEC.md 14.8: not reproduced). 2.12 on run it in float: equal
+    **{(v, "aarch64-sve256"): {"values": ["normal_ 0.7 0.3 f16"]} for v in ("2.7.1", "2.11.0")},
 }
 
 
