@@ -315,13 +315,14 @@ void randn(State& s, int64_t n, double mean, double std, Kernel k, DType dtype, 
     const float mf = static_cast<float>(mean), sf = static_cast<float>(std);  // torch's opmath cast
     const bool fused = fuses_normal(k, r), sixteen = dtype == DType::f16 || dtype == DType::bf16;
     const bool bf16 = dtype == DType::bf16;
-    if (sixteen && legacy16(r)) {
+    if (sixteen && legacy16(r)) {  // (mean and std cast to the 16-bit type: param16)
       auto* o = static_cast<uint16_t*>(out);
-      return normal16_legacy(s, n, mf, sf, bf16, r, k, [o](int64_t i, uint16_t v) { o[i] = v; });
+      return normal16_legacy(s, n, param16(mean, bf16, k, r), param16(std, bf16, k, r), bf16, r, k,
+                             [o](int64_t i, uint16_t v) { o[i] = v; });
     }
     if (sixteen && r == Release::r2_12)  // the scalar kernel on both, mean and std in the 16-bit type first
-      return randn_f16(s, n, round16(mf, bf16), round16(sf, bf16), Kernel::scalar, static_cast<uint16_t*>(out), bf16,
-                       fused);
+      return randn_f16(s, n, param16(mean, bf16, k, r), param16(std, bf16, k, r), Kernel::scalar,
+                       static_cast<uint16_t*>(out), bf16, fused);
     if (sixteen) return randn_f16(s, n, mf, sf, k, static_cast<uint16_t*>(out), bf16, fused);
     if (dtype == DType::f32) return randn_f32(s, n, mf, sf, k, static_cast<float*>(out), fused);
     return normal_fill_f64(s, n, mean, std, static_cast<double*>(out), fused);
@@ -338,7 +339,7 @@ void uniform(State& s, int64_t n, double from, double to, Kernel k, DType dtype,
   if (!std::isfinite(t - f)) throw std::invalid_argument("torch_cpu uniform: to - from overflows float");
   if (legacy16(r) && dtype != DType::f32) {  // 16-bit bounds, uniforms of 1.13..2.11
     const bool bf16 = dtype == DType::bf16;
-    const float f16 = round16(f, bf16), diff = round16(round16(t, bf16) - f16, bf16);
+    const float f16 = param16(from, bf16, k, r), diff = round16(param16(to, bf16, k, r) - f16, bf16);
     const uint32_t values = bf16 ? 256u : 2048u, mask = values - 1;
     if (n < 2 * static_cast<int64_t>(values)) {
       s.mt.generate(static_cast<uint16_t*>(out), n, [=](uint32_t w) { return uniform16_legacy_ab(w, f16, diff, bf16); });

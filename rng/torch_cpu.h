@@ -10,7 +10,7 @@
 // State is exactly torch's CPUGeneratorImpl state (to_torch_state /
 // from_torch_state convert to and from torch.Generator.get_state()'s bytes).
 //
-// Three kernels, the builds of torch's CPU kernels: Kernel::x86 is torch's
+// Four kernels, the builds of torch's CPU kernels: Kernel::x86 is torch's
 // AVX2 build (what torch runs on every x86-64 CPU with AVX2, avx512
 // included: the AVX-512 build registers no normal kernel; its normal_fill_16
 // through avx_mathfun.h, its multiply-adds fused), Kernel::scalar torch's
@@ -19,7 +19,10 @@
 // multiply-adds rounded twice), Kernel::arm torch's AArch64 wheels (SPEC.md
 // 14.8: the scalar kernel's functions, the multiply-adds fused where x86's
 // AVX2 build fuses them, no MKL, and from 2.3 on a float64 value converted
-// to float16 in one rounding).
+// to float16 in one rounding), and Kernel::arm_sve256 the same wheels on a
+// 256-bit SVE CPU (a Graviton3: their SVE256 build), which differs from arm
+// only in the float16 16-wide normal of 1.13 to 2.11, whose last step is one
+// float16 fused multiply-add there (Legacy16::out).
 #pragma once
 
 #include <algorithm>
@@ -38,7 +41,10 @@
 
 namespace xrng::torch_cpu {
 
-enum class Kernel { x86, scalar, arm };
+enum class Kernel { x86, scalar, arm, arm_sve256 };
+
+// Whether kernel k is one of torch's AArch64 builds.
+inline bool is_arm(Kernel k) { return k == Kernel::arm || k == Kernel::arm_sve256; }
 
 // Whether kernel k fuses the multiply-adds of uniform_(from, to), the
 // normals' radius c std + mean and cauchy_'s median + sigma tan: torch's
@@ -65,7 +71,7 @@ inline bool fuses(Kernel k) { return k != Kernel::scalar; }
 // - r2_3: torch 2.3 to 2.6: as r2_7, and the scalar-p bernoulli_ of the
 //   x86-64 wheels (Intel MKL's MCG31 generator, MklBernoulli) and a 32-bit
 //   word for every randint range below 2^32 (randint_wide).
-// - r2_1: torch 2.1 and 2.2: as r2_3 but, Kernel::arm only, a float64 value
+// - r2_1: torch 2.1 and 2.2: as r2_3 but, the AArch64 kernels only, a float64 value
 //   converted to float16 through float (two roundings; f16_direct).
 // - r2_0: torch 2.0: as r2_1 but float16's 16-wide normal, whose logarithm,
 //   sine, cosine and last two steps are float's.
@@ -98,14 +104,14 @@ inline bool f16_normal_in_float(Release r) { return older(r, Release::r2_1); }
 // (MklBernoulli): torch 2.0 to 2.6's x86-64 wheels (their AArch64 wheels
 // have no MKL).
 inline bool mkl_bernoulli(Release r, Kernel k) {
-  return k != Kernel::arm && (r == Release::r2_3 || r == Release::r2_1 || r == Release::r2_0);
+  return !is_arm(k) && (r == Release::r2_3 || r == Release::r2_1 || r == Release::r2_0);
 }
 
 // Whether kernel k in release r converts a float64 value (the element-wise
 // draws: normal, exponential_, cauchy_, log_normal_) to float16 in one
 // rounding: torch's AArch64 builds from 2.3 on (c10::Half's constructor from
 // float16_t, hardware fcvt); every other build through float (two).
-inline bool f16_direct(Kernel k, Release r) { return k == Kernel::arm && !older(r, Release::r2_3); }
+inline bool f16_direct(Kernel k, Release r) { return is_arm(k) && !older(r, Release::r2_3); }
 
 // The smallest randint / random_(from, to) range that takes a 64-bit word
 // (two draws) in release r: 2^28 from 2.7 on, 2^32 before.
@@ -573,6 +579,14 @@ inline uint16_t bits16(float x, bool bf16) { return bf16 ? math::f32_to_bf16_bit
 inline float unbits16(uint16_t b, bool bf16) { return bf16 ? math::bf16_bits_to_f32(b) : math::f16_bits_to_f32(b); }
 inline float round16(float x, bool bf16) { return unbits16(bits16(x, bf16), bf16); }
 
+// A float64 argument (a normal's mean and std, uniform_'s bounds) cast to the
+// 16-bit type, torch's static_cast<scalar_t>(double), as a float: once on the
+// AArch64 kernels from 2.3 on in float16 (f16_direct: c10::Half's float16_t
+// constructor), else through float (two roundings).
+inline float param16(double v, bool bf16, Kernel k, Release r) {
+  return !bf16 && f16_direct(k, r) ? math::f16_bits_to_f32(math::f64_to_f16_bits(v)) : round16(static_cast<float>(v), bf16);
+}
+
 // uniform_real_distribution<Half | BFloat16>(0, 1): the low 11 (bf16: 8) bits
 // of one word times 2^-11 (2^-8), exact in the type.
 inline float uniform16_legacy(uint32_t w, bool bf16) {
@@ -608,7 +622,10 @@ inline uint16_t uniform16_legacy_ab(uint32_t w, float from, float diff, bool bf1
 // - 2.1 to 2.11 (and bfloat16 in 1.13 and 2.0): every step rounded to the type (c10's
 //   operators and BFloat16-math.h's std::log, sqrt, sin, cos): radius =
 //   sqrt(-2 log(u1)), c = cos(theta), s = sin(theta), then
-//   ((radius c) std) + mean and ((radius s) std) + mean.
+//   ((radius c) std) + mean and ((radius s) std) + mean; in float16 on
+//   kernel arm_sve256 the last two steps are one float16 fused multiply-add
+//   (torch's SVE256 build compiles c10::Half's operators to the CPU's
+//   float16 arithmetic, and GCC contracts them: math::f16_fma_bits).
 // - 1.13 and 2.0 float16 (f16_normal_in_float): log, the sqrt's argument, sin and cos in float, the
 //   radius rounded to the type; radius c std + mean in float (fused on
 //   kernel x86, torch's AVX2 build, as GCC contracts it), rounded once.
@@ -630,6 +647,7 @@ struct Legacy16 {
   float sin(float u) const { return all16 ? round16(detail::glibc_sinf(theta(u)), bf16) : detail::glibc_sinf(theta(u)); }
   // the element's bits from the radius and cos (or sin); m and sd: mean and std cast to the type
   uint16_t out(float radius, float cs, float m, float sd, Kernel k) const {
+    if (all16 && !bf16 && k == Kernel::arm_sve256) return math::f16_fma_bits(round16(radius * cs, false), sd, m);
     if (all16) return bits16(round16(round16(radius * cs, bf16) * sd, bf16) + m, bf16);
     const float rc = radius * cs;
     return bits16(fuses(k) ? std::fma(rc, sd, m) : rc * sd + m, bf16);

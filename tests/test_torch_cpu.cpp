@@ -434,6 +434,123 @@ TEST_CASE("torch_cpu: kernel arm is the scalar kernel's functions with x86's fus
   }
 }
 
+// ---- torch's AArch64 wheels on a 256-bit SVE CPU (Kernel::arm_sve256, SPEC.md 14.8) ----
+
+namespace {
+// a b + c rounded to binary16 once, exactly: binary16 values are integers times 2^-24, so the sum is an integer
+// times 2^-48 below 2^81 in magnitude (__int128), rounded to nearest even at the binary16 spacing of its
+// binade (2^-24 at the least), then held exactly by a double
+uint16_t f16_fma_reference(uint16_t ha, uint16_t hb, uint16_t hc) {
+  namespace m = xrng::math;
+  auto units = [](uint16_t h) {  // the value times 2^24, an integer
+    const __int128 v = static_cast<__int128>(std::ldexp(static_cast<double>(m::f16_bits_to_f32(h)), 24));
+    return v;
+  };
+  const __int128 s = units(ha) * units(hb) + units(hc) * (static_cast<__int128>(1) << 24);  // times 2^48
+  if (s == 0) return 0;  // (the sign of an exact zero: compared apart)
+  const unsigned __int128 a = s < 0 ? static_cast<unsigned __int128>(-s) : static_cast<unsigned __int128>(s);
+  int top = 127;
+  while (!((a >> top) & 1u)) --top;  // |s| in [2^top, 2^(top + 1)) units: binade 2^(top - 48)
+  const int k = std::max(top - 48, -14) - 10 + 48;  // the binary16 spacing there, in units (2^-24 at the least)
+  unsigned __int128 q = a >> k;
+  const unsigned __int128 rem = a & ((static_cast<unsigned __int128>(1) << k) - 1u), half = static_cast<unsigned __int128>(1) << (k - 1);
+  if (rem > half || (rem == half && (q & 1u))) ++q;
+  const double v = std::ldexp(static_cast<double>(static_cast<uint64_t>(q)), k - 48);
+  return m::f64_to_f16_bits(s < 0 ? -v : v);
+}
+}  // namespace
+
+TEST_CASE("torch_cpu: f16_fma_bits is a binary16 fused multiply-add, rounded once") {
+  namespace m = xrng::math;
+  auto check = [](uint16_t a, uint16_t b, uint16_t c) {
+    const uint16_t got = m::f16_fma_bits(m::f16_bits_to_f32(a), m::f16_bits_to_f32(b), m::f16_bits_to_f32(c));
+    const uint16_t want = f16_fma_reference(a, b, c);
+    if (want == 0) {
+      CHECK((got & 0x7fffu) == 0u);
+    } else {
+      CHECK_MESSAGE(got == want, std::hex << a << " " << b << " " << c << ": " << got << " want " << want);
+    }
+    return got;
+  };
+  // random finite operands (every binade, subnormals, both signs), and products that are exactly a binary16
+  // midpoint with the smallest subnormal added or subtracted (the binary64 sum inexact above |p| ~ 2^5: round
+  // to odd decides the tie) or nothing (ties to even)
+  uint64_t x = 0x9e3779b97f4a7c15ull;
+  auto next = [&x] {
+    x ^= x << 13;
+    x ^= x >> 7;
+    x ^= x << 17;
+    return x;
+  };
+  auto finite = [&next] {
+    uint16_t h;
+    do h = static_cast<uint16_t>(next()); while ((h & 0x7c00u) == 0x7c00u);
+    return h;
+  };
+  int ties = 0;
+  for (int i = 0; i < 2000000; ++i) {
+    const uint16_t a = finite(), b = finite();
+    check(a, b, finite());
+    const double p = static_cast<double>(m::f16_bits_to_f32(a)) * m::f16_bits_to_f32(b);
+    const uint16_t lo = m::f64_to_f16_bits(p);
+    const double r = m::f16_bits_to_f32(lo);
+    if (std::fabs(p) >= 65504.0 || std::fabs(p) < 0x1p-14 || r == p) continue;
+    const double nb = m::f16_bits_to_f32(static_cast<uint16_t>((p > r) == (p > 0) ? lo + 1 : lo - 1));
+    if (p != (r + nb) / 2) continue;  // not a midpoint
+    ++ties;
+    check(a, b, 0x0001u);  // +2^-24
+    check(a, b, 0x8001u);  // -2^-24
+    check(a, b, 0x0000u);
+  }
+  CHECK(ties > 100);
+  // one by hand: 255 * 257.5 = 65662.5 overflows; 31 * 33 = 1023, exact; (1 + 2^-10)(1 + 2^-1) = 1.5 + 1.5 2^-10,
+  // the midpoint of 1.5 + 2^-10 and 1.5 + 2^-9: ties to even (up, 0x3e02), and 2^-24 less: down (0x3e01)
+  CHECK(m::f16_fma_bits(1.0f + 0x1p-10f, 1.5f, 0.0f) == 0x3e02u);
+  CHECK(m::f16_fma_bits(1.0f + 0x1p-10f, 1.5f, -0x1p-24f) == 0x3e01u);
+  CHECK(m::f16_fma_bits(31.0f, 33.0f, 0.0f) == m::f32_to_f16_bits(1023.0f));
+  CHECK(m::f16_fma_bits(255.0f, 257.5f, 0.0f) == 0x7c00u);
+}
+
+TEST_CASE("torch_cpu: kernel arm_sve256 is arm but float16's 16-wide normal up to 2.11, one float16 fma") {
+  using K = tc::Kernel;
+  using R = tc::Release;
+  CHECK(tc::is_arm(K::arm_sve256));
+  CHECK(tc::fuses(K::arm_sve256));
+  CHECK_FALSE(tc::mkl_bernoulli(R::r2_3, K::arm_sve256));
+  CHECK(tc::f16_direct(K::arm_sve256, R::r2_3));
+  auto f16_normal = [](K k, R r, double mean, double sd, uint64_t seed) {
+    tc::State s(seed);
+    std::vector<uint16_t> h(1000);
+    tc::randn(s, 1000, mean, sd, k, xrng::DType::f16, h.data(), true, r);
+    return h;
+  };
+  for (const R r : {R::r2_13, R::r2_12, R::r2_7, R::r2_3, R::r2_1, R::r2_0}) {
+    const bool differs = r == R::r2_7 || r == R::r2_3 || r == R::r2_1;  // 2.1 to 2.11 (each step in float16)
+    CHECK(f16_normal(K::arm_sve256, r, 0.0, 1.0, 3) == f16_normal(K::arm, r, 0.0, 1.0, 3));
+    CHECK(f16_normal(K::arm_sve256, r, 1.5, 2.0, 3) == f16_normal(K::arm, r, 1.5, 2.0, 3));  // (an exact product)
+    CHECK((f16_normal(K::arm_sve256, r, 0.7, 0.3, 3) != f16_normal(K::arm, r, 0.7, 0.3, 3)) == differs);
+    tc::State a(3), b(3);
+    std::vector<uint16_t> x(1000), y(1000);
+    tc::randn(a, 1000, 0.7, 0.3, K::arm_sve256, xrng::DType::bf16, x.data(), true, r);
+    tc::randn(b, 1000, 0.7, 0.3, K::arm, xrng::DType::bf16, y.data(), true, r);
+    CHECK(x == y);  // (no bfloat16 arithmetic on those CPUs)
+  }
+  // 2.11.0's AArch64 wheel, SVE256 capability (qemu-aarch64 -cpu max,sve256=on), seed 0: elements 4, 24, 27
+  // of normal_(0.7, 0.3) over 1000 float16 (DEFAULT: 15238, 14170, 15308), measured; and each element is the
+  // float16 fma of randn's (mean 0, std 1) value
+  const std::vector<uint16_t> v = f16_normal(K::arm_sve256, R::r2_7, 0.7, 0.3, 0), z = f16_normal(K::arm, R::r2_7, 0.0, 1.0, 0);
+  CHECK(v[4] == 15237u);
+  CHECK(v[24] == 14169u);
+  CHECK(v[27] == 15309u);
+  const std::vector<uint16_t> w = f16_normal(K::arm, R::r2_7, 0.7, 0.3, 0);
+  CHECK(w[4] == 15238u);
+  CHECK(w[24] == 14170u);
+  CHECK(w[27] == 15308u);
+  namespace m = xrng::math;
+  const float sd = m::f16_bits_to_f32(m::f32_to_f16_bits(0.3f)), mean = m::f16_bits_to_f32(m::f32_to_f16_bits(0.7f));
+  for (size_t i = 0; i < v.size(); ++i) CHECK(v[i] == m::f16_fma_bits(m::f16_bits_to_f32(z[i]), sd, mean));
+}
+
 // ---- torch 2.0 to 2.6: the scalar-p bernoulli_ of MKL's MCG31 (MklBernoulli), randint's 32-bit ranges ----
 
 TEST_CASE("torch_cpu: MklBernoulli's limit is where float(x / (2^31 - 1)) < float(p) turns false") {

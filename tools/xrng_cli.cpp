@@ -145,7 +145,8 @@ std::string draw_help() {
       "rest of the shard (ceil(n / world) - start elements: DistributedSampler's length).\n"
       "--stream V: the stream version (SPEC.md section 7), 1 or 2, default " +
       std::to_string(xrng::kStreamVersion) + "; 1 gives the values of the releases before stream 2.\n"
-      "--stream torch-cpu-x86 | torch-cpu-scalar | torch-cpu-arm[@REL]: torch's CPU generator (SPEC.md \"torch CPU\n"
+      "--stream torch-cpu-x86 | torch-cpu-scalar | torch-cpu-arm | torch-cpu-arm-sve256[@REL]: torch's CPU\n"
+      "generator (SPEC.md \"torch CPU "
       "streams\"): the values\n"
       "of torch.manual_seed(S); torch.randn(N) (--dist normal, --mean/--std), torch.rand(N) / uniform_ (--dist\n"
       "uniform, --low/--high), exponential_ (--lambda|--rate), cauchy_ (--median/--sigma), log_normal_\n"
@@ -707,7 +708,7 @@ void write_out(const void* data, size_t n, uint64_t done, uint64_t total) {
 }
 
 
-// ---- torch's CPU generator (--stream torch-cpu-x86 | torch-cpu-scalar | torch-cpu-arm) -------
+// ---- torch's CPU generator (--stream torch-cpu-x86 | torch-cpu-scalar | torch-cpu-arm | -arm-sve256) ---
 // The values of `torch.manual_seed(S); torch.randn(N)` (--dist normal,
 // f32 or f64, --mean/--std), `torch.rand(N)` / `uniform_(low, high)`
 // (--dist uniform, --low/--high), `exponential_(lambda)` (--dist
@@ -732,14 +733,16 @@ std::optional<TorchStream> torch_stream(const std::vector<std::string>& args) {
     const std::string& v = args[i + 1];
     const size_t at = v.find('@');
     const std::string name = v.substr(0, at);
-    if (name != "torch-cpu-x86" && name != "torch-cpu-scalar" && name != "torch-cpu-arm") {
+    if (name != "torch-cpu-x86" && name != "torch-cpu-scalar" && name != "torch-cpu-arm" &&
+        name != "torch-cpu-arm-sve256") {
       if (v == "torch-cuda") return TorchStream{true, xrng::torch_cpu::Kernel::x86};
       if (at != std::string::npos && name == "torch-cuda") throw Error("--stream torch-cuda takes no @release");
       continue;
     }
     TorchStream t{false, name == "torch-cpu-x86"      ? xrng::torch_cpu::Kernel::x86
                          : name == "torch-cpu-scalar" ? xrng::torch_cpu::Kernel::scalar
-                                                      : xrng::torch_cpu::Kernel::arm};
+                         : name == "torch-cpu-arm"    ? xrng::torch_cpu::Kernel::arm
+                                                      : xrng::torch_cpu::Kernel::arm_sve256};
     if (at != std::string::npos) {
       try {
         t.release = xrng::torch_cpu::release_of(v.substr(at + 1));

@@ -41,14 +41,25 @@
 
 namespace xrng::torch_api::mode::detail {
 
-enum TorchStream : int { kXrng = 0, kTorchCpuX86 = 1, kTorchCpuScalar = 2, kTorchCuda = 3, kTorchCpuArm = 4 };
+enum TorchStream : int {
+  kXrng = 0,
+  kTorchCpuX86 = 1,
+  kTorchCpuScalar = 2,
+  kTorchCuda = 3,
+  kTorchCpuArm = 4,
+  kTorchCpuArmSve256 = 5,
+  kTorchStreamLast = kTorchCpuArmSve256
+};
 
-// Whether stream `t` is one of torch's CPU generator's (x86, scalar, arm) and its kernel.
-inline bool is_torch_cpu(int t) { return t == kTorchCpuX86 || t == kTorchCpuScalar || t == kTorchCpuArm; }
+// Whether stream `t` is one of torch's CPU generator's (x86, scalar, arm, arm-sve256) and its kernel.
+inline bool is_torch_cpu(int t) {
+  return t == kTorchCpuX86 || t == kTorchCpuScalar || t == kTorchCpuArm || t == kTorchCpuArmSve256;
+}
 inline xrng::torch_cpu::Kernel torch_cpu_kernel(int t) {
-  return t == kTorchCpuScalar ? xrng::torch_cpu::Kernel::scalar
-         : t == kTorchCpuArm  ? xrng::torch_cpu::Kernel::arm
-                              : xrng::torch_cpu::Kernel::x86;
+  return t == kTorchCpuScalar       ? xrng::torch_cpu::Kernel::scalar
+         : t == kTorchCpuArm        ? xrng::torch_cpu::Kernel::arm
+         : t == kTorchCpuArmSve256 ? xrng::torch_cpu::Kernel::arm_sve256
+                                    : xrng::torch_cpu::Kernel::x86;
 }
 
 struct NotReproduced : std::exception {
@@ -57,7 +68,8 @@ struct NotReproduced : std::exception {
   const char* what() const noexcept override { return why.c_str(); }
 };
 
-// "torch-cpu-x86", "torch-cpu-scalar", "torch-cpu-arm", "torch-cuda (132 SMs x 2048 threads)".
+// "torch-cpu-x86", "torch-cpu-scalar", "torch-cpu-arm", "torch-cpu-arm-sve256", "torch-cuda (132 SMs x 2048
+// threads)".
 std::string torch_stream_name(const Config& c);
 
 // The outputs of row `r`'s operator under a torch stream (`c`: the active

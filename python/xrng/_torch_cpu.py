@@ -1,6 +1,6 @@
 """torch's CPU generator as an xrng stream (SPEC.md "torch CPU streams").
 
-``xrng.torch_cpu(seed_or_torch_generator, kernel="x86" | "scalar" | "arm")`` returns a
+``xrng.torch_cpu(seed_or_torch_generator, kernel="x86" | "scalar" | "arm" | "arm-sve256")`` returns a
 :class:`TorchCPUGenerator`: pass it as ``generator=`` to :func:`xrng.rand`,
 :func:`xrng.randn`, :func:`xrng.randint`, :func:`xrng.randperm`,
 :func:`xrng.bernoulli`, :func:`xrng.dropout` (and :func:`xrng.uniform_`,
@@ -13,7 +13,10 @@ CPU without AVX2, or ``ATEN_CPU_CAPABILITY=default``), ``"arm"`` its AArch64
 wheels (Graviton, Grace, the Kunpeng hosts of Ascend NPUs: the scalar
 kernel's functions, the multiply-adds of ``uniform_``, ``normal_`` and
 ``cauchy_`` fused, no MKL, and from 2.3 on a float64 value rounded to
-float16 once; SPEC.md 14.8). The generator advances exactly as
+float16 once; SPEC.md 14.8), ``"arm-sve256"`` the same wheels on a 256-bit
+SVE CPU (Graviton3: their SVE256 build, as ``"arm"`` but float16
+``randn``/``normal_`` of 16 or more elements up to 2.11, whose last
+``* std + mean`` is one float16 fused multiply-add). The generator advances exactly as
 torch's would; :meth:`TorchCPUGenerator.to_torch` writes its state back to a
 ``torch.Generator``.
 
@@ -56,7 +59,7 @@ from . import _C
 
 __all__ = ["TorchCPUGenerator", "torch_cpu"]
 
-_KERNELS = ("x86", "scalar", "arm")
+_KERNELS = ("x86", "scalar", "arm", "arm-sve256")
 
 
 def release_number(release: Optional[str]) -> int:
@@ -80,7 +83,7 @@ class TorchCPUGenerator:
     def __init__(self, seed_or_generator: Union[int, torch.Generator], kernel: str = "x86",
                  release: Optional[str] = None):
         if kernel not in _KERNELS:
-            raise ValueError(f"kernel must be 'x86', 'scalar' or 'arm', got {kernel!r}")
+            raise ValueError(f"kernel must be 'x86', 'scalar', 'arm' or 'arm-sve256', got {kernel!r}")
         self._release = release_number(release)
         self.kernel = kernel
         #: the torch release given (None: 2.13 and later)
@@ -171,7 +174,7 @@ _dropout = _C._torch_cpu_dropout
 def torch_cpu(seed_or_generator: Union[int, torch.Generator], kernel: str = "x86",
               release: Optional[str] = None) -> TorchCPUGenerator:
     """A generator reproducing torch's CPU generator (see the module doc):
-    ``kernel`` "x86", "scalar" or "arm"; ``release`` the torch release whose draws
+    ``kernel`` "x86", "scalar", "arm" or "arm-sve256"; ``release`` the torch release whose draws
     to give where releases differ ("2.4"; None: 2.13 and later)."""
     return TorchCPUGenerator(seed_or_generator, kernel, release)
 

@@ -309,6 +309,23 @@ XRNG_HD XRNG_INLINE uint16_t f64_to_f16_bits(double d) {
   return static_cast<uint16_t>(sign | (bits >= 0x7c00u ? 0x7c00u : static_cast<uint32_t>(bits)));
 }
 
+// a b + c rounded to binary16 once, to nearest even: one binary16 fused
+// multiply-add (AArch64's fmla/fmadd on h registers: torch's AArch64 SVE256
+// build, SPEC.md 14.8), for a, b and c binary16 values held in floats. The
+// product is exact in binary64 (22 bits); the sum's rounding error (TwoSum)
+// makes its last bit odd where the sum was inexact (round to odd), so the
+// one rounding to binary16 (11 bits, from 53) is that of the exact value.
+// Non-finite inputs: the binary64 sum's (inf, NaN).
+XRNG_HD XRNG_INLINE uint16_t f16_fma_bits(float a, float b, float c) {
+  const double p = static_cast<double>(a) * static_cast<double>(b), q = static_cast<double>(c);
+  double s = p + q;
+  if ((as_u64(s) & 0x7ff0000000000000ull) == 0x7ff0000000000000ull) return f64_to_f16_bits(s);
+  const double bb = s - p, e = (p - (s - bb)) + (q - bb);  // s + e == p + q exactly
+  if (e != 0.0 && (as_u64(s) & 1u) == 0u)  // inexact, even: the odd neighbour towards p + q
+    s = as_f64((s > 0.0) == (e > 0.0) ? as_u64(s) + 1u : as_u64(s) - 1u);
+  return f64_to_f16_bits(s);
+}
+
 XRNG_HD XRNG_INLINE float f16_bits_to_f32(uint16_t h) {
   const uint32_t sign = static_cast<uint32_t>(h & 0x8000u) << 16;
   const uint32_t e = (h >> 10) & 0x1fu;

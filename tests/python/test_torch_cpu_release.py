@@ -8,6 +8,8 @@ against the numbers the releases themselves gave: tests/data/golden_torch_cpu.tx
 (test_torch_versions.py) hold those; a first check here is spelled out from the
 MT19937 words (numpy's RandomState seeds as torch does).
 """
+import hashlib
+
 import numpy as np
 import pytest
 import torch
@@ -84,7 +86,7 @@ def _same(xs, ys):
         assert torch.equal(x.contiguous().view(torch.uint8), y.contiguous().view(torch.uint8)), f"draw {i}"
 
 
-@pytest.mark.parametrize("kernel", ["x86", "scalar", "arm"])
+@pytest.mark.parametrize("kernel", ["x86", "scalar", "arm", "arm-sve256"])
 @pytest.mark.parametrize("release", RELEASES)
 def test_generator_mode_and_state_agree(kernel, release):
     g = xrng.torch_cpu(1234, kernel=kernel, release=release)
@@ -367,9 +369,94 @@ def test_arm_kernel_is_scalar_functions_fused_no_mkl():
         arm = xrng.bernoulli(300, p=0.3, generator=xrng.torch_cpu(5, kernel="arm", release=release))
         assert torch.equal(arm, xrng.bernoulli(300, p=0.3, generator=xrng.torch_cpu(5, kernel="arm", release="2.7")))
         assert not torch.equal(arm, xrng.bernoulli(300, p=0.3, generator=xrng.torch_cpu(5, release=release)))
-    with pytest.raises(ValueError, match="'x86', 'scalar' or 'arm'"):
+    with pytest.raises(ValueError, match="'x86', 'scalar', 'arm' or 'arm-sve256'"):
         xrng.torch_cpu(0, kernel="aarch64")
     assert repr(xrng.torch_cpu(0, kernel="arm", release="2.4")) == "xrng.torch_cpu(kernel='arm', release='2.4')"
+
+
+def test_arm_kernel_casts_a_float64_argument_to_float16_once():
+    # torch's static_cast<Half>(double) of a mean, std or bound (the 16-bit 16-wide normal of 2.1 to 2.12, the
+    # 16-bit uniforms up to 2.11) is one rounding on AArch64 from 2.3 on: 1 + 2^-11 + 2^-30 (float: the midpoint
+    # 1 + 2^-11, then to even: 1) is 1 + 2^-10 there. Measured on 2.11.0's and 2.12.1's AArch64 wheels (qemu,
+    # seed 0): uniform_(m, 2.0) and normal_(m, 0.5) of 16 float16, their bits
+    m = 1 + 2 ** -11 + 2 ** -30
+    measured = {
+        "2.11": ([15703, 15640, 16187, 15968, 15778, 15742, 16226, 16052, 15877, 16234, 15499, 16249, 16274, 15660,
+                  15907, 16108],
+                 [14439, 15608, 15974, 15825, 15770, 15101, 11088, 15174, 15336, 14710, 16058, 14348, 14708, 15838,
+                  14942, 13338]),
+        "2.12": ([15868, 16147, 15451, 15496, 15675, 16009, 15862, 16278, 15827, 16008, 15718, 15772, 15383, 15533,
+                  15661, 15891],
+                 [14082, 14028, 15105, 14918, 15796, 15715, 15038, 43840, 15526, 13801, 15540, 15519, 15422, 15995,
+                  15933, 15109])}
+
+    def bits(t):
+        return [x & 0xffff for x in t.view(torch.int16).tolist()]
+    for release, (uniform, normal) in measured.items():
+        for kernel in ("arm", "arm-sve256"):
+            g = xrng.torch_cpu(0, kernel=kernel, release=release)
+            assert bits(xrng.uniform_(torch.empty(16, dtype=torch.float16), m, 2.0, generator=g)) == uniform
+            g = xrng.torch_cpu(0, kernel=kernel, release=release)
+            assert bits(xrng.normal_(torch.empty(16, dtype=torch.float16), m, 0.5, generator=g)) == normal
+    # normal_(m, 0): 1 + 2^-10 on the AArch64 kernels of 2.3 to 2.12 (and element-wise from 2.3 on), 1 through
+    # float (x86, AArch64 before 2.3, and 2.13 on, whose 16-wide normal takes float's mean); measured on 2.11.0,
+    # 2.12.1 and 2.15.0's AArch64 wheels and 2.15.0 here
+    for kernel, release, want in (("arm", "2.11", [15361, 15361]), ("arm", "2.12", [15361, 15361]),
+                                  ("arm", None, [15360, 15361]), ("arm", "2.2", [15360, 15360]),
+                                  ("x86", "2.11", [15360, 15360]), ("x86", None, [15360, 15360])):
+        got = [bits(xrng.normal_(torch.empty(n, dtype=torch.float16), m, 0.0,
+                                 generator=xrng.torch_cpu(0, kernel=kernel, release=release)))[0] for n in (16, 4)]
+        assert got == want, (kernel, release)
+
+
+# ---- kernel "arm-sve256": the AArch64 wheels' SVE256 build (Graviton3; SPEC.md 14.8) ----
+
+def _f16_normal(seed, kernel, release, mean, std):
+    return xrng.normal_(torch.empty(1000, dtype=torch.float16), mean, std,
+                        generator=xrng.torch_cpu(seed, kernel=kernel, release=release))
+
+
+def test_arm_sve256_kernel_float16_normal_is_one_float16_fma():
+    # measured: torch 2.11.0's AArch64 wheel under qemu-aarch64 -cpu max,sve256=on (its SVE256 capability):
+    # manual_seed(s); torch.empty(1000, dtype=torch.float16).normal_(0.7, 0.3), the sha256 of its 2000 bytes;
+    # DEFAULT (kernel "arm") gives other values, 160 and 146 of them
+    for seed, sve, default in ((0, "ebbf91e610de2c9a", "605a029a54b37ff4"), (1, "8e29b69cca61482e", "57c13e2caf87157f")):
+        v = _f16_normal(seed, "arm-sve256", "2.11", 0.7, 0.3)
+        a = _f16_normal(seed, "arm", "2.11", 0.7, 0.3)
+        assert hashlib.sha256(v.view(torch.int16).numpy().tobytes()).hexdigest()[:16] == sve
+        assert hashlib.sha256(a.view(torch.int16).numpy().tobytes()).hexdigest()[:16] == default
+        assert int((v != a).sum()) == (160, 146)[seed]
+        # each value the float16 fma of randn's (mean 0, std 1), computed here exactly in float64 (22-bit
+        # product plus a float16 mean: exact; numpy rounds float64 to float16 once)
+        z = _f16_normal(seed, "arm-sve256", "2.11", 0.0, 1.0)
+        assert torch.equal(z, _f16_normal(seed, "arm", "2.11", 0.0, 1.0))
+        sd, m = float(torch.tensor(0.3, dtype=torch.float16)), float(torch.tensor(0.7, dtype=torch.float16))
+        want = torch.from_numpy((z.double().numpy() * sd + m).astype("float16"))
+        assert torch.equal(v, want)
+    # only where torch computed that normal in float16 (2.1 to 2.11); bfloat16, the 2.12 on releases and the
+    # other draws as arm
+    for release in ("2.12", None):
+        assert torch.equal(_f16_normal(0, "arm-sve256", release, 0.7, 0.3), _f16_normal(0, "arm", release, 0.7, 0.3))
+    b = [xrng.normal_(torch.empty(1000, dtype=torch.bfloat16), 0.7, 0.3,
+                      generator=xrng.torch_cpu(0, kernel=k, release="2.7")) for k in ("arm-sve256", "arm")]
+    assert torch.equal(b[0], b[1])
+    assert repr(xrng.torch_cpu(0, kernel="arm-sve256")) == "xrng.torch_cpu(kernel='arm-sve256')"
+
+
+@pytest.mark.parametrize("release", ["2.7", "2.11", None])
+def test_arm_sve256_generator_mode_and_cli_agree(release, cli):
+    stream = "torch-cpu-arm-sve256" + ("" if release is None else f"@{release}")
+    g = xrng.torch_cpu(4, kernel="arm-sve256", release=release)
+    mine = [xrng.normal_(torch.empty(n, dtype=torch.float16), 0.7, 0.3, generator=g) for n in (16, 1000, 37)]
+    with xrng.reproducible(seed=4, stream=stream, strict=True) as mode:
+        assert mode.stream == stream
+        theirs = [torch.empty(n, dtype=torch.float16).normal_(0.7, 0.3) for n in (16, 1000, 37)]
+        state = torch.get_rng_state()
+    _same(mine, theirs)
+    assert torch.equal(g.state, state)
+    raw = cli.bin("--stream", stream, "--dist", "normal", "--mean", 0.7, "--std", 0.3, "--dtype", "f16",
+                  "--seed", 4, "--count", 1000)
+    assert raw == _f16_normal(4, "arm-sve256", release, 0.7, 0.3).view(torch.int16).numpy().tobytes()
 
 
 def test_cli_arm_stream_equals_generator(cli):
