@@ -33,7 +33,8 @@ using namespace detail;
 
 void begin(const Config& cfg) {
   std::lock_guard<std::recursive_mutex> lock(g_lock);
-  TORCH_CHECK(cfg.torch >= kXrng && cfg.torch <= kTorchStreamLast, "xrng.reproducible: unknown torch stream ", cfg.torch);
+  TORCH_CHECK(cfg.torch >= kXrng && cfg.torch <= kTorchStreamLast, "xrng.reproducible: unknown torch stream ",
+              cfg.torch);
   TORCH_CHECK(cfg.torch != kTorchCuda || cfg.sm_count > 0, "xrng.reproducible: the torch-cuda stream needs sm_count");
   TORCH_CHECK(cfg.release >= 0 && cfg.release < xrng::torch_cpu::kReleaseCount &&
                   (cfg.release == 0 || is_torch_cpu(cfg.torch)),

@@ -21,7 +21,7 @@
 // AVX2 build fuses them, no MKL, and from 2.3 on a float64 value converted
 // to float16 in one rounding), and Kernel::arm_sve256 the same wheels on a
 // 256-bit SVE CPU (a Graviton3: their SVE256 build), which differs from arm
-// only in the float16 16-wide normal of 1.13 to 2.11, whose last step is one
+// only in the float16 16-wide normal of 2.1 to 2.11, whose last step is one
 // float16 fused multiply-add there (Legacy16::out).
 #pragma once
 
@@ -584,7 +584,8 @@ inline float round16(float x, bool bf16) { return unbits16(bits16(x, bf16), bf16
 // AArch64 kernels from 2.3 on in float16 (f16_direct: c10::Half's float16_t
 // constructor), else through float (two roundings).
 inline float param16(double v, bool bf16, Kernel k, Release r) {
-  return !bf16 && f16_direct(k, r) ? math::f16_bits_to_f32(math::f64_to_f16_bits(v)) : round16(static_cast<float>(v), bf16);
+  return !bf16 && f16_direct(k, r) ? math::f16_bits_to_f32(math::f64_to_f16_bits(v))
+                                   : round16(static_cast<float>(v), bf16);
 }
 
 // uniform_real_distribution<Half | BFloat16>(0, 1): the low 11 (bf16: 8) bits

@@ -453,7 +453,7 @@ uint16_t f16_fma_reference(uint16_t ha, uint16_t hb, uint16_t hc) {
   while (!((a >> top) & 1u)) --top;  // |s| in [2^top, 2^(top + 1)) units: binade 2^(top - 48)
   const int k = std::max(top - 48, -14) - 10 + 48;  // the binary16 spacing there, in units (2^-24 at the least)
   unsigned __int128 q = a >> k;
-  const unsigned __int128 rem = a & ((static_cast<unsigned __int128>(1) << k) - 1u), half = static_cast<unsigned __int128>(1) << (k - 1);
+  const unsigned __int128 one = 1, rem = a & ((one << k) - 1u), half = one << (k - 1);
   if (rem > half || (rem == half && (q & 1u))) ++q;
   const double v = std::ldexp(static_cast<double>(static_cast<uint64_t>(q)), k - 48);
   return m::f64_to_f16_bits(s < 0 ? -v : v);
@@ -538,7 +538,8 @@ TEST_CASE("torch_cpu: kernel arm_sve256 is arm but float16's 16-wide normal up t
   // 2.11.0's AArch64 wheel, SVE256 capability (qemu-aarch64 -cpu max,sve256=on), seed 0: elements 4, 24, 27
   // of normal_(0.7, 0.3) over 1000 float16 (DEFAULT: 15238, 14170, 15308), measured; and each element is the
   // float16 fma of randn's (mean 0, std 1) value
-  const std::vector<uint16_t> v = f16_normal(K::arm_sve256, R::r2_7, 0.7, 0.3, 0), z = f16_normal(K::arm, R::r2_7, 0.0, 1.0, 0);
+  const std::vector<uint16_t> v = f16_normal(K::arm_sve256, R::r2_7, 0.7, 0.3, 0);
+  const std::vector<uint16_t> z = f16_normal(K::arm, R::r2_7, 0.0, 1.0, 0);
   CHECK(v[4] == 15237u);
   CHECK(v[24] == 14169u);
   CHECK(v[27] == 15309u);

@@ -146,8 +146,7 @@ std::string draw_help() {
       "--stream V: the stream version (SPEC.md section 7), 1 or 2, default " +
       std::to_string(xrng::kStreamVersion) + "; 1 gives the values of the releases before stream 2.\n"
       "--stream torch-cpu-x86 | torch-cpu-scalar | torch-cpu-arm | torch-cpu-arm-sve256[@REL]: torch's CPU\n"
-      "generator (SPEC.md \"torch CPU "
-      "streams\"): the values\n"
+      "generator (SPEC.md \"torch CPU streams\"): the values\n"
       "of torch.manual_seed(S); torch.randn(N) (--dist normal, --mean/--std), torch.rand(N) / uniform_ (--dist\n"
       "uniform, --low/--high), exponential_ (--lambda|--rate), cauchy_ (--median/--sigma), log_normal_\n"
       "(--mean/--std), geometric_ (--p; also i64), bernoulli_ (--p; also i64, i32, u8 for bool) in f32, f64, f16 or\n"

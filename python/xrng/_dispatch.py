@@ -111,7 +111,8 @@ _TORCH_STREAMS = {"torch-cpu-x86": 1, "torch-cpu-scalar": 2, "torch-cuda": 3, "t
 def stream_arg(stream, engine: str, sm_count=None, threads_per_sm=None, profile=None):
     """``reproducible(stream=...)``: an xrng stream version (1 or 2, None: the
     newest) or one of torch's own generators: ``"torch-cpu-x86"``,
-    ``"torch-cpu-scalar"``, ``"torch-cpu-arm"``, ``"torch-cpu-arm-sve256"`` (each with or without ``"@<torch release>"``, ``"torch-cpu-x86@2.4"``:
+    ``"torch-cpu-scalar"``, ``"torch-cpu-arm"``, ``"torch-cpu-arm-sve256"`` (each with or
+    without ``"@<torch release>"``, ``"torch-cpu-x86@2.4"``:
     that release's draws where releases differ, :func:`xrng.torch_cpu`'s
     ``release=``), ``"torch-cuda"`` (with ``sm_count=`` and
     ``threads_per_sm=``, or ``profile=``: :data:`xrng.torch_cuda` profiles).

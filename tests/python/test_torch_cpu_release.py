@@ -420,7 +420,8 @@ def test_arm_sve256_kernel_float16_normal_is_one_float16_fma():
     # measured: torch 2.11.0's AArch64 wheel under qemu-aarch64 -cpu max,sve256=on (its SVE256 capability):
     # manual_seed(s); torch.empty(1000, dtype=torch.float16).normal_(0.7, 0.3), the sha256 of its 2000 bytes;
     # DEFAULT (kernel "arm") gives other values, 160 and 146 of them
-    for seed, sve, default in ((0, "ebbf91e610de2c9a", "605a029a54b37ff4"), (1, "8e29b69cca61482e", "57c13e2caf87157f")):
+    for seed, sve, default in ((0, "ebbf91e610de2c9a", "605a029a54b37ff4"),
+                               (1, "8e29b69cca61482e", "57c13e2caf87157f")):
         v = _f16_normal(seed, "arm-sve256", "2.11", 0.7, 0.3)
         a = _f16_normal(seed, "arm", "2.11", 0.7, 0.3)
         assert hashlib.sha256(v.view(torch.int16).numpy().tobytes()).hexdigest()[:16] == sve
