@@ -122,7 +122,7 @@ bool read_generator(PyObject* gen, at::Tensor& state, tc::Kernel& k, tc::Release
     return false;
   }
   const char* ks = PyUnicode_Check(kn) ? PyUnicode_AsUTF8(kn) : nullptr;
-  const bool known = ks != nullptr && xrng::torch_streams::cpu_kernel_named(ks, k);
+  const bool known = ks != nullptr && tc::kernel_named(ks, k);
   Py_DECREF(kn);
   if (!known) {
     PyErr_Clear();
@@ -298,8 +298,8 @@ PyMethodDef g_into_def = {"_torch_cpu_into", reinterpret_cast<PyCFunction>(reint
 at::Tensor multinomial_gumbel(at::Tensor state, const at::Tensor& w, int64_t n, const std::string& kernel,
                               int release) {
   tc::Kernel k;
-  if (!xrng::torch_streams::cpu_kernel_named(kernel.c_str(), k))
-    throw std::invalid_argument("kernel must be 'x86', 'scalar' or 'arm', got '" + kernel + "'");
+  if (!tc::kernel_named(kernel.c_str(), k))
+    throw std::invalid_argument(std::string("kernel must be ") + tc::kKernelNames + ", got '" + kernel + "'");
   if (release < 0 || release >= tc::kReleaseCount)
     throw std::invalid_argument("torch_cpu release must be 0 to " + std::to_string(tc::kReleaseCount - 1));
   uint8_t* bytes = state_bytes(state);

@@ -26,8 +26,8 @@ namespace {
 
 tc::Kernel parse_kernel(const std::string& k) {
   tc::Kernel kernel;
-  if (!xrng::torch_streams::cpu_kernel_named(k.c_str(), kernel))
-    throw std::invalid_argument("kernel must be 'x86', 'scalar' or 'arm', got '" + k + "'");
+  if (!tc::kernel_named(k.c_str(), kernel))
+    throw std::invalid_argument(std::string("kernel must be ") + tc::kKernelNames + ", got '" + k + "'");
   return kernel;
 }
 // A Release by its number (torch_cpu_release's).

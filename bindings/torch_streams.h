@@ -8,7 +8,6 @@
 #include <ATen/ATen.h>
 
 #include <cstdint>
-#include <cstring>
 #include <limits>
 #include <stdexcept>
 #include <string>
@@ -51,16 +50,6 @@ enum class CpuKind { uniform, normal, normal_each, exponential, geometric, log_n
 // The kind of that name (std::invalid_argument for another), and its name.
 CpuKind cpu_kind(const std::string& kind);
 
-// The kernel named "x86", "scalar", "arm" or "arm-sve256" (xrng.torch_cpu's kernel=) into `k`; false for another
-// name.
-inline bool cpu_kernel_named(const char* name, torch_cpu::Kernel& k) {
-  if (std::strcmp(name, "x86") == 0) k = torch_cpu::Kernel::x86;  // (the fast entries' per-call read: no string)
-  else if (std::strcmp(name, "scalar") == 0) k = torch_cpu::Kernel::scalar;
-  else if (std::strcmp(name, "arm") == 0) k = torch_cpu::Kernel::arm;
-  else if (std::strcmp(name, "arm-sve256") == 0) k = torch_cpu::Kernel::arm_sve256;
-  else return false;
-  return true;
-}
 const char* cpu_kind_name(CpuKind kind);
 // `r`: which torch releases' draws, where releases differ (rng/torch_cpu.h
 // Release).

@@ -46,6 +46,18 @@ enum class Kernel { x86, scalar, arm, arm_sve256 };
 // Whether kernel k is one of torch's AArch64 builds.
 inline bool is_arm(Kernel k) { return k == Kernel::arm || k == Kernel::arm_sve256; }
 
+// The kernel named "x86", "scalar", "arm" or "arm-sve256" (xrng.torch_cpu's kernel=; the streams
+// "torch-cpu-<name>") into `k`; false for another name. kKernelNames: those names, for errors.
+inline constexpr const char* kKernelNames = "'x86', 'scalar', 'arm' or 'arm-sve256'";
+inline bool kernel_named(const char* name, Kernel& k) {
+  if (std::strcmp(name, "x86") == 0) k = Kernel::x86;  // (the fast entries' per-call read: no string)
+  else if (std::strcmp(name, "scalar") == 0) k = Kernel::scalar;
+  else if (std::strcmp(name, "arm") == 0) k = Kernel::arm;
+  else if (std::strcmp(name, "arm-sve256") == 0) k = Kernel::arm_sve256;
+  else return false;
+  return true;
+}
+
 // Whether kernel k fuses the multiply-adds of uniform_(from, to), the
 // normals' radius c std + mean and cauchy_'s median + sigma tan: torch's
 // AVX2 build (explicit FMA) and its AArch64 builds (GCC contracts them).

@@ -732,16 +732,12 @@ std::optional<TorchStream> torch_stream(const std::vector<std::string>& args) {
     const std::string& v = args[i + 1];
     const size_t at = v.find('@');
     const std::string name = v.substr(0, at);
-    if (name != "torch-cpu-x86" && name != "torch-cpu-scalar" && name != "torch-cpu-arm" &&
-        name != "torch-cpu-arm-sve256") {
+    TorchStream t{false};  // torch-cpu-<kernel name> (torch_cpu::kernel_named)
+    if (name.rfind("torch-cpu-", 0) != 0 || !xrng::torch_cpu::kernel_named(name.c_str() + 10, t.kernel)) {
       if (v == "torch-cuda") return TorchStream{true, xrng::torch_cpu::Kernel::x86};
       if (at != std::string::npos && name == "torch-cuda") throw Error("--stream torch-cuda takes no @release");
       continue;
     }
-    TorchStream t{false, name == "torch-cpu-x86"      ? xrng::torch_cpu::Kernel::x86
-                         : name == "torch-cpu-scalar" ? xrng::torch_cpu::Kernel::scalar
-                         : name == "torch-cpu-arm"    ? xrng::torch_cpu::Kernel::arm
-                                                      : xrng::torch_cpu::Kernel::arm_sve256};
     if (at != std::string::npos) {
       try {
         t.release = xrng::torch_cpu::release_of(v.substr(at + 1));
