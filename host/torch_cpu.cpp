@@ -2,10 +2,11 @@
 // compiled twice on x86-64 with GCC (target_clones, as host/gamma.cpp): the
 // normal kernels' std::fma become FMA instructions where the CPU has them.
 //
-// On an x86-64 CPU with AVX2 and FMA, the x86 kernel's 16-wide transform
-// runs as 8-lane AVX2 code (fill16_x86_avx2): the operations of
+// On an x86-64 CPU with AVX2 and FMA, the x86 kernels' 16-wide transform
+// runs as 8-lane AVX2 code (fill16_avx2): the operations of
 // rng/detail/torch_cpu_math.h's x86_log / x86_sincos one for one (each
-// fused multiply-add there is one _mm256_fmadd_ps here, every other
+// fused multiply-add there is one _mm256_fmadd_ps here, or with Fused false
+// (kernel x86_windows) a multiply then an add, as there; every other
 // operation the same IEEE operation), so the same values;
 // tests/test_torch_cpu.cpp compares the two over all 2^24 uniforms.
 #include "torch_cpu.h"
@@ -31,6 +32,19 @@ namespace {
 #if defined(XRNG_TORCH_AVX2)
 using detail::F;
 
+// a b + c: one fused multiply-add (Fused) or the product rounded, then the sum (a b - c: msub).
+template <bool Fused>
+__attribute__((target("avx2,fma"))) inline __m256 madd(__m256 a, __m256 b, __m256 c) {
+  if constexpr (Fused) return _mm256_fmadd_ps(a, b, c);
+  else return _mm256_add_ps(_mm256_mul_ps(a, b), c);
+}
+template <bool Fused>
+__attribute__((target("avx2,fma"))) inline __m256 msub(__m256 a, __m256 b, __m256 c) {
+  if constexpr (Fused) return _mm256_fmsub_ps(a, b, c);
+  else return _mm256_sub_ps(_mm256_mul_ps(a, b), c);
+}
+
+template <bool Fused>
 __attribute__((target("avx2,fma"))) inline __m256 log_avx2(__m256 x0) {
   const __m256 one = _mm256_set1_ps(1.0f);
   const __m256 invalid = _mm256_cmp_ps(x0, _mm256_setzero_ps(), _CMP_LE_OS);
@@ -47,22 +61,23 @@ __attribute__((target("avx2,fma"))) inline __m256 log_avx2(__m256 x0) {
   x = _mm256_add_ps(x, tmp);
   const __m256 z = _mm256_mul_ps(x, x);
   __m256 y = _mm256_set1_ps(F(7.0376836292E-2));
-  y = _mm256_fmadd_ps(y, x, _mm256_set1_ps(F(-1.1514610310E-1)));
-  y = _mm256_fmadd_ps(y, x, _mm256_set1_ps(F(1.1676998740E-1)));
-  y = _mm256_fmadd_ps(y, x, _mm256_set1_ps(F(-1.2420140846E-1)));
-  y = _mm256_fmadd_ps(y, x, _mm256_set1_ps(F(1.4249322787E-1)));
-  y = _mm256_fmadd_ps(y, x, _mm256_set1_ps(F(-1.6668057665E-1)));
-  y = _mm256_fmadd_ps(y, x, _mm256_set1_ps(F(2.0000714765E-1)));
-  y = _mm256_fmadd_ps(y, x, _mm256_set1_ps(F(-2.4999993993E-1)));
-  y = _mm256_fmadd_ps(y, x, _mm256_set1_ps(F(3.3333331174E-1)));
+  y = madd<Fused>(y, x, _mm256_set1_ps(F(-1.1514610310E-1)));
+  y = madd<Fused>(y, x, _mm256_set1_ps(F(1.1676998740E-1)));
+  y = madd<Fused>(y, x, _mm256_set1_ps(F(-1.2420140846E-1)));
+  y = madd<Fused>(y, x, _mm256_set1_ps(F(1.4249322787E-1)));
+  y = madd<Fused>(y, x, _mm256_set1_ps(F(-1.6668057665E-1)));
+  y = madd<Fused>(y, x, _mm256_set1_ps(F(2.0000714765E-1)));
+  y = madd<Fused>(y, x, _mm256_set1_ps(F(-2.4999993993E-1)));
+  y = madd<Fused>(y, x, _mm256_set1_ps(F(3.3333331174E-1)));
   y = _mm256_mul_ps(y, x);
-  y = _mm256_fmadd_ps(y, z, _mm256_mul_ps(e, _mm256_set1_ps(F(-2.12194440e-4))));
-  y = _mm256_fnmadd_ps(z, _mm256_set1_ps(0.5f), y);
+  y = madd<Fused>(y, z, _mm256_mul_ps(e, _mm256_set1_ps(F(-2.12194440e-4))));
+  y = Fused ? _mm256_fnmadd_ps(z, _mm256_set1_ps(0.5f), y) : _mm256_sub_ps(y, _mm256_mul_ps(z, _mm256_set1_ps(0.5f)));
   x = _mm256_add_ps(x, y);
-  x = _mm256_fmadd_ps(e, _mm256_set1_ps(F(0.693359375)), x);
+  x = madd<Fused>(e, _mm256_set1_ps(F(0.693359375)), x);
   return _mm256_or_ps(x, invalid);
 }
 
+template <bool Fused>
 __attribute__((target("avx2,fma"))) inline void sincos_avx2(__m256 x0, __m256* s, __m256* c) {
   const __m256 sign_mask = _mm256_castsi256_ps(_mm256_set1_epi32(static_cast<int>(0x80000000u)));
   __m256 sign_sin = _mm256_and_ps(x0, sign_mask);
@@ -74,24 +89,24 @@ __attribute__((target("avx2,fma"))) inline void sincos_avx2(__m256 x0, __m256* s
   const __m256 swap_sign_sin = _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_and_si256(j, _mm256_set1_epi32(4)), 29));
   const __m256 poly_mask =
       _mm256_castsi256_ps(_mm256_cmpeq_epi32(_mm256_and_si256(j, _mm256_set1_epi32(2)), _mm256_setzero_si256()));
-  x = _mm256_fmadd_ps(y, _mm256_set1_ps(F(-0.78515625)), x);
-  x = _mm256_fmadd_ps(y, _mm256_set1_ps(F(-2.4187564849853515625e-4)), x);
-  x = _mm256_fmadd_ps(y, _mm256_set1_ps(F(-3.77489497744594108e-8)), x);
+  x = madd<Fused>(y, _mm256_set1_ps(F(-0.78515625)), x);
+  x = madd<Fused>(y, _mm256_set1_ps(F(-2.4187564849853515625e-4)), x);
+  x = madd<Fused>(y, _mm256_set1_ps(F(-3.77489497744594108e-8)), x);
   const __m256 sign_cos = _mm256_castsi256_ps(
       _mm256_slli_epi32(_mm256_andnot_si256(_mm256_sub_epi32(j, _mm256_set1_epi32(2)), _mm256_set1_epi32(4)), 29));
   sign_sin = _mm256_xor_ps(sign_sin, swap_sign_sin);
   const __m256 z = _mm256_mul_ps(x, x);
   __m256 yc = _mm256_set1_ps(F(2.443315711809948E-005));
-  yc = _mm256_fmadd_ps(yc, z, _mm256_set1_ps(F(-1.388731625493765E-003)));
-  yc = _mm256_fmadd_ps(yc, z, _mm256_set1_ps(F(4.166664568298827E-002)));
+  yc = madd<Fused>(yc, z, _mm256_set1_ps(F(-1.388731625493765E-003)));
+  yc = madd<Fused>(yc, z, _mm256_set1_ps(F(4.166664568298827E-002)));
   yc = _mm256_mul_ps(z, yc);
-  yc = _mm256_fmsub_ps(yc, z, _mm256_mul_ps(z, _mm256_set1_ps(0.5f)));
+  yc = msub<Fused>(yc, z, _mm256_mul_ps(z, _mm256_set1_ps(0.5f)));
   yc = _mm256_add_ps(yc, _mm256_set1_ps(1.0f));
   __m256 ys = _mm256_set1_ps(F(-1.9515295891E-4));
-  ys = _mm256_fmadd_ps(ys, z, _mm256_set1_ps(F(8.3321608736E-3)));
-  ys = _mm256_fmadd_ps(ys, z, _mm256_set1_ps(F(-1.6666654611E-1)));
+  ys = madd<Fused>(ys, z, _mm256_set1_ps(F(8.3321608736E-3)));
+  ys = madd<Fused>(ys, z, _mm256_set1_ps(F(-1.6666654611E-1)));
   ys = _mm256_mul_ps(z, ys);
-  ys = _mm256_fmadd_ps(ys, x, x);
+  ys = madd<Fused>(ys, x, x);
   const __m256 ysin2 = _mm256_and_ps(poly_mask, ys);
   const __m256 ysin1 = _mm256_andnot_ps(poly_mask, yc);
   const __m256 sin_v = _mm256_add_ps(ysin1, ysin2);
@@ -100,14 +115,15 @@ __attribute__((target("avx2,fma"))) inline void sincos_avx2(__m256 x0, __m256* s
   *c = _mm256_xor_ps(cos_v, sign_cos);
 }
 
-// normal_fill16 with Kernel::x86, 8 lanes at a time.
-__attribute__((target("avx2,fma"))) void fill16_x86_avx2(float* d, float mean, float std) {
+// normal_fill16 with Kernel::x86 (Fused) or x86_windows, 8 lanes at a time (the last step fused in both).
+template <bool Fused>
+__attribute__((target("avx2,fma"))) void fill16_avx2(float* d, float mean, float std) {
   const __m256 u1 = _mm256_sub_ps(_mm256_set1_ps(1.0f), _mm256_loadu_ps(d));
   const __m256 u2 = _mm256_loadu_ps(d + 8);
-  const __m256 radius = _mm256_sqrt_ps(_mm256_mul_ps(_mm256_set1_ps(-2.0f), log_avx2(u1)));
+  const __m256 radius = _mm256_sqrt_ps(_mm256_mul_ps(_mm256_set1_ps(-2.0f), log_avx2<Fused>(u1)));
   const __m256 theta = _mm256_mul_ps(_mm256_set1_ps(static_cast<float>(2.0 * 3.14159265358979323846)), u2);
   __m256 s, c;
-  sincos_avx2(theta, &s, &c);
+  sincos_avx2<Fused>(theta, &s, &c);
   const __m256 vs = _mm256_set1_ps(std), vm = _mm256_set1_ps(mean);
   _mm256_storeu_ps(d, _mm256_fmadd_ps(_mm256_mul_ps(radius, c), vs, vm));
   _mm256_storeu_ps(d + 8, _mm256_fmadd_ps(_mm256_mul_ps(radius, s), vs, vm));
@@ -119,6 +135,16 @@ bool has_avx2_fma() {
     return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
   }();
   return yes;
+}
+
+// Whether kernel k's 16-wide transform has an AVX2 form (the x86 kernels) and this CPU runs it.
+bool avx2_kernel(Kernel k) { return (k == Kernel::x86 || k == Kernel::x86_windows) && has_avx2_fma(); }
+
+// f(fill16) with kernel k's AVX2 transform (avx2_kernel(k)): a callable on one block of 16.
+template <class F>
+auto with_avx2_fill16(Kernel k, float mean, float std, F&& f) {
+  if (k == Kernel::x86) return f([=](float* d) { fill16_avx2<true>(d, mean, std); });
+  return f([=](float* d) { fill16_avx2<false>(d, mean, std); });
 }
 
 bool has_f16c() {
@@ -154,8 +180,8 @@ void f32_to_16(const float* in, int64_t n, uint16_t* out, bool bf16) {
 // `fused`: fuses_normal (false only with kernel scalar)
 XRNG_FMA_CLONES void randn_f32(State& s, int64_t n, float mean, float std, Kernel k, float* out, bool fused) {
 #if defined(XRNG_TORCH_AVX2)
-  if (k == Kernel::x86 && has_avx2_fma())
-    return normal_f32_with(s, n, out, [=](float* d) { fill16_x86_avx2(d, mean, std); });
+  if (avx2_kernel(k))
+    return with_avx2_fill16(k, mean, std, [&](auto fill16) { return normal_f32_with(s, n, out, fill16); });
 #endif
   normal_f32(s, n, mean, std, k, out, fused);
 }
@@ -183,7 +209,7 @@ XRNG_FMA_CLONES void randn_f16(State& s, int64_t n, float mean, float std, Kerne
     }
   };
 #if defined(XRNG_TORCH_AVX2)
-  if (k == Kernel::x86 && has_avx2_fma()) return run([=](float* d) { fill16_x86_avx2(d, mean, std); });
+  if (avx2_kernel(k)) return with_avx2_fill16(k, mean, std, run);
 #endif
   run([=](float* d) { normal_fill16(d, mean, std, k, fused); });
 }
@@ -192,8 +218,9 @@ XRNG_FMA_CLONES void randn_f16(State& s, int64_t n, float mean, float std, Kerne
 void fill16_blocks(float* data, int64_t nblocks, float mean, float std, Kernel k) {
   for (int64_t b = 0; b < nblocks; ++b) {
 #if defined(XRNG_TORCH_AVX2)
-    if (k == Kernel::x86 && has_avx2_fma()) {
-      fill16_x86_avx2(data + 16 * b, mean, std);
+    if (avx2_kernel(k)) {
+      if (k == Kernel::x86) fill16_avx2<true>(data + 16 * b, mean, std);
+      else fill16_avx2<false>(data + 16 * b, mean, std);
       continue;
     }
 #endif
@@ -203,7 +230,7 @@ void fill16_blocks(float* data, int64_t nblocks, float mean, float std, Kernel k
 
 bool fill16_is_simd(Kernel k) {
 #if defined(XRNG_TORCH_AVX2)
-  return k == Kernel::x86 && has_avx2_fma();
+  return avx2_kernel(k);
 #else
   (void)k;
   return false;

@@ -63,8 +63,8 @@ void geometric_f64(State& s, int64_t n, double p, double* out);
 void cauchy_f64(State& s, int64_t n, double median, double sigma, Kernel k, double* out);
 
 // The 16-wide normal transform (normal_fill16) on `nblocks` consecutive
-// blocks of 16 uniforms, in place, as the host runs it: for Kernel::x86 on
-// an AVX2+FMA CPU, 8-lane AVX2 code (fill16_is_simd tells), else the
+// blocks of 16 uniforms, in place, as the host runs it: for the x86 kernels
+// (x86, x86_windows) on an AVX2+FMA CPU, 8-lane AVX2 code (fill16_is_simd tells), else the
 // header's scalar code; the same values either way.
 void fill16_blocks(float* data, int64_t nblocks, float mean, float std, Kernel k);
 bool fill16_is_simd(Kernel k);

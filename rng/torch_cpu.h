@@ -10,7 +10,7 @@
 // State is exactly torch's CPUGeneratorImpl state (to_torch_state /
 // from_torch_state convert to and from torch.Generator.get_state()'s bytes).
 //
-// Four kernels, the builds of torch's CPU kernels: Kernel::x86 is torch's
+// Five kernels, the builds of torch's CPU kernels: Kernel::x86 is torch's
 // AVX2 build (what torch runs on every x86-64 CPU with AVX2, avx512
 // included: the AVX-512 build registers no normal kernel; its normal_fill_16
 // through avx_mathfun.h, its multiply-adds fused), Kernel::scalar torch's
@@ -22,7 +22,13 @@
 // to float16 in one rounding), and Kernel::arm_sve256 the same wheels on a
 // 256-bit SVE CPU (a Graviton3: their SVE256 build), which differs from arm
 // only in the float16 16-wide normal of 2.1 to 2.11, whose last step is one
-// float16 fused multiply-add there (Legacy16::out).
+// float16 fused multiply-add there (Legacy16::out). Kernel::x86_windows is
+// the AVX2 build of torch's Windows wheels (SPEC.md 14.9): MSVC contracts
+// nothing, so avx_mathfun.h's multiplies and adds are each rounded (only
+// normal_fill_16_AVX2's explicit last fmadd stays fused), and so are
+// uniform_'s, the float64 path's and cauchy_'s multiply-adds, as in the
+// default build; its libm functions are glibc's here (Windows calls
+// Microsoft's UCRT: unmeasured).
 #pragma once
 
 #include <algorithm>
@@ -41,27 +47,29 @@
 
 namespace xrng::torch_cpu {
 
-enum class Kernel { x86, scalar, arm, arm_sve256 };
+enum class Kernel { x86, scalar, arm, arm_sve256, x86_windows };
 
 // Whether kernel k is one of torch's AArch64 builds.
 inline bool is_arm(Kernel k) { return k == Kernel::arm || k == Kernel::arm_sve256; }
 
-// The kernel named "x86", "scalar", "arm" or "arm-sve256" (xrng.torch_cpu's kernel=; the streams
-// "torch-cpu-<name>") into `k`; false for another name. kKernelNames: those names, for errors.
-inline constexpr const char* kKernelNames = "'x86', 'scalar', 'arm' or 'arm-sve256'";
+// The kernel named "x86", "scalar", "arm", "arm-sve256" or "x86-windows" (xrng.torch_cpu's kernel=;
+// the streams "torch-cpu-<name>") into `k`; false for another name. kKernelNames: those names, for errors.
+inline constexpr const char* kKernelNames = "'x86', 'scalar', 'arm', 'arm-sve256' or 'x86-windows'";
 inline bool kernel_named(const char* name, Kernel& k) {
   if (std::strcmp(name, "x86") == 0) k = Kernel::x86;  // (the fast entries' per-call read: no string)
   else if (std::strcmp(name, "scalar") == 0) k = Kernel::scalar;
   else if (std::strcmp(name, "arm") == 0) k = Kernel::arm;
   else if (std::strcmp(name, "arm-sve256") == 0) k = Kernel::arm_sve256;
+  else if (std::strcmp(name, "x86-windows") == 0) k = Kernel::x86_windows;
   else return false;
   return true;
 }
 
 // Whether kernel k fuses the multiply-adds of uniform_(from, to), the
 // normals' radius c std + mean and cauchy_'s median + sigma tan: torch's
-// AVX2 build (explicit FMA) and its AArch64 builds (GCC contracts them).
-inline bool fuses(Kernel k) { return k != Kernel::scalar; }
+// AVX2 build on Linux (GCC contracts them) and its AArch64 builds; not its
+// default build, nor its Windows wheels (MSVC does not contract).
+inline bool fuses(Kernel k) { return k != Kernel::scalar && k != Kernel::x86_windows; }
 
 // Which torch releases' CPU draws a stream gives, where they differ (SPEC.md
 // 14.7): the 16-wide normal (randn / normal_ of 16 or more contiguous
@@ -373,7 +381,8 @@ inline void uniforms_f64(State& s, double* out, int64_t n) { s.mt.generate64(out
 // NormalFill16: data[0..8) and data[8..16) are 16 uniforms in [0, 1); on
 // return, 16 normals (u1 = 1 - data[j], u2 = data[j + 8]: radius cos theta
 // into j, radius sin theta into j + 8, each fma(., std, mean), or, `fused`
-// false (fuses_normal: kernel scalar before 2.13), . * std + mean).
+// false (fuses_normal: kernel scalar before 2.13), . * std + mean; the x86
+// kernels always fuse here: normal_fill_16_AVX2's explicit fmadd).
 inline void normal_fill16(float* data, float mean, float std, Kernel k, bool fused = true) {
   for (int j = 0; j < 8; ++j) {
     const float u1 = 1.0f - data[j];
@@ -383,6 +392,12 @@ inline void normal_fill16(float* data, float mean, float std, Kernel k, bool fus
       radius = std::sqrt(-2.0f * detail::x86_log(u1));
       const float theta = static_cast<float>(2.0 * 3.14159265358979323846) * u2;
       detail::x86_sincos(theta, &s, &c);
+      fused = true;
+    } else if (k == Kernel::x86_windows) {  // avx_mathfun unfused; the last step's _mm256_fmadd_ps kept
+      radius = std::sqrt(-2.0f * detail::x86_log<false>(u1));
+      const float theta = static_cast<float>(2.0 * 3.14159265358979323846) * u2;
+      detail::x86_sincos<false>(theta, &s, &c);
+      fused = true;
     } else {
       radius = std::sqrt(-2.0f * detail::glibc_logf(u1));
       // theta = 2.0f * pi<double> * u2 in binary64, rounded to float.

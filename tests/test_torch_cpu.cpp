@@ -50,6 +50,11 @@ void normal_fill_16(float* data, float mean, float std);
 void log8(const float* x, float* y);
 void sincos8(const float* x, float* s, float* c);
 }  // namespace xrng_torch_ref
+namespace xrng_torch_ref_msvc {  // the same header compiled without contraction (torch's Windows wheels)
+void normal_fill_16(float* data, float mean, float std);
+void log8(const float* x, float* y);
+void sincos8(const float* x, float* s, float* c);
+}  // namespace xrng_torch_ref_msvc
 #endif
 
 namespace {
@@ -206,7 +211,48 @@ TEST_CASE("torch_cpu: state round trip through torch's byte layout") {
   CHECK_THROWS_AS(tc::from_torch_state(bytes.data(), 100), std::invalid_argument);
 }
 
-TEST_CASE("torch_cpu: x86 kernel equals torch's avx_mathfun.h over all 2^24 uniforms") {
+#if defined(XRNG_TORCH_AVX_REF)
+// The bits of kernel k's log, sincos and 16-wide transform (Fused: x86's
+// contracted functions, or x86_windows' uncontracted ones) that differ from a
+// compiled avx_mathfun.h reference (Ref: xrng_torch_ref or xrng_torch_ref_msvc),
+// over all 2^24 uniforms (every kStep-th); fill: the whole transform on strided
+// blocks covering both halves' domains. other_log: log bits that differ from
+// the other variant (a check that the two references can be told apart).
+struct AvxBad {
+  long log = 0, sin = 0, cos = 0, fill = 0, other_log = 0;
+};
+template <bool Fused>
+AvxBad avx_kernel_vs(void (*log8)(const float*, float*), void (*sincos8)(const float*, float*, float*),
+                     void (*fill16)(float*, float, float), tc::Kernel k) {
+  const float two_pi = static_cast<float>(2.0 * 3.14159265358979323846);
+  AvxBad bad;
+  float in[8], lg[8], sn[8], cs[8];
+  for (uint32_t k0 = 0; k0 < (1u << 24); k0 += 8 * kStep) {
+    for (int l = 0; l < 8; ++l) in[l] = 1.0f - static_cast<float>(k0 + l) * 0x1p-24f;
+    log8(in, lg);
+    for (int l = 0; l < 8; ++l) bad.log += !same_bits(td::x86_log<Fused>(in[l]), lg[l]);
+    for (int l = 0; l < 8; ++l) bad.other_log += !same_bits(td::x86_log<!Fused>(in[l]), lg[l]);
+    for (int l = 0; l < 8; ++l) in[l] = two_pi * (static_cast<float>(k0 + l) * 0x1p-24f);
+    sincos8(in, sn, cs);
+    for (int l = 0; l < 8; ++l) {
+      float s, c;
+      td::x86_sincos<Fused>(in[l], &s, &c);
+      bad.sin += !same_bits(s, sn[l]);
+      bad.cos += !same_bits(c, cs[l]);
+    }
+  }
+  for (uint32_t k0 = 0; k0 < (1u << 24); k0 += 16 * 61 * kStep) {
+    float a[16], b[16];
+    for (int l = 0; l < 16; ++l) a[l] = b[l] = static_cast<float>((k0 + 997u * l) & 0xffffffu) * 0x1p-24f;
+    fill16(a, 0.5f, 3.0f);
+    tc::normal_fill16(b, 0.5f, 3.0f, k, false);  // (x86 kernels: the last step fused whatever `fused` says)
+    for (int l = 0; l < 16; ++l) bad.fill += !same_bits(a[l], b[l]);
+  }
+  return bad;
+}
+#endif
+
+TEST_CASE("torch_cpu: x86 kernels equal torch's avx_mathfun.h over all 2^24 uniforms") {
 #if !defined(XRNG_TORCH_AVX_REF)
   MESSAGE("SKIPPED: this build found no torch headers (or is not x86-64): no avx_mathfun.h reference");
   return;
@@ -215,35 +261,24 @@ TEST_CASE("torch_cpu: x86 kernel equals torch's avx_mathfun.h over all 2^24 unif
     MESSAGE("SKIPPED: this CPU has no AVX2+FMA to run torch's reference");
     return;
   }
-  const float two_pi = static_cast<float>(2.0 * 3.14159265358979323846);
-  long bad_log = 0, bad_sin = 0, bad_cos = 0, bad_fill = 0;
-  float in[8], lg[8], sn[8], cs[8];
-  for (uint32_t k0 = 0; k0 < (1u << 24); k0 += 8 * kStep) {
-    for (int l = 0; l < 8; ++l) in[l] = 1.0f - static_cast<float>(k0 + l) * 0x1p-24f;
-    xrng_torch_ref::log8(in, lg);
-    for (int l = 0; l < 8; ++l) bad_log += !same_bits(td::x86_log(in[l]), lg[l]);
-    for (int l = 0; l < 8; ++l) in[l] = two_pi * (static_cast<float>(k0 + l) * 0x1p-24f);
-    xrng_torch_ref::sincos8(in, sn, cs);
-    for (int l = 0; l < 8; ++l) {
-      float s, c;
-      td::x86_sincos(in[l], &s, &c);
-      bad_sin += !same_bits(s, sn[l]);
-      bad_cos += !same_bits(c, cs[l]);
-    }
+  SUBCASE("x86: the header as GCC compiles it for the Linux wheels (contracted)") {
+    const AvxBad bad = avx_kernel_vs<true>(xrng_torch_ref::log8, xrng_torch_ref::sincos8,
+                                           xrng_torch_ref::normal_fill_16, tc::Kernel::x86);
+    CHECK(bad.log == 0);
+    CHECK(bad.sin == 0);
+    CHECK(bad.cos == 0);
+    CHECK(bad.fill == 0);
+    CHECK(bad.other_log > 0);
   }
-  // The whole 16-wide transform (radius, angle, fmadd with mean/std) on
-  // strided blocks of uniforms covering both halves' domains.
-  for (uint32_t k0 = 0; k0 < (1u << 24); k0 += 16 * 61 * kStep) {
-    float a[16], b[16];
-    for (int l = 0; l < 16; ++l) a[l] = b[l] = static_cast<float>((k0 + 997u * l) & 0xffffffu) * 0x1p-24f;
-    xrng_torch_ref::normal_fill_16(a, 0.5f, 3.0f);
-    tc::normal_fill16(b, 0.5f, 3.0f, tc::Kernel::x86);
-    for (int l = 0; l < 16; ++l) bad_fill += !same_bits(a[l], b[l]);
+  SUBCASE("x86_windows: the header as MSVC compiles it for the Windows wheels (nothing contracted)") {
+    const AvxBad bad = avx_kernel_vs<false>(xrng_torch_ref_msvc::log8, xrng_torch_ref_msvc::sincos8,
+                                            xrng_torch_ref_msvc::normal_fill_16, tc::Kernel::x86_windows);
+    CHECK(bad.log == 0);
+    CHECK(bad.sin == 0);
+    CHECK(bad.cos == 0);
+    CHECK(bad.fill == 0);
+    CHECK(bad.other_log > 0);
   }
-  CHECK(bad_log == 0);
-  CHECK(bad_sin == 0);
-  CHECK(bad_cos == 0);
-  CHECK(bad_fill == 0);
 #endif
 }
 
@@ -665,12 +700,12 @@ TEST_CASE("torch_cpu: randint before torch 2.7: one 32-bit word for every range 
 }
 
 TEST_CASE("torch_cpu: the host's 16-wide transform equals the header's over all 2^24 uniforms") {
-  // fill16_blocks (AVX2 for the x86 kernel where the CPU has it) against
+  // fill16_blocks (AVX2 for the x86 kernels where the CPU has it) against
   // normal_fill16, every uniform k 2^-24 as both u1's and u2's source, and
   // through randn's whole draw.
-  for (tc::Kernel k : {tc::Kernel::x86, tc::Kernel::scalar}) {
+  for (tc::Kernel k : {tc::Kernel::x86, tc::Kernel::x86_windows, tc::Kernel::scalar}) {
     if (!tc::fill16_is_simd(k))
-      MESSAGE("kernel " << std::string(k == tc::Kernel::x86 ? "x86" : "scalar") << ": the host runs the header's scalar code");
+      MESSAGE("kernel " << static_cast<int>(k) << ": the host runs the header's scalar code");
     const int64_t blocks = (1 << 24) / 8 / kStep;
     std::vector<float> a(static_cast<size_t>(blocks) * 16), b;
     for (int64_t bl = 0; bl < blocks; ++bl)

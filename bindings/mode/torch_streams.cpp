@@ -43,6 +43,7 @@ std::string torch_stream_name(const Config& c) {
     case kTorchCpuScalar: return std::string("torch-cpu-scalar") + rel;
     case kTorchCpuArm: return std::string("torch-cpu-arm") + rel;
     case kTorchCpuArmSve256: return std::string("torch-cpu-arm-sve256") + rel;
+    case kTorchCpuX86Windows: return std::string("torch-cpu-x86-windows") + rel;
     case kTorchCuda:
       return "torch-cuda (" + std::to_string(c.sm_count) + " SMs x " + std::to_string(c.threads_per_sm) +
              " threads)";

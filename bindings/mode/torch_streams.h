@@ -48,17 +48,20 @@ enum TorchStream : int {
   kTorchCuda = 3,
   kTorchCpuArm = 4,
   kTorchCpuArmSve256 = 5,
-  kTorchStreamLast = kTorchCpuArmSve256
+  kTorchCpuX86Windows = 6,
+  kTorchStreamLast = kTorchCpuX86Windows
 };
 
-// Whether stream `t` is one of torch's CPU generator's (x86, scalar, arm, arm-sve256) and its kernel.
+// Whether stream `t` is one of torch's CPU generator's (x86, scalar, arm, arm-sve256, x86-windows) and its kernel.
 inline bool is_torch_cpu(int t) {
-  return t == kTorchCpuX86 || t == kTorchCpuScalar || t == kTorchCpuArm || t == kTorchCpuArmSve256;
+  return t == kTorchCpuX86 || t == kTorchCpuScalar || t == kTorchCpuArm || t == kTorchCpuArmSve256 ||
+         t == kTorchCpuX86Windows;
 }
 inline xrng::torch_cpu::Kernel torch_cpu_kernel(int t) {
   return t == kTorchCpuScalar       ? xrng::torch_cpu::Kernel::scalar
          : t == kTorchCpuArm        ? xrng::torch_cpu::Kernel::arm
          : t == kTorchCpuArmSve256 ? xrng::torch_cpu::Kernel::arm_sve256
+         : t == kTorchCpuX86Windows ? xrng::torch_cpu::Kernel::x86_windows
                                     : xrng::torch_cpu::Kernel::x86;
 }
 
@@ -68,7 +71,8 @@ struct NotReproduced : std::exception {
   const char* what() const noexcept override { return why.c_str(); }
 };
 
-// "torch-cpu-x86", "torch-cpu-scalar", "torch-cpu-arm", "torch-cpu-arm-sve256", "torch-cuda (132 SMs x 2048
+// "torch-cpu-x86", "torch-cpu-scalar", "torch-cpu-arm", "torch-cpu-arm-sve256", "torch-cpu-x86-windows",
+// "torch-cuda (132 SMs x 2048
 // threads)".
 std::string torch_stream_name(const Config& c);
 

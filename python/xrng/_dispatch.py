@@ -105,13 +105,14 @@ def _served() -> frozenset:
 
 # ==== torch's own generators as the mode's stream (issue 26; bindings/mode/torch_streams.h) ====
 _TORCH_STREAMS = {"torch-cpu-x86": 1, "torch-cpu-scalar": 2, "torch-cuda": 3, "torch-cpu-arm": 4,
-                  "torch-cpu-arm-sve256": 5}
+                  "torch-cpu-arm-sve256": 5, "torch-cpu-x86-windows": 6}
 
 
 def stream_arg(stream, engine: str, sm_count=None, threads_per_sm=None, profile=None):
     """``reproducible(stream=...)``: an xrng stream version (1 or 2, None: the
     newest) or one of torch's own generators: ``"torch-cpu-x86"``,
-    ``"torch-cpu-scalar"``, ``"torch-cpu-arm"``, ``"torch-cpu-arm-sve256"`` (each with or
+    ``"torch-cpu-scalar"``, ``"torch-cpu-arm"``, ``"torch-cpu-arm-sve256"``,
+    ``"torch-cpu-x86-windows"`` (each with or
     without ``"@<torch release>"``, ``"torch-cpu-x86@2.4"``:
     that release's draws where releases differ, :func:`xrng.torch_cpu`'s
     ``release=``), ``"torch-cuda"`` (with ``sm_count=`` and
@@ -129,7 +130,7 @@ def stream_arg(stream, engine: str, sm_count=None, threads_per_sm=None, profile=
     name, at, release = name.partition("@")
     if name not in _TORCH_STREAMS or (rest and name != "torch-cuda") or (at and name == "torch-cuda"):
         raise ValueError(f"stream must be 1, 2, 'torch-cpu-x86', 'torch-cpu-scalar', 'torch-cpu-arm', "
-                         f"'torch-cpu-arm-sve256' (each with or "
+                         f"'torch-cpu-arm-sve256', 'torch-cpu-x86-windows' (each with or "
                          f"without '@<torch release>') or 'torch-cuda', got {stream!r}")
     if engine != "dispatch":
         raise ValueError(f"stream={stream!r} needs engine='dispatch'")

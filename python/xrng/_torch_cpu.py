@@ -1,6 +1,7 @@
 """torch's CPU generator as an xrng stream (SPEC.md "torch CPU streams").
 
-``xrng.torch_cpu(seed_or_torch_generator, kernel="x86" | "scalar" | "arm" | "arm-sve256")`` returns a
+``xrng.torch_cpu(seed_or_torch_generator, kernel="x86" | "scalar" | "arm" | "arm-sve256" | "x86-windows")``
+returns a
 :class:`TorchCPUGenerator`: pass it as ``generator=`` to :func:`xrng.rand`,
 :func:`xrng.randn`, :func:`xrng.randint`, :func:`xrng.randperm`,
 :func:`xrng.bernoulli`, :func:`xrng.dropout` (and :func:`xrng.uniform_`,
@@ -16,7 +17,13 @@ kernel's functions, the multiply-adds of ``uniform_``, ``normal_`` and
 float16 once; SPEC.md 14.8), ``"arm-sve256"`` the same wheels on a 256-bit
 SVE CPU (Graviton3: their SVE256 build, as ``"arm"`` but float16
 ``randn``/``normal_`` of 16 or more elements up to 2.11, whose last
-``* std + mean`` is one float16 fused multiply-add). The generator advances exactly as
+``* std + mean`` is one float16 fused multiply-add), ``"x86-windows"`` the
+AVX2 build of torch's Windows wheels (MSVC: ``avx_mathfun.h``'s multiplies
+and adds each rounded, so about 1 % of float32 ``randn`` values of 16 or
+more elements differ from ``"x86"`` by 1 or 2 ulp, and ``uniform_``'s
+multiply-add rounded twice; measured on torch 2.15.0's wheel; the float64
+functions of the C library are glibc's, Windows' own are unmeasured,
+SPEC.md 14.9). The generator advances exactly as
 torch's would; :meth:`TorchCPUGenerator.to_torch` writes its state back to a
 ``torch.Generator``.
 
@@ -59,7 +66,7 @@ from . import _C
 
 __all__ = ["TorchCPUGenerator", "torch_cpu"]
 
-_KERNELS = ("x86", "scalar", "arm", "arm-sve256")
+_KERNELS = ("x86", "scalar", "arm", "arm-sve256", "x86-windows")
 
 
 def release_number(release: Optional[str]) -> int:
@@ -83,7 +90,8 @@ class TorchCPUGenerator:
     def __init__(self, seed_or_generator: Union[int, torch.Generator], kernel: str = "x86",
                  release: Optional[str] = None):
         if kernel not in _KERNELS:
-            raise ValueError(f"kernel must be 'x86', 'scalar', 'arm' or 'arm-sve256', got {kernel!r}")
+            raise ValueError(f"kernel must be 'x86', 'scalar', 'arm', 'arm-sve256' or 'x86-windows', "
+                             f"got {kernel!r}")
         self._release = release_number(release)
         self.kernel = kernel
         #: the torch release given (None: 2.13 and later)
@@ -174,7 +182,7 @@ _dropout = _C._torch_cpu_dropout
 def torch_cpu(seed_or_generator: Union[int, torch.Generator], kernel: str = "x86",
               release: Optional[str] = None) -> TorchCPUGenerator:
     """A generator reproducing torch's CPU generator (see the module doc):
-    ``kernel`` "x86", "scalar", "arm" or "arm-sve256"; ``release`` the torch release whose draws
+    ``kernel`` "x86", "scalar", "arm", "arm-sve256" or "x86-windows"; ``release`` the torch release whose draws
     to give where releases differ ("2.4"; None: 2.13 and later)."""
     return TorchCPUGenerator(seed_or_generator, kernel, release)
 

@@ -304,10 +304,13 @@ class reproducible:
         stream: the stream version of every draw (SPEC.md section 7): 1 or
             2, default ``xrng.stream_version`` (2). Or one of torch's own
             generators (SPEC.md 8.5): ``"torch-cpu-x86"`` /
-            ``"torch-cpu-scalar"`` / ``"torch-cpu-arm"`` (every draw gives
-            what torch's CPU generator gives on an x86 CPU with AVX2 / on
-            an x86 CPU without it or with ``ATEN_CPU_CAPABILITY=default`` /
-            on an AArch64 CPU (SPEC.md 14.8), on any host and device; the
+            ``"torch-cpu-scalar"`` / ``"torch-cpu-arm"`` /
+            ``"torch-cpu-arm-sve256"`` / ``"torch-cpu-x86-windows"`` (every
+            draw gives what torch's CPU generator gives on an x86 CPU with
+            AVX2 / on an x86 CPU without it or with
+            ``ATEN_CPU_CAPABILITY=default`` / on an AArch64 CPU (SPEC.md
+            14.8) / on a 256-bit SVE one / torch's Windows wheels on an x86
+            CPU with AVX2 (SPEC.md 14.9), on any host and device; the
             state is torch's CPU generator itself; ``seed``: None keeps its
             state, an int seeds it at entry; ``"torch-cpu-x86@2.4"``: that
             torch release's draws where releases differ, as
@@ -363,7 +366,8 @@ class reproducible:
         self.seed = None if seed is None else int(seed) % 2**64
         #: The stream of every draw of the mode: xrng's stream version (1 or
         #: 2), or one of torch's generators ("torch-cpu-x86",
-        #: "torch-cpu-scalar", "torch-cpu-arm", each with or without "@<release>" as given,
+        #: "torch-cpu-scalar", "torch-cpu-arm", "torch-cpu-arm-sve256", "torch-cpu-x86-windows", each with or
+        #: without "@<release>" as given,
         #: "torch-cuda:<sm_count>:<threads_per_sm>").
         from ._dispatch import stream_arg
         self.stream = stream_arg(stream, engine, sm_count, threads_per_sm, profile)

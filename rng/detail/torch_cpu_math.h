@@ -6,7 +6,10 @@
 //   polynomials of log256_ps and sincos256_ps), with a fused multiply-add
 //   exactly where the installed wheel's libtorch_cpu.so has one: GCC
 //   contracted the intrinsics' mul+add pairs (checked with objdump on
-//   torch 2.15.0's normal_kernel, SPEC.md "torch CPU streams").
+//   torch 2.15.0's normal_kernel, SPEC.md "torch CPU streams"). With
+//   Fused = false, every multiply and add rounded on its own in
+//   avx_mathfun.h's order: the same kernel as MSVC compiles it for torch's
+//   Windows wheels (no contraction; checked in torch_cpu.dll, SPEC.md 14.9).
 // * glibc_*: glibc's binary32 logf, sinf and cosf (the 2018 Arm Optimized
 //   Routines versions, glibc 2.28 to 2.40) as built for x86-64 with FMA and
 //   for AArch64 (contracted a*b+c), on the inputs the normal kernel gives
@@ -40,8 +43,18 @@ inline float u2f(uint32_t u) {
 // literals: the decimal is rounded to binary64, then to binary32.
 constexpr float F(double v) { return static_cast<float>(v); }
 
+// a b + c: one fused multiply-add (Fused) or the product rounded, then the sum.
+template <bool Fused>
+inline float ma(float a, float b, float c) {
+  if constexpr (Fused) return std::fma(a, b, c);
+  else return a * b + c;
+}
+
 // log256_ps for one lane. The wheel fuses the 8 Horner steps, y*z + e*q1,
-// y - z/2 and x + e*q2 (the products e*q1, y*x and z*z stay separate).
+// y - z/2 and x + e*q2 (the products e*q1, y*x and z*z stay separate);
+// Fused = false rounds each (avx_mathfun.h's order: y x, y z, + e q1, - z/2,
+// x + y, + e q2).
+template <bool Fused = true>
 inline float x86_log(float x0) {
   const bool invalid = x0 <= 0.0f;                            // _CMP_LE_OS: false for NaN
   float x = x0 > u2f(0x00800000u) ? x0 : u2f(0x00800000u);  // maxps: the 2nd operand on NaN too
@@ -56,19 +69,19 @@ inline float x86_log(float x0) {
   x = x + tmp;
   const float z = x * x;
   float y = F(7.0376836292E-2);
-  y = std::fma(y, x, F(-1.1514610310E-1));
-  y = std::fma(y, x, F(1.1676998740E-1));
-  y = std::fma(y, x, F(-1.2420140846E-1));
-  y = std::fma(y, x, F(1.4249322787E-1));
-  y = std::fma(y, x, F(-1.6668057665E-1));
-  y = std::fma(y, x, F(2.0000714765E-1));
-  y = std::fma(y, x, F(-2.4999993993E-1));
-  y = std::fma(y, x, F(3.3333331174E-1));
+  y = ma<Fused>(y, x, F(-1.1514610310E-1));
+  y = ma<Fused>(y, x, F(1.1676998740E-1));
+  y = ma<Fused>(y, x, F(-1.2420140846E-1));
+  y = ma<Fused>(y, x, F(1.4249322787E-1));
+  y = ma<Fused>(y, x, F(-1.6668057665E-1));
+  y = ma<Fused>(y, x, F(2.0000714765E-1));
+  y = ma<Fused>(y, x, F(-2.4999993993E-1));
+  y = ma<Fused>(y, x, F(3.3333331174E-1));
   y = y * x;
-  y = std::fma(y, z, e * F(-2.12194440e-4));
-  y = std::fma(-z, 0.5f, y);
+  y = ma<Fused>(y, z, e * F(-2.12194440e-4));
+  y = ma<Fused>(-z, 0.5f, y);
   x = x + y;
-  x = std::fma(e, F(0.693359375), x);
+  x = ma<Fused>(e, F(0.693359375), x);
   if (invalid) x = u2f(f2u(x) | 0xffffffffu);  // or with the all-ones compare mask: a NaN
   return x;
 }
@@ -77,7 +90,10 @@ inline float x86_log(float x0) {
 // uses, [0, 2 pi]). The wheel fuses the three-step reduction and the Horner
 // steps; the select between the polynomials is done with and/andnot plus the
 // subtractions of avx_mathfun.h, reproduced literally (they fix the signs of
-// zeros).
+// zeros). Fused = false: each product and sum rounded, in avx_mathfun.h's
+// order (x + y (-DP1), + y (-DP2), + y (-DP3); the Horner steps; y z z - z/2;
+// y z x + x).
+template <bool Fused = true>
 inline void x86_sincos(float x0, float* s, float* c) {
   uint32_t sign_sin = f2u(x0) & 0x80000000u;
   float x = u2f(f2u(x0) & 0x7fffffffu);
@@ -87,23 +103,23 @@ inline void x86_sincos(float x0, float* s, float* c) {
   y = static_cast<float>(j);
   const uint32_t swap_sign_sin = static_cast<uint32_t>(j & 4) << 29;
   const bool poly_mask = (j & 2) == 0;
-  x = std::fma(y, F(-0.78515625), x);
-  x = std::fma(y, F(-2.4187564849853515625e-4), x);
-  x = std::fma(y, F(-3.77489497744594108e-8), x);
+  x = ma<Fused>(y, F(-0.78515625), x);
+  x = ma<Fused>(y, F(-2.4187564849853515625e-4), x);
+  x = ma<Fused>(y, F(-3.77489497744594108e-8), x);
   const uint32_t sign_cos = static_cast<uint32_t>(~(j - 2) & 4) << 29;
   sign_sin ^= swap_sign_sin;
   const float z = x * x;
   float yc = F(2.443315711809948E-005);
-  yc = std::fma(yc, z, F(-1.388731625493765E-003));
-  yc = std::fma(yc, z, F(4.166664568298827E-002));
+  yc = ma<Fused>(yc, z, F(-1.388731625493765E-003));
+  yc = ma<Fused>(yc, z, F(4.166664568298827E-002));
   yc = z * yc;
-  yc = std::fma(yc, z, -(z * 0.5f));
+  yc = ma<Fused>(yc, z, -(z * 0.5f));
   yc = yc + 1.0f;
   float ys = F(-1.9515295891E-4);
-  ys = std::fma(ys, z, F(8.3321608736E-3));
-  ys = std::fma(ys, z, F(-1.6666654611E-1));
+  ys = ma<Fused>(ys, z, F(8.3321608736E-3));
+  ys = ma<Fused>(ys, z, F(-1.6666654611E-1));
   ys = z * ys;
-  ys = std::fma(ys, x, x);
+  ys = ma<Fused>(ys, x, x);
   const float ysin2 = poly_mask ? ys : 0.0f;
   const float ysin1 = poly_mask ? 0.0f : yc;
   const float sin_v = ysin1 + ysin2;

@@ -369,7 +369,7 @@ def test_arm_kernel_is_scalar_functions_fused_no_mkl():
         arm = xrng.bernoulli(300, p=0.3, generator=xrng.torch_cpu(5, kernel="arm", release=release))
         assert torch.equal(arm, xrng.bernoulli(300, p=0.3, generator=xrng.torch_cpu(5, kernel="arm", release="2.7")))
         assert not torch.equal(arm, xrng.bernoulli(300, p=0.3, generator=xrng.torch_cpu(5, release=release)))
-    with pytest.raises(ValueError, match="'x86', 'scalar', 'arm' or 'arm-sve256'"):
+    with pytest.raises(ValueError, match="'x86', 'scalar', 'arm', 'arm-sve256' or 'x86-windows'"):
         xrng.torch_cpu(0, kernel="aarch64")
     assert repr(xrng.torch_cpu(0, kernel="arm", release="2.4")) == "xrng.torch_cpu(kernel='arm', release='2.4')"
 

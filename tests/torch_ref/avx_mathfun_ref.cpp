@@ -3,11 +3,20 @@
 // default contraction (-ffp-contract=fast), so mul+add pairs fuse as they
 // do in libtorch_cpu.so. The reference for test_torch_cpu's exhaustive
 // comparison of xrng's scalar emulation (rng/detail/torch_cpu_math.h).
+// Compiled a second time with -ffp-contract=off and XRNG_TORCH_REF_NS =
+// xrng_torch_ref_msvc: the header as MSVC compiles it for torch's Windows
+// wheels (no contraction: torch_cpu.dll's normal kernel has vmulps/vaddps
+// throughout avx_mathfun's code and only the explicit last vfmadd; SPEC.md
+// 14.9), the reference of kernel x86_windows.
 #define CPU_CAPABILITY_AVX2 1
 #include <immintrin.h>
 #include <ATen/native/cpu/avx_mathfun.h>
 
-namespace xrng_torch_ref {
+#ifndef XRNG_TORCH_REF_NS
+#define XRNG_TORCH_REF_NS xrng_torch_ref
+#endif
+
+namespace XRNG_TORCH_REF_NS {
 
 // log256_ps and sincos256_ps on 8 lanes, then radius and output as
 // NormalFill16<float> (AVX2) computes them: sqrt(-2 log(1 - a)), theta =
@@ -34,4 +43,4 @@ void sincos8(const float* x, float* s, float* c) {
   _mm256_storeu_ps(c, vc);
 }
 
-}  // namespace xrng_torch_ref
+}  // namespace XRNG_TORCH_REF_NS
