@@ -32,7 +32,7 @@ namespace {
 #if defined(XRNG_TORCH_AVX2)
 using detail::F;
 
-// a b + c: one fused multiply-add (Fused) or the product rounded, then the sum (a b - c: msub).
+// a b + c: one fused multiply-add (Fused) or the product rounded, then the sum; a b - c (msub) alike.
 template <bool Fused>
 __attribute__((target("avx2,fma"))) inline __m256 madd(__m256 a, __m256 b, __m256 c) {
   if constexpr (Fused) return _mm256_fmadd_ps(a, b, c);
@@ -42,6 +42,12 @@ template <bool Fused>
 __attribute__((target("avx2,fma"))) inline __m256 msub(__m256 a, __m256 b, __m256 c) {
   if constexpr (Fused) return _mm256_fmsub_ps(a, b, c);
   else return _mm256_sub_ps(_mm256_mul_ps(a, b), c);
+}
+// c - a b (fused, or the product rounded first).
+template <bool Fused>
+__attribute__((target("avx2,fma"))) inline __m256 nmadd(__m256 a, __m256 b, __m256 c) {
+  if constexpr (Fused) return _mm256_fnmadd_ps(a, b, c);
+  else return _mm256_sub_ps(c, _mm256_mul_ps(a, b));
 }
 
 template <bool Fused>
@@ -71,7 +77,7 @@ __attribute__((target("avx2,fma"))) inline __m256 log_avx2(__m256 x0) {
   y = madd<Fused>(y, x, _mm256_set1_ps(F(3.3333331174E-1)));
   y = _mm256_mul_ps(y, x);
   y = madd<Fused>(y, z, _mm256_mul_ps(e, _mm256_set1_ps(F(-2.12194440e-4))));
-  y = Fused ? _mm256_fnmadd_ps(z, _mm256_set1_ps(0.5f), y) : _mm256_sub_ps(y, _mm256_mul_ps(z, _mm256_set1_ps(0.5f)));
+  y = nmadd<Fused>(z, _mm256_set1_ps(0.5f), y);
   x = _mm256_add_ps(x, y);
   x = madd<Fused>(e, _mm256_set1_ps(F(0.693359375)), x);
   return _mm256_or_ps(x, invalid);
@@ -141,8 +147,8 @@ bool has_avx2_fma() {
 bool avx2_kernel(Kernel k) { return (k == Kernel::x86 || k == Kernel::x86_windows) && has_avx2_fma(); }
 
 // f(fill16) with kernel k's AVX2 transform (avx2_kernel(k)): a callable on one block of 16.
-template <class F>
-auto with_avx2_fill16(Kernel k, float mean, float std, F&& f) {
+template <class Fn>
+auto with_avx2_fill16(Kernel k, float mean, float std, Fn&& f) {
   if (k == Kernel::x86) return f([=](float* d) { fill16_avx2<true>(d, mean, std); });
   return f([=](float* d) { fill16_avx2<false>(d, mean, std); });
 }
