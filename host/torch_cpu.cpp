@@ -222,16 +222,13 @@ XRNG_FMA_CLONES void randn_f16(State& s, int64_t n, float mean, float std, Kerne
 }  // namespace
 
 void fill16_blocks(float* data, int64_t nblocks, float mean, float std, Kernel k) {
-  for (int64_t b = 0; b < nblocks; ++b) {
 #if defined(XRNG_TORCH_AVX2)
-    if (avx2_kernel(k)) {
-      if (k == Kernel::x86) fill16_avx2<true>(data + 16 * b, mean, std);
-      else fill16_avx2<false>(data + 16 * b, mean, std);
-      continue;
-    }
+  if (avx2_kernel(k))
+    return with_avx2_fill16(k, mean, std, [&](auto fill16) {
+      for (int64_t b = 0; b < nblocks; ++b) fill16(data + 16 * b);
+    });
 #endif
-    normal_fill16(data + 16 * b, mean, std, k);
-  }
+  for (int64_t b = 0; b < nblocks; ++b) normal_fill16(data + 16 * b, mean, std, k);
 }
 
 bool fill16_is_simd(Kernel k) {

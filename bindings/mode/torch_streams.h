@@ -53,10 +53,7 @@ enum TorchStream : int {
 };
 
 // Whether stream `t` is one of torch's CPU generator's (x86, scalar, arm, arm-sve256, x86-windows) and its kernel.
-inline bool is_torch_cpu(int t) {
-  return t == kTorchCpuX86 || t == kTorchCpuScalar || t == kTorchCpuArm || t == kTorchCpuArmSve256 ||
-         t == kTorchCpuX86Windows;
-}
+inline bool is_torch_cpu(int t) { return t > kXrng && t <= kTorchStreamLast && t != kTorchCuda; }
 inline xrng::torch_cpu::Kernel torch_cpu_kernel(int t) {
   return t == kTorchCpuScalar       ? xrng::torch_cpu::Kernel::scalar
          : t == kTorchCpuArm        ? xrng::torch_cpu::Kernel::arm
@@ -72,8 +69,7 @@ struct NotReproduced : std::exception {
 };
 
 // "torch-cpu-x86", "torch-cpu-scalar", "torch-cpu-arm", "torch-cpu-arm-sve256", "torch-cpu-x86-windows",
-// "torch-cuda (132 SMs x 2048
-// threads)".
+// "torch-cuda (132 SMs x 2048 threads)".
 std::string torch_stream_name(const Config& c);
 
 // The outputs of row `r`'s operator under a torch stream (`c`: the active

@@ -129,9 +129,9 @@ def stream_arg(stream, engine: str, sm_count=None, threads_per_sm=None, profile=
     name, _, rest = stream.partition(":")
     name, at, release = name.partition("@")
     if name not in _TORCH_STREAMS or (rest and name != "torch-cuda") or (at and name == "torch-cuda"):
-        raise ValueError(f"stream must be 1, 2, 'torch-cpu-x86', 'torch-cpu-scalar', 'torch-cpu-arm', "
-                         f"'torch-cpu-arm-sve256', 'torch-cpu-x86-windows' (each with or "
-                         f"without '@<torch release>') or 'torch-cuda', got {stream!r}")
+        cpu = ", ".join(repr(n) for n in _TORCH_STREAMS if n != "torch-cuda")
+        raise ValueError(f"stream must be 1, 2, {cpu} (each with or without '@<torch release>') or 'torch-cuda', "
+                         f"got {stream!r}")
     if engine != "dispatch":
         raise ValueError(f"stream={stream!r} needs engine='dispatch'")
     if name != "torch-cuda":

@@ -1,8 +1,7 @@
 """torch's CPU generator as an xrng stream (SPEC.md "torch CPU streams").
 
-``xrng.torch_cpu(seed_or_torch_generator, kernel="x86" | "scalar" | "arm" | "arm-sve256" | "x86-windows")``
-returns a
-:class:`TorchCPUGenerator`: pass it as ``generator=`` to :func:`xrng.rand`,
+``xrng.torch_cpu(seed_or_torch_generator, kernel=...)`` (``"x86"``, ``"scalar"``, ``"arm"``,
+``"arm-sve256"`` or ``"x86-windows"``) returns a :class:`TorchCPUGenerator`: pass it as ``generator=`` to :func:`xrng.rand`,
 :func:`xrng.randn`, :func:`xrng.randint`, :func:`xrng.randperm`,
 :func:`xrng.bernoulli`, :func:`xrng.dropout` (and :func:`xrng.uniform_`,
 :func:`xrng.normal_`, :func:`xrng.randint_`, :func:`xrng.random_`; ``dtype=``, ``device=``, ``out=``
@@ -90,7 +89,7 @@ class TorchCPUGenerator:
     def __init__(self, seed_or_generator: Union[int, torch.Generator], kernel: str = "x86",
                  release: Optional[str] = None):
         if kernel not in _KERNELS:
-            raise ValueError(f"kernel must be 'x86', 'scalar', 'arm', 'arm-sve256' or 'x86-windows', "
+            raise ValueError(f"kernel must be {', '.join(map(repr, _KERNELS[:-1]))} or {_KERNELS[-1]!r}, "
                              f"got {kernel!r}")
         self._release = release_number(release)
         self.kernel = kernel
