@@ -1,5 +1,5 @@
-"""An older torch release's own float16/bfloat16 CPU draws and scalar-p
-bernoulli_ (2.0 to 2.6: MKL's) against xrng's copy of them (xrng.torch_cpu(release=R), SPEC.md 14.7), for the same values.
+"""An older torch release's own float16/bfloat16 CPU draws, scalar-p
+bernoulli_ and exponential_ (2.0 to 2.6: MKL's; so multinomial) against xrng's copy of them (xrng.torch_cpu(release=R), SPEC.md 14.7), for the same values.
 One torch per process: the older release (a directory holding its `torch`
 package, as tests/torch_versions/check.sh installs it) runs in a subprocess
 of this script, xrng with the torch this Python imports. Each row alternates
@@ -26,11 +26,19 @@ ROWS = [("randn f16 (2,4,128,128)", "randn", (2, 4, 128, 128), "float16"),
         ("uniform_(-2, 5.5) f16 2^20", "uniform", (1 << 20,), "float16"),
         ("randn f16 100", "randn", (100,), "float16"),
         ("bernoulli_(0.3) f32 2^20", "bernoulli", (1 << 20,), "float32"),
-        ("bernoulli_(0.3) bool 2^20", "bernoulli", (1 << 20,), "bool")]
+        ("bernoulli_(0.3) bool 2^20", "bernoulli", (1 << 20,), "bool"),
+        ("exponential_(1.5) f32 2^20", "exponential", (1 << 20,), "float32"),
+        ("exponential_(1.5) f64 2^20", "exponential", (1 << 20,), "float64"),
+        ("exponential_(1.5) f16 2^20", "exponential", (1 << 20,), "float16"),
+        ("exponential_(1.5) f32 1024", "exponential", (1024,), "float32"),
+        ("multinomial (64, 50000), 1", "multinomial", (64, 50000), "float32"),
+        ("multinomial 10, 7", "multinomial", (10,), "float32")]
 
 TIMER = r"""
 import json, statistics, sys, time, torch
 rows, repeats, release = json.loads(sys.argv[1]), int(sys.argv[2]), sys.argv[3]
+torch.manual_seed(1)  # multinomial's weights, the same on both sides
+W = {(64, 50000): torch.rand(64, 50000) + 0.01, (10,): torch.arange(1.0, 11.0)}
 if release == "-":
     g = torch.Generator().manual_seed(0)
     def draw(kind, shape, dt):
@@ -38,6 +46,10 @@ if release == "-":
             return torch.empty(shape, dtype=dt).uniform_(-2, 5.5, generator=g)
         if kind == "bernoulli":
             return torch.empty(shape, dtype=dt).bernoulli_(0.3, generator=g)
+        if kind == "exponential":
+            return torch.empty(shape, dtype=dt).exponential_(1.5, generator=g)
+        if kind == "multinomial":
+            return torch.multinomial(W[tuple(shape)], 1 if len(shape) == 2 else 7, generator=g)
         return (torch.randn if kind == "randn" else torch.rand)(shape, dtype=dt, generator=g)
 else:
     import xrng
@@ -47,6 +59,10 @@ else:
             return xrng.uniform_(torch.empty(shape, dtype=dt), -2, 5.5, generator=g)
         if kind == "bernoulli":
             return xrng.bernoulli_(torch.empty(shape, dtype=dt), 0.3, generator=g)
+        if kind == "exponential":
+            return xrng.exponential_(torch.empty(shape, dtype=dt), 1.5, generator=g)
+        if kind == "multinomial":
+            return xrng.multinomial(W[tuple(shape)], 1 if len(shape) == 2 else 7, generator=g)
         return (xrng.randn if kind == "randn" else xrng.rand)(shape, dtype=dt, generator=g)
 out = {"version": torch.__version__.split("+")[0]}
 for name, kind, shape, dt in rows:

@@ -414,12 +414,15 @@ void register_torch_cpu(py::module_& m) {
         "0 2.13 and later, 1 2.12, 2 2.7 to 2.11, 3 2.3 to 2.6, 4 2.1 and 2.2, 5 2.0, 6 1.13; ValueError for "
         "another form or a "
         "release before 1.13.");
-  m.def("torch_cpu_mkl_bernoulli",
-        [](int r, const std::string& kernel) { return tc::mkl_bernoulli(parse_release(r), parse_kernel(kernel)); },
-        py::arg("release"), py::arg("kernel"),
-        "Whether release number `release`'s scalar-p bernoulli_ with `kernel` is MKL's (torch 2.0 to 2.6's x86-64 "
-        "wheels, kernels x86 and scalar: one word for the call, the elements in row-major order whatever the "
-        "strides; rng/torch_cpu.h MklBernoulli).");
+  m.def("torch_cpu_mkl_draw",
+        [](int r, const std::string& kernel, const std::string& kind, double a) {
+          return xrng::torch_streams::cpu_mkl_draw(kind, parse_release(r), parse_kernel(kernel), a);
+        },
+        py::arg("release"), py::arg("kernel"), py::arg("kind"), py::arg("a"),
+        "Whether draw `kind` (first parameter `a`) of release number `release` with `kernel` is MKL's (torch 2.0 "
+        "to 2.6's x86-64 wheels, kernels x86 and scalar: the scalar-p bernoulli, and exponential with a finite "
+        "lambda; one word for the call, the elements in row-major order whatever the strides; rng/torch_cpu.h "
+        "MklBernoulli, MklExponential).");
   m.def("torch_cpu_seed", &seed_state, py::arg("seed"),
         "A torch CPU generator state (torch.Generator.get_state() layout, 5056 uint8) seeded as torch seeds it.");
   m.def("torch_cpu_draw", &draw, py::arg("state"), py::arg("kind"), py::arg("kernel"), py::arg("out"),

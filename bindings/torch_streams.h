@@ -7,6 +7,7 @@
 
 #include <ATen/ATen.h>
 
+#include <cmath>
 #include <cstdint>
 #include <limits>
 #include <stdexcept>
@@ -55,6 +56,15 @@ const char* cpu_kind_name(CpuKind kind);
 // Release).
 void cpu_draw(torch_cpu::State& s, CpuKind kind, torch_cpu::Kernel k, const at::Tensor& out, double a, double b,
               int64_t ilow, int64_t ihigh, torch_cpu::Release r = torch_cpu::Release::r2_13);
+// Whether draw `kind` (first parameter a) of kernel k in release r is one
+// of MKL's (torch 2.0 to 2.6's x86-64 wheels: the scalar-p bernoulli_ and,
+// for a finite lambda, exponential_): its word is taken for no elements too,
+// and a non-contiguous output gets its values in row-major order (torch
+// draws into a contiguous tensor and copies).
+inline bool cpu_mkl_draw(const std::string& kind, torch_cpu::Release r, torch_cpu::Kernel k, double a) {
+  return (kind == "bernoulli" && torch_cpu::mkl_bernoulli(r, k)) ||
+         (kind == "exponential" && torch_cpu::mkl_exponential(r, k) && !std::isinf(a));
+}
 inline void cpu_draw(torch_cpu::State& s, const std::string& kind, torch_cpu::Kernel k, const at::Tensor& out,
                      double a, double b, int64_t ilow, int64_t ihigh,
                      torch_cpu::Release r = torch_cpu::Release::r2_13) {

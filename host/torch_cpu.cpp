@@ -161,6 +161,145 @@ bool has_f16c() {
   return yes;
 }
 
+bool has_avx2() {
+  static const bool yes = [] {
+    __builtin_cpu_init();
+    return __builtin_cpu_supports("avx2");
+  }();
+  return yes;
+}
+
+// MklExponential's float values 8 at a time (torch 2.0 to 2.6's exponential_):
+// lane j holds x_{i+j} (two registers of four 64-bit lanes), stepped by
+// kA^8; the quotient x / m, mkl_ln_f32 and a - ln(u) beta are the header's
+// IEEE operations lane for lane (a product then a sum, never fused), so the
+// same values (tests/test_torch_cpu.cpp compares them).
+__attribute__((target("avx2"))) inline __m256i mcg31_mul4(__m256i x, __m256i c) {
+  const __m256i m = _mm256_set1_epi64x(Mcg31::kM);
+  const __m256i p = _mm256_mul_epu32(x, c);  // (x, c < 2^31: the 62-bit products)
+  const __m256i r = _mm256_add_epi64(_mm256_and_si256(p, m), _mm256_srli_epi64(p, 31));
+  return _mm256_sub_epi64(r, _mm256_and_si256(_mm256_cmpgt_epi64(r, _mm256_set1_epi64x(Mcg31::kM - 1)), m));
+}
+__attribute__((target("avx2"))) inline __m128 mcg31_uniform4(__m256i x) {
+  const __m128i lo = _mm256_castsi256_si128(_mm256_permutevar8x32_epi32(x, _mm256_setr_epi32(0, 2, 4, 6, 0, 2, 4, 6)));
+  // (x times the double 1 / m: the same float as x / m for every x < 2^31, checked one by one)
+  return _mm256_cvtpd_ps(_mm256_mul_pd(_mm256_cvtepi32_pd(lo), _mm256_set1_pd(1.0 / Mcg31::kM)));
+}
+__attribute__((target("avx2"))) inline __m256 mkl_ln8(__m256 u) {
+  const __m256i off = _mm256_set1_epi32(static_cast<int>(kMklLnOffset));
+  const __m256i t = _mm256_sub_epi32(_mm256_castps_si256(u), off);
+  const __m256 k = _mm256_cvtepi32_ps(_mm256_srai_epi32(t, 23));
+  const __m256 r = _mm256_sub_ps(
+      _mm256_castsi256_ps(_mm256_add_epi32(_mm256_and_si256(t, _mm256_set1_epi32(0x7fffff)), off)), _mm256_set1_ps(1.0f));
+  __m256 p = _mm256_set1_ps(detail::u2f(kMklLnC[8]));
+  for (int i = 7; i >= 0; --i) p = _mm256_add_ps(_mm256_mul_ps(p, r), _mm256_set1_ps(detail::u2f(kMklLnC[i])));
+  const __m256 q = _mm256_add_ps(_mm256_mul_ps(_mm256_mul_ps(r, p), r), r);
+  return _mm256_add_ps(_mm256_mul_ps(k, _mm256_set1_ps(detail::u2f(kMklLn2Hi))),
+                       _mm256_add_ps(_mm256_mul_ps(k, _mm256_set1_ps(detail::u2f(kMklLn2Lo))), q));
+}
+__attribute__((target("avx2"))) void mkl_exponential_f32_avx2(MklExponential& g, int64_t n, float beta, float* out) {
+  int64_t i = 0;
+  if (n >= 8) {
+    uint32_t lane[8];
+    lane[0] = g.x;
+    for (int j = 1; j < 8; ++j) lane[j] = Mcg31::mul(lane[j - 1], Mcg31::kA);
+    __m256i a = _mm256_setr_epi64x(lane[0], lane[1], lane[2], lane[3]);
+    __m256i b = _mm256_setr_epi64x(lane[4], lane[5], lane[6], lane[7]);
+    const __m256i step = _mm256_set1_epi64x(Mcg31::power(8));
+    const __m256 vmin = _mm256_set1_ps(std::numeric_limits<float>::min()), vbeta = _mm256_set1_ps(beta);
+    for (; i + 8 <= n; i += 8) {
+      const __m256 u = _mm256_set_m128(mcg31_uniform4(b), mcg31_uniform4(a));
+      _mm256_storeu_ps(out + i, _mm256_sub_ps(vmin, _mm256_mul_ps(mkl_ln8(u), vbeta)));
+      a = mcg31_mul4(a, step);
+      b = mcg31_mul4(b, step);
+    }
+    g.x = static_cast<uint32_t>(_mm256_extract_epi64(a, 0));
+  }
+  for (; i < n; ++i) out[i] = g.next_f32(beta);
+}
+// detail::glibc_log of four doubles in (0, 1), normal (MklExponential's float64
+// uniforms): its two paths (near 1, u >= 1 - 2^-4; the table elsewhere), each
+// std::fma one _mm256_fmadd_pd and every other operation the same IEEE
+// operation, computed for all lanes and blended, so the same values
+// (tests/test_torch_cpu.cpp compares them).
+__attribute__((target("avx2,fma"))) inline __m256d splat(double v) { return _mm256_set1_pd(v); }
+__attribute__((target("avx2,fma"))) inline __m256d glibc_log4_unit(__m256d x) {
+  const __m256i ix = _mm256_castpd_si256(x);
+  // near 1: ix - lo1 < hi1 - lo1 (unsigned) is ix >= lo1 for x < 1
+  const __m256d near = _mm256_castsi256_pd(_mm256_cmpgt_epi64(ix, _mm256_set1_epi64x(0x3fee000000000000ll - 1)));
+  const double* B = detail::kLogB;
+  const __m256d r1 = _mm256_sub_pd(x, splat(1.0)), r2n = _mm256_mul_pd(r1, r1), r3n = _mm256_mul_pd(r1, r2n);
+  const __m256d p7 = _mm256_fmadd_pd(r3n, splat(B[10]), _mm256_fmadd_pd(r2n, splat(B[9]), _mm256_fmadd_pd(r1, splat(B[8]), splat(B[7]))));
+  const __m256d p4 = _mm256_fmadd_pd(r3n, p7, _mm256_fmadd_pd(r2n, splat(B[6]), _mm256_fmadd_pd(r1, splat(B[5]), splat(B[4]))));
+  const __m256d p1 = _mm256_fmadd_pd(r3n, p4, _mm256_fmadd_pd(r2n, splat(B[3]), _mm256_fmadd_pd(r1, splat(B[2]), splat(B[1]))));
+  const __m256d w0 = _mm256_mul_pd(r1, splat(0x1p27));
+  const __m256d rhi = _mm256_sub_pd(_mm256_add_pd(r1, w0), w0), rlo = _mm256_sub_pd(r1, rhi);
+  const __m256d m = _mm256_mul_pd(rhi, rhi);
+  const __m256d hin = _mm256_fmadd_pd(m, splat(B[0]), r1);
+  __m256d lon = _mm256_fmadd_pd(m, splat(B[0]), _mm256_sub_pd(r1, hin));
+  lon = _mm256_fmadd_pd(_mm256_mul_pd(splat(B[0]), rlo), _mm256_add_pd(rhi, r1), lon);
+  const __m256d ynear = _mm256_add_pd(_mm256_fmadd_pd(r3n, p1, lon), hin);
+  // the table: tmp = ix - off, i = (tmp >> 45) mod 128, k = tmp >> 52 (arithmetic: the high words >> 20)
+  const __m256i tmp = _mm256_sub_epi64(ix, _mm256_set1_epi64x(0x3fe6000000000000ll));
+  const __m256i i2 = _mm256_slli_epi64(_mm256_and_si256(_mm256_srli_epi64(tmp, 45), _mm256_set1_epi64x(127)), 1);
+  const __m128i khi = _mm256_castsi256_si128(_mm256_permutevar8x32_epi32(tmp, _mm256_setr_epi32(1, 3, 5, 7, 1, 3, 5, 7)));
+  const __m256d kd = _mm256_cvtepi32_pd(_mm_srai_epi32(khi, 20));
+  const __m256i iz = _mm256_sub_epi64(ix, _mm256_and_si256(tmp, _mm256_set1_epi64x(static_cast<long long>(0xfffull << 52))));
+  const double* tab = &detail::kLogTab[0].invc;  // (invc, logc) pairs: invc at 2 i, logc at 2 i + 1
+  static_assert(sizeof(detail::LogEntry) == 2 * sizeof(double), "kLogTab: (invc, logc) pairs");
+  const __m256d invc = _mm256_i64gather_pd(tab, i2, 8);
+  const __m256d logc = _mm256_i64gather_pd(tab + 1, i2, 8);
+  const __m256d r = _mm256_fmadd_pd(_mm256_castsi256_pd(iz), invc, splat(-1.0));
+  const __m256d w = _mm256_fmadd_pd(kd, splat(detail::kLogLn2hi), logc);
+  const __m256d hi = _mm256_add_pd(w, r);
+  const __m256d lo = _mm256_fmadd_pd(kd, splat(detail::kLogLn2lo), _mm256_add_pd(_mm256_sub_pd(w, hi), r));
+  const __m256d r2 = _mm256_mul_pd(r, r);
+  const double* A = detail::kLogA;
+  const __m256d p = _mm256_fmadd_pd(r2, _mm256_fmadd_pd(r, splat(A[4]), splat(A[3])), _mm256_fmadd_pd(r, splat(A[2]), splat(A[1])));
+  const __m256d y = _mm256_fmadd_pd(_mm256_mul_pd(r, r2), p, _mm256_fmadd_pd(r2, splat(A[0]), lo));
+  return _mm256_blendv_pd(_mm256_add_pd(y, hi), ynear, near);
+}
+// MklExponential's float64 values 4 at a time (lane j holds x_{i+j}, stepped by kA^4): u = x times the double
+// 1 / m, glibc_log4_unit, a - ln(u) beta (a product then a difference, as the header).
+__attribute__((target("avx2,fma"))) void mkl_exponential_f64_avx2(MklExponential& g, int64_t n, double beta,
+                                                                   double* out) {
+  int64_t i = 0;
+  if (n >= 4) {
+    uint32_t lane[4];
+    lane[0] = g.x;
+    for (int j = 1; j < 4; ++j) lane[j] = Mcg31::mul(lane[j - 1], Mcg31::kA);
+    __m256i a = _mm256_setr_epi64x(lane[0], lane[1], lane[2], lane[3]);
+    const __m256i step = _mm256_set1_epi64x(Mcg31::power(4));
+    const __m256d vmin = _mm256_set1_pd(std::numeric_limits<double>::min()), vbeta = _mm256_set1_pd(beta);
+    const __m256d inv_m = _mm256_set1_pd(1.0 / static_cast<double>(Mcg31::kM));
+    for (; i + 4 <= n; i += 4) {
+      const __m128i lo = _mm256_castsi256_si128(_mm256_permutevar8x32_epi32(a, _mm256_setr_epi32(0, 2, 4, 6, 0, 2, 4, 6)));
+      const __m256d u = _mm256_mul_pd(_mm256_cvtepi32_pd(lo), inv_m);
+      _mm256_storeu_pd(out + i, _mm256_sub_pd(vmin, _mm256_mul_pd(glibc_log4_unit(u), vbeta)));
+      a = mcg31_mul4(a, step);
+    }
+    g.x = static_cast<uint32_t>(_mm256_extract_epi64(a, 0));
+  }
+  for (; i < n; ++i) out[i] = g.next_f64(beta);
+}
+#endif
+
+// n of MklExponential's float64 values (glibc's log: std::fma an instruction in the FMA clone).
+XRNG_FMA_CLONES void mkl_exponential_f64(MklExponential& g, int64_t n, double beta, double* out) {
+#if defined(XRNG_TORCH_AVX2)
+  if (has_avx2_fma()) return mkl_exponential_f64_avx2(g, n, beta, out);
+#endif
+  for (int64_t i = 0; i < n; ++i) out[i] = g.next_f64(beta);
+}
+// n of MklExponential's float values (AVX2 where the CPU has it).
+void mkl_exponential_f32(MklExponential& g, int64_t n, float beta, float* out) {
+#if defined(XRNG_TORCH_AVX2)
+  if (has_avx2()) return mkl_exponential_f32_avx2(g, n, beta, out);
+#endif
+  for (int64_t i = 0; i < n; ++i) out[i] = g.next_f32(beta);
+}
+
+#if defined(XRNG_TORCH_AVX2)
 // n floats to binary16 bits by F16C (vcvtps2ph, round to nearest even: the
 // same bits as math::f32_to_f16_bits, NaN included), 8 at a time.
 __attribute__((target("avx2,f16c"))) void f32_to_f16_f16c(const float* in, int64_t n, uint16_t* out) {
@@ -400,6 +539,25 @@ void cauchy(State& s, int64_t n, double median, double sigma, Kernel k, DType dt
 void exponential(State& s, int64_t n, double lambda, DType dtype, void* out, Release r, Kernel k) {
   check_float_dtype(dtype, "exponential");
   if (!(lambda > 0.0)) throw std::invalid_argument("torch_cpu exponential: lambda must be > 0");
+  if (mkl_exponential(r, k) && !std::isinf(lambda)) {  // MKL's VSL (its word taken for no elements too)
+    MklExponential g(s, dtype == DType::f64);
+    const double beta = 1.0 / lambda;
+    const float beta_f = static_cast<float>(beta);  // (vsRngExponential's float parameter)
+    if (dtype == DType::f64) {
+      mkl_exponential_f64(g, n, beta, static_cast<double*>(out));
+    } else if (dtype == DType::f32) {
+      mkl_exponential_f32(g, n, beta_f, static_cast<float*>(out));
+    } else {  // (torch: the float values into a float tensor, then converted)
+      constexpr int64_t kChunk = 1024;
+      float buf[kChunk];
+      for (int64_t i = 0; i < n; i += kChunk) {
+        const int64_t m = n - i < kChunk ? n - i : kChunk;
+        mkl_exponential_f32(g, m, beta_f, buf);
+        f32_to_16(buf, m, static_cast<uint16_t*>(out) + i, dtype == DType::bf16);
+      }
+    }
+    return;
+  }
   exponential_each(s, n, lambda, dtype, out, r, f16_direct(k, r));
 }
 

@@ -42,8 +42,9 @@ void uniform(State& s, int64_t n, double from, double to, Kernel k, DType dtype,
 
 // exponential_(lambda) (lambda > 0) into n elements of dtype f32, f64, f16
 // or bf16, in torch's order (exponential_value cast to the dtype; `r`: 1.13's
-// log(1 - u); `k` and `r`: float16 in one rounding where f16_direct). Throws
-// std::invalid_argument before drawing.
+// log(1 - u); `k` and `r`: float16 in one rounding where f16_direct; where
+// mkl_exponential and lambda is finite, MklExponential's values, its word
+// taken for n = 0 too). Throws std::invalid_argument before drawing.
 void exponential(State& s, int64_t n, double lambda, DType dtype, void* out, Release r = Release::r2_13,
                  Kernel k = Kernel::x86);
 

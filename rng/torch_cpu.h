@@ -126,6 +126,10 @@ inline bool f16_normal_in_float(Release r) { return older(r, Release::r2_1); }
 inline bool mkl_bernoulli(Release r, Kernel k) {
   return !is_arm(k) && (r == Release::r2_3 || r == Release::r2_1 || r == Release::r2_0);
 }
+// Whether exponential_ of kernel k in release r is MKL's (MklExponential):
+// the same wheels (1.13's went through MKL only on Intel CPUs for bernoulli_,
+// never for exponential_).
+inline bool mkl_exponential(Release r, Kernel k) { return mkl_bernoulli(r, k); }
 
 // Whether kernel k in release r converts a float64 value (the element-wise
 // draws: normal, exponential_, cauchy_, log_normal_) to float16 in one
@@ -797,22 +801,50 @@ inline int64_t update_to(int64_t to, int digits, RoundTrip round_trip) {
 // wheel has no MKL bernoulli path, SPEC.md section 14.2): a float64 uniform
 // (random64) < p.
 inline bool bernoulli_value(State& s, double p) { return uniform_f64(s.random64()) < p; }
+// Intel MKL's MCG31m1 generator (VSL_BRNG_MCG31), as torch 2.0 to 2.6's
+// x86-64 wheels use it (MklBernoulli, MklExponential): seeded with a 32-bit
+// word w, x_0 = w mod (2^31 - 1) (1 if that is 0), x_{i+1} = 1132489760 x_i
+// mod (2^31 - 1). torch seeds one stream per call and skips each thread's
+// chunk ahead, so element i of a call is x_i whatever the threads.
+struct Mcg31 {
+  static constexpr uint32_t kM = 0x7fffffffu, kA = 1132489760u;
+  // a b mod (2^31 - 1) for a, b in [1, 2^31 - 2]: the 62-bit product's two
+  // 31-bit halves summed (2^31 = 1 mod m), less m once if that reaches m (the
+  // sum is below 2 m, and the product of nonzero residues of a prime is never
+  // 0 mod it).
+  static uint32_t mul(uint32_t a, uint32_t b) {
+    const uint64_t p = static_cast<uint64_t>(a) * b;
+    const uint32_t r = static_cast<uint32_t>((p & kM) + (p >> 31));
+    return r >= kM ? r - kM : r;
+  }
+  // kA^k mod m.
+  static uint32_t power(uint64_t k) {
+    uint32_t r = 1, f = kA;
+    for (; k != 0; k >>= 1, f = mul(f, f))
+      if (k & 1) r = mul(r, f);
+    return r;
+  }
+  // x_0 of the stream seeded with `word`.
+  static uint32_t start(uint32_t word) {
+    const uint32_t x = word % kM;
+    return x == 0 ? 1 : x;
+  }
+};
+
 // bernoulli_(p) with a scalar p in torch 2.0 to 2.6's x86-64 wheels
 // (mkl_bernoulli; those wheels are built with Intel MKL, and their
 // bernoulli_scalar_cpu_ calls it on every x86 CPU and capability): one
 // 32-bit word, seed = random(), taken before anything else (for no
 // elements too); element i (in the tensor's row-major order: torch draws a
 // non-contiguous output into a contiguous int32 tensor and copies) is MKL's
-// viRngBernoulli (ICDF) on the MCG31m1 stream seeded with it:
-// x_0 = seed mod (2^31 - 1) (1 if that is 0), x_{i+1} = 1132489760 x_i
-// mod (2^31 - 1), and the element is 1 exactly when x_i / (2^31 - 1) and p,
-// each rounded to the nearest float, compare u < p. The quotient rounds to
+// viRngBernoulli (ICDF) on the Mcg31 stream seeded with it: the element is 1
+// exactly when x_i / (2^31 - 1) and p, each rounded to the nearest float,
+// compare u < p. The quotient rounds to
 // 1.0f for the x_i above about 2^31 (1 - 2^-25), so p = 1 gives 0 there
 // (about one element in 2^25): those releases' values, kept. As x_i / (2^31
 // - 1) grows with x_i, the element is x_i < limit, limit found once per call
 // (SPEC.md 14.7; measured against torch 2.0.1, tests/torch_versions).
-struct MklBernoulli {
-  static constexpr uint32_t kM = 0x7fffffffu, kA = 1132489760u;
+struct MklBernoulli : Mcg31 {
   uint32_t x = 1;      // x_i of the next element
   uint32_t limit = 0;  // the element is x_i < limit
 
@@ -830,31 +862,12 @@ struct MklBernoulli {
     }
     return lo;
   }
-  // a b mod (2^31 - 1) for a, b in [1, 2^31 - 2]: the 62-bit product's two
-  // 31-bit halves summed (2^31 = 1 mod m), less m once if that reaches m (the
-  // sum is below 2 m, and the product of nonzero residues of a prime is never
-  // 0 mod it).
-  static uint32_t mul(uint32_t a, uint32_t b) {
-    const uint64_t p = static_cast<uint64_t>(a) * b;
-    const uint32_t r = static_cast<uint32_t>((p & kM) + (p >> 31));
-    return r >= kM ? r - kM : r;
-  }
   // Draws the seed word from `s`.
-  MklBernoulli(State& s, double p) : limit(limit_of(p)) {
-    x = s.random() % kM;
-    if (x == 0) x = 1;
-  }
+  MklBernoulli(State& s, double p) : x(start(s.random())), limit(limit_of(p)) {}
   bool next() {
     const bool b = x < limit;
     x = mul(x, kA);
     return b;
-  }
-  // kA^k mod m.
-  static uint32_t power(uint64_t k) {
-    uint32_t r = 1, f = kA;
-    for (; k != 0; k >>= 1, f = mul(f, f))
-      if (k & 1) r = mul(r, f);
-    return r;
   }
   // Skips k elements (x times kA^k): element `k` of the call from its start.
   void skip(uint64_t k) { x = mul(x, power(k)); }
@@ -877,6 +890,68 @@ struct MklBernoulli {
       x = lane[0];
     }
     for (; i < n; ++i) store(i, next());
+  }
+};
+
+// Intel MKL's single-precision natural logarithm (VML's vsLn) as its
+// generic kernel computes it (mkl_vml_kernel_sLn_EXHAynn, the one MKL runs on
+// a CPU that is not Intel's; every accuracy mode calls it), for a positive
+// normal x: x = 2^k m with m in [2/3, 4/3), r = m - 1 (exact), ln x =
+// k ln2_hi + (k ln2_lo + (r + (r p(r)) r)), p a degree-8 polynomial in Horner
+// form, every product and sum rounded to float (the kernel is SSE2, no FMA).
+// Proven equal to that kernel (MKL 2023.1, PyPI's `mkl`) on all 2^31 - 2^24
+// positive normal floats (SPEC.md 14.7). Intel CPUs run other kernels (the
+// AVX2 one VSL calls there, sLn_L9LAynn, differs on 4.3 % of them): not these.
+// Its constants (binary32 bits): the polynomial's coefficients c_0 .. c_8,
+// and ln 2 in two parts (hi with 12 trailing zero bits, so k hi is exact).
+inline constexpr uint32_t kMklLnC[9] = {0xbf000000u, 0x3eaaaa83u, 0xbe7fff78u, 0x3e4ce814u, 0xbe2acee6u,
+                                        0x3e0f6b8cu, 0xbdf9889eu, 0x3e0f335du, 0xbe0402c8u};
+inline constexpr uint32_t kMklLn2Hi = 0x3f317200u, kMklLn2Lo = 0x35bfbe8eu, kMklLnOffset = 0x3f2aaaabu;
+inline float mkl_ln_f32(float x) {
+  const int32_t t = static_cast<int32_t>(detail::f2u(x) - kMklLnOffset);
+  const float k = static_cast<float>(t >> 23);  // (arithmetic shift: the exponent, floor)
+  const float r = detail::u2f((static_cast<uint32_t>(t) & 0x7fffffu) + kMklLnOffset) - 1.0f;
+  float p = detail::u2f(kMklLnC[8]);
+  for (int i = 7; i >= 0; --i) p = p * r + detail::u2f(kMklLnC[i]);
+  const float q = (r * p) * r + r;
+  return k * detail::u2f(kMklLn2Hi) + (k * detail::u2f(kMklLn2Lo) + q);
+}
+
+// exponential_(lambda) in torch 2.0 to 2.6's x86-64 wheels (mkl_exponential:
+// their exponential_kernel calls MKL's VSL on every x86 CPU and capability):
+// one word, taken before anything else, seeds the Mcg31 stream: random()
+// for float32, float16 and bfloat16, the low half of random64() for
+// float64; element i (row-major, as MklBernoulli's: a non-contiguous or
+// 16-bit output is drawn into a contiguous float or double tensor and
+// copied) is vs/vdRngExponential (ICDF) with displacement a = FLT_MIN
+// (DBL_MIN) and scale beta = 1 / lambda (rounded to float for the float
+// call): u = x_i / (2^31 - 1) rounded to float (float: MklBernoulli's
+// uniform; double: x_i times the double 1 / (2^31 - 1)), then a - ln(u) beta,
+// each step rounded. float: ln is mkl_ln_f32, so every value is MKL's on a CPU
+// that is not Intel's (proven over all 2^31 - 2 x_i, SPEC.md 14.7); float64:
+// ln is glibc's log, not MKL's vdLn, which differs on some inputs (SPEC.md
+// 14.7 gives the count): those values are 1 or 2 ulp off, the stream's word
+// and every other value exact. float16 and bfloat16 round the float value.
+struct MklExponential : Mcg31 {
+  uint32_t x = 1;  // x_i of the next element
+
+  // Draws the seed word from `s` (f64: the float64 call's).
+  MklExponential(State& s, bool f64) : x(start(f64 ? static_cast<uint32_t>(s.random64()) : s.random())) {}
+  // The stream seeded with `word`.
+  explicit MklExponential(uint32_t word) : x(start(word)) {}
+  // The value of x (float call, scale beta).
+  static float value_f32(uint32_t x, float beta) {
+    return std::numeric_limits<float>::min() - mkl_ln_f32(MklBernoulli::uniform(x)) * beta;
+  }
+  float next_f32(float beta) {
+    const float v = value_f32(x, beta);
+    x = mul(x, kA);
+    return v;
+  }
+  double next_f64(double beta) {
+    const double u = static_cast<double>(x) * (1.0 / static_cast<double>(kM));
+    x = mul(x, kA);
+    return std::numeric_limits<double>::min() - detail::glibc_log(u) * beta;
   }
 };
 

@@ -666,6 +666,87 @@ TEST_CASE("torch_cpu: MklBernoulli gives torch 2.0.1's values (measured), skips 
   CHECK(d.random() == d2.random());
 }
 
+TEST_CASE("torch_cpu: MklExponential: MKL's logarithm and exponential (known answers), its word, no elements") {
+  // Known answers from MKL 2023.1's generic kernels (tests/torch_versions/mkl/check_mkl.sh, which proves
+  // mkl_ln_f32 on every positive normal float and the float exponential over the whole MCG31 period): inputs
+  // where MKL's ln is not the correctly rounded one
+  const uint32_t ln_kat[][2] = {
+      {0x30cc1234u, 0xc1a29fb2u}, {0x31131234u, 0xc19fb2f6u}, {0x332b1234u, 0xc1884f1eu}, {0x339e1234u, 0xc183656au},
+      {0x341e1234u, 0xc17bb3b2u}, {0x351e1234u, 0xc165856eu}, {0x35ce1234u, 0xc1563024u}, {0x361b1234u, 0xc14fa5a8u},
+      {0x36541234u, 0xc14aa374u}, {0x37541234u, 0xc1347530u}, {0x37ce1234u, 0xc129d39eu}, {0x381b1234u, 0xc1234922u},
+      {0x38981234u, 0xc1188204u}, {0x391b1234u, 0xc10d1adeu}, {0x39541234u, 0xc10818aau}, {0x39b31234u, 0xc0ff6ca8u},
+      {0x3a331234u, 0xc0e93e64u}, {0x3a441234u, 0xc0e6576cu}, {0x3a611234u, 0xc0e1ed6eu}, {0x3b331234u, 0xc0bce1deu},
+      {0x3b441234u, 0xc0b9fae6u}, {0x3b611234u, 0xc0b590e8u}, {0x3bc01234u, 0xc0a4757eu}, {0x3cb61234u, 0xc0739df6u}};
+  for (const auto& k : ln_kat) {
+    const float x = tc::detail::u2f(k[0]);
+    CHECK_MESSAGE(tc::detail::f2u(tc::mkl_ln_f32(x)) == k[1], std::hex << k[0]);
+    CHECK(tc::detail::f2u(static_cast<float>(std::log(static_cast<double>(x)))) != k[1]);  // (not the rounded ln)
+  }
+  CHECK(tc::detail::f2u(tc::mkl_ln_f32(1.0f)) == 0u);
+  // vsRngExponential(ICDF, MCG31 seeded 123456789, a = FLT_MIN, beta = float(1 / 1.5)), the first 8
+  const uint32_t exp_kat[8] = {0x3ff3b9cau, 0x3f1bcc82u, 0x3f1687d8u, 0x3cf31864u,
+                               0x3ebda553u, 0x3e799738u, 0x3edc1668u, 0x3f53fc06u};
+  tc::MklExponential g(123456789u);
+  for (const uint32_t want : exp_kat) CHECK(tc::detail::f2u(g.next_f32(static_cast<float>(1.0 / 1.5))) == want);
+  // exponential_ of release 2.0 to 2.6 on the x86 kernels: one word (float: random(); float64: random64(), its
+  // low half), the elements MklExponential's, float16 the float value rounded; 2.7 on and arm: per element
+  for (const auto dt : {xrng::DType::f32, xrng::DType::f64, xrng::DType::f16, xrng::DType::bf16})
+    for (const auto r : {tc::Release::r2_0, tc::Release::r2_1, tc::Release::r2_3})
+      for (const int64_t n : {0, 1, 17, 300}) {
+        tc::State s(5), ref(5);
+        std::vector<uint64_t> got(static_cast<size_t>(n) + 1);
+        tc::exponential(s, n, 2.5, dt, got.data(), r, tc::Kernel::scalar);
+        tc::MklExponential m(ref, dt == xrng::DType::f64);
+        CHECK(s.random() == ref.random());  // (the word taken for no elements too)
+        for (int64_t i = 0; i < n; ++i) {
+          if (dt == xrng::DType::f64) {
+            const double v = m.next_f64(1.0 / 2.5);
+            CHECK(std::memcmp(reinterpret_cast<const double*>(got.data()) + i, &v, 8) == 0);
+          } else {
+            const float v = m.next_f32(static_cast<float>(1.0 / 2.5));
+            const auto* h = reinterpret_cast<const uint16_t*>(got.data());
+            if (dt == xrng::DType::f32) CHECK(reinterpret_cast<const float*>(got.data())[i] == v);
+            else if (dt == xrng::DType::f16) CHECK(h[i] == xrng::math::f32_to_f16_bits(v));
+            else CHECK(h[i] == xrng::math::f32_to_bf16_bits(v));
+          }
+        }
+      }
+  // the host's loop (8 AVX2 lanes where the CPU has them) equals the header's next_f32, long runs, every phase
+  for (const uint64_t seed : {1ull, 77ull, 123456789ull})
+    for (const double lambda : {1.0, 1.5, 1e-3, 7e5}) {
+      const int64_t n = (int64_t{1} << 20) + static_cast<int64_t>(seed % 8);
+      tc::State s(seed), ref(seed);
+      std::vector<float> got(static_cast<size_t>(n));
+      tc::exponential(s, n, lambda, xrng::DType::f32, got.data(), tc::Release::r2_3, tc::Kernel::x86);
+      tc::MklExponential m(ref, false);
+      int64_t bad = 0;
+      for (int64_t i = 0; i < n; ++i)
+        bad += tc::detail::f2u(got[static_cast<size_t>(i)]) !=
+               tc::detail::f2u(m.next_f32(static_cast<float>(1.0 / lambda)));
+      CHECK_MESSAGE(bad == 0, "seed " << seed << " lambda " << lambda);
+      CHECK(s.random() == ref.random());
+      // float64 (4 AVX2 lanes and glibc's log on them where the CPU has AVX2 and FMA)
+      tc::State s64(seed), ref64(seed);
+      std::vector<double> got64(static_cast<size_t>(n));
+      tc::exponential(s64, n, lambda, xrng::DType::f64, got64.data(), tc::Release::r2_3, tc::Kernel::x86);
+      tc::MklExponential m64(ref64, true);
+      bad = 0;
+      for (int64_t i = 0; i < n; ++i) {
+        const double want = m64.next_f64(1.0 / lambda);
+        bad += std::memcmp(&got64[static_cast<size_t>(i)], &want, 8) != 0;
+      }
+      CHECK_MESSAGE(bad == 0, "float64 seed " << seed << " lambda " << lambda);
+      CHECK(s64.random() == ref64.random());
+    }
+  CHECK(tc::mkl_exponential(tc::Release::r2_3, tc::Kernel::x86));
+  CHECK_FALSE(tc::mkl_exponential(tc::Release::r2_7, tc::Kernel::x86));
+  CHECK_FALSE(tc::mkl_exponential(tc::Release::r1_13, tc::Kernel::x86));
+  CHECK_FALSE(tc::mkl_exponential(tc::Release::r2_3, tc::Kernel::arm));
+  tc::State d(3), d2(3);
+  tc::exponential(d, 0, 1.0, xrng::DType::f32, nullptr, tc::Release::r2_7);  // 2.7 on: nothing for none
+  CHECK(d.random() == d2.random());
+}
+
 TEST_CASE("torch_cpu: torch 1.13's float64 element-wise normal and exponential_ take log(1 - u)") {
   // torch 1.13.1: torch.manual_seed(123456789); torch.empty(4, dtype=torch.float64).exponential_(1.5), and
   // torch.randn(4, dtype=torch.float64) (the element-wise path: fewer than 16 elements) after the same seed

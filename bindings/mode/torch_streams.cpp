@@ -237,9 +237,10 @@ class Run {
   void fill(at::Tensor& t, const std::string& kind, double a = 0.0, double b = 0.0, int64_t ilow = 0,
             int64_t ihigh = 0) {
     if (in_block(t)) throw NotReproduced("a DTensor shard");
-    // torch 2.0 to 2.6's scalar-p bernoulli_ (MKL's, tc::MklBernoulli): its word taken for no elements too, the
-    // elements in row-major order (a non-contiguous output drawn into a contiguous tensor and copied)
-    const bool mkl = cpu() && kind == "bernoulli" && tc::mkl_bernoulli(release(), kernel());
+    // torch 2.0 to 2.6's scalar-p bernoulli_ and exponential_ (MKL's, tc::MklBernoulli, tc::MklExponential): the
+    // word taken for no elements too, the elements in row-major order (a non-contiguous output drawn into a
+    // contiguous tensor and copied)
+    const bool mkl = cpu() && ts::cpu_mkl_draw(kind, release(), kernel(), a);
     if (t.numel() == 0 && !mkl) return;
     if (cpu()) {
       // torch's normal takes its 16-wide path only for a contiguous output
@@ -407,9 +408,12 @@ Outputs torch_stream_run(const OpRow& r, const Config& c, c10::ArrayRef<c10::IVa
   switch (r.form) {
     case Form::fill: {
       at::Tensor self = args[0].toTensor();
-      // torch's rules for no elements (torch 2.0 to 2.6's scalar-p bernoulli_ takes a word for none too)
+      // torch's rules for no elements (torch 2.0 to 2.6's scalar-p bernoulli_ and exponential_ take a word for
+      // none too)
       if (self.numel() == 0 && !in_block(self) &&
-          !(cpu && r.dist == Dist::bernoulli && tc::mkl_bernoulli(run.release(), run.kernel())))
+          !(cpu && ((r.dist == Dist::bernoulli && tc::mkl_bernoulli(run.release(), run.kernel())) ||
+                    (r.dist == Dist::exponential && tc::mkl_exponential(run.release(), run.kernel()) &&
+                     !std::isinf(args[1].toDouble())))))
         throw NoDraw();
       checks(-1);
       if (self.is_complex() && r.dist != Dist::normal && r.dist != Dist::uniform)

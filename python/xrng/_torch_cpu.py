@@ -33,10 +33,13 @@ releases differ (SPEC.md 14.7): the float16 and bfloat16 ``rand``,
 and 8-bit uniforms and ran the 16-wide normal in the 16-bit type; 2.12 ran
 the scalar kernel there), with ``kernel="scalar"`` the last step of the
 float32/float64 ``randn``/``normal_`` of 16 or more elements (fused from 2.13
-on only), the scalar-p ``bernoulli`` and so ``dropout`` (torch 2.0 to 2.6's
-x86-64 wheels drew them with Intel MKL's MCG31 generator, seeded with one
-word; their AArch64 wheels, ``kernel="arm"``, had no MKL) and ``randint`` of a range in [2^28, 2^32) (one 32-bit word per element
-before 2.7). Every other draw is the same in all of them, but for the
+on only), the scalar-p ``bernoulli`` and so ``dropout``, and ``exponential_``
+and so ``multinomial`` without replacement (torch 2.0 to 2.6's x86-64 wheels
+drew them with Intel MKL's MCG31 generator, seeded with one word, and MKL's
+own logarithm: float32, float16 and bfloat16 exact as MKL computes them on a
+CPU that is not Intel's, float64 but about 0.1 % of values 1 or 2 ulp off;
+their AArch64 wheels, ``kernel="arm"``, had no MKL) and ``randint`` of a range
+in [2^28, 2^32) (one 32-bit word per element before 2.7). Every other draw is the same in all of them, but for the
 differences SPEC.md 14.6 lists.
 
 Reproduced so far: rand/uniform_ on any [low, high) (float32, float64,
@@ -154,8 +157,8 @@ class TorchCPUGenerator:
         if out.device.type == "cpu" and out.is_contiguous():
             _C.torch_cpu_draw(self.state, kind, self.kernel, out, *args, release=self._release)
             return out
-        if kind == "bernoulli" and _C.torch_cpu_mkl_bernoulli(self._release, self.kernel):
-            perm = list(range(out.dim()))  # torch 2.0 to 2.6's MKL bernoulli_: row-major whatever the strides
+        if _C.torch_cpu_mkl_draw(self._release, self.kernel, kind, float(a)):
+            perm = list(range(out.dim()))  # torch 2.0 to 2.6's MKL draws: row-major whatever the strides
         else:
             perm = sorted(range(out.dim()), key=lambda d: out.stride(d), reverse=True)
         view = out.permute(perm)

@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# Proves rng/torch_cpu.h's copies of Intel MKL's draws (torch 2.0 to 2.6's
+# x86-64 exponential_: mkl_ln_f32, MklExponential) against MKL itself, over
+# every input (mkl_check.cpp says what). Not in CI: downloads PyPI's mkl
+# 2023.1.0 wheel (about 200 MB) into $XRNG_TORCH_VERSIONS_DIR (default
+# ~/.cache/xrng-torch-versions). About 8 minutes on 2 cores.
+#   tests/torch_versions/mkl/check_mkl.sh
+set -euo pipefail
+here="$(cd "$(dirname "$0")" && pwd)"
+repo="$(cd "$here/../../.." && pwd)"
+root="${XRNG_TORCH_VERSIONS_DIR:-$HOME/.cache/xrng-torch-versions}/mkl-2023.1.0"
+lib="$root/mkl-2023.1.0.data/data/lib"
+if [ ! -f "$lib/libmkl_rt.so.2" ]; then
+  mkdir -p "$root"
+  python3 -m pip download -q --no-deps --only-binary=:all: "mkl==2023.1.0" -d "$root"
+  python3 -c "import zipfile, glob, sys; zipfile.ZipFile(glob.glob(sys.argv[1] + '/mkl-*.whl')[0]).extractall(sys.argv[1])" "$root"
+fi
+g++ -std=c++17 -O2 -ffp-contract=off -I"$repo" "$here/mkl_check.cpp" -o "$root/mkl_check" \
+  -ldl -L"$lib" -l:libmkl_rt.so.2 -Wl,-rpath,"$lib"
+grep -m1 "vendor_id" /proc/cpuinfo || true
+MKL_THREADING_LAYER=SEQUENTIAL "$root/mkl_check" "$lib"
+# the host's SIMD loops against the header over the same period (no MKL needed)
+g++ -std=c++17 -O2 -ffp-contract=off -I"$repo" -I"$repo/host" "$here/host_period.cpp" -o "$root/host_period"
+"$root/host_period"
