@@ -2,12 +2,13 @@
 bernoulli_ and exponential_ (2.0 to 2.6: MKL's; so multinomial) against xrng's copy of them (xrng.torch_cpu(release=R), SPEC.md 14.7), for the same values.
 One torch per process: the older release (a directory holding its `torch`
 package, as tests/torch_versions/check.sh installs it) runs in a subprocess
-of this script, xrng with the torch this Python imports. Each row alternates
-nothing (two processes): the medians of `repeats` timings per side are printed
-per call and as the ratio xrng / torch (below 1: xrng faster). Single-threaded
+of this script, xrng with the torch this Python imports, in another. The two
+alternate `rounds` times (the machine's load shared), each timing every row
+`repeats` times; the median over all of a side's timings is printed per call
+and as the ratio xrng / torch (below 1: xrng faster). Single-threaded
 (OMP_NUM_THREADS=1 both sides). Not a test.
 
-    python3 bench/torch_cpu_release.py DIR [--repeats 15]
+    python3 bench/torch_cpu_release.py DIR [--repeats 5] [--rounds 5]
 """
 import argparse
 import json
@@ -82,7 +83,7 @@ for name, kind, shape, dt in rows:
         for _ in range(calls):
             draw(kind, shape, dt)
         times.append((time.perf_counter() - a) / calls)
-    out[name] = statistics.median(times)
+    out[name] = times
 print(json.dumps(out))
 """
 
@@ -101,14 +102,22 @@ def run(rows, repeats, release, path):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("dir", help="a directory holding the older release's torch package")
-    ap.add_argument("--repeats", type=int, default=15)
+    ap.add_argument("--repeats", type=int, default=5)
+    ap.add_argument("--rounds", type=int, default=5)
     args = ap.parse_args()
-    theirs = run(ROWS, args.repeats, "-", os.path.expanduser(args.dir))
-    release = theirs.pop("version")
-    mine = run(ROWS, args.repeats, release, None)
-    mine.pop("version")
+    theirs, mine = {}, {}
+    for _ in range(args.rounds):
+        t = run(ROWS, args.repeats, "-", os.path.expanduser(args.dir))
+        release = t.pop("version")
+        m = run(ROWS, args.repeats, release, None)
+        m.pop("version")
+        for name in t:
+            theirs.setdefault(name, []).extend(t[name])
+            mine.setdefault(name, []).extend(m[name])
+    theirs = {k: statistics.median(v) for k, v in theirs.items()}
+    mine = {k: statistics.median(v) for k, v in mine.items()}
     print(f"torch {release} (its own generator) against xrng.torch_cpu(release={release!r}), same values, "
-          f"one thread, median of {args.repeats}")
+          f"one thread, median of {args.rounds} x {args.repeats}")
     print(f"{'draw':32} {'torch us':>10} {'xrng us':>10} {'xrng/torch':>11}")
     for name, *_ in ROWS:
         print(f"{name:32} {theirs[name] * 1e6:10.1f} {mine[name] * 1e6:10.1f} {mine[name] / theirs[name]:11.2f}")
