@@ -180,17 +180,25 @@ __attribute__((target("avx2"))) inline __m256i mcg31_mul4(__m256i x, __m256i c) 
   const __m256i r = _mm256_add_epi64(_mm256_and_si256(p, m), _mm256_srli_epi64(p, 31));
   return _mm256_sub_epi64(r, _mm256_and_si256(_mm256_cmpgt_epi64(r, _mm256_set1_epi64x(Mcg31::kM - 1)), m));
 }
-__attribute__((target("avx2"))) inline __m128 mcg31_uniform4(__m256i x) {
-  const __m128i lo = _mm256_castsi256_si128(_mm256_permutevar8x32_epi32(x, _mm256_setr_epi32(0, 2, 4, 6, 0, 2, 4, 6)));
-  // (x times the double 1 / m: the same float as x / m for every x < 2^31, checked one by one)
-  return _mm256_cvtpd_ps(_mm256_mul_pd(_mm256_cvtepi32_pd(lo), _mm256_set1_pd(1.0 / Mcg31::kM)));
+// x, x a, x a^2, x a^3 (mod m) in four 64-bit lanes.
+__attribute__((target("avx2"))) inline __m256i mcg31_lanes4(uint32_t x) {
+  const uint32_t x1 = Mcg31::mul(x, Mcg31::kA), x2 = Mcg31::mul(x1, Mcg31::kA), x3 = Mcg31::mul(x2, Mcg31::kA);
+  return _mm256_setr_epi64x(x, x1, x2, x3);
 }
+// The four lanes' x / m in binary64 (x times the double 1 / m, the header's float64 uniform).
+__attribute__((target("avx2"))) inline __m256d mcg31_quotient4(__m256i x) {
+  const __m128i lo = _mm256_castsi256_si128(_mm256_permutevar8x32_epi32(x, _mm256_setr_epi32(0, 2, 4, 6, 0, 2, 4, 6)));
+  return _mm256_mul_pd(_mm256_cvtepi32_pd(lo), _mm256_set1_pd(1.0 / Mcg31::kM));
+}
+// ... rounded to float: MklBernoulli::uniform (x / m rounded: the same float for every x < 2^31, checked one by one).
+__attribute__((target("avx2"))) inline __m128 mcg31_uniform4(__m256i x) { return _mm256_cvtpd_ps(mcg31_quotient4(x)); }
 __attribute__((target("avx2"))) inline __m256 mkl_ln8(__m256 u) {
   const __m256i off = _mm256_set1_epi32(static_cast<int>(kMklLnOffset));
   const __m256i t = _mm256_sub_epi32(_mm256_castps_si256(u), off);
   const __m256 k = _mm256_cvtepi32_ps(_mm256_srai_epi32(t, 23));
-  const __m256 r = _mm256_sub_ps(
-      _mm256_castsi256_ps(_mm256_add_epi32(_mm256_and_si256(t, _mm256_set1_epi32(0x7fffff)), off)), _mm256_set1_ps(1.0f));
+  const __m256 r =
+      _mm256_sub_ps(_mm256_castsi256_ps(_mm256_add_epi32(_mm256_and_si256(t, _mm256_set1_epi32(0x7fffff)), off)),
+                    _mm256_set1_ps(1.0f));
   __m256 p = _mm256_set1_ps(detail::u2f(kMklLnC[8]));
   for (int i = 7; i >= 0; --i) p = _mm256_add_ps(_mm256_mul_ps(p, r), _mm256_set1_ps(detail::u2f(kMklLnC[i])));
   const __m256 q = _mm256_add_ps(_mm256_mul_ps(_mm256_mul_ps(r, p), r), r);
@@ -200,11 +208,7 @@ __attribute__((target("avx2"))) inline __m256 mkl_ln8(__m256 u) {
 __attribute__((target("avx2"))) void mkl_exponential_f32_avx2(MklExponential& g, int64_t n, float beta, float* out) {
   int64_t i = 0;
   if (n >= 8) {
-    uint32_t lane[8];
-    lane[0] = g.x;
-    for (int j = 1; j < 8; ++j) lane[j] = Mcg31::mul(lane[j - 1], Mcg31::kA);
-    __m256i a = _mm256_setr_epi64x(lane[0], lane[1], lane[2], lane[3]);
-    __m256i b = _mm256_setr_epi64x(lane[4], lane[5], lane[6], lane[7]);
+    __m256i a = mcg31_lanes4(g.x), b = mcg31_lanes4(Mcg31::mul(g.x, Mcg31::power(4)));
     const __m256i step = _mm256_set1_epi64x(Mcg31::power(8));
     const __m256 vmin = _mm256_set1_ps(std::numeric_limits<float>::min()), vbeta = _mm256_set1_ps(beta);
     for (; i + 8 <= n; i += 8) {
@@ -229,9 +233,12 @@ __attribute__((target("avx2,fma"))) inline __m256d glibc_log4_unit(__m256d x) {
   const __m256d near = _mm256_castsi256_pd(_mm256_cmpgt_epi64(ix, _mm256_set1_epi64x(0x3fee000000000000ll - 1)));
   const double* B = detail::kLogB;
   const __m256d r1 = _mm256_sub_pd(x, splat(1.0)), r2n = _mm256_mul_pd(r1, r1), r3n = _mm256_mul_pd(r1, r2n);
-  const __m256d p7 = _mm256_fmadd_pd(r3n, splat(B[10]), _mm256_fmadd_pd(r2n, splat(B[9]), _mm256_fmadd_pd(r1, splat(B[8]), splat(B[7]))));
-  const __m256d p4 = _mm256_fmadd_pd(r3n, p7, _mm256_fmadd_pd(r2n, splat(B[6]), _mm256_fmadd_pd(r1, splat(B[5]), splat(B[4]))));
-  const __m256d p1 = _mm256_fmadd_pd(r3n, p4, _mm256_fmadd_pd(r2n, splat(B[3]), _mm256_fmadd_pd(r1, splat(B[2]), splat(B[1]))));
+  const __m256d p7 = _mm256_fmadd_pd(r3n, splat(B[10]),
+                                     _mm256_fmadd_pd(r2n, splat(B[9]), _mm256_fmadd_pd(r1, splat(B[8]), splat(B[7]))));
+  const __m256d p4 =
+      _mm256_fmadd_pd(r3n, p7, _mm256_fmadd_pd(r2n, splat(B[6]), _mm256_fmadd_pd(r1, splat(B[5]), splat(B[4]))));
+  const __m256d p1 =
+      _mm256_fmadd_pd(r3n, p4, _mm256_fmadd_pd(r2n, splat(B[3]), _mm256_fmadd_pd(r1, splat(B[2]), splat(B[1]))));
   const __m256d w0 = _mm256_mul_pd(r1, splat(0x1p27));
   const __m256d rhi = _mm256_sub_pd(_mm256_add_pd(r1, w0), w0), rlo = _mm256_sub_pd(r1, rhi);
   const __m256d m = _mm256_mul_pd(rhi, rhi);
@@ -242,9 +249,11 @@ __attribute__((target("avx2,fma"))) inline __m256d glibc_log4_unit(__m256d x) {
   // the table: tmp = ix - off, i = (tmp >> 45) mod 128, k = tmp >> 52 (arithmetic: the high words >> 20)
   const __m256i tmp = _mm256_sub_epi64(ix, _mm256_set1_epi64x(0x3fe6000000000000ll));
   const __m256i i2 = _mm256_slli_epi64(_mm256_and_si256(_mm256_srli_epi64(tmp, 45), _mm256_set1_epi64x(127)), 1);
-  const __m128i khi = _mm256_castsi256_si128(_mm256_permutevar8x32_epi32(tmp, _mm256_setr_epi32(1, 3, 5, 7, 1, 3, 5, 7)));
+  const __m128i khi =
+      _mm256_castsi256_si128(_mm256_permutevar8x32_epi32(tmp, _mm256_setr_epi32(1, 3, 5, 7, 1, 3, 5, 7)));
   const __m256d kd = _mm256_cvtepi32_pd(_mm_srai_epi32(khi, 20));
-  const __m256i iz = _mm256_sub_epi64(ix, _mm256_and_si256(tmp, _mm256_set1_epi64x(static_cast<long long>(0xfffull << 52))));
+  const __m256i iz =
+      _mm256_sub_epi64(ix, _mm256_and_si256(tmp, _mm256_set1_epi64x(static_cast<long long>(0xfffull << 52))));
   const double* tab = &detail::kLogTab[0].invc;  // (invc, logc) pairs: invc at 2 i, logc at 2 i + 1
   static_assert(sizeof(detail::LogEntry) == 2 * sizeof(double), "kLogTab: (invc, logc) pairs");
   const __m256d invc = _mm256_i64gather_pd(tab, i2, 8);
@@ -255,27 +264,22 @@ __attribute__((target("avx2,fma"))) inline __m256d glibc_log4_unit(__m256d x) {
   const __m256d lo = _mm256_fmadd_pd(kd, splat(detail::kLogLn2lo), _mm256_add_pd(_mm256_sub_pd(w, hi), r));
   const __m256d r2 = _mm256_mul_pd(r, r);
   const double* A = detail::kLogA;
-  const __m256d p = _mm256_fmadd_pd(r2, _mm256_fmadd_pd(r, splat(A[4]), splat(A[3])), _mm256_fmadd_pd(r, splat(A[2]), splat(A[1])));
+  const __m256d p =
+      _mm256_fmadd_pd(r2, _mm256_fmadd_pd(r, splat(A[4]), splat(A[3])), _mm256_fmadd_pd(r, splat(A[2]), splat(A[1])));
   const __m256d y = _mm256_fmadd_pd(_mm256_mul_pd(r, r2), p, _mm256_fmadd_pd(r2, splat(A[0]), lo));
   return _mm256_blendv_pd(_mm256_add_pd(y, hi), ynear, near);
 }
 // MklExponential's float64 values 4 at a time (lane j holds x_{i+j}, stepped by kA^4): u = x times the double
 // 1 / m, glibc_log4_unit, a - ln(u) beta (a product then a difference, as the header).
 __attribute__((target("avx2,fma"))) void mkl_exponential_f64_avx2(MklExponential& g, int64_t n, double beta,
-                                                                   double* out) {
+                                                                  double* out) {
   int64_t i = 0;
   if (n >= 4) {
-    uint32_t lane[4];
-    lane[0] = g.x;
-    for (int j = 1; j < 4; ++j) lane[j] = Mcg31::mul(lane[j - 1], Mcg31::kA);
-    __m256i a = _mm256_setr_epi64x(lane[0], lane[1], lane[2], lane[3]);
+    __m256i a = mcg31_lanes4(g.x);
     const __m256i step = _mm256_set1_epi64x(Mcg31::power(4));
     const __m256d vmin = _mm256_set1_pd(std::numeric_limits<double>::min()), vbeta = _mm256_set1_pd(beta);
-    const __m256d inv_m = _mm256_set1_pd(1.0 / static_cast<double>(Mcg31::kM));
     for (; i + 4 <= n; i += 4) {
-      const __m128i lo = _mm256_castsi256_si128(_mm256_permutevar8x32_epi32(a, _mm256_setr_epi32(0, 2, 4, 6, 0, 2, 4, 6)));
-      const __m256d u = _mm256_mul_pd(_mm256_cvtepi32_pd(lo), inv_m);
-      _mm256_storeu_pd(out + i, _mm256_sub_pd(vmin, _mm256_mul_pd(glibc_log4_unit(u), vbeta)));
+      _mm256_storeu_pd(out + i, _mm256_sub_pd(vmin, _mm256_mul_pd(glibc_log4_unit(mcg31_quotient4(a)), vbeta)));
       a = mcg31_mul4(a, step);
     }
     g.x = static_cast<uint32_t>(_mm256_extract_epi64(a, 0));
