@@ -291,6 +291,72 @@ def test_mkl_bernoulli_generator_pickles_with_its_release():
         xrng.bernoulli(50, p=0.5, generator=g, dtype=torch.float32).tolist()
 
 
+# torch 2.0.1 (x86-64 wheel, AMD host): torch.manual_seed(0); torch.empty(8).exponential_(1.5), and
+# torch.multinomial(torch.arange(1., 11.), 7) after torch.manual_seed(0) (MKL's exponential race)
+_EXPONENTIAL_2_0 = [1.5510673522949219, 0.3433859348297119, 0.00886962004005909, 1.0471267700195312,
+                    0.6152616739273071, 0.17725613713264465, 0.4252314269542694, 1.5900768041610718]
+_MULTINOMIAL_2_0 = [2, 5, 9, 6, 4, 8, 1]
+
+
+def _exponentials(draw):
+    """exponential_ contiguous, transposed, channels_last and empty in every floating dtype, an infinite lambda,
+    multinomial without replacement and of one sample, then a float32 rand (the generator's advance)."""
+    out = []
+    for dt in (torch.float32, torch.float64, torch.float16, torch.bfloat16):
+        out += [draw("exponential", (300,), 1.5, "", dt), draw("exponential", (37, 29), 0.7, "t", dt),
+                draw("exponential", (2, 3, 5, 7), 2.0, "cl", dt), draw("exponential", (0,), 1.0, "", dt)]
+    out += [draw("exponential", (40,), float("inf"), "", torch.float32),
+            draw("multinomial", (10,), 7), draw("multinomial", (3, 1000), 1), draw("rand", (5,), None)]
+    return out
+
+
+def _exponential_empty(shape, layout, dt):
+    return _discrete_empty(shape, layout).to(dt) if layout != "t" else torch.empty(shape[::-1], dtype=dt).t()
+
+
+def _exponentials_via_generator(g):
+    def draw(kind, shape, a, layout="", dt=torch.float32):
+        if kind == "exponential":
+            return xrng.exponential_(_exponential_empty(shape, layout, dt), a, generator=g)
+        if kind == "multinomial":
+            w = torch.arange(1.0, 11.0) if shape == (10,) else torch.linspace(0.5, 3.0, 3000).reshape(shape)
+            return xrng.multinomial(w, a, generator=g)
+        return xrng.rand(*shape, generator=g)
+    return draw
+
+
+def _exponentials_via_torch(kind, shape, a, layout="", dt=torch.float32):
+    if kind == "exponential":
+        return _exponential_empty(shape, layout, dt).exponential_(a)
+    if kind == "multinomial":
+        w = torch.arange(1.0, 11.0) if shape == (10,) else torch.linspace(0.5, 3.0, 3000).reshape(shape)
+        return torch.multinomial(w, a)
+    return torch.rand(*shape)
+
+
+@pytest.mark.parametrize("release", ["1.13", "2.0", "2.4", "2.6.0", "2.7", None])
+def test_exponential_and_multinomial_by_release(release):
+    # torch 2.0 to 2.6 (x86-64 wheels): exponential_ (so multinomial) from MKL's MCG31 seeded with one word (for
+    # no elements too; float64: random64's low half), row-major whatever the strides, MKL's float logarithm
+    g = xrng.torch_cpu(0, release=release)
+    mine = _exponentials(_exponentials_via_generator(g))
+    stream = "torch-cpu-x86" + ("" if release is None else f"@{release}")
+    with xrng.reproducible(seed=0, stream=stream, strict=True):
+        theirs = _exponentials(_exponentials_via_torch)
+        state = torch.get_rng_state()
+    _same(mine, theirs)
+    assert torch.equal(g.state, state)
+    mkl = release in ("2.0", "2.4", "2.6.0")
+    assert (mine[0][:8].tolist() == _EXPONENTIAL_2_0) == mkl
+    m = xrng.multinomial(torch.arange(1.0, 11.0), 7, generator=xrng.torch_cpu(0, release=release))
+    assert (m.tolist() == _MULTINOMIAL_2_0) == mkl
+    # the row-major order of the MKL releases: a transposed output holds the contiguous draw's values
+    a = xrng.exponential_(torch.empty(29, 37).t(), 0.7, generator=xrng.torch_cpu(9, release=release))
+    b = xrng.exponential_(torch.empty(37, 29), 0.7, generator=xrng.torch_cpu(9, release=release))
+    c = xrng.exponential_(torch.empty(29, 37), 0.7, generator=xrng.torch_cpu(9, release=release))
+    assert torch.equal(a, b) == mkl and torch.equal(a.t(), c) == (not mkl)
+
+
 # ---- kernel "arm": torch's AArch64 wheels (SPEC.md 14.8) ----
 
 def _arm_draws(draw):
