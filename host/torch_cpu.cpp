@@ -161,14 +161,6 @@ bool has_f16c() {
   return yes;
 }
 
-bool has_avx2() {
-  static const bool yes = [] {
-    __builtin_cpu_init();
-    return __builtin_cpu_supports("avx2");
-  }();
-  return yes;
-}
-
 // MklExponential's float values 8 at a time (torch 2.0 to 2.6's exponential_):
 // lane j holds x_{i+j} (two registers of four 64-bit lanes), stepped by
 // kA^8; the quotient x / m, mkl_ln_f32 and a - ln(u) beta are the header's
@@ -295,10 +287,11 @@ XRNG_FMA_CLONES void mkl_exponential_f64(MklExponential& g, int64_t n, double be
 #endif
   for (int64_t i = 0; i < n; ++i) out[i] = g.next_f64(beta);
 }
-// n of MklExponential's float values (AVX2 where the CPU has it).
+// n of MklExponential's float values (AVX2 where the CPU has it: has_avx2_fma, though no FMA is used; the same
+// values either way).
 void mkl_exponential_f32(MklExponential& g, int64_t n, float beta, float* out) {
 #if defined(XRNG_TORCH_AVX2)
-  if (has_avx2()) return mkl_exponential_f32_avx2(g, n, beta, out);
+  if (has_avx2_fma()) return mkl_exponential_f32_avx2(g, n, beta, out);
 #endif
   for (int64_t i = 0; i < n; ++i) out[i] = g.next_f32(beta);
 }

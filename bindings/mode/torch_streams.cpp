@@ -409,12 +409,11 @@ Outputs torch_stream_run(const OpRow& r, const Config& c, c10::ArrayRef<c10::IVa
     case Form::fill: {
       at::Tensor self = args[0].toTensor();
       // torch's rules for no elements (torch 2.0 to 2.6's scalar-p bernoulli_ and exponential_ take a word for
-      // none too)
-      if (self.numel() == 0 && !in_block(self) &&
-          !(cpu && ((r.dist == Dist::bernoulli && tc::mkl_bernoulli(run.release(), run.kernel())) ||
-                    (r.dist == Dist::exponential && tc::mkl_exponential(run.release(), run.kernel()) &&
-                     !std::isinf(args[1].toDouble())))))
-        throw NoDraw();
+      // none too: ts::cpu_mkl_draw; both rows' args[1] is their double p or lambda)
+      const bool mkl_word = cpu && (r.dist == Dist::bernoulli || r.dist == Dist::exponential) &&
+                            ts::cpu_mkl_draw(r.dist == Dist::bernoulli ? "bernoulli" : "exponential", run.release(),
+                                             run.kernel(), args[1].toDouble());
+      if (self.numel() == 0 && !in_block(self) && !mkl_word) throw NoDraw();
       checks(-1);
       if (self.is_complex() && r.dist != Dist::normal && r.dist != Dist::uniform)
         throw NotReproduced("a complex dtype");

@@ -258,18 +258,26 @@ def _discrete_via_torch(kind, shape, a, layout=""):
     return torch.rand(*shape)
 
 
+def _generator_equals_mode(draws, via_generator, via_torch, seed, kernel="x86", release=None):
+    """draws(via_generator(g)) with g = xrng.torch_cpu(seed, kernel, release), and draws(via_torch) under
+    xrng.reproducible(seed=seed, stream=torch-cpu-<kernel>[@release], strict=True): the same tensors, and g's state
+    torch's after them. Returns the generator's draws."""
+    g = xrng.torch_cpu(seed, kernel=kernel, release=release)
+    mine = draws(via_generator(g))
+    stream = f"torch-cpu-{kernel}" + ("" if release is None else f"@{release}")
+    with xrng.reproducible(seed=seed, stream=stream, strict=True):
+        theirs = draws(via_torch)
+        state = torch.get_rng_state()
+    _same(mine, theirs)
+    assert torch.equal(g.state, state)
+    return mine
+
+
 @pytest.mark.parametrize("release", ["1.13", "2.0", "2.4", "2.6.0", "2.7", "2.11", None])
 def test_bernoulli_dropout_randint_by_release(release):
     # torch 2.0 to 2.6 (x86-64 wheels): bernoulli_(p) and so dropout from MKL's MCG31 seeded with one word (for
     # no elements too), row-major whatever the strides; randint with one word below a range of 2^32
-    g = xrng.torch_cpu(0, release=release)
-    mine = _discrete(_discrete_via_generator(g))
-    stream = "torch-cpu-x86" + ("" if release is None else f"@{release}")
-    with xrng.reproducible(seed=0, stream=stream, strict=True):
-        theirs = _discrete(_discrete_via_torch)
-        state = torch.get_rng_state()
-    _same(mine, theirs)
-    assert torch.equal(g.state, state)
+    mine = _generator_equals_mode(_discrete, _discrete_via_generator, _discrete_via_torch, 0, release=release)
     mkl = release in ("2.0", "2.4", "2.6.0")
     assert (mine[0].tolist() == _BERNOULLI_2_0) == mkl
     ri = xrng.randint(-5, 2 ** 31, (6,), generator=xrng.torch_cpu(0, release=release))
@@ -338,14 +346,8 @@ def _exponentials_via_torch(kind, shape, a, layout="", dt=torch.float32):
 def test_exponential_and_multinomial_by_release(release):
     # torch 2.0 to 2.6 (x86-64 wheels): exponential_ (so multinomial) from MKL's MCG31 seeded with one word (for
     # no elements too; float64: random64's low half), row-major whatever the strides, MKL's float logarithm
-    g = xrng.torch_cpu(0, release=release)
-    mine = _exponentials(_exponentials_via_generator(g))
-    stream = "torch-cpu-x86" + ("" if release is None else f"@{release}")
-    with xrng.reproducible(seed=0, stream=stream, strict=True):
-        theirs = _exponentials(_exponentials_via_torch)
-        state = torch.get_rng_state()
-    _same(mine, theirs)
-    assert torch.equal(g.state, state)
+    mine = _generator_equals_mode(_exponentials, _exponentials_via_generator, _exponentials_via_torch, 0,
+                                  release=release)
     mkl = release in ("2.0", "2.4", "2.6.0")
     assert (mine[0][:8].tolist() == _EXPONENTIAL_2_0) == mkl
     m = xrng.multinomial(torch.arange(1.0, 11.0), 7, generator=xrng.torch_cpu(0, release=release))
@@ -396,14 +398,8 @@ def _arm_via_generator(g):
 
 @pytest.mark.parametrize("release", ["2.0", "2.2", "2.4", "2.7", "2.12", None])
 def test_arm_kernel_generator_and_mode_agree(release):
-    g = xrng.torch_cpu(21, kernel="arm", release=release)
-    mine = _arm_draws(_arm_via_generator(g))
-    stream = "torch-cpu-arm" + ("" if release is None else f"@{release}")
-    with xrng.reproducible(seed=21, stream=stream, strict=True):
-        theirs = _arm_draws(lambda f, n, dt: f(torch.empty(n, dtype=dt)))
-        state = torch.get_rng_state()
-    _same(mine, theirs)
-    assert torch.equal(g.state, state)
+    _generator_equals_mode(_arm_draws, _arm_via_generator, lambda f, n, dt: f(torch.empty(n, dtype=dt)), 21,
+                           kernel="arm", release=release)
 
 
 def test_arm_kernel_is_scalar_functions_fused_no_mkl():
