@@ -242,7 +242,7 @@ void xrng::torch_streams::cpu_draw(tc::State& s, CpuKind kind, tc::Kernel k, con
     AT_DISPATCH_ALL_TYPES_AND3(at::kBool, at::kHalf, at::kBFloat16, dt, "torch_cpu_bernoulli", [&] {
       auto* p = out.data_ptr<scalar_t>();
       if (tc::mkl_bernoulli(r, k)) {  // torch 2.0 to 2.6: one word (for no elements too), MKL's MCG31
-        tc::MklBernoulli g(s, a);
+        tc::MklBernoulli g(s, a, k);
         g.fill(n, [p](int64_t i, bool v) { p[i] = static_cast<scalar_t>(v); });
         return;
       }

@@ -144,12 +144,12 @@ bool has_avx2_fma() {
 }
 
 // Whether kernel k's 16-wide transform has an AVX2 form (the x86 kernels) and this CPU runs it.
-bool avx2_kernel(Kernel k) { return (k == Kernel::x86 || k == Kernel::x86_windows) && has_avx2_fma(); }
+bool avx2_kernel(Kernel k) { return (is_x86_linux(k) || k == Kernel::x86_windows) && has_avx2_fma(); }
 
 // f(fill16) with kernel k's AVX2 transform (avx2_kernel(k)): a callable on one block of 16.
 template <class Fn>
 auto with_avx2_fill16(Kernel k, float mean, float std, Fn&& f) {
-  if (k == Kernel::x86) return f([=](float* d) { fill16_avx2<true>(d, mean, std); });
+  if (is_x86_linux(k)) return f([=](float* d) { fill16_avx2<true>(d, mean, std); });
   return f([=](float* d) { fill16_avx2<false>(d, mean, std); });
 }
 
@@ -163,9 +163,10 @@ bool has_f16c() {
 
 // MklExponential's float values 8 at a time (torch 2.0 to 2.6's exponential_):
 // lane j holds x_{i+j} (two registers of four 64-bit lanes), stepped by
-// kA^8; the quotient x / m, mkl_ln_f32 and a - ln(u) beta are the header's
-// IEEE operations lane for lane (a product then a sum, never fused), so the
-// same values (tests/test_torch_cpu.cpp compares them).
+// kA^8; the uniform, the logarithm (mkl_ln_f32, or an Intel CPU's: the
+// template's MklLn) and a - ln(u) beta are the header's IEEE operations lane
+// for lane (fused exactly where the header fuses), so the same values
+// (tests/test_torch_cpu.cpp compares them).
 __attribute__((target("avx2"))) inline __m256i mcg31_mul4(__m256i x, __m256i c) {
   const __m256i m = _mm256_set1_epi64x(Mcg31::kM);
   const __m256i p = _mm256_mul_epu32(x, c);  // (x, c < 2^31: the 62-bit products)
@@ -184,6 +185,11 @@ __attribute__((target("avx2"))) inline __m256d mcg31_quotient4(__m256i x) {
 }
 // ... rounded to float: MklBernoulli::uniform (x / m rounded: the same float for every x < 2^31, checked one by one).
 __attribute__((target("avx2"))) inline __m128 mcg31_uniform4(__m256i x) { return _mm256_cvtpd_ps(mcg31_quotient4(x)); }
+// ... as an Intel CPU's MKL computes it: MklBernoulli::uniform_intel (x to float, times 2^-31).
+__attribute__((target("avx2"))) inline __m128 mcg31_uniform4_intel(__m256i x) {
+  const __m128i lo = _mm256_castsi256_si128(_mm256_permutevar8x32_epi32(x, _mm256_setr_epi32(0, 2, 4, 6, 0, 2, 4, 6)));
+  return _mm_mul_ps(_mm_cvtepi32_ps(lo), _mm_set1_ps(0x1p-31f));
+}
 __attribute__((target("avx2"))) inline __m256 mkl_ln8(__m256 u) {
   const __m256i off = _mm256_set1_epi32(static_cast<int>(kMklLnOffset));
   const __m256i t = _mm256_sub_epi32(_mm256_castps_si256(u), off);
@@ -197,15 +203,64 @@ __attribute__((target("avx2"))) inline __m256 mkl_ln8(__m256 u) {
   return _mm256_add_ps(_mm256_mul_ps(k, _mm256_set1_ps(detail::u2f(kMklLn2Hi))),
                        _mm256_add_ps(_mm256_mul_ps(k, _mm256_set1_ps(detail::u2f(kMklLn2Lo))), q));
 }
-__attribute__((target("avx2"))) void mkl_exponential_f32_avx2(MklExponential& g, int64_t n, float beta, float* out) {
+// mkl_ln_f32_l9, 8 lanes: the same instructions as MKL's kernel.
+__attribute__((target("avx2,fma"))) inline __m256 mkl_ln8_l9(__m256 u) {
+  const __m256i off = _mm256_set1_epi32(static_cast<int>(kMklLnOffset));
+  const __m256i t = _mm256_sub_epi32(_mm256_castps_si256(u), off);
+  const __m256 k = _mm256_cvtepi32_ps(_mm256_srai_epi32(t, 23));
+  const __m256 r =
+      _mm256_sub_ps(_mm256_castsi256_ps(_mm256_add_epi32(_mm256_and_si256(t, _mm256_set1_epi32(0x7fffff)), off)),
+                    _mm256_set1_ps(1.0f));
+  __m256 p = _mm256_fmadd_ps(_mm256_set1_ps(detail::u2f(kMklLnL9C[6])), r, _mm256_set1_ps(detail::u2f(kMklLnL9C[5])));
+  for (int i = 4; i >= 0; --i) p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(detail::u2f(kMklLnL9C[i])));
+  return _mm256_fmadd_ps(k, _mm256_set1_ps(detail::u2f(kMklLnLn2)), _mm256_fmadd_ps(_mm256_mul_ps(r, p), r, r));
+}
+// Row j of table column c of mkl_ln_f32_z0 in each lane (j in [0, 16): two 8-entry permutes, bit 3 picks).
+__attribute__((target("avx2"))) inline __m256 z0_row(int c, __m256i j) {
+  const __m256 lo = _mm256_permutevar8x32_ps(_mm256_castsi256_ps(_mm256_loadu_si256(
+                                                 reinterpret_cast<const __m256i*>(kMklLnZ0T[c]))), j);
+  const __m256 hi = _mm256_permutevar8x32_ps(_mm256_castsi256_ps(_mm256_loadu_si256(
+                                                 reinterpret_cast<const __m256i*>(kMklLnZ0T[c] + 8))), j);
+  return _mm256_blendv_ps(lo, hi, _mm256_castsi256_ps(_mm256_slli_epi32(j, 28)));
+}
+// mkl_ln_f32_z0, 8 lanes (AVX-512's vgetmantps and vgetexpps as integer steps on positive normal floats).
+__attribute__((target("avx2,fma"))) inline __m256 mkl_ln8_z0(__m256 u) {
+  const __m256i b = _mm256_castps_si256(u);
+  const __m256i half = _mm256_and_si256(_mm256_srli_epi32(b, 22), _mm256_set1_epi32(1));
+  const __m256i j = _mm256_and_si256(_mm256_srli_epi32(b, 19), _mm256_set1_epi32(15));
+  const __m256 r = _mm256_sub_ps(
+      _mm256_castsi256_ps(_mm256_or_si256(_mm256_and_si256(b, _mm256_set1_epi32(0x7fffff)),
+                                          _mm256_slli_epi32(_mm256_sub_epi32(_mm256_set1_epi32(127), half), 23))),
+      _mm256_set1_ps(1.0f));
+  const __m256 k = _mm256_cvtepi32_ps(
+      _mm256_add_epi32(_mm256_sub_epi32(_mm256_srli_epi32(b, 23), _mm256_set1_epi32(127)), half));
+  __m256 p = _mm256_fmadd_ps(z0_row(0, j), r, z0_row(1, j));
+  p = _mm256_fmadd_ps(p, r, z0_row(2, j));
+  p = _mm256_fmadd_ps(p, r, z0_row(3, j));
+  return _mm256_fmadd_ps(p, r, _mm256_mul_ps(k, _mm256_set1_ps(detail::u2f(kMklLnLn2))));
+}
+template <MklLn L>
+__attribute__((target("avx2,fma"))) inline __m256 mkl_ln8_of(__m256 u) {
+  if constexpr (L == MklLn::l9) return mkl_ln8_l9(u);
+  else if constexpr (L == MklLn::z0) return mkl_ln8_z0(u);
+  else return mkl_ln8(u);
+}
+template <MklLn L>
+__attribute__((target("avx2,fma"))) void mkl_exponential_f32_avx2(MklExponential& g, int64_t n, float beta,
+                                                                  float* out) {
   int64_t i = 0;
   if (n >= 8) {
     __m256i a = mcg31_lanes4(g.x), b = mcg31_lanes4(Mcg31::mul(g.x, Mcg31::power(4)));
     const __m256i step = _mm256_set1_epi64x(Mcg31::power(8));
     const __m256 vmin = _mm256_set1_ps(std::numeric_limits<float>::min()), vbeta = _mm256_set1_ps(beta);
     for (; i + 8 <= n; i += 8) {
-      const __m256 u = _mm256_set_m128(mcg31_uniform4(b), mcg31_uniform4(a));
-      _mm256_storeu_ps(out + i, _mm256_sub_ps(vmin, _mm256_mul_ps(mkl_ln8(u), vbeta)));
+      if constexpr (L == MklLn::generic) {
+        const __m256 u = _mm256_set_m128(mcg31_uniform4(b), mcg31_uniform4(a));
+        _mm256_storeu_ps(out + i, _mm256_sub_ps(vmin, _mm256_mul_ps(mkl_ln8(u), vbeta)));
+      } else {  // (Intel's uniform; a - ln beta one vfnmadd)
+        const __m256 u = _mm256_set_m128(mcg31_uniform4_intel(b), mcg31_uniform4_intel(a));
+        _mm256_storeu_ps(out + i, _mm256_fnmadd_ps(mkl_ln8_of<L>(u), vbeta, vmin));
+      }
       a = mcg31_mul4(a, step);
       b = mcg31_mul4(b, step);
     }
@@ -287,11 +342,15 @@ XRNG_FMA_CLONES void mkl_exponential_f64(MklExponential& g, int64_t n, double be
 #endif
   for (int64_t i = 0; i < n; ++i) out[i] = g.next_f64(beta);
 }
-// n of MklExponential's float values (AVX2 where the CPU has it: has_avx2_fma, though no FMA is used; the same
-// values either way).
+// n of MklExponential's float values (AVX2 and FMA where the CPU has them; the same values either way: the
+// generic logarithm fuses nothing, the Intel ones fuse in both).
 void mkl_exponential_f32(MklExponential& g, int64_t n, float beta, float* out) {
 #if defined(XRNG_TORCH_AVX2)
-  if (has_avx2_fma()) return mkl_exponential_f32_avx2(g, n, beta, out);
+  if (has_avx2_fma()) {
+    if (g.ln == MklLn::l9) return mkl_exponential_f32_avx2<MklLn::l9>(g, n, beta, out);
+    if (g.ln == MklLn::z0) return mkl_exponential_f32_avx2<MklLn::z0>(g, n, beta, out);
+    return mkl_exponential_f32_avx2<MklLn::generic>(g, n, beta, out);
+  }
 #endif
   for (int64_t i = 0; i < n; ++i) out[i] = g.next_f32(beta);
 }
@@ -537,7 +596,7 @@ void exponential(State& s, int64_t n, double lambda, DType dtype, void* out, Rel
   check_float_dtype(dtype, "exponential");
   if (!(lambda > 0.0)) throw std::invalid_argument("torch_cpu exponential: lambda must be > 0");
   if (mkl_exponential(r, k) && !std::isinf(lambda)) {  // MKL's VSL (its word taken for no elements too)
-    MklExponential g(s, dtype == DType::f64);
+    MklExponential g(s, dtype == DType::f64, k);
     const double beta = 1.0 / lambda;
     const float beta_f = static_cast<float>(beta);  // (vsRngExponential's float parameter)
     if (dtype == DType::f64) {
@@ -640,7 +699,7 @@ void bernoulli(State& s, int64_t n, double p, DType dtype, void* out, Release r,
     else if (dtype == DType::u8) static_cast<uint8_t*>(out)[i] = b;
     else store_f64(dtype, out, i, b ? 1.0 : 0.0, false);
   };
-  if (mkl_bernoulli(r, k)) return MklBernoulli(s, p).fill(n, store);  // (its word drawn for n = 0 too)
+  if (mkl_bernoulli(r, k)) return MklBernoulli(s, p, k).fill(n, store);  // (its word drawn for n = 0 too)
   for (int64_t i = 0; i < n; ++i) store(i, bernoulli_value(s, p));
 }
 
@@ -656,7 +715,7 @@ void dropout(State& s, int64_t n, double p, DType dtype, const void* in, void* o
   const double q = 1.0 - p;  // bernoulli_'s probability and the divisor
   // (p = 1: every element dropped, nothing drawn; p = 0 or no elements: the input itself, nothing drawn)
   std::optional<MklBernoulli> mkl;
-  if (mkl_bernoulli(r, kernel) && p != 0.0 && p != 1.0 && n > 0) mkl.emplace(s, q);
+  if (mkl_bernoulli(r, kernel) && p != 0.0 && p != 1.0 && n > 0) mkl.emplace(s, q, kernel);
   // each element: x * v where kept (v = the dtype's 1 / (1 - p)), x * 0 where dropped
   auto keep = [&](int64_t i) {
     const bool k = p == 0.0 ? true : p == 1.0 ? false : mkl ? mkl->next() : bernoulli_value(s, q);

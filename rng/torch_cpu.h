@@ -47,20 +47,33 @@
 
 namespace xrng::torch_cpu {
 
-enum class Kernel { x86, scalar, arm, arm_sve256, x86_windows };
+enum class Kernel { x86, scalar, arm, arm_sve256, x86_windows, x86_intel, x86_intel_avx512 };
+// Kernel::x86_intel and x86_intel_avx512 are Kernel::x86 on an Intel CPU with
+// AVX2 and without AVX-512, or with AVX-512: every draw is x86's but torch
+// 2.0 to 2.6's MKL exponential_ (mkl_exponential), whose logarithm Intel MKL
+// picks by CPU (MklLn).
+
+// Whether kernel k is torch's AVX2 build on Linux (x86 on any x86-64 CPU).
+inline bool is_x86_linux(Kernel k) {
+  return k == Kernel::x86 || k == Kernel::x86_intel || k == Kernel::x86_intel_avx512;
+}
 
 // Whether kernel k is one of torch's AArch64 builds.
 inline bool is_arm(Kernel k) { return k == Kernel::arm || k == Kernel::arm_sve256; }
 
-// The kernel named "x86", "scalar", "arm", "arm-sve256" or "x86-windows" (xrng.torch_cpu's kernel=;
-// the streams "torch-cpu-<name>") into `k`; false for another name. kKernelNames: those names, for errors.
-inline constexpr const char* kKernelNames = "'x86', 'scalar', 'arm', 'arm-sve256' or 'x86-windows'";
+// The kernel named "x86", "scalar", "arm", "arm-sve256", "x86-windows", "x86-intel" or
+// "x86-intel-avx512" (xrng.torch_cpu's kernel=; the streams "torch-cpu-<name>") into `k`; false for
+// another name. kKernelNames: those names, for errors.
+inline constexpr const char* kKernelNames =
+    "'x86', 'scalar', 'arm', 'arm-sve256', 'x86-windows', 'x86-intel' or 'x86-intel-avx512'";
 inline bool kernel_named(const char* name, Kernel& k) {
   if (std::strcmp(name, "x86") == 0) k = Kernel::x86;  // (the fast entries' per-call read: no string)
   else if (std::strcmp(name, "scalar") == 0) k = Kernel::scalar;
   else if (std::strcmp(name, "arm") == 0) k = Kernel::arm;
   else if (std::strcmp(name, "arm-sve256") == 0) k = Kernel::arm_sve256;
   else if (std::strcmp(name, "x86-windows") == 0) k = Kernel::x86_windows;
+  else if (std::strcmp(name, "x86-intel") == 0) k = Kernel::x86_intel;
+  else if (std::strcmp(name, "x86-intel-avx512") == 0) k = Kernel::x86_intel_avx512;
   else return false;
   return true;
 }
@@ -130,6 +143,17 @@ inline bool mkl_bernoulli(Release r, Kernel k) {
 // the same wheels (1.13's exponential_ drew 14.2's values, with log(1 - u),
 // on the AMD host of SPEC.md 14.6; not measured on an Intel CPU).
 inline bool mkl_exponential(Release r, Kernel k) { return mkl_bernoulli(r, k); }
+
+// Which of Intel MKL's kernels torch 2.0 to 2.6's MKL draws (MklBernoulli,
+// MklExponential) run on kernel k's CPU: MKL picks them by CPU (its
+// dispatch, read from torch's static MKL: mkl_vsl_kernel_{ex,l9,z0}_*):
+// generic on a CPU that is not Intel's, l9 on an Intel one with AVX2 and
+// without AVX-512, z0 on an Intel one with AVX-512. They differ in the float
+// uniform (MklBernoulli::uniform_intel) and the logarithm (mkl_ln).
+enum class MklLn { generic, l9, z0 };
+inline MklLn mkl_ln_of(Kernel k) {
+  return k == Kernel::x86_intel ? MklLn::l9 : k == Kernel::x86_intel_avx512 ? MklLn::z0 : MklLn::generic;
+}
 
 // Whether kernel k in release r converts a float64 value (the element-wise
 // draws: normal, exponential_, cauchy_, log_normal_) to float16 in one
@@ -392,7 +416,7 @@ inline void normal_fill16(float* data, float mean, float std, Kernel k, bool fus
     const float u1 = 1.0f - data[j];
     const float u2 = data[j + 8];
     float radius, s, c;
-    if (k == Kernel::x86) {  // (arm: glibc's, as scalar)
+    if (is_x86_linux(k)) {  // (arm: glibc's, as scalar)
       radius = std::sqrt(-2.0f * detail::x86_log(u1));
       const float theta = static_cast<float>(2.0 * 3.14159265358979323846) * u2;
       detail::x86_sincos(theta, &s, &c);
@@ -848,22 +872,29 @@ struct MklBernoulli : Mcg31 {
   uint32_t x = 1;      // x_i of the next element
   uint32_t limit = 0;  // the element is x_i < limit
 
-  // MKL's uniform of x, rounded to float: (double) x / (2^31 - 1) to float
-  // (the same float as x times the double 1 / (2^31 - 1), for every x).
+  // MKL's uniform of x, rounded to float, on a CPU that is not Intel's
+  // (its generic kernels): (double) x / (2^31 - 1) to float (the same float
+  // as x times the double 1 / (2^31 - 1), for every x).
   static float uniform(uint32_t x) { return static_cast<float>(static_cast<double>(x) / static_cast<double>(kM)); }
-  // The smallest x in [0, 2^31 - 1] with uniform(x) >= float(p) (p in [0, 1]).
-  static uint32_t limit_of(double p) {
+  // ... on an Intel CPU with AVX2 (MKL's l9 and z0 engines: x converted to
+  // float, then one multiply-add with the scale 1 / (2^31 - 1) rounded to
+  // float, 2^-31, and 0: exact), which is below uniform(x) for some x.
+  static float uniform_intel(uint32_t x) { return static_cast<float>(static_cast<int32_t>(x)) * 0x1p-31f; }
+  // The uniform kernel k's CPU computes (mkl_ln_of(k): generic or Intel's).
+  static float uniform(uint32_t x, Kernel k) { return mkl_ln_of(k) == MklLn::generic ? uniform(x) : uniform_intel(x); }
+  // The smallest x in [0, 2^31 - 1] with uniform(x, k) >= float(p) (p in [0, 1]).
+  static uint32_t limit_of(double p, Kernel k = Kernel::x86) {
     const float pf = static_cast<float>(p);
-    uint32_t lo = 0, hi = kM;  // uniform(kM) = 1 >= pf
+    uint32_t lo = 0, hi = kM;  // uniform(kM, k) = 1 >= pf
     while (lo < hi) {
       const uint32_t mid = lo + (hi - lo) / 2;
-      if (uniform(mid) >= pf) hi = mid;
+      if (uniform(mid, k) >= pf) hi = mid;
       else lo = mid + 1;
     }
     return lo;
   }
-  // Draws the seed word from `s`.
-  MklBernoulli(State& s, double p) : x(start(s.random())), limit(limit_of(p)) {}
+  // Draws the seed word from `s`; kernel k's CPU's uniform.
+  MklBernoulli(State& s, double p, Kernel k = Kernel::x86) : x(start(s.random())), limit(limit_of(p, k)) {}
   bool next() {
     const bool b = x < limit;
     x = mul(x, kA);
@@ -900,8 +931,8 @@ struct MklBernoulli : Mcg31 {
 // k ln2_hi + (k ln2_lo + (r + (r p(r)) r)), p a degree-8 polynomial in Horner
 // form, every product and sum rounded to float (the kernel is SSE2, no FMA).
 // Proven equal to that kernel (MKL 2023.1, PyPI's `mkl`) on all 2^31 - 2^24
-// positive normal floats (SPEC.md 14.7). Intel CPUs run other kernels (the
-// AVX2 one VSL calls there, sLn_L9LAynn, differs on 4.3 % of them): not these.
+// positive normal floats (SPEC.md 14.7). Intel CPUs run other kernels:
+// mkl_ln_f32_l9, mkl_ln_f32_z0.
 // Its constants (binary32 bits): the polynomial's coefficients c_0 .. c_8,
 // and ln 2 in two parts (hi with 12 trailing zero bits, so k hi is exact).
 inline constexpr uint32_t kMklLnC[9] = {0xbf000000u, 0x3eaaaa83u, 0xbe7fff78u, 0x3e4ce814u, 0xbe2acee6u,
@@ -917,6 +948,62 @@ inline float mkl_ln_f32(float x) {
   return k * detail::u2f(kMklLn2Hi) + (k * detail::u2f(kMklLn2Lo) + q);
 }
 
+// MKL's single-precision logarithm as VSL calls it on an Intel CPU with AVX2
+// and without AVX-512 (mkl_vml_kernel_sLn_L9LAynn, AVX2 and FMA): the
+// reduction of mkl_ln_f32 (x = 2^k m, m in [2/3, 4/3), r = m - 1), then
+// ln x = k ln2 + (r + (r p(r)) r), p a degree-6 polynomial in Horner form,
+// every step but r p one fused multiply-add. Proven equal to that kernel
+// (MKL 2023.1, the same code as torch 2.0.1's and 2.3.1's static MKL; 2.6.0
+// recompiled it, the same operations) on all 2^31 - 2^24 positive normal
+// floats (SPEC.md 14.7). Its constants: c_0 .. c_6 and ln 2 (binary32 bits).
+inline constexpr uint32_t kMklLnL9C[7] = {0xbf000000u, 0x3eaaaee7u, 0xbe80061du, 0x3e4afb81u,
+                                          0xbe289358u, 0x3e2db86bu, 0xbe1b6a22u};
+inline constexpr uint32_t kMklLnLn2 = 0x3f317218u;
+inline float mkl_ln_f32_l9(float x) {
+  const int32_t t = static_cast<int32_t>(detail::f2u(x) - kMklLnOffset);
+  const float k = static_cast<float>(t >> 23);
+  const float r = detail::u2f((static_cast<uint32_t>(t) & 0x7fffffu) + kMklLnOffset) - 1.0f;
+  float p = std::fma(detail::u2f(kMklLnL9C[6]), r, detail::u2f(kMklLnL9C[5]));
+  for (int i = 4; i >= 0; --i) p = std::fma(p, r, detail::u2f(kMklLnL9C[i]));
+  return std::fma(k, detail::u2f(kMklLnLn2), std::fma(r * p, r, r));
+}
+
+// MKL's single-precision logarithm as VSL calls it on an Intel CPU with
+// AVX-512 (mkl_vml_kernel_sLn_Z0LAynn): for a positive normal x = 2^e 1.f,
+// m = vgetmantps(x, [3/4, 3/2)) (1.f, halved when f >= 1/2), k = e, plus 1
+// when halved, r = m - 1 (exact), j = the top 4 bits of f (a table row: 8
+// rows on [1, 3/2), 8 on [3/4, 1)), then
+// ln x = (((T1_j r + T2_j) r + T3_j) r + T4_j) r + k ln2, each step a fused
+// multiply-add but k ln2, a rounded product. Read from the machine code of
+// MKL 2023.1 and of torch 2.0.1's, 2.3.1's and 2.6.0's static MKL (the same
+// operations and tables): only exactly specified instructions, but NOT run
+// against MKL (no AVX-512 CPU was at hand; tests/torch_versions/mkl proves
+// it where there is one). Its tables (binary32 bits), row j in column j.
+inline constexpr uint32_t kMklLnZ0T[4][16] = {
+    {0xbe6831efu, 0xbe40408eu, 0xbe20ce25u, 0xbe07bb45u, 0xbde70571u, 0xbdc611f1u, 0xbdaaf886u, 0xbd947e78u,
+     0xbf15ee8du, 0xbf040bd7u, 0xbee9b172u, 0xbecfb3f7u, 0xbeb95babu, 0xbea60c13u, 0xbe9546fbu, 0xbe86a5e0u},
+    {0x3eaa36bbu, 0x3ea68b39u, 0x3ea0b403u, 0x3e99b179u, 0x3e922487u, 0x3e8a71e0u, 0x3e82d7c6u, 0x3e76f776u,
+     0x3e4684feu, 0x3e758f3du, 0x3e8bea95u, 0x3e982131u, 0x3ea088c4u, 0x3ea5fc8du, 0x3ea9260bu, 0x3eaa88fau},
+    {0xbefffe93u, 0xbeffc28bu, 0xbeff0773u, 0xbefdb76bu, 0xbefbd4fbu, 0xbef96e20u, 0xbef69561u, 0xbef35e29u,
+     0xbf060f28u, 0xbf037ac6u, 0xbf01de22u, 0xbf00e8dau, 0xbf0061a0u, 0xbf001fa4u, 0xbf0005f1u, 0xbf00001bu},
+    {0x3f800000u, 0x3f7fff55u, 0x3f7ffb64u, 0x3f7ff0dbu, 0x3f7fdcbcu, 0x3f7fbcb5u, 0x3f7f8f2cu, 0x3f7f532cu,
+     0x3f7fa089u, 0x3f7fd0dcu, 0x3f7feac4u, 0x3f7ff79du, 0x3f7ffd4cu, 0x3f7fff62u, 0x3f7fffefu, 0x3f800000u}};
+inline float mkl_ln_f32_z0(float x) {
+  const uint32_t b = detail::f2u(x);
+  const uint32_t half = (b >> 22) & 1u;  // f >= 1/2: m = 1.f / 2
+  const unsigned j = (b >> 19) & 15u;
+  const float r = detail::u2f((b & 0x7fffffu) | ((127u - half) << 23)) - 1.0f;
+  const float k = static_cast<float>(static_cast<int32_t>(b >> 23) - 127 + static_cast<int32_t>(half));
+  float p = std::fma(detail::u2f(kMklLnZ0T[0][j]), r, detail::u2f(kMklLnZ0T[1][j]));
+  p = std::fma(p, r, detail::u2f(kMklLnZ0T[2][j]));
+  p = std::fma(p, r, detail::u2f(kMklLnZ0T[3][j]));
+  return std::fma(p, r, k * detail::u2f(kMklLnLn2));
+}
+
+inline float mkl_ln(float x, MklLn ln) {
+  return ln == MklLn::l9 ? mkl_ln_f32_l9(x) : ln == MklLn::z0 ? mkl_ln_f32_z0(x) : mkl_ln_f32(x);
+}
+
 // exponential_(lambda) in torch 2.0 to 2.6's x86-64 wheels (mkl_exponential:
 // their exponential_kernel calls MKL's VSL on every x86 CPU and capability):
 // one word, taken before anything else, seeds the Mcg31 stream: random()
@@ -926,25 +1013,31 @@ inline float mkl_ln_f32(float x) {
 // copied) is vs/vdRngExponential (ICDF) with displacement a = FLT_MIN
 // (DBL_MIN) and scale beta = 1 / lambda (rounded to float for the float
 // call): u = x_i / (2^31 - 1) rounded to float (float: MklBernoulli's
-// uniform; double: x_i times the double 1 / (2^31 - 1)), then a - ln(u) beta,
-// each step rounded. float: ln is mkl_ln_f32, so every value is MKL's on a CPU
-// that is not Intel's (proven over all 2^31 - 2 x_i, SPEC.md 14.7); float64:
+// uniform of the kernel; double: x_i times the double 1 / (2^31 - 1)), then
+// a - ln(u) beta, each step rounded (the Intel kernels fuse the last two). float: ln is mkl_ln(., mkl_ln_of(kernel)), so every value
+// is MKL's on that kernel's CPU (proven over all 2^31 - 2 x_i for the
+// generic and l9 logarithms, SPEC.md 14.7); float64:
 // ln is glibc's log, not MKL's vdLn, which differs on some inputs (SPEC.md
 // 14.7 gives the count): those values are 1 or 2 ulp off, the stream's word
 // and every other value exact. float16 and bfloat16 round the float value.
 struct MklExponential : Mcg31 {
-  uint32_t x = 1;  // x_i of the next element
+  uint32_t x = 1;              // x_i of the next element
+  MklLn ln = MklLn::generic;  // the float call's logarithm
 
-  // Draws the seed word from `s` (f64: the float64 call's).
-  MklExponential(State& s, bool f64) : x(start(f64 ? static_cast<uint32_t>(s.random64()) : s.random())) {}
+  // Draws the seed word from `s` (f64: the float64 call's); kernel k's logarithm.
+  MklExponential(State& s, bool f64, Kernel k = Kernel::x86)
+      : x(start(f64 ? static_cast<uint32_t>(s.random64()) : s.random())), ln(mkl_ln_of(k)) {}
   // The stream seeded with `word`.
-  explicit MklExponential(uint32_t word) : x(start(word)) {}
-  // The value of x (float call, scale beta).
-  static float value_f32(uint32_t x, float beta) {
-    return std::numeric_limits<float>::min() - mkl_ln_f32(MklBernoulli::uniform(x)) * beta;
+  explicit MklExponential(uint32_t word, Kernel k = Kernel::x86) : x(start(word)), ln(mkl_ln_of(k)) {}
+  // The value of x (float call, scale beta, logarithm `l`: the Intel kernels' a - ln beta is one fused
+  // multiply-add, vfnmadd; the generic one rounds the product).
+  static float value_f32(uint32_t x, float beta, MklLn l = MklLn::generic) {
+    const float ln = mkl_ln(l == MklLn::generic ? MklBernoulli::uniform(x) : MklBernoulli::uniform_intel(x), l);
+    return l == MklLn::generic ? std::numeric_limits<float>::min() - ln * beta
+                               : std::fma(-ln, beta, std::numeric_limits<float>::min());
   }
   float next_f32(float beta) {
-    const float v = value_f32(x, beta);
+    const float v = value_f32(x, beta, ln);
     x = mul(x, kA);
     return v;
   }

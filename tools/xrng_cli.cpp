@@ -145,14 +145,17 @@ std::string draw_help() {
       "rest of the shard (ceil(n / world) - start elements: DistributedSampler's length).\n"
       "--stream V: the stream version (SPEC.md section 7), 1 or 2, default " +
       std::to_string(xrng::kStreamVersion) + "; 1 gives the values of the releases before stream 2.\n"
-      "--stream torch-cpu-KERNEL[@REL], KERNEL x86 | scalar | arm | arm-sve256 | x86-windows: torch's CPU\n"
+      "--stream torch-cpu-KERNEL[@REL], KERNEL x86 | scalar | arm | arm-sve256 | x86-windows | x86-intel |\n"
+      "x86-intel-avx512: torch's CPU\n"
       "generator (SPEC.md \"torch CPU streams\"): the values\n"
       "of torch.manual_seed(S); torch.randn(N) (--dist normal, --mean/--std), torch.rand(N) / uniform_ (--dist\n"
       "uniform, --low/--high), exponential_ (--lambda|--rate), cauchy_ (--median/--sigma), log_normal_\n"
       "(--mean/--std), geometric_ (--p; also i64), bernoulli_ (--p; also i64, i32, u8 for bool) in f32, f64, f16 or\n"
       "bf16; torch.randint(--low, --high, (N,)) (i64 default, i32) and torch.randperm(--n) (--dist perm or randperm,\n"
       "i64), on an x86 CPU running torch's AVX2 or default kernel or on an AArch64 CPU (arm: SPEC.md 14.8), or\n"
-      "torch's Windows wheels' AVX2 kernel (x86-windows: SPEC.md 14.9); besides\n"
+      "torch's Windows wheels' AVX2 kernel (x86-windows: SPEC.md 14.9), or the AVX2 kernel on an Intel CPU\n"
+      "without or with AVX-512 (x86-intel, x86-intel-avx512: x86 but MKL's exponential_ logarithm, 2.0 to 2.6,\n"
+      "SPEC.md 14.7); besides\n"
       "those only --seed, --count, --dtype, --format.\n"
       "@REL (MAJOR.MINOR[.PATCH], 1.13 on): that torch release's values where releases differ (16-bit uniforms and\n"
       "normals up to 2.12, the scalar kernel's unfused normal before 2.13, 2.0 to 2.6's MKL bernoulli_ and\n"
@@ -708,7 +711,7 @@ void write_out(const void* data, size_t n, uint64_t done, uint64_t total) {
 }
 
 
-// ---- torch's CPU generator (--stream torch-cpu-<kernel>: x86, scalar, arm, arm-sve256, x86-windows) ---
+// ---- torch's CPU generator (--stream torch-cpu-<kernel>: torch_cpu::kernel_named's names) ---
 // The values of `torch.manual_seed(S); torch.randn(N)` (--dist normal,
 // f32 or f64, --mean/--std), `torch.rand(N)` / `uniform_(low, high)`
 // (--dist uniform, --low/--high), `exponential_(lambda)` (--dist

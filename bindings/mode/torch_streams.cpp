@@ -44,6 +44,8 @@ std::string torch_stream_name(const Config& c) {
     case kTorchCpuArm: return std::string("torch-cpu-arm") + rel;
     case kTorchCpuArmSve256: return std::string("torch-cpu-arm-sve256") + rel;
     case kTorchCpuX86Windows: return std::string("torch-cpu-x86-windows") + rel;
+    case kTorchCpuX86Intel: return std::string("torch-cpu-x86-intel") + rel;
+    case kTorchCpuX86IntelAvx512: return std::string("torch-cpu-x86-intel-avx512") + rel;
     case kTorchCuda:
       return "torch-cuda (" + std::to_string(c.sm_count) + " SMs x " + std::to_string(c.threads_per_sm) +
              " threads)";

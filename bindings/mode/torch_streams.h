@@ -49,17 +49,22 @@ enum TorchStream : int {
   kTorchCpuArm = 4,
   kTorchCpuArmSve256 = 5,
   kTorchCpuX86Windows = 6,
-  kTorchStreamLast = kTorchCpuX86Windows
+  kTorchCpuX86Intel = 7,
+  kTorchCpuX86IntelAvx512 = 8,
+  kTorchStreamLast = kTorchCpuX86IntelAvx512
 };
 
-// Whether stream `t` is one of torch's CPU generator's (x86, scalar, arm, arm-sve256, x86-windows) and its kernel.
+// Whether stream `t` is one of torch's CPU generator's (x86, scalar, arm, arm-sve256, x86-windows, x86-intel,
+// x86-intel-avx512) and its kernel.
 inline bool is_torch_cpu(int t) { return t > kXrng && t <= kTorchStreamLast && t != kTorchCuda; }
 inline xrng::torch_cpu::Kernel torch_cpu_kernel(int t) {
   return t == kTorchCpuScalar       ? xrng::torch_cpu::Kernel::scalar
          : t == kTorchCpuArm        ? xrng::torch_cpu::Kernel::arm
          : t == kTorchCpuArmSve256 ? xrng::torch_cpu::Kernel::arm_sve256
          : t == kTorchCpuX86Windows ? xrng::torch_cpu::Kernel::x86_windows
-                                    : xrng::torch_cpu::Kernel::x86;
+         : t == kTorchCpuX86Intel   ? xrng::torch_cpu::Kernel::x86_intel
+         : t == kTorchCpuX86IntelAvx512 ? xrng::torch_cpu::Kernel::x86_intel_avx512
+                                        : xrng::torch_cpu::Kernel::x86;
 }
 
 struct NotReproduced : std::exception {

@@ -1,7 +1,7 @@
 """torch's CPU generator as an xrng stream (SPEC.md "torch CPU streams").
 
 ``xrng.torch_cpu(seed_or_torch_generator, kernel=...)`` (``"x86"``, ``"scalar"``, ``"arm"``,
-``"arm-sve256"`` or ``"x86-windows"``) returns a :class:`TorchCPUGenerator`: pass it as ``generator=`` to :func:`xrng.rand`,
+``"arm-sve256"``, ``"x86-windows"``, ``"x86-intel"`` or ``"x86-intel-avx512"``) returns a :class:`TorchCPUGenerator`: pass it as ``generator=`` to :func:`xrng.rand`,
 :func:`xrng.randn`, :func:`xrng.randint`, :func:`xrng.randperm`,
 :func:`xrng.bernoulli`, :func:`xrng.dropout` (and :func:`xrng.uniform_`,
 :func:`xrng.normal_`, :func:`xrng.randint_`, :func:`xrng.random_`; ``dtype=``, ``device=``, ``out=``
@@ -22,7 +22,12 @@ and adds each rounded, so about 1 % of float32 ``randn`` values of 16 or
 more elements differ from ``"x86"`` by 1 or 2 ulp, and ``uniform_``'s
 multiply-add rounded twice; measured on torch 2.15.0's wheel; the float64
 functions of the C library are glibc's, Windows' own are unmeasured,
-SPEC.md 14.9). The generator advances exactly as
+SPEC.md 14.9), ``"x86-intel"`` and ``"x86-intel-avx512"`` the AVX2 build on
+an Intel CPU with AVX2 and without AVX-512 (a Core of the 12th to 14th
+generation, Haswell to Comet Lake) or with AVX-512 (a Xeon from Skylake-SP
+on): ``"x86"``'s draws but for torch 2.0 to 2.6's float ``exponential_`` (so
+``multinomial`` without replacement), whose MKL logarithm differs by CPU
+(SPEC.md 14.7; ``"x86"`` is MKL's generic one, what an AMD CPU runs). The generator advances exactly as
 torch's would; :meth:`TorchCPUGenerator.to_torch` writes its state back to a
 ``torch.Generator``.
 
@@ -37,7 +42,10 @@ on only), the scalar-p ``bernoulli`` and so ``dropout``, and ``exponential_``
 and so ``multinomial`` without replacement (torch 2.0 to 2.6's x86-64 wheels
 drew them with Intel MKL's MCG31 generator, seeded with one word, and MKL's
 own logarithm: float32, float16 and bfloat16 exact as MKL computes them on a
-CPU that is not Intel's, float64 but about 0.1 % of values 1 or 2 ulp off;
+CPU that is not Intel's, or, ``kernel="x86-intel"``, on an Intel one with AVX2
+and without AVX-512, or, ``"x86-intel-avx512"``, with AVX-512 (read from
+MKL's code, not run on such a CPU), float64 but about 0.1 % of values 1 or 2 ulp off
+(on the CPU that is not Intel's; Intel's float64 logarithms are unmeasured);
 their AArch64 wheels, ``kernel="arm"``, had no MKL) and ``randint`` of a range
 in [2^28, 2^32) (one 32-bit word per element before 2.7). Every other draw is the same in all of them, but for the
 differences SPEC.md 14.6 lists.
@@ -68,7 +76,7 @@ from . import _C
 
 __all__ = ["TorchCPUGenerator", "torch_cpu"]
 
-_KERNELS = ("x86", "scalar", "arm", "arm-sve256", "x86-windows")
+_KERNELS = ("x86", "scalar", "arm", "arm-sve256", "x86-windows", "x86-intel", "x86-intel-avx512")
 
 
 def release_number(release: Optional[str]) -> int:
@@ -184,7 +192,7 @@ _dropout = _C._torch_cpu_dropout
 def torch_cpu(seed_or_generator: Union[int, torch.Generator], kernel: str = "x86",
               release: Optional[str] = None) -> TorchCPUGenerator:
     """A generator reproducing torch's CPU generator (see the module doc):
-    ``kernel`` "x86", "scalar", "arm", "arm-sve256" or "x86-windows"; ``release`` the torch release whose draws
+    ``kernel`` "x86", "scalar", "arm", "arm-sve256", "x86-windows", "x86-intel" or "x86-intel-avx512"; ``release`` the torch release whose draws
     to give where releases differ ("2.4"; None: 2.13 and later)."""
     return TorchCPUGenerator(seed_or_generator, kernel, release)
 
