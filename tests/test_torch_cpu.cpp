@@ -666,6 +666,100 @@ TEST_CASE("torch_cpu: MklBernoulli gives torch 2.0.1's values (measured), skips 
   CHECK(d.random() == d2.random());
 }
 
+TEST_CASE("torch_cpu: MKL's draws on Intel CPUs (x86-intel, x86-intel-avx512): known answers, host loops") {
+  using M = tc::MklBernoulli;
+  // Known answers from MKL 2023.1 told its CPU is Intel's (tests/torch_versions/mkl/check_mkl.sh, which proves
+  // mkl_ln_f32_l9 on every positive normal float, the x86-intel exponential over the whole MCG31 period and
+  // bernoulli at 4000 thresholds): sLn_L9LAynn where it is not the generic kernel's
+  const uint32_t l9_kat[][2] = {
+      {0x34de2340u, 0xc16b2ae4u}, {0x3b5b8f50u, 0xc0b65c00u}, {0x3baea184u, 0xc0a7814cu}, {0x3f4069c0u, 0xbe92315cu}};
+  for (const auto& k : l9_kat) {
+    const float x = tc::detail::u2f(k[0]);
+    CHECK_MESSAGE(tc::detail::f2u(tc::mkl_ln_f32_l9(x)) == k[1], std::hex << k[0]);
+    CHECK(tc::detail::f2u(tc::mkl_ln_f32(x)) != k[1]);
+  }
+  // sLn_Z0LAynn as read from its code (mkl_ln_f32_z0; not run against MKL: no AVX-512 CPU was at hand), frozen
+  const uint32_t z0_kat[][2] = {{0x30a6369cu, 0xc1a443f0u}, {0x324591a0u, 0xc1923f52u}, {0x333ec83cu, 0xc1876fc7u},
+                                {0x35d759dcu, 0xc1557bb7u}, {0x38c2fdb0u, 0xc11487bcu}, {0x39160fe4u, 0xc10da15du}};
+  for (const auto& k : z0_kat) CHECK_MESSAGE(tc::detail::f2u(tc::mkl_ln_f32_z0(tc::detail::u2f(k[0]))) == k[1],
+                                             std::hex << k[0]);
+  for (float x : {1.0f, 0.5f, 0.75f, 0.999f, 1e-9f})  // ln within 2 ulp of the double's
+    CHECK(std::fabs(tc::mkl_ln_f32_z0(x) - std::log(static_cast<double>(x))) <=
+          2 * std::fabs(std::nextafter(static_cast<float>(std::log(static_cast<double>(x))), 0.0f) -
+                        static_cast<float>(std::log(static_cast<double>(x)))) + 1e-30);
+  CHECK(tc::detail::f2u(tc::mkl_ln_f32_l9(1.0f)) == 0u);
+  CHECK(tc::detail::f2u(tc::mkl_ln_f32_z0(1.0f)) == 0u);
+  // the Intel uniform: x to float, times 2^-31 (below the generic kernel's here)
+  CHECK(M::uniform_intel(262060616u) == 0x1.f3d748p-4f);
+  CHECK(M::uniform(262060616u) == 0x1.f3d74ap-4f);
+  CHECK(M::uniform(262060616u, tc::Kernel::x86_intel_avx512) == 0x1.f3d748p-4f);
+  // vsRngExponential(MCG31 seeded 123456789, FLT_MIN, float(1 / 1.5)) on an Intel CPU: the 6th differs from x86's
+  const uint32_t exp_kat[8] = {0x3ff3b9cau, 0x3f1bcc82u, 0x3f1687d8u, 0x3cf31864u,
+                               0x3ebda553u, 0x3e79973bu, 0x3edc1668u, 0x3f53fc06u};
+  tc::MklExponential g(123456789u, tc::Kernel::x86_intel);
+  for (const uint32_t want : exp_kat) CHECK(tc::detail::f2u(g.next_f32(static_cast<float>(1.0 / 1.5))) == want);
+  // one element (x_0 = the seed word): MKL's Intel value, the generic one beside it
+  const uint32_t one[][3] = {{1856662125u, 0x3dc6adb0u, 0x3dc6adaeu}, {1997268203u, 0x3d4604a6u, 0x3d4604a4u}};
+  for (const auto& e : one) {
+    CHECK(tc::detail::f2u(tc::MklExponential(e[0], tc::Kernel::x86_intel).next_f32(static_cast<float>(1.0 / 1.5))) ==
+          e[1]);
+    CHECK(tc::detail::f2u(tc::MklExponential(e[0]).next_f32(static_cast<float>(1.0 / 1.5))) == e[2]);
+  }
+  // bernoulli's threshold on an Intel CPU (MKL's viRngBernoulli: x_0 = 214748360 gives 1 at p = 0.1 there, 0 on
+  // the generic kernel)
+  CHECK(M::limit_of(0.1, tc::Kernel::x86_intel) == 214748361u);
+  CHECK(M::limit_of(0.1) == 214748360u);
+  CHECK(M::limit_of(0.7, tc::Kernel::x86_intel_avx512) == 1503238465u);
+  CHECK(M::limit_of(0.5, tc::Kernel::x86_intel) == M::limit_of(0.5));
+  // every other draw is x86's: the kernels share is_x86_linux and fuses
+  CHECK(tc::is_x86_linux(tc::Kernel::x86_intel));
+  CHECK(tc::is_x86_linux(tc::Kernel::x86_intel_avx512));
+  CHECK_FALSE(tc::is_x86_linux(tc::Kernel::x86_windows));
+  CHECK(tc::mkl_exponential(tc::Release::r2_0, tc::Kernel::x86_intel));
+  CHECK(tc::mkl_bernoulli(tc::Release::r2_3, tc::Kernel::x86_intel_avx512));
+  tc::Kernel named = tc::Kernel::x86;
+  CHECK((tc::kernel_named("x86-intel", named) && named == tc::Kernel::x86_intel));
+  CHECK((tc::kernel_named("x86-intel-avx512", named) && named == tc::Kernel::x86_intel_avx512));
+  for (const uint64_t seed : {0ull, 5ull}) {
+    tc::State a(seed), b(seed);
+    std::vector<float> x(1000), y(1000);
+    tc::randn(a, 1000, 0.5, 2.0, tc::Kernel::x86_intel, xrng::DType::f32, x.data());
+    tc::randn(b, 1000, 0.5, 2.0, tc::Kernel::x86, xrng::DType::f32, y.data());
+    CHECK(x == y);
+  }
+  // the host's loops (8 AVX2 lanes where the CPU has them) equal the header, long runs, every phase; bernoulli_ and
+  // dropout take the kernel's threshold
+  for (const auto kern : {tc::Kernel::x86_intel, tc::Kernel::x86_intel_avx512})
+    for (const uint64_t seed : {1ull, 123456789ull})
+      for (const double lambda : {1.0, 1.5, 7e5}) {
+        const int64_t n = (int64_t{1} << 20) + static_cast<int64_t>(seed % 8);
+        tc::State s(seed), ref(seed);
+        std::vector<float> got(static_cast<size_t>(n));
+        tc::exponential(s, n, lambda, xrng::DType::f32, got.data(), tc::Release::r2_3, kern);
+        tc::MklExponential m(ref, false, kern);
+        int64_t bad = 0;
+        for (int64_t i = 0; i < n; ++i)
+          bad += tc::detail::f2u(got[static_cast<size_t>(i)]) !=
+                 tc::detail::f2u(m.next_f32(static_cast<float>(1.0 / lambda)));
+        CHECK_MESSAGE(bad == 0, "seed " << seed << " lambda " << lambda);
+        CHECK(s.random() == ref.random());
+      }
+  for (const auto kern : {tc::Kernel::x86_intel, tc::Kernel::x86_intel_avx512}) {
+    tc::State s(9), ref(9), d(9);
+    std::vector<float> got(5000), in(5000, 1.0f), out(5000);
+    std::vector<uint8_t> mask(5000);
+    tc::bernoulli(s, 5000, 0.1, xrng::DType::f32, got.data(), tc::Release::r2_0, kern);
+    tc::dropout(d, 5000, 0.9, xrng::DType::f32, in.data(), out.data(), mask.data(), tc::Release::r2_0, kern);
+    M m(ref, 0.1, kern);
+    CHECK(m.limit == 214748361u);
+    for (size_t i = 0; i < got.size(); ++i) {
+      const bool b = m.next();
+      CHECK(got[i] == (b ? 1.0f : 0.0f));
+      CHECK(mask[i] == b);  // (dropout keeps with probability 1 - p: the same threshold)
+    }
+  }
+}
+
 TEST_CASE("torch_cpu: MklExponential: MKL's logarithm and exponential (known answers), its word, no elements") {
   // Known answers from MKL 2023.1's generic kernels (tests/torch_versions/mkl/check_mkl.sh, which proves
   // mkl_ln_f32 on every positive normal float and the float exponential over the whole MCG31 period): inputs

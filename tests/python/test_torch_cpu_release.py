@@ -9,6 +9,7 @@ against the numbers the releases themselves gave: tests/data/golden_torch_cpu.tx
 MT19937 words (numpy's RandomState seeds as torch does).
 """
 import hashlib
+import struct
 
 import numpy as np
 import pytest
@@ -359,6 +360,67 @@ def test_exponential_and_multinomial_by_release(release):
     assert torch.equal(a, b) == mkl and torch.equal(a.t(), c) == (not mkl)
 
 
+# ---- kernels "x86-intel" and "x86-intel-avx512": torch's AVX2 build on an Intel CPU (SPEC.md 14.7) ----
+
+# torch 2.0.1 (x86-64 wheel) with its static MKL told the CPU is Intel's (tests/torch_versions/mkl/intel_cpu.c), as
+# on an Intel CPU with AVX2 and without AVX-512: torch.manual_seed(0); torch.empty(4096).exponential_(1.5): the
+# first 16 hex digits of the sha256 of its float32 bytes, and element 4 (0.6152616739273071 on the AMD host, as
+# 1626 others of the 4096: MKL's Intel uniform and logarithm)
+_EXPONENTIAL_2_0_INTEL = ("352b293d0535ce2c", 0.6152616143226624)
+
+
+def _f32_digest(t):
+    return hashlib.sha256(struct.pack(f"{t.numel()}f", *t.tolist())).hexdigest()[:16]
+
+
+def _not_mkl(draw):
+    """Draws no MKL release takes from MKL: the Intel kernels give x86's."""
+    return [draw(lambda g: xrng.randn(300, generator=g)), draw(lambda g: xrng.randn(7, dtype=torch.float64, generator=g)),
+            draw(lambda g: xrng.rand(100, dtype=torch.float16, generator=g)),
+            draw(lambda g: xrng.randint(0, 2 ** 40, (9,), generator=g)), draw(lambda g: xrng.randperm(50, generator=g)),
+            draw(lambda g: xrng.normal_(torch.empty(40), 0.5, 2.0, generator=g)),
+            draw(lambda g: xrng.cauchy_(torch.empty(40), 0.5, 2.0, generator=g))]
+
+
+@pytest.mark.parametrize("release", ["2.0", "2.4", "2.6.0", "2.7", None])
+@pytest.mark.parametrize("kernel", ["x86-intel", "x86-intel-avx512"])
+def test_intel_kernels(kernel, release):
+    # the generator API and the mode agree (every dtype, layouts, multinomial) and leave torch's state
+    mine = _generator_equals_mode(_exponentials, _exponentials_via_generator, _exponentials_via_torch, 0,
+                                  kernel=kernel, release=release)
+    mkl = release in ("2.0", "2.4", "2.6.0")
+    x86 = _exponentials(_exponentials_via_generator(xrng.torch_cpu(0, release=release)))
+    assert torch.equal(mine[0], x86[0]) == (not mkl)  # float32: MKL's Intel uniform and logarithm
+    for a, b in zip(mine[4:8], x86[4:8]):  # float64: glibc's log for MKL's vdLn on every kernel
+        assert torch.equal(a, b)
+    x = xrng.exponential_(torch.empty(4096), 1.5, generator=xrng.torch_cpu(0, kernel=kernel, release=release))
+    if kernel == "x86-intel":
+        assert (_f32_digest(x) == _EXPONENTIAL_2_0_INTEL[0]) == mkl
+        assert (x[4].item() == _EXPONENTIAL_2_0_INTEL[1]) == mkl
+    else:  # AVX-512's logarithm (read from MKL's code): Intel's uniform, another rounding of some values
+        y = xrng.exponential_(torch.empty(4096), 1.5, generator=xrng.torch_cpu(0, kernel="x86-intel", release=release))
+        assert (not torch.equal(x, y)) == mkl
+    # bernoulli_ and dropout (MKL's with Intel's threshold: tests/test_torch_cpu.cpp holds the x it moves) through
+    # the generator API and the mode alike
+    _generator_equals_mode(_discrete, _discrete_via_generator, _discrete_via_torch, 0, kernel=kernel, release=release)
+    # every draw no release takes from MKL is x86's, and advances the generator as x86's
+    gi, gx = xrng.torch_cpu(5, kernel=kernel, release=release), xrng.torch_cpu(5, release=release)
+    _same(_not_mkl(lambda f: f(gi)), _not_mkl(lambda f: f(gx)))
+    assert torch.equal(gi.state, gx.state)
+    assert f"kernel={kernel!r}" in repr(gi)
+
+
+def test_cli_intel_streams(cli):
+    # the CLI's torch-cpu-x86-intel@2.4: torch 2.0.1's exponential_ with its MKL told the CPU is Intel's (the
+    # sha256 of its 4096 float32 values, _EXPONENTIAL_2_0_INTEL's first 16 hex digits); x86's is the AMD host's
+    args = ("--dist", "exponential", "--lambda", 1.5, "--seed", 0, "--count", 4096)
+    assert cli.fingerprint("--stream", "torch-cpu-x86-intel@2.4", *args).startswith(_EXPONENTIAL_2_0_INTEL[0])
+    x = xrng.exponential_(torch.empty(4096), 1.5, generator=xrng.torch_cpu(0, release="2.4"))
+    assert cli.fingerprint("--stream", "torch-cpu-x86@2.4", *args).startswith(_f32_digest(x))
+    z = xrng.exponential_(torch.empty(4096), 1.5, generator=xrng.torch_cpu(0, kernel="x86-intel-avx512", release="2.4"))
+    assert cli.fingerprint("--stream", "torch-cpu-x86-intel-avx512@2.4", *args).startswith(_f32_digest(z))
+
+
 # ---- kernel "arm": torch's AArch64 wheels (SPEC.md 14.8) ----
 
 def _arm_draws(draw):
@@ -431,7 +493,7 @@ def test_arm_kernel_is_scalar_functions_fused_no_mkl():
         arm = xrng.bernoulli(300, p=0.3, generator=xrng.torch_cpu(5, kernel="arm", release=release))
         assert torch.equal(arm, xrng.bernoulli(300, p=0.3, generator=xrng.torch_cpu(5, kernel="arm", release="2.7")))
         assert not torch.equal(arm, xrng.bernoulli(300, p=0.3, generator=xrng.torch_cpu(5, release=release)))
-    with pytest.raises(ValueError, match="'x86', 'scalar', 'arm', 'arm-sve256' or 'x86-windows'"):
+    with pytest.raises(ValueError, match="'x86', 'scalar', 'arm', 'arm-sve256', 'x86-windows', 'x86-intel' or 'x86-intel-avx512'"):
         xrng.torch_cpu(0, kernel="aarch64")
     assert repr(xrng.torch_cpu(0, kernel="arm", release="2.4")) == "xrng.torch_cpu(kernel='arm', release='2.4')"
 

@@ -8,7 +8,8 @@ that torch drew them (recorded by check.sh from PyPI's x86-64 wheels, and by
 check_aarch64.sh from its AArch64 wheels under qemu-aarch64; not in CI: a
 few GB each). Here the same battery is drawn under
 xrng.reproducible(stream="torch-cpu-x86@<release>"),
-("torch-cpu-scalar@<release>"), ("torch-cpu-arm@<release>") and ("torch-cpu-arm-sve256@<release>"), the
+("torch-cpu-scalar@<release>"), ("torch-cpu-arm@<release>"), ("torch-cpu-arm-sve256@<release>") and
+("torch-cpu-x86-intel@<release>", recorded by mkl/record_intel.sh), the
 installed torch serving only as the
 dispatcher, and every recorded group must
 equal it, except the differences listed in KNOWN (SPEC.md 14.6 describes
@@ -40,13 +41,15 @@ record = _load("record")
 # Which stream reproduces torch run with ATEN_CPU_CAPABILITY=<capability> on x86-64, and torch's AArch64 wheels
 # ("aarch64": their DEFAULT capability, under qemu-aarch64; "aarch64-sve256": their SVE256 capability, under
 # qemu-aarch64 -cpu max,sve256=on, as on a Graviton3).
+# "avx2-intel": avx2 with the wheel's static MKL told the CPU is Intel's (mkl/record_intel.sh), as on an Intel CPU
+# with AVX2 and without AVX-512.
 STREAM = {"avx2": "torch-cpu-x86", "avx512": "torch-cpu-x86", "default": "torch-cpu-scalar",
-          "aarch64": "torch-cpu-arm", "aarch64-sve256": "torch-cpu-arm-sve256"}
+          "aarch64": "torch-cpu-arm", "aarch64-sve256": "torch-cpu-arm-sve256", "avx2-intel": "torch-cpu-x86-intel"}
 
 # 2.0 to 2.6's x86-64 wheels: exponential_ (so multinomial without replacement) from Intel MKL's
 # vsRngExponential / vdRngExponential (SPEC.md 14.7: MklExponential). float32, float16 and bfloat16 are MKL's
 # values; float64 takes glibc's log for MKL's vdLn, which differs on about 0.1 % of inputs (the generator's state
-# after it is torch's)
+# after it is torch's; on "avx2-intel" MKL's vdLn takes this AMD CPU's rcpps, not an Intel CPU's: unmeasured there)
 _EXPONENTIAL = ["exponential_ f64"]
 # Of the value differences KNOWN lists, those after which the generator's state must still be torch's
 _STATE_KEPT = ["exponential_ f64"]
@@ -65,7 +68,7 @@ KNOWN = {
     "2.0.1": {"values": _NO_F16_BERNOULLI},
     "2.1.2": {"values": _NO_F16_BERNOULLI},
     **{(v, c): {"values": _EXPONENTIAL}
-       for v in ("2.0.1", "2.1.2", "2.2.2", "2.3.1", "2.4.1", "2.5.1", "2.6.0") for c in ("avx2", "default")},
+       for v in ("2.0.1", "2.1.2", "2.2.2", "2.3.1", "2.4.1", "2.5.1", "2.6.0") for c in ("avx2", "default", "avx2-intel")},
     **{(v, "aarch64"): {"values": _DROPOUT_T} for v in ("2.0.1", "2.1.2", "2.2.2", "2.3.1", "2.4.1")},
     # AArch64 2.6 on, DEFAULT: bfloat16's input * noise rounds differently in one element (torch's own bfloat16
     # arithmetic on that CPU, not a draw: the masks are equal; SVE256 equals the stream)

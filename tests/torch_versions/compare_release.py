@@ -8,7 +8,11 @@ geometric_; the scalar-p bernoulli_, dropout and randint of a range in
 [2^28, 2^32)), under ATEN_CPU_CAPABILITY=avx2 (against torch-cpu-x86@R) and
 =default (torch-cpu-scalar@R). Not in CI (it needs the release installed).
 
-    python3 tests/torch_versions/compare_release.py DIR
+    python3 tests/torch_versions/compare_release.py DIR [--intel LIBINTEL_CPU]
+
+--intel adds a run with LIBINTEL_CPU (mkl/intel_cpu.c built as a shared
+library) preloaded, Intel MKL then running an Intel CPU's kernels, against
+torch-cpu-x86-intel@R.
 
 DIR holds the release's `torch` package (as check.sh installs it); it runs in
 a subprocess per capability, xrng (under xrng.reproducible, strict) in this
@@ -46,6 +50,9 @@ CASES = [  # (name, dtype, non-contiguous, draw)
     ("log_normal_(0.3, 0.7)", "float64", False, "t.log_normal_(0.3, 0.7)"),
     ("exponential_(1.3)", "float64", False, "t.exponential_(1.3)"),
     ("exponential_(1.3)", "float32", False, "t.exponential_(1.3)"),
+    ("exponential_(1.3)", "float16", False, "t.exponential_(1.3)"),
+    ("exponential_(1.3)", "bfloat16", False, "t.exponential_(1.3)"),
+    ("multinomial(w, N)", "float32", False, "torch.multinomial(torch.linspace(1.0, 2.0, N, dtype=t.dtype), N)"),
     ("geometric_(0.3)", "float64", False, "t.geometric_(0.3)"),
     ("bernoulli_(0.3)", "float32", False, "t.bernoulli_(0.3)"),
     ("bernoulli_(0.7)", "float64", True, "t.bernoulli_(0.7)"),
@@ -62,17 +69,19 @@ for i, (name, dtype, strided, expr) in enumerate(cases):
     dt = getattr(torch, dtype)
     t = torch.empty(N, 2, dtype=dt)[:, 0] if strided else torch.empty(N, dtype=dt)
     v = eval(expr).contiguous()
-    code = {2: "h", 4: "f", 8: "d"}[v.element_size()]
+    code = "q" if v.dtype == torch.int64 else {2: "h", 4: "f", 8: "d"}[v.element_size()]
     v = v.view(torch.int16) if v.element_size() == 2 else v
     res[i] = struct.pack(f"<{v.numel()}{code}", *v.flatten().tolist())
 open(out, "wb").write(pickle.dumps(res))
 """
 
 
-def torch_side(path, capability):
+def torch_side(path, capability, preload=None):
     with tempfile.TemporaryDirectory() as d:
         out = os.path.join(d, "draws.pkl")
         env = dict(os.environ, PYTHONPATH=path, ATEN_CPU_CAPABILITY=capability)
+        if preload:
+            env["LD_PRELOAD"] = preload
         r = subprocess.run([sys.executable, "-c", DRAW, str(N), pickle.dumps(CASES).hex(), out], env=env, cwd="/",
                            capture_output=True, text=True)
         if r.returncode != 0:
@@ -96,8 +105,11 @@ def xrng_side(stream):
 def main():
     path = os.path.expanduser(sys.argv[1])
     bad = total = 0
-    for capability, kernel in (("avx2", "x86"), ("default", "scalar")):
-        theirs = torch_side(path, capability)
+    runs = [("avx2", "x86", None), ("default", "scalar", None)]
+    if len(sys.argv) == 4 and sys.argv[2] == "--intel":  # MKL told the CPU is Intel's: torch-cpu-x86-intel
+        runs.append(("avx2", "x86-intel", os.path.abspath(sys.argv[3])))
+    for capability, kernel, preload in runs:
+        theirs = torch_side(path, capability, preload)
         stream = f"torch-cpu-{kernel}@{theirs.pop('version')}"
         mine = xrng_side(stream)
         for i, (name, dtype, strided, _) in enumerate(CASES):
@@ -105,7 +117,7 @@ def main():
             if mine[i] != theirs[i]:
                 es = len(mine[i]) // N
                 diff = sum(mine[i][j:j + es] != theirs[i][j:j + es] for j in range(0, len(mine[i]), es))
-                print(f"{stream} ({capability}): {name} {dtype}{' strided' if strided else ''}: {diff} of {N} differ")
+                print(f"{stream} ({capability}{' intel' if preload else ''}): {name} {dtype}{' strided' if strided else ''}: {diff} of {N} differ")
                 bad += 1
     print(f"{total - bad} of {total} cases equal ({N} elements each)")
     sys.exit(1 if bad else 0)

@@ -3,7 +3,9 @@
     python3 record.py CAPABILITY [--merge recorded.json]
 
 CAPABILITY is what ATEN_CPU_CAPABILITY is set to (avx2, default, avx512); the
-process imports torch after setting it. On an AArch64 Python (check_aarch64.sh
+process imports torch after setting it. "avx2-intel" is avx2 with Intel MKL
+told the CPU is Intel's (mkl/record_intel.sh preloads mkl/intel_cpu.c), so
+torch 2.0 to 2.6's MKL draws are an Intel CPU's. On an AArch64 Python (check_aarch64.sh
 runs one under qemu-aarch64) the key is "aarch64" for CAPABILITY default and
 "aarch64-CAPABILITY" otherwise (sve256, ...). Prints (or merges into the JSON file)
 {torch version: {key: {group: "values:state"}}}, a group being one kind
@@ -32,7 +34,10 @@ def groups(results):
 
 def main():
     cap = sys.argv[1]
-    os.environ["ATEN_CPU_CAPABILITY"] = cap
+    if cap.endswith("-intel"):  # (mkl/record_intel.sh: MKL told the CPU is Intel's)
+        if "intel_cpu" not in os.environ.get("LD_PRELOAD", ""):
+            sys.exit("record.py: CAPABILITY-intel needs LD_PRELOAD of mkl/intel_cpu.c's library (record_intel.sh)")
+    os.environ["ATEN_CPU_CAPABILITY"] = cap.removesuffix("-intel")
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
     import torch
     import battery

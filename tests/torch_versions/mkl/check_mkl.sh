@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # Proves rng/torch_cpu.h's copies of Intel MKL's draws (torch 2.0 to 2.6's
-# x86-64 exponential_: mkl_ln_f32, MklExponential) against MKL itself, over
-# every input (mkl_check.cpp says what). Not in CI: downloads PyPI's mkl
-# 2023.1.0 wheel (about 200 MB) into $XRNG_TORCH_VERSIONS_DIR (default
-# ~/.cache/xrng-torch-versions). About 8 minutes on 2 cores.
+# x86-64 exponential_ and bernoulli_: mkl_ln_f32 and its Intel forms,
+# MklExponential, MklBernoulli) against MKL itself, over every input
+# (mkl_check.cpp says what), as MKL runs on this CPU and as it runs on an
+# Intel one. Not in CI: downloads PyPI's mkl 2023.1.0 wheel (about 200 MB)
+# into $XRNG_TORCH_VERSIONS_DIR (default ~/.cache/xrng-torch-versions). About
+# 12 minutes on 2 cores.
 #   tests/torch_versions/mkl/check_mkl.sh
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
@@ -19,6 +21,9 @@ g++ -std=c++17 -O2 -ffp-contract=off -I"$repo" "$here/mkl_check.cpp" -o "$root/m
   -ldl -L"$lib" -l:libmkl_rt.so.2 -Wl,-rpath,"$lib"
 grep -m1 "vendor_id" /proc/cpuinfo || true
 MKL_THREADING_LAYER=SEQUENTIAL "$root/mkl_check" "$lib"
+# again with MKL told the CPU is Intel's (intel_cpu.c): its l9 / z0 kernels, the x86-intel kernels' draws
+gcc -shared -fPIC -O2 "$here/intel_cpu.c" -o "$root/libintel_cpu.so"
+LD_PRELOAD="$root/libintel_cpu.so" MKL_THREADING_LAYER=SEQUENTIAL "$root/mkl_check" "$lib" intel
 # the host's SIMD loops against the header over the same period (no MKL needed)
 g++ -std=c++17 -O2 -ffp-contract=off -I"$repo" -I"$repo/host" "$here/host_period.cpp" -o "$root/host_period"
 "$root/host_period"
