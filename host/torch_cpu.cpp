@@ -190,13 +190,17 @@ __attribute__((target("avx2"))) inline __m128 mcg31_uniform4_intel(__m256i x) {
   const __m128i lo = _mm256_castsi256_si128(_mm256_permutevar8x32_epi32(x, _mm256_setr_epi32(0, 2, 4, 6, 0, 2, 4, 6)));
   return _mm_mul_ps(_mm_cvtepi32_ps(lo), _mm_set1_ps(0x1p-31f));
 }
-__attribute__((target("avx2"))) inline __m256 mkl_ln8(__m256 u) {
+// mkl_ln_f32's and mkl_ln_f32_l9's reduction, 8 lanes: u = 2^k (1 + r), 1 + r in [2/3, 4/3).
+__attribute__((target("avx2"))) inline void mkl_ln8_reduce(__m256 u, __m256& k, __m256& r) {
   const __m256i off = _mm256_set1_epi32(static_cast<int>(kMklLnOffset));
   const __m256i t = _mm256_sub_epi32(_mm256_castps_si256(u), off);
-  const __m256 k = _mm256_cvtepi32_ps(_mm256_srai_epi32(t, 23));
-  const __m256 r =
-      _mm256_sub_ps(_mm256_castsi256_ps(_mm256_add_epi32(_mm256_and_si256(t, _mm256_set1_epi32(0x7fffff)), off)),
+  k = _mm256_cvtepi32_ps(_mm256_srai_epi32(t, 23));
+  r = _mm256_sub_ps(_mm256_castsi256_ps(_mm256_add_epi32(_mm256_and_si256(t, _mm256_set1_epi32(0x7fffff)), off)),
                     _mm256_set1_ps(1.0f));
+}
+__attribute__((target("avx2"))) inline __m256 mkl_ln8(__m256 u) {
+  __m256 k, r;
+  mkl_ln8_reduce(u, k, r);
   __m256 p = _mm256_set1_ps(detail::u2f(kMklLnC[8]));
   for (int i = 7; i >= 0; --i) p = _mm256_add_ps(_mm256_mul_ps(p, r), _mm256_set1_ps(detail::u2f(kMklLnC[i])));
   const __m256 q = _mm256_add_ps(_mm256_mul_ps(_mm256_mul_ps(r, p), r), r);
@@ -205,12 +209,8 @@ __attribute__((target("avx2"))) inline __m256 mkl_ln8(__m256 u) {
 }
 // mkl_ln_f32_l9, 8 lanes: the same instructions as MKL's kernel.
 __attribute__((target("avx2,fma"))) inline __m256 mkl_ln8_l9(__m256 u) {
-  const __m256i off = _mm256_set1_epi32(static_cast<int>(kMklLnOffset));
-  const __m256i t = _mm256_sub_epi32(_mm256_castps_si256(u), off);
-  const __m256 k = _mm256_cvtepi32_ps(_mm256_srai_epi32(t, 23));
-  const __m256 r =
-      _mm256_sub_ps(_mm256_castsi256_ps(_mm256_add_epi32(_mm256_and_si256(t, _mm256_set1_epi32(0x7fffff)), off)),
-                    _mm256_set1_ps(1.0f));
+  __m256 k, r;
+  mkl_ln8_reduce(u, k, r);
   __m256 p = _mm256_fmadd_ps(_mm256_set1_ps(detail::u2f(kMklLnL9C[6])), r, _mm256_set1_ps(detail::u2f(kMklLnL9C[5])));
   for (int i = 4; i >= 0; --i) p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(detail::u2f(kMklLnL9C[i])));
   return _mm256_fmadd_ps(k, _mm256_set1_ps(detail::u2f(kMklLnLn2)), _mm256_fmadd_ps(_mm256_mul_ps(r, p), r, r));

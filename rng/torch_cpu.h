@@ -938,10 +938,15 @@ struct MklBernoulli : Mcg31 {
 inline constexpr uint32_t kMklLnC[9] = {0xbf000000u, 0x3eaaaa83u, 0xbe7fff78u, 0x3e4ce814u, 0xbe2acee6u,
                                         0x3e0f6b8cu, 0xbdf9889eu, 0x3e0f335du, 0xbe0402c8u};
 inline constexpr uint32_t kMklLn2Hi = 0x3f317200u, kMklLn2Lo = 0x35bfbe8eu, kMklLnOffset = 0x3f2aaaabu;
-inline float mkl_ln_f32(float x) {
+// The reduction: x = 2^k (1 + r), 1 + r in [2/3, 4/3), r exact (k by an arithmetic shift: floor).
+inline void mkl_ln_reduce(float x, float& k, float& r) {
   const int32_t t = static_cast<int32_t>(detail::f2u(x) - kMklLnOffset);
-  const float k = static_cast<float>(t >> 23);  // (arithmetic shift: the exponent, floor)
-  const float r = detail::u2f((static_cast<uint32_t>(t) & 0x7fffffu) + kMklLnOffset) - 1.0f;
+  k = static_cast<float>(t >> 23);
+  r = detail::u2f((static_cast<uint32_t>(t) & 0x7fffffu) + kMklLnOffset) - 1.0f;
+}
+inline float mkl_ln_f32(float x) {
+  float k, r;
+  mkl_ln_reduce(x, k, r);
   float p = detail::u2f(kMklLnC[8]);
   for (int i = 7; i >= 0; --i) p = p * r + detail::u2f(kMklLnC[i]);
   const float q = (r * p) * r + r;
@@ -960,9 +965,8 @@ inline constexpr uint32_t kMklLnL9C[7] = {0xbf000000u, 0x3eaaaee7u, 0xbe80061du,
                                           0xbe289358u, 0x3e2db86bu, 0xbe1b6a22u};
 inline constexpr uint32_t kMklLnLn2 = 0x3f317218u;
 inline float mkl_ln_f32_l9(float x) {
-  const int32_t t = static_cast<int32_t>(detail::f2u(x) - kMklLnOffset);
-  const float k = static_cast<float>(t >> 23);
-  const float r = detail::u2f((static_cast<uint32_t>(t) & 0x7fffffu) + kMklLnOffset) - 1.0f;
+  float k, r;
+  mkl_ln_reduce(x, k, r);
   float p = std::fma(detail::u2f(kMklLnL9C[6]), r, detail::u2f(kMklLnL9C[5]));
   for (int i = 4; i >= 0; --i) p = std::fma(p, r, detail::u2f(kMklLnL9C[i]));
   return std::fma(k, detail::u2f(kMklLnLn2), std::fma(r * p, r, r));

@@ -727,23 +727,8 @@ TEST_CASE("torch_cpu: MKL's draws on Intel CPUs (x86-intel, x86-intel-avx512): k
     tc::randn(b, 1000, 0.5, 2.0, tc::Kernel::x86, xrng::DType::f32, y.data());
     CHECK(x == y);
   }
-  // the host's loops (8 AVX2 lanes where the CPU has them) equal the header, long runs, every phase; bernoulli_ and
-  // dropout take the kernel's threshold
-  for (const auto kern : {tc::Kernel::x86_intel, tc::Kernel::x86_intel_avx512})
-    for (const uint64_t seed : {1ull, 123456789ull})
-      for (const double lambda : {1.0, 1.5, 7e5}) {
-        const int64_t n = (int64_t{1} << 20) + static_cast<int64_t>(seed % 8);
-        tc::State s(seed), ref(seed);
-        std::vector<float> got(static_cast<size_t>(n));
-        tc::exponential(s, n, lambda, xrng::DType::f32, got.data(), tc::Release::r2_3, kern);
-        tc::MklExponential m(ref, false, kern);
-        int64_t bad = 0;
-        for (int64_t i = 0; i < n; ++i)
-          bad += tc::detail::f2u(got[static_cast<size_t>(i)]) !=
-                 tc::detail::f2u(m.next_f32(static_cast<float>(1.0 / lambda)));
-        CHECK_MESSAGE(bad == 0, "seed " << seed << " lambda " << lambda);
-        CHECK(s.random() == ref.random());
-      }
+  // (the host's loops: the MklExponential case's runs, every kernel) bernoulli_ and dropout take the kernel's
+  // threshold
   for (const auto kern : {tc::Kernel::x86_intel, tc::Kernel::x86_intel_avx512}) {
     tc::State s(9), ref(9), d(9);
     std::vector<float> got(5000), in(5000, 1.0f), out(5000);
@@ -805,26 +790,29 @@ TEST_CASE("torch_cpu: MklExponential: MKL's logarithm and exponential (known ans
           }
         }
       }
-  // the host's loop (8 AVX2 lanes where the CPU has them) equals the header's next_f32, long runs, every phase
+  // the host's loop (8 AVX2 lanes where the CPU has them) equals the header's next_f32, long runs, every phase,
+  // with each kernel's uniform and logarithm (x86's generic ones, x86-intel's, x86-intel-avx512's)
   for (const uint64_t seed : {1ull, 77ull, 123456789ull})
     for (const double lambda : {1.0, 1.5, 1e-3, 7e5}) {
       const int64_t n = (int64_t{1} << 20) + static_cast<int64_t>(seed % 8);
-      tc::State s(seed), ref(seed);
-      std::vector<float> got(static_cast<size_t>(n));
-      tc::exponential(s, n, lambda, xrng::DType::f32, got.data(), tc::Release::r2_3, tc::Kernel::x86);
-      tc::MklExponential m(ref, false);
-      int64_t bad = 0;
-      for (int64_t i = 0; i < n; ++i)
-        bad += tc::detail::f2u(got[static_cast<size_t>(i)]) !=
-               tc::detail::f2u(m.next_f32(static_cast<float>(1.0 / lambda)));
-      CHECK_MESSAGE(bad == 0, "seed " << seed << " lambda " << lambda);
-      CHECK(s.random() == ref.random());
+      for (const auto kern : {tc::Kernel::x86, tc::Kernel::x86_intel, tc::Kernel::x86_intel_avx512}) {
+        tc::State s(seed), ref(seed);
+        std::vector<float> got(static_cast<size_t>(n));
+        tc::exponential(s, n, lambda, xrng::DType::f32, got.data(), tc::Release::r2_3, kern);
+        tc::MklExponential m(ref, false, kern);
+        int64_t bad = 0;
+        for (int64_t i = 0; i < n; ++i)
+          bad += tc::detail::f2u(got[static_cast<size_t>(i)]) !=
+                 tc::detail::f2u(m.next_f32(static_cast<float>(1.0 / lambda)));
+        CHECK_MESSAGE(bad == 0, "seed " << seed << " lambda " << lambda << " kernel " << static_cast<int>(kern));
+        CHECK(s.random() == ref.random());
+      }
       // float64 (4 AVX2 lanes and glibc's log on them where the CPU has AVX2 and FMA)
       tc::State s64(seed), ref64(seed);
       std::vector<double> got64(static_cast<size_t>(n));
       tc::exponential(s64, n, lambda, xrng::DType::f64, got64.data(), tc::Release::r2_3, tc::Kernel::x86);
       tc::MklExponential m64(ref64, true);
-      bad = 0;
+      int64_t bad = 0;
       for (int64_t i = 0; i < n; ++i) {
         const double want = m64.next_f64(1.0 / lambda);
         bad += std::memcmp(&got64[static_cast<size_t>(i)], &want, 8) != 0;
