@@ -164,7 +164,7 @@ bool has_f16c() {
 // MklExponential's float values 8 at a time (torch 2.0 to 2.6's exponential_):
 // lane j holds x_{i+j} (two registers of four 64-bit lanes), stepped by
 // kA^8; the uniform, the logarithm (mkl_ln_f32, or an Intel CPU's: the
-// template's MklLn) and a - ln(u) beta are the header's IEEE operations lane
+// template's MklCpu) and a - ln(u) beta are the header's IEEE operations lane
 // for lane (fused exactly where the header fuses), so the same values
 // (tests/test_torch_cpu.cpp compares them).
 __attribute__((target("avx2"))) inline __m256i mcg31_mul4(__m256i x, __m256i c) {
@@ -239,13 +239,13 @@ __attribute__((target("avx2,fma"))) inline __m256 mkl_ln8_z0(__m256 u) {
   p = _mm256_fmadd_ps(p, r, z0_row(3, j));
   return _mm256_fmadd_ps(p, r, _mm256_mul_ps(k, _mm256_set1_ps(detail::u2f(kMklLnLn2))));
 }
-template <MklLn L>
+template <MklCpu L>
 __attribute__((target("avx2,fma"))) inline __m256 mkl_ln8_of(__m256 u) {
-  if constexpr (L == MklLn::l9) return mkl_ln8_l9(u);
-  else if constexpr (L == MklLn::z0) return mkl_ln8_z0(u);
+  if constexpr (L == MklCpu::l9) return mkl_ln8_l9(u);
+  else if constexpr (L == MklCpu::z0) return mkl_ln8_z0(u);
   else return mkl_ln8(u);
 }
-template <MklLn L>
+template <MklCpu L>
 __attribute__((target("avx2,fma"))) void mkl_exponential_f32_avx2(MklExponential& g, int64_t n, float beta,
                                                                   float* out) {
   int64_t i = 0;
@@ -254,7 +254,7 @@ __attribute__((target("avx2,fma"))) void mkl_exponential_f32_avx2(MklExponential
     const __m256i step = _mm256_set1_epi64x(Mcg31::power(8));
     const __m256 vmin = _mm256_set1_ps(std::numeric_limits<float>::min()), vbeta = _mm256_set1_ps(beta);
     for (; i + 8 <= n; i += 8) {
-      if constexpr (L == MklLn::generic) {
+      if constexpr (L == MklCpu::generic) {
         const __m256 u = _mm256_set_m128(mcg31_uniform4(b), mcg31_uniform4(a));
         _mm256_storeu_ps(out + i, _mm256_sub_ps(vmin, _mm256_mul_ps(mkl_ln8(u), vbeta)));
       } else {  // (Intel's uniform; a - ln beta one vfnmadd)
@@ -347,9 +347,9 @@ XRNG_FMA_CLONES void mkl_exponential_f64(MklExponential& g, int64_t n, double be
 void mkl_exponential_f32(MklExponential& g, int64_t n, float beta, float* out) {
 #if defined(XRNG_TORCH_AVX2)
   if (has_avx2_fma()) {
-    if (g.ln == MklLn::l9) return mkl_exponential_f32_avx2<MklLn::l9>(g, n, beta, out);
-    if (g.ln == MklLn::z0) return mkl_exponential_f32_avx2<MklLn::z0>(g, n, beta, out);
-    return mkl_exponential_f32_avx2<MklLn::generic>(g, n, beta, out);
+    if (g.cpu == MklCpu::l9) return mkl_exponential_f32_avx2<MklCpu::l9>(g, n, beta, out);
+    if (g.cpu == MklCpu::z0) return mkl_exponential_f32_avx2<MklCpu::z0>(g, n, beta, out);
+    return mkl_exponential_f32_avx2<MklCpu::generic>(g, n, beta, out);
   }
 #endif
   for (int64_t i = 0; i < n; ++i) out[i] = g.next_f32(beta);

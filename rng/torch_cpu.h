@@ -50,8 +50,9 @@ namespace xrng::torch_cpu {
 enum class Kernel { x86, scalar, arm, arm_sve256, x86_windows, x86_intel, x86_intel_avx512 };
 // Kernel::x86_intel and x86_intel_avx512 are Kernel::x86 on an Intel CPU with
 // AVX2 and without AVX-512, or with AVX-512: every draw is x86's but torch
-// 2.0 to 2.6's MKL exponential_ (mkl_exponential), whose logarithm Intel MKL
-// picks by CPU (MklLn).
+// 2.0 to 2.6's MKL bernoulli_ and exponential_ (mkl_bernoulli,
+// mkl_exponential), whose uniform and logarithm Intel MKL picks by CPU
+// (MklCpu).
 
 // Whether kernel k is torch's AVX2 build on Linux (x86 on any x86-64 CPU).
 inline bool is_x86_linux(Kernel k) {
@@ -141,18 +142,20 @@ inline bool mkl_bernoulli(Release r, Kernel k) {
 }
 // Whether exponential_ of kernel k in release r is MKL's (MklExponential):
 // the same wheels (1.13's exponential_ drew 14.2's values, with log(1 - u),
-// on the AMD host of SPEC.md 14.6; not measured on an Intel CPU).
+// on the AMD host of SPEC.md 14.6; not measured with MKL told the CPU is
+// Intel's).
 inline bool mkl_exponential(Release r, Kernel k) { return mkl_bernoulli(r, k); }
 
-// Which of Intel MKL's kernels torch 2.0 to 2.6's MKL draws (MklBernoulli,
+// Which of Intel MKL's kernel sets torch 2.0 to 2.6's MKL draws (MklBernoulli,
 // MklExponential) run on kernel k's CPU: MKL picks them by CPU (its
 // dispatch, read from torch's static MKL: mkl_vsl_kernel_{ex,l9,z0}_*):
 // generic on a CPU that is not Intel's, l9 on an Intel one with AVX2 and
 // without AVX-512, z0 on an Intel one with AVX-512. They differ in the float
-// uniform (MklBernoulli::uniform_intel) and the logarithm (mkl_ln).
-enum class MklLn { generic, l9, z0 };
-inline MklLn mkl_ln_of(Kernel k) {
-  return k == Kernel::x86_intel ? MklLn::l9 : k == Kernel::x86_intel_avx512 ? MklLn::z0 : MklLn::generic;
+// uniform (MklBernoulli::uniform_intel), the logarithm (mkl_ln) and the
+// exponential's last step (MklExponential::value_f32).
+enum class MklCpu { generic, l9, z0 };
+inline MklCpu mkl_cpu_of(Kernel k) {
+  return k == Kernel::x86_intel ? MklCpu::l9 : k == Kernel::x86_intel_avx512 ? MklCpu::z0 : MklCpu::generic;
 }
 
 // Whether kernel k in release r converts a float64 value (the element-wise
@@ -880,8 +883,8 @@ struct MklBernoulli : Mcg31 {
   // float, then one multiply-add with the scale 1 / (2^31 - 1) rounded to
   // float, 2^-31, and 0: exact), which is below uniform(x) for some x.
   static float uniform_intel(uint32_t x) { return static_cast<float>(static_cast<int32_t>(x)) * 0x1p-31f; }
-  // The uniform kernel k's CPU computes (mkl_ln_of(k): generic or Intel's).
-  static float uniform(uint32_t x, Kernel k) { return mkl_ln_of(k) == MklLn::generic ? uniform(x) : uniform_intel(x); }
+  // The uniform kernel k's CPU computes (mkl_cpu_of(k): generic or Intel's).
+  static float uniform(uint32_t x, Kernel k) { return mkl_cpu_of(k) == MklCpu::generic ? uniform(x) : uniform_intel(x); }
   // The smallest x in [0, 2^31 - 1] with uniform(x, k) >= float(p) (p in [0, 1]).
   static uint32_t limit_of(double p, Kernel k = Kernel::x86) {
     const float pf = static_cast<float>(p);
@@ -957,10 +960,10 @@ inline float mkl_ln_f32(float x) {
 // and without AVX-512 (mkl_vml_kernel_sLn_L9LAynn, AVX2 and FMA): the
 // reduction of mkl_ln_f32 (x = 2^k m, m in [2/3, 4/3), r = m - 1), then
 // ln x = k ln2 + (r + (r p(r)) r), p a degree-6 polynomial in Horner form,
-// every step but r p one fused multiply-add. Proven equal to that kernel
-// (MKL 2023.1, the same code as torch 2.0.1's and 2.3.1's static MKL; 2.6.0
-// recompiled it, the same operations) on all 2^31 - 2^24 positive normal
-// floats (SPEC.md 14.7). Its constants: c_0 .. c_6 and ln 2 (binary32 bits).
+// every step but r p one fused multiply-add. Proven equal to that kernel on
+// all 2^31 - 2^24 positive normal floats (SPEC.md 14.7): MKL 2023.1's (the
+// same code as torch 2.0.1's to 2.4.1's static MKL) and the recompiled ones
+// in torch 2.5.1's and 2.6.0's libtorch_cpu.so. Its constants: c_0 .. c_6 and ln 2 (binary32 bits).
 inline constexpr uint32_t kMklLnL9C[7] = {0xbf000000u, 0x3eaaaee7u, 0xbe80061du, 0x3e4afb81u,
                                           0xbe289358u, 0x3e2db86bu, 0xbe1b6a22u};
 inline constexpr uint32_t kMklLnLn2 = 0x3f317218u;
@@ -1004,8 +1007,9 @@ inline float mkl_ln_f32_z0(float x) {
   return std::fma(p, r, k * detail::u2f(kMklLnLn2));
 }
 
-inline float mkl_ln(float x, MklLn ln) {
-  return ln == MklLn::l9 ? mkl_ln_f32_l9(x) : ln == MklLn::z0 ? mkl_ln_f32_z0(x) : mkl_ln_f32(x);
+// The logarithm of kernel set c.
+inline float mkl_ln(float x, MklCpu c) {
+  return c == MklCpu::l9 ? mkl_ln_f32_l9(x) : c == MklCpu::z0 ? mkl_ln_f32_z0(x) : mkl_ln_f32(x);
 }
 
 // exponential_(lambda) in torch 2.0 to 2.6's x86-64 wheels (mkl_exponential:
@@ -1018,30 +1022,32 @@ inline float mkl_ln(float x, MklLn ln) {
 // (DBL_MIN) and scale beta = 1 / lambda (rounded to float for the float
 // call): u = x_i / (2^31 - 1) rounded to float (float: MklBernoulli's
 // uniform of the kernel; double: x_i times the double 1 / (2^31 - 1)), then
-// a - ln(u) beta, each step rounded (the Intel kernels fuse the last two). float: ln is mkl_ln(., mkl_ln_of(kernel)), so every value
-// is MKL's on that kernel's CPU (proven over all 2^31 - 2 x_i for the
-// generic and l9 logarithms, SPEC.md 14.7); float64:
+// a - ln(u) beta, each step rounded (the Intel kernels fuse the last two).
+// float: ln is mkl_ln(., mkl_cpu_of(kernel)), so every value is MKL's on that
+// kernel's CPU (proven over all 2^31 - 2 x_i for the generic and l9 kernels,
+// SPEC.md 14.7); float64:
 // ln is glibc's log, not MKL's vdLn, which differs on some inputs (SPEC.md
 // 14.7 gives the count): those values are 1 or 2 ulp off, the stream's word
-// and every other value exact. float16 and bfloat16 round the float value.
+// and every other value exact (on an Intel CPU MKL takes a reduced-accuracy
+// vdLn: most values differ). float16 and bfloat16 round the float value.
 struct MklExponential : Mcg31 {
   uint32_t x = 1;              // x_i of the next element
-  MklLn ln = MklLn::generic;  // the float call's logarithm
+  MklCpu cpu = MklCpu::generic;  // the float call's kernel set
 
   // Draws the seed word from `s` (f64: the float64 call's); kernel k's logarithm.
   MklExponential(State& s, bool f64, Kernel k = Kernel::x86)
-      : x(start(f64 ? static_cast<uint32_t>(s.random64()) : s.random())), ln(mkl_ln_of(k)) {}
+      : x(start(f64 ? static_cast<uint32_t>(s.random64()) : s.random())), cpu(mkl_cpu_of(k)) {}
   // The stream seeded with `word`.
-  explicit MklExponential(uint32_t word, Kernel k = Kernel::x86) : x(start(word)), ln(mkl_ln_of(k)) {}
-  // The value of x (float call, scale beta, logarithm `l`: the Intel kernels' a - ln beta is one fused
-  // multiply-add, vfnmadd; the generic one rounds the product).
-  static float value_f32(uint32_t x, float beta, MklLn l = MklLn::generic) {
-    const float ln = mkl_ln(l == MklLn::generic ? MklBernoulli::uniform(x) : MklBernoulli::uniform_intel(x), l);
-    return l == MklLn::generic ? std::numeric_limits<float>::min() - ln * beta
-                               : std::fma(-ln, beta, std::numeric_limits<float>::min());
+  explicit MklExponential(uint32_t word, Kernel k = Kernel::x86) : x(start(word)), cpu(mkl_cpu_of(k)) {}
+  // The value of x (float call, scale beta, kernel set `c`: the Intel sets' uniform, their logarithm, and
+  // a - ln beta one fused multiply-add, vfnmadd, where the generic set rounds the product).
+  static float value_f32(uint32_t x, float beta, MklCpu c = MklCpu::generic) {
+    const float ln = mkl_ln(c == MklCpu::generic ? MklBernoulli::uniform(x) : MklBernoulli::uniform_intel(x), c);
+    return c == MklCpu::generic ? std::numeric_limits<float>::min() - ln * beta
+                                : std::fma(-ln, beta, std::numeric_limits<float>::min());
   }
   float next_f32(float beta) {
-    const float v = value_f32(x, beta, ln);
+    const float v = value_f32(x, beta, cpu);
     x = mul(x, kA);
     return v;
   }
