@@ -8,7 +8,11 @@ alternate `rounds` times (the machine's load shared), each timing every row
 and as the ratio xrng / torch (below 1: xrng faster). Single-threaded
 (OMP_NUM_THREADS=1 both sides). Not a test.
 
-    python3 bench/torch_cpu_release.py DIR [--repeats 5] [--rounds 5]
+    python3 bench/torch_cpu_release.py DIR [--repeats 5] [--rounds 5] [--intel LIBINTEL_CPU]
+
+--intel: torch with tests/torch_versions/mkl/intel_cpu.c (built as a shared
+library) preloaded, its MKL running an Intel CPU's AVX2 kernels, against
+kernel="x86-intel".
 """
 import argparse
 import json
@@ -37,7 +41,7 @@ ROWS = [("randn f16 (2,4,128,128)", "randn", (2, 4, 128, 128), "float16"),
 
 TIMER = r"""
 import json, statistics, sys, time, torch
-rows, repeats, release = json.loads(sys.argv[1]), int(sys.argv[2]), sys.argv[3]
+rows, repeats, release, kernel = json.loads(sys.argv[1]), int(sys.argv[2]), sys.argv[3], sys.argv[4]
 torch.manual_seed(1)  # multinomial's weights, the same on both sides
 W = {(64, 50000): torch.rand(64, 50000) + 0.01, (10,): torch.arange(1.0, 11.0)}
 if release == "-":
@@ -54,7 +58,7 @@ if release == "-":
         return (torch.randn if kind == "randn" else torch.rand)(shape, dtype=dt, generator=g)
 else:
     import xrng
-    g = xrng.torch_cpu(0, release=release)
+    g = xrng.torch_cpu(0, kernel=kernel, release=release)
     def draw(kind, shape, dt):
         if kind == "uniform":
             return xrng.uniform_(torch.empty(shape, dtype=dt), -2, 5.5, generator=g)
@@ -88,11 +92,13 @@ print(json.dumps(out))
 """
 
 
-def run(rows, repeats, release, path):
+def run(rows, repeats, release, path, kernel="x86", preload=None):
     env = dict(os.environ, OMP_NUM_THREADS="1")
     if path is not None:
         env["PYTHONPATH"] = path
-    r = subprocess.run([sys.executable, "-c", TIMER, json.dumps(rows), str(repeats), release], env=env,
+    if preload is not None:
+        env["LD_PRELOAD"] = preload
+    r = subprocess.run([sys.executable, "-c", TIMER, json.dumps(rows), str(repeats), release, kernel], env=env,
                        capture_output=True, text=True, cwd="/")
     if r.returncode != 0:
         sys.exit(r.stderr[-2000:])
@@ -104,19 +110,23 @@ def main():
     ap.add_argument("dir", help="a directory holding the older release's torch package")
     ap.add_argument("--repeats", type=int, default=5)
     ap.add_argument("--rounds", type=int, default=5)
+    ap.add_argument("--intel", metavar="LIB", help="tests/torch_versions/mkl/intel_cpu.c built as a shared library: "
+                    "torch's MKL runs an Intel CPU's kernels, against kernel='x86-intel'")
     args = ap.parse_args()
+    kernel, preload = ("x86-intel", os.path.abspath(args.intel)) if args.intel else ("x86", None)
     theirs, mine = {}, {}
     for _ in range(args.rounds):
-        t = run(ROWS, args.repeats, "-", os.path.expanduser(args.dir))
+        t = run(ROWS, args.repeats, "-", os.path.expanduser(args.dir), preload=preload)
         release = t.pop("version")
-        m = run(ROWS, args.repeats, release, None)
+        m = run(ROWS, args.repeats, release, None, kernel)
         m.pop("version")
         for name in t:
             theirs.setdefault(name, []).extend(t[name])
             mine.setdefault(name, []).extend(m[name])
     theirs = {k: statistics.median(v) for k, v in theirs.items()}
     mine = {k: statistics.median(v) for k, v in mine.items()}
-    print(f"torch {release} (its own generator) against xrng.torch_cpu(release={release!r}), same values, "
+    print(f"torch {release} (its own generator{', MKL told the CPU is Intel' if preload else ''}) against "
+          f"xrng.torch_cpu(kernel={kernel!r}, release={release!r}), same values, "
           f"one thread, median of {args.rounds} x {args.repeats}")
     print(f"{'draw':32} {'torch us':>10} {'xrng us':>10} {'xrng/torch':>11}")
     for name, *_ in ROWS:

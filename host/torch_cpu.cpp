@@ -11,6 +11,7 @@
 // tests/test_torch_cpu.cpp compares the two over all 2^24 uniforms.
 #include "torch_cpu.h"
 
+#include <array>
 #include <cmath>
 #include <optional>
 #include <stdexcept>
@@ -342,6 +343,46 @@ XRNG_FMA_CLONES void mkl_exponential_f64(MklExponential& g, int64_t n, double be
 #endif
   for (int64_t i = 0; i < n; ++i) out[i] = g.next_f64(beta);
 }
+#if defined(XRNG_TORCH_AVX2)
+// Byte j of kSpread8[b] is bit j of b: eight 0/1 bytes from a movemask.
+constexpr std::array<uint64_t, 256> kSpread8 = [] {
+  std::array<uint64_t, 256> t{};
+  for (int b = 0; b < 256; ++b)
+    for (int j = 0; j < 8; ++j) t[b] |= static_cast<uint64_t>((b >> j) & 1) << (8 * j);
+  return t;
+}();
+// MklBernoulli's elements 8 at a time: lane j holds x_{i+j} (two registers of four 64-bit lanes, stepped by
+// kA^8, as the exponential's), each compared with the limit (x < limit: 1), the 8 results spread into bytes.
+__attribute__((target("avx2"))) void mkl_bernoulli_u8_avx2(MklBernoulli& g, int64_t n, uint8_t* out) {
+  int64_t i = 0;
+  if (n >= 8) {
+    __m256i a = mcg31_lanes4(g.x), b = mcg31_lanes4(Mcg31::mul(g.x, Mcg31::power(4)));
+    const __m256i step = _mm256_set1_epi64x(Mcg31::power(8));
+    const __m256i lim = _mm256_set1_epi64x(g.limit);
+    for (; i + 8 <= n; i += 8) {
+      const int lo = _mm256_movemask_pd(_mm256_castsi256_pd(_mm256_cmpgt_epi64(lim, a)));
+      const int hi = _mm256_movemask_pd(_mm256_castsi256_pd(_mm256_cmpgt_epi64(lim, b)));
+      std::memcpy(out + i, &kSpread8[static_cast<size_t>(lo | hi << 4)], 8);
+      a = mcg31_mul4(a, step);
+      b = mcg31_mul4(b, step);
+    }
+    g.x = static_cast<uint32_t>(_mm256_extract_epi64(a, 0));
+  }
+  for (; i < n; ++i) out[i] = g.next();
+}
+#endif
+
+}  // namespace
+
+void mkl_bernoulli_u8(MklBernoulli& g, int64_t n, uint8_t* out) {
+#if defined(XRNG_TORCH_AVX2)
+  if (has_avx2_fma()) return mkl_bernoulli_u8_avx2(g, n, out);
+#endif
+  g.fill(n, [out](int64_t i, bool b) { out[i] = b; });
+}
+
+namespace {
+
 // n of MklExponential's float values (AVX2 and FMA where the CPU has them; the same values either way: the
 // generic logarithm fuses nothing, the Intel ones fuse in both).
 void mkl_exponential_f32(MklExponential& g, int64_t n, float beta, float* out) {
@@ -699,7 +740,18 @@ void bernoulli(State& s, int64_t n, double p, DType dtype, void* out, Release r,
     else if (dtype == DType::u8) static_cast<uint8_t*>(out)[i] = b;
     else store_f64(dtype, out, i, b ? 1.0 : 0.0, false);
   };
-  if (mkl_bernoulli(r, k)) return MklBernoulli(s, p, k).fill(n, store);  // (its word drawn for n = 0 too)
+  if (mkl_bernoulli(r, k)) {  // (its word drawn for n = 0 too)
+    MklBernoulli g(s, p, k);
+    if (dtype == DType::u8) return mkl_bernoulli_u8(g, n, static_cast<uint8_t*>(out));
+    constexpr int64_t kChunk = 4096;
+    uint8_t buf[kChunk];
+    for (int64_t i = 0; i < n; i += kChunk) {
+      const int64_t m = n - i < kChunk ? n - i : kChunk;
+      mkl_bernoulli_u8(g, m, buf);
+      for (int64_t j = 0; j < m; ++j) store(i + j, buf[j] != 0);
+    }
+    return;
+  }
   for (int64_t i = 0; i < n; ++i) store(i, bernoulli_value(s, p));
 }
 

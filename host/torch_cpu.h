@@ -88,6 +88,10 @@ void log_normal(State& s, int64_t n, double mean, double std, Kernel k, DType dt
 // or i64: geometric_value per element, cast.
 void geometric(State& s, int64_t n, double p, DType dtype, void* out);
 
+// MklBernoulli g's next n elements as bytes 0 / 1 (8 AVX2 lanes where the CPU has AVX2; the same values as
+// g.next() n times, and g left where they leave it).
+void mkl_bernoulli_u8(MklBernoulli& g, int64_t n, uint8_t* out);
+
 // bernoulli_(p) with a scalar p in [0, 1] into n elements of dtype f32,
 // f64, f16, bf16, i64, i32 or bool (u8, 0/1): bernoulli_value (a float64
 // uniform against p) per element; where mkl_bernoulli (torch 2.0 to 2.6's

@@ -639,16 +639,26 @@ TEST_CASE("torch_cpu: MklBernoulli gives torch 2.0.1's values (measured), skips 
   for (int i = 0; i < 777; ++i) g.next();
   k.skip(777);
   CHECK(g.x == k.x);
-  // fill(n) (16 lanes) is next() n times, and leaves the stream where they do
-  for (const double p : {0.3, 0.5, 1.0})
-    for (const int64_t n : {0, 1, 63, 64, 65, 1000, 4099}) {
-      tc::State s1(11), s2(11);
-      tc::MklBernoulli a(s1, p), b(s2, p);
+  // fill(n) (16 lanes) and the host's mkl_bernoulli_u8 (8 AVX2 lanes where the CPU has them) are next() n
+  // times, and leave the stream where they do
+  for (const double p : {0.3, 0.5, 1.0, 0.1})
+    for (const int64_t n : {0, 1, 7, 8, 9, 63, 64, 65, 1000, 4099, 100003}) {
+      tc::State s1(11), s2(11), s3(11);
+      tc::MklBernoulli a(s1, p), b(s2, p), c(s3, p, tc::Kernel::x86_intel);
       std::vector<int> got(static_cast<size_t>(n)), want(static_cast<size_t>(n));
+      std::vector<uint8_t> bytes(static_cast<size_t>(n) + 1, 7);
       a.fill(n, [&](int64_t i, bool v) { got[static_cast<size_t>(i)] = v; });
+      tc::MklBernoulli u = b;
       for (auto& v : want) v = b.next();
       CHECK_MESSAGE(got == want, "n " << n);
       CHECK(a.x == b.x);
+      tc::mkl_bernoulli_u8(u, n, bytes.data());
+      CHECK(std::equal(want.begin(), want.end(), bytes.begin()));
+      CHECK(bytes[static_cast<size_t>(n)] == 7);  // (nothing past n)
+      CHECK(u.x == b.x);
+      tc::MklBernoulli cu = c;  // Intel's threshold
+      tc::mkl_bernoulli_u8(cu, n, bytes.data());
+      for (int64_t i = 0; i < n; ++i) CHECK(bytes[static_cast<size_t>(i)] == c.next());
     }
   // mul is x y mod (2^31 - 1)
   tc::State r(8);
