@@ -637,6 +637,8 @@ void exponential(State& s, int64_t n, double lambda, DType dtype, void* out, Rel
   check_float_dtype(dtype, "exponential");
   if (!(lambda > 0.0)) throw std::invalid_argument("torch_cpu exponential: lambda must be > 0");
   if (mkl_exponential(r, k) && !std::isinf(lambda)) {  // MKL's VSL (its word taken for no elements too)
+    if (dtype == DType::f64 && mkl_exponential_f64_refused(r, k))  // (before its word)
+      throw std::invalid_argument(std::string("torch_cpu exponential: ") + kMklF64Refused);
     MklExponential g(s, dtype == DType::f64, k);
     const double beta = 1.0 / lambda;
     const float beta_f = static_cast<float>(beta);  // (vsRngExponential's float parameter)

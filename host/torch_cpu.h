@@ -44,7 +44,8 @@ void uniform(State& s, int64_t n, double from, double to, Kernel k, DType dtype,
 // or bf16, in torch's order (exponential_value cast to the dtype; `r`: 1.13's
 // log(1 - u); `k` and `r`: float16 in one rounding where f16_direct; where
 // mkl_exponential and lambda is finite, MklExponential's values, its word
-// taken for n = 0 too). Throws std::invalid_argument before drawing.
+// taken for n = 0 too). Throws std::invalid_argument before drawing (a bad
+// dtype or lambda, and f64 where mkl_exponential_f64_refused).
 void exponential(State& s, int64_t n, double lambda, DType dtype, void* out, Release r = Release::r2_13,
                  Kernel k = Kernel::x86);
 

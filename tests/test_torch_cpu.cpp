@@ -721,6 +721,19 @@ TEST_CASE("torch_cpu: MKL's draws on Intel CPUs (x86-intel, x86-intel-avx512): k
   CHECK(M::limit_of(0.1) == 214748360u);
   CHECK(M::limit_of(0.7, tc::Kernel::x86_intel_avx512) == 1503238465u);
   CHECK(M::limit_of(0.5, tc::Kernel::x86_intel) == M::limit_of(0.5));
+  // float64 exponential_ of 2.0 to 2.6 on the Intel kernels: refused before its word (MKL's reduced-accuracy vdLn
+  // is not modelled); an infinite lambda and 2.7 on are drawn
+  for (const auto kern : {tc::Kernel::x86_intel, tc::Kernel::x86_intel_avx512}) {
+    tc::State s(4), ref(4);
+    double out[3];
+    CHECK_THROWS_AS(tc::exponential(s, 3, 1.5, xrng::DType::f64, out, tc::Release::r2_0, kern), std::invalid_argument);
+    CHECK(s.random() == ref.random());
+    CHECK(tc::mkl_exponential_f64_refused(tc::Release::r2_3, kern));
+    CHECK_FALSE(tc::mkl_exponential_f64_refused(tc::Release::r2_7, kern));
+    tc::exponential(s, 3, std::numeric_limits<double>::infinity(), xrng::DType::f64, out, tc::Release::r2_0, kern);
+    tc::exponential(s, 3, 1.5, xrng::DType::f64, out, tc::Release::r2_7, kern);
+  }
+  CHECK_FALSE(tc::mkl_exponential_f64_refused(tc::Release::r2_3, tc::Kernel::x86));
   // every other draw is x86's: the kernels share is_x86_linux and fuses
   CHECK(tc::is_x86_linux(tc::Kernel::x86_intel));
   CHECK(tc::is_x86_linux(tc::Kernel::x86_intel_avx512));

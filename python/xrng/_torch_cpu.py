@@ -45,7 +45,8 @@ own logarithm: float32, float16 and bfloat16 exact as MKL computes them on a
 CPU that is not Intel's, or, ``kernel="x86-intel"``, on an Intel one with AVX2
 and without AVX-512, or, ``"x86-intel-avx512"``, with AVX-512 (read from
 MKL's code, not run on such a CPU), float64 but about 0.1 % of values 1 or 2 ulp off
-(on the CPU that is not Intel's; Intel's float64 logarithms are unmeasured);
+(on the CPU that is not Intel's; the Intel kernels refuse float64, ValueError:
+MKL's reduced-accuracy logarithm there is not modelled);
 their AArch64 wheels, ``kernel="arm"``, had no MKL) and ``randint`` of a range
 in [2^28, 2^32) (one 32-bit word per element before 2.7). Every other draw is the same in all of them, but for the
 differences SPEC.md 14.6 lists.
