@@ -25,9 +25,11 @@ functions of the C library are glibc's, Windows' own are unmeasured,
 SPEC.md 14.9), ``"x86-intel"`` and ``"x86-intel-avx512"`` the AVX2 build on
 an Intel CPU with AVX2 and without AVX-512 (a Core of the 12th to 14th
 generation, Haswell to Comet Lake) or with AVX-512 (a Xeon from Skylake-SP
-on): ``"x86"``'s draws but for torch 2.0 to 2.6's float ``exponential_`` (so
-``multinomial`` without replacement), whose MKL logarithm differs by CPU
-(SPEC.md 14.7; ``"x86"`` is MKL's generic one, what an AMD CPU runs). The generator advances exactly as
+on): ``"x86"``'s draws but for torch 2.0 to 2.6's MKL draws, whose uniform
+and logarithm Intel MKL picks by CPU: float ``exponential_`` (so
+``multinomial`` without replacement; about 40 % of float32 values differ
+from ``"x86"``'s, which are MKL's generic kernels', what an AMD CPU runs)
+and ``bernoulli_`` (one element in 2^31 for half of all p; SPEC.md 14.7). The generator advances exactly as
 torch's would; :meth:`TorchCPUGenerator.to_torch` writes its state back to a
 ``torch.Generator``.
 
