@@ -243,13 +243,7 @@ void xrng::torch_streams::cpu_draw(tc::State& s, CpuKind kind, tc::Kernel k, con
       auto* p = out.data_ptr<scalar_t>();
       if (tc::mkl_bernoulli(r, k)) {  // torch 2.0 to 2.6: one word (for no elements too), MKL's MCG31
         tc::MklBernoulli g(s, a, k);
-        constexpr int64_t kChunk = 4096;  // (bytes from the host's AVX2 loop, then the dtype)
-        uint8_t buf[kChunk];
-        for (int64_t i = 0; i < n; i += kChunk) {
-          const int64_t m = std::min(n - i, kChunk);
-          tc::mkl_bernoulli_u8(g, m, buf);
-          for (int64_t j = 0; j < m; ++j) p[i + j] = static_cast<scalar_t>(buf[j]);
-        }
+        tc::mkl_bernoulli_fill(g, n, [p](int64_t i, bool v) { p[i] = static_cast<scalar_t>(v); });  // (AVX2 bytes)
         return;
       }
       for (int64_t i = 0; i < n; ++i) p[i] = static_cast<scalar_t>(tc::bernoulli_value(s, a));

@@ -179,17 +179,19 @@ __attribute__((target("avx2"))) inline __m256i mcg31_lanes4(uint32_t x) {
   const uint32_t x1 = Mcg31::mul(x, Mcg31::kA), x2 = Mcg31::mul(x1, Mcg31::kA), x3 = Mcg31::mul(x2, Mcg31::kA);
   return _mm256_setr_epi64x(x, x1, x2, x3);
 }
+// The four lanes' x (below 2^31) as four 32-bit integers.
+__attribute__((target("avx2"))) inline __m128i mcg31_low4(__m256i x) {
+  return _mm256_castsi256_si128(_mm256_permutevar8x32_epi32(x, _mm256_setr_epi32(0, 2, 4, 6, 0, 2, 4, 6)));
+}
 // The four lanes' x / m in binary64 (x times the double 1 / m, the header's float64 uniform).
 __attribute__((target("avx2"))) inline __m256d mcg31_quotient4(__m256i x) {
-  const __m128i lo = _mm256_castsi256_si128(_mm256_permutevar8x32_epi32(x, _mm256_setr_epi32(0, 2, 4, 6, 0, 2, 4, 6)));
-  return _mm256_mul_pd(_mm256_cvtepi32_pd(lo), _mm256_set1_pd(1.0 / Mcg31::kM));
+  return _mm256_mul_pd(_mm256_cvtepi32_pd(mcg31_low4(x)), _mm256_set1_pd(1.0 / Mcg31::kM));
 }
 // ... rounded to float: MklBernoulli::uniform (x / m rounded: the same float for every x < 2^31, checked one by one).
 __attribute__((target("avx2"))) inline __m128 mcg31_uniform4(__m256i x) { return _mm256_cvtpd_ps(mcg31_quotient4(x)); }
 // ... as an Intel CPU's MKL computes it: MklBernoulli::uniform_intel (x to float, times 2^-31).
 __attribute__((target("avx2"))) inline __m128 mcg31_uniform4_intel(__m256i x) {
-  const __m128i lo = _mm256_castsi256_si128(_mm256_permutevar8x32_epi32(x, _mm256_setr_epi32(0, 2, 4, 6, 0, 2, 4, 6)));
-  return _mm_mul_ps(_mm_cvtepi32_ps(lo), _mm_set1_ps(0x1p-31f));
+  return _mm_mul_ps(_mm_cvtepi32_ps(mcg31_low4(x)), _mm_set1_ps(0x1p-31f));
 }
 // mkl_ln_f32's and mkl_ln_f32_l9's reduction, 8 lanes: u = 2^k (1 + r), 1 + r in [2/3, 4/3).
 __attribute__((target("avx2"))) inline void mkl_ln8_reduce(__m256 u, __m256& k, __m256& r) {
@@ -745,14 +747,7 @@ void bernoulli(State& s, int64_t n, double p, DType dtype, void* out, Release r,
   if (mkl_bernoulli(r, k)) {  // (its word drawn for n = 0 too)
     MklBernoulli g(s, p, k);
     if (dtype == DType::u8) return mkl_bernoulli_u8(g, n, static_cast<uint8_t*>(out));
-    constexpr int64_t kChunk = 4096;
-    uint8_t buf[kChunk];
-    for (int64_t i = 0; i < n; i += kChunk) {
-      const int64_t m = n - i < kChunk ? n - i : kChunk;
-      mkl_bernoulli_u8(g, m, buf);
-      for (int64_t j = 0; j < m; ++j) store(i + j, buf[j] != 0);
-    }
-    return;
+    return mkl_bernoulli_fill(g, n, store);
   }
   for (int64_t i = 0; i < n; ++i) store(i, bernoulli_value(s, p));
 }

@@ -92,6 +92,17 @@ void geometric(State& s, int64_t n, double p, DType dtype, void* out);
 // MklBernoulli g's next n elements as bytes 0 / 1 (8 AVX2 lanes where the CPU has AVX2; the same values as
 // g.next() n times, and g left where they leave it).
 void mkl_bernoulli_u8(MklBernoulli& g, int64_t n, uint8_t* out);
+// ... as store(i, bit) for i in [0, n): mkl_bernoulli_u8 a chunk at a time.
+template <class Store>
+void mkl_bernoulli_fill(MklBernoulli& g, int64_t n, Store&& store) {
+  constexpr int64_t kChunk = 4096;
+  uint8_t buf[kChunk];
+  for (int64_t i = 0; i < n; i += kChunk) {
+    const int64_t m = n - i < kChunk ? n - i : kChunk;
+    mkl_bernoulli_u8(g, m, buf);
+    for (int64_t j = 0; j < m; ++j) store(i + j, buf[j] != 0);
+  }
+}
 
 // bernoulli_(p) with a scalar p in [0, 1] into n elements of dtype f32,
 // f64, f16, bf16, i64, i32 or bool (u8, 0/1): bernoulli_value (a float64
