@@ -3,9 +3,10 @@
 # x86-64 exponential_ and bernoulli_: mkl_ln_f32 and its Intel forms,
 # MklExponential, MklBernoulli) against MKL itself, over every input
 # (mkl_check.cpp says what), as MKL runs on this CPU and as it runs on an
-# Intel one. Not in CI: downloads PyPI's mkl 2023.1.0 wheel (about 200 MB)
-# into $XRNG_TORCH_VERSIONS_DIR (default ~/.cache/xrng-torch-versions). About
-# 12 minutes on 2 cores.
+# Intel one (on a CPU without AVX-512, the AVX-512 logarithm by emulate_ln.py,
+# which runs its machine code). Not in CI: downloads PyPI's mkl 2023.1.0 wheel
+# (about 200 MB) into $XRNG_TORCH_VERSIONS_DIR (default
+# ~/.cache/xrng-torch-versions). About 12 minutes on 2 cores, 27 without AVX-512.
 #   tests/torch_versions/mkl/check_mkl.sh
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
@@ -24,6 +25,10 @@ MKL_THREADING_LAYER=SEQUENTIAL "$root/mkl_check" "$lib"
 # again with MKL told the CPU is Intel's (intel_cpu.c): its l9 / z0 kernels, the x86-intel kernels' draws
 gcc -shared -fPIC -O2 "$here/intel_cpu.c" -o "$root/libintel_cpu.so"
 LD_PRELOAD="$root/libintel_cpu.so" MKL_THREADING_LAYER=SEQUENTIAL "$root/mkl_check" "$lib" intel
+# without AVX-512, sLn_Z0LAynn's own machine code run by the emulator instead (about 15 minutes on 2 cores)
+if ! grep -qw avx512dq /proc/cpuinfo; then
+  python3 "$here/emulate_ln.py" "$lib/libmkl_vml_avx512.so.2" mkl_vml_kernel_sLn_Z0LAynn z0 --jobs "$(nproc)"
+fi
 # the host's SIMD loops against the header over the same period (no MKL needed)
 g++ -std=c++17 -O2 -ffp-contract=off -I"$repo" -I"$repo/host" "$here/host_period.cpp" -o "$root/host_period"
 "$root/host_period"
