@@ -991,9 +991,11 @@ inline float mkl_ln_f32_l9(float x) {
 // ln x = (((T1_j r + T2_j) r + T3_j) r + T4_j) r + k ln2, each step a fused
 // multiply-add but k ln2, a rounded product. Read from the machine code of
 // MKL 2023.1 and of torch 2.0.1's, 2.3.1's and 2.6.0's static MKL (the same
-// operations and tables): only exactly specified instructions, but NOT run
-// against MKL (no AVX-512 CPU was at hand; tests/torch_versions/mkl proves
-// it where there is one). Its tables (binary32 bits), row j in column j.
+// operations and tables), and proven equal to that machine code on all
+// 2^31 - 2^24 positive normal floats by running it in an emulator
+// (tests/torch_versions/mkl/emulate_ln.py: no AVX-512 CPU was at hand; SPEC.md
+// 14.7; mkl_check and test_mkl_kernels.py run it natively where the CPU has
+// AVX-512). Its tables (binary32 bits), row j in column j.
 inline constexpr uint32_t kMklLnZ0T[4][16] = {
     {0xbe6831efu, 0xbe40408eu, 0xbe20ce25u, 0xbe07bb45u, 0xbde70571u, 0xbdc611f1u, 0xbdaaf886u, 0xbd947e78u,
      0xbf15ee8du, 0xbf040bd7u, 0xbee9b172u, 0xbecfb3f7u, 0xbeb95babu, 0xbea60c13u, 0xbe9546fbu, 0xbe86a5e0u},

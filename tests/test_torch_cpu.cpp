@@ -688,7 +688,7 @@ TEST_CASE("torch_cpu: MKL's draws on Intel CPUs (x86-intel, x86-intel-avx512): k
     CHECK_MESSAGE(tc::detail::f2u(tc::mkl_ln_f32_l9(x)) == k[1], std::hex << k[0]);
     CHECK(tc::detail::f2u(tc::mkl_ln_f32(x)) != k[1]);
   }
-  // sLn_Z0LAynn as read from its code (mkl_ln_f32_z0; not run against MKL: no AVX-512 CPU was at hand), frozen
+  // sLn_Z0LAynn (mkl_ln_f32_z0; proven against its machine code by emulate_ln.py, no AVX-512 CPU here), frozen
   const uint32_t z0_kat[][2] = {{0x30a6369cu, 0xc1a443f0u}, {0x324591a0u, 0xc1923f52u}, {0x333ec83cu, 0xc1876fc7u},
                                 {0x35d759dcu, 0xc1557bb7u}, {0x38c2fdb0u, 0xc11487bcu}, {0x39160fe4u, 0xc10da15du}};
   for (const auto& k : z0_kat) CHECK_MESSAGE(tc::detail::f2u(tc::mkl_ln_f32_z0(tc::detail::u2f(k[0]))) == k[1],

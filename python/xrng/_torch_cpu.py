@@ -45,8 +45,8 @@ and so ``multinomial`` without replacement (torch 2.0 to 2.6's x86-64 wheels
 drew them with Intel MKL's MCG31 generator, seeded with one word, and MKL's
 own logarithm: float32, float16 and bfloat16 exact as MKL computes them on a
 CPU that is not Intel's, or, ``kernel="x86-intel"``, on an Intel one with AVX2
-and without AVX-512, or, ``"x86-intel-avx512"``, with AVX-512 (read from
-MKL's code, not run on such a CPU), float64 but about 0.1 % of values 1 or 2 ulp off
+and without AVX-512, or, ``"x86-intel-avx512"``, with AVX-512 (MKL's AVX-512
+code run by emulation, no such CPU at hand), float64 but about 0.1 % of values 1 or 2 ulp off
 (on the CPU that is not Intel's; the Intel kernels refuse float64, ValueError:
 MKL's reduced-accuracy logarithm there is not modelled);
 their AArch64 wheels, ``kernel="arm"``, had no MKL) and ``randint`` of a range

@@ -413,7 +413,7 @@ def test_intel_kernels(kernel, release):
     if kernel == "x86-intel":
         assert (_f32_digest(x) == _EXPONENTIAL_2_0_INTEL[0]) == mkl
         assert (x[4].item() == _EXPONENTIAL_2_0_INTEL[1]) == mkl
-    else:  # AVX-512's logarithm (read from MKL's code): Intel's uniform, another rounding of some values
+    else:  # AVX-512's logarithm (MKL's AVX-512 code, run by emulate_ln.py): Intel's uniform, another rounding of some values
         y = xrng.exponential_(torch.empty(4096), 1.5, generator=xrng.torch_cpu(0, kernel="x86-intel", release=release))
         assert (not torch.equal(x, y)) == mkl
     # bernoulli_ and dropout (MKL's with Intel's threshold: tests/test_torch_cpu.cpp holds the x it moves) through
