@@ -81,6 +81,18 @@ def models():
     return emulate_ln.build_models()
 
 
+_EMULATED = {}
+
+
+def emulated(name):
+    """emulate_ln's Kernel for torch's `name`, disassembled once per run."""
+    if shutil.which("objdump") is None:
+        pytest.skip("no objdump to disassemble the kernel")
+    if name not in _EMULATED:
+        _EMULATED[name] = emulate_ln.Kernel(LIB, name)
+    return _EMULATED[name]
+
+
 def kernel_or_skip(lib, name):
     try:
         k = getattr(lib, name)
@@ -117,10 +129,8 @@ def test_kernel_run_natively_equals_xrng(torch_cpu, models, name, model, isa):
                          ids=["z0", "l9"])
 def test_kernel_emulated_equals_xrng(torch_cpu, models, name, model):
     kernel_or_skip(torch_cpu, name)
-    if shutil.which("objdump") is None:
-        pytest.skip("no objdump to disassemble the kernel")
-    x = sample()[: 1 << 20]  # the edges and a stride (the emulator's speed: about 2 s per loop)
-    loops = emulate_ln.emulate(LIB, name, x)
+    x = sample()[: 1 << 20]  # the edges and a stride (the emulator's speed: about 1 s per loop)
+    loops = emulated(name).run(x)
     # the 4-vector main loop and the 1-vector tail
     assert sorted(lanes for lanes, _, _ in loops.values()) == ([16, 64] if model == "z0" else [8, 32]), loops.keys()
     want = emulate_ln.model(models, model, x)
@@ -134,13 +144,11 @@ def test_emulator_sees_the_special_path(torch_cpu, name):
     """The emulator's check that no input above took the kernel's scalar path can fail: zero, a negative,
     an infinity (and, for l9, a NaN and a subnormal) send their rows there."""
     kernel_or_skip(torch_cpu, name)
-    if shutil.which("objdump") is None:
-        pytest.skip("no objdump to disassemble the kernel")
     x = np.full(64 * 16, 1.5, np.float32)
     bad = [0.0, -1.0, np.inf, -0.0, np.nan, 1e-40]
     for i, v in enumerate(bad):
         x[64 * (2 * i + 1) + 7] = v
     expect = {1, 3, 5, 7} if "Z0" in name else {1, 3, 5, 7, 9, 11}  # z0's vector path takes NaNs and subnormals
-    for top, (lanes, got, special) in emulate_ln.emulate(LIB, name, x).items():
+    for top, (lanes, got, special) in emulated(name).run(x).items():
         assert set((np.nonzero(special)[0] // 64).tolist()) == expect, (hex(top), lanes)
         assert not special[np.repeat(np.arange(16) % 2 == 0, 64)].any()
