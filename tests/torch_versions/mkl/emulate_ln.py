@@ -163,16 +163,23 @@ def lead_bit(m):
     return np.frexp(m.astype(np.float64))[1].astype(np.int64) - 1
 
 
+def normalized(b):
+    """(unbiased exponent, 23-bit fraction) of nonzero finite float bits b, a subnormal normalized."""
+    e = ((b >> 23) & 0xff).astype(np.int64) - 127
+    frac = (b & 0x7fffff).astype(np.int64)
+    sub = ((b & 0x7f800000) == 0) & (frac != 0)
+    if sub.any():
+        pos = lead_bit(np.where(sub, frac, 1))
+        e = np.where(sub, -149 + pos, e)
+        frac = np.where(sub, (frac << (23 - pos)) & 0x7fffff, frac)
+    return e, frac.astype(np.uint32)
+
+
 def getexp(x):
     """vgetexpps: floor(log2 |x|) of a finite nonzero x (subnormals normalized); -inf for zero, +inf for an
     infinity, NaN for a NaN."""
     b = x.view(np.uint32) & np.uint32(0x7fffffff)
-    e = ((b >> 23) & 0xff).astype(np.int64) - 127
-    sub = ((b & 0x7f800000) == 0) & (b != 0)
-    if sub.any():
-        pos = lead_bit(np.where(sub, b & 0x7fffff, 1))
-        e = np.where(sub, -149 + pos, e)
-    r = e.astype(np.float32)
+    r = normalized(b)[0].astype(np.float32)
     r[b == 0] = -np.inf
     r[b == 0x7f800000] = np.inf
     r[b > 0x7f800000] = np.nan
@@ -185,13 +192,7 @@ def getmant(x, imm):
     value is never compared."""
     b = x.view(np.uint32)
     special = ((b >> 31) == 1) | (b == 0) | ((b & 0x7f800000) == 0x7f800000)
-    sub = ((b & 0x7f800000) == 0) & ~special
-    frac = (b & 0x7fffff).astype(np.uint32)
-    if sub.any():  # normalize the fraction of a subnormal
-        m = frac.astype(np.int64)
-        pos = lead_bit(np.where(sub, m, 1))
-        norm = ((m << (23 - pos)) & 0x7fffff).astype(np.uint32)
-        frac = np.where(sub, norm, frac)
+    frac = normalized(b)[1]
     interv = imm & 3
     if interv == 0:
         exp = np.full(b.shape, 0x7f, np.uint32)
@@ -214,7 +215,7 @@ def fpclass(x, imm):
         (b == 0x7f800000),  # +inf
         (b == 0xff800000),  # -inf
         (e == 0) & (f != 0),  # denormal
-        s & ~((e == 0xff) & (f != 0)),  # negative finite (and -inf, -0 per the SDM: any negative but NaN)
+        s & (e != 0xff) & ((b & 0x7fffffff) != 0),  # negative finite
         (e == 0xff) & (f != 0) & ((f >> 22) == 0),  # SNaN
     ]
     r = np.zeros(b.shape, bool)
@@ -237,6 +238,11 @@ for i in range(8, 16):
         GPR[w] = f"r{i}"
 
 MEM = re.compile(r"^(-?0x[0-9a-f]+|-?\d+)?\((%\w+)?(?:,(%\w+)(?:,(\d))?)?\)(\{%k\d\})?(\{z\})?$")
+
+
+def mask_bits(m):
+    """The bits of a per-lane boolean mask (rows, lanes), lane i at bit i, per row."""
+    return (m.astype(np.int64) << np.arange(m.shape[1], dtype=np.int64)).sum(axis=1)
 
 
 class Unknown(Exception):
@@ -352,7 +358,7 @@ class Machine:
             return
         if mn.startswith("j") or mn in ("call", "ret", "push", "pop", "nop", "nopw", "nopl", "data16",
                                         "cs", "xchg", "vzeroupper", "vstmxcsr", "vldmxcsr", "fldcw",
-                                        "fnstcw", "fnclex", "fclex", "cmp", "cmpl", "test", "bt", "popcnt",
+                                        "fnstcw", "fnclex", "fclex", "popcnt",
                                         "inc", "dec", "neg", "movabs", "cmovae", "cmovb", "cmove", "cmovne",
                                         "cmovl", "shrx", "movzbl", "movzwl", "movswl", "sete", "setne"):
             if mn in ("neg", "inc", "dec", "movabs", "shrx", "movzbl", "movzwl", "movswl") or mn.startswith("cmov"):
@@ -371,7 +377,7 @@ class Machine:
                 self.k[dst] = np.ones((self.rows, 16), bool)
             else:  # the mask's bits, per row
                 m = self.k[src]
-                self.g[GPR[dst[1:]]] = (m.astype(np.int64) << np.arange(16, dtype=np.int64)).sum(axis=1)
+                self.g[GPR[dst[1:]]] = mask_bits(m)
             return
         if mn == "kortestw":
             a, b = ops
@@ -498,7 +504,7 @@ class Machine:
         if mn == "vmovmskps":
             src, dst = ops_nr
             x = self.load_vec(insn, src, w)  # the sign bits, per row
-            self.g[GPR[dst[1:]]] = ((x[:, :w] >> 31).astype(np.int64) << np.arange(w, dtype=np.int64)).sum(axis=1)
+            self.g[GPR[dst[1:]]] = mask_bits((x[:, :w] >> 31) == 1)
             return
         if mn in ("vpsrld", "vpsrad", "vpslld"):
             imm, src, dst = ops_nr
@@ -655,11 +661,6 @@ class Kernel:
             got = np.stack([mach.outputs[j] for j in range(lanes)], axis=1).reshape(-1)
             out[top] = (lanes, got, np.repeat(mach.special_lanes, lanes))
         return out
-
-
-def emulate(lib_path, symbol, x):
-    """Kernel(lib_path, symbol).run(x)."""
-    return Kernel(lib_path, symbol).run(x)
 
 
 def check_binades(args, exps):
