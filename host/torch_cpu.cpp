@@ -271,56 +271,39 @@ __attribute__((target("avx2,fma"))) void mkl_exponential_f32_avx2(MklExponential
   }
   for (; i < n; ++i) out[i] = g.next_f32(beta);
 }
-// detail::glibc_log of four doubles in (0, 1), normal (MklExponential's float64
-// uniforms): its two paths (near 1, u >= 1 - 2^-4; the table elsewhere), each
-// std::fma one _mm256_fmadd_pd and every other operation the same IEEE
-// operation, computed for all lanes and blended, so the same values
-// (tests/test_torch_cpu.cpp compares them).
+// mkl_ln_f64 of four positive normal doubles (MklExponential's float64
+// uniforms): the same binary64 operations (no fused ones), R through
+// kMklRcpR by one gather, the table row {hi, lo} by two.
 __attribute__((target("avx2,fma"))) inline __m256d splat(double v) { return _mm256_set1_pd(v); }
-__attribute__((target("avx2,fma"))) inline __m256d glibc_log4_unit(__m256d x) {
-  const __m256i ix = _mm256_castpd_si256(x);
-  // near 1: ix - lo1 < hi1 - lo1 (unsigned) is ix >= lo1 for x < 1
-  const __m256d near = _mm256_castsi256_pd(_mm256_cmpgt_epi64(ix, _mm256_set1_epi64x(0x3fee000000000000ll - 1)));
-  const double* B = detail::kLogB;
-  const __m256d r1 = _mm256_sub_pd(x, splat(1.0)), r2n = _mm256_mul_pd(r1, r1), r3n = _mm256_mul_pd(r1, r2n);
-  const __m256d p7 = _mm256_fmadd_pd(r3n, splat(B[10]),
-                                     _mm256_fmadd_pd(r2n, splat(B[9]), _mm256_fmadd_pd(r1, splat(B[8]), splat(B[7]))));
-  const __m256d p4 =
-      _mm256_fmadd_pd(r3n, p7, _mm256_fmadd_pd(r2n, splat(B[6]), _mm256_fmadd_pd(r1, splat(B[5]), splat(B[4]))));
-  const __m256d p1 =
-      _mm256_fmadd_pd(r3n, p4, _mm256_fmadd_pd(r2n, splat(B[3]), _mm256_fmadd_pd(r1, splat(B[2]), splat(B[1]))));
-  const __m256d w0 = _mm256_mul_pd(r1, splat(0x1p27));
-  const __m256d rhi = _mm256_sub_pd(_mm256_add_pd(r1, w0), w0), rlo = _mm256_sub_pd(r1, rhi);
-  const __m256d m = _mm256_mul_pd(rhi, rhi);
-  const __m256d hin = _mm256_fmadd_pd(m, splat(B[0]), r1);
-  __m256d lon = _mm256_fmadd_pd(m, splat(B[0]), _mm256_sub_pd(r1, hin));
-  lon = _mm256_fmadd_pd(_mm256_mul_pd(splat(B[0]), rlo), _mm256_add_pd(rhi, r1), lon);
-  const __m256d ynear = _mm256_add_pd(_mm256_fmadd_pd(r3n, p1, lon), hin);
-  // the table: tmp = ix - off, i = (tmp >> 45) mod 128, k = tmp >> 52 (arithmetic: the high words >> 20)
-  const __m256i tmp = _mm256_sub_epi64(ix, _mm256_set1_epi64x(0x3fe6000000000000ll));
-  const __m256i i2 = _mm256_slli_epi64(_mm256_and_si256(_mm256_srli_epi64(tmp, 45), _mm256_set1_epi64x(127)), 1);
-  const __m128i khi =
-      _mm256_castsi256_si128(_mm256_permutevar8x32_epi32(tmp, _mm256_setr_epi32(1, 3, 5, 7, 1, 3, 5, 7)));
-  const __m256d kd = _mm256_cvtepi32_pd(_mm_srai_epi32(khi, 20));
-  const __m256i iz =
-      _mm256_sub_epi64(ix, _mm256_and_si256(tmp, _mm256_set1_epi64x(static_cast<long long>(0xfffull << 52))));
-  const double* tab = &detail::kLogTab[0].invc;  // (invc, logc) pairs: invc at 2 i, logc at 2 i + 1
-  static_assert(sizeof(detail::LogEntry) == 2 * sizeof(double), "kLogTab: (invc, logc) pairs");
-  const __m256d invc = _mm256_i64gather_pd(tab, i2, 8);
-  const __m256d logc = _mm256_i64gather_pd(tab + 1, i2, 8);
-  const __m256d r = _mm256_fmadd_pd(_mm256_castsi256_pd(iz), invc, splat(-1.0));
-  const __m256d w = _mm256_fmadd_pd(kd, splat(detail::kLogLn2hi), logc);
-  const __m256d hi = _mm256_add_pd(w, r);
-  const __m256d lo = _mm256_fmadd_pd(kd, splat(detail::kLogLn2lo), _mm256_add_pd(_mm256_sub_pd(w, hi), r));
+__attribute__((target("avx2,fma"))) inline __m256d mkl_ln4(__m256d x) {
+  const __m256i b = _mm256_castpd_si256(x);
+  const __m256d ms = _mm256_castsi256_pd(_mm256_or_si256(_mm256_and_si256(b, _mm256_set1_epi64x(0x000fffffffffffffll)),
+                                                          _mm256_set1_epi64x(0x3f50000000000000ll)));
+  // E: the high words >> 20 (the sign is 0)
+  const __m128i hiw = _mm256_castsi256_si128(_mm256_permutevar8x32_epi32(b, _mm256_setr_epi32(1, 3, 5, 7, 1, 3, 5, 7)));
+  const __m256d e = _mm256_cvtepi32_pd(_mm_srli_epi32(hiw, 20));
+  const __m128i m = _mm_sub_epi32(_mm_castps_si128(_mm256_cvtpd_ps(ms)), _mm_set1_epi32(0x3a800000));
+  const __m128i R = _mm_i32gather_epi32(reinterpret_cast<const int*>(kMklRcpR.data()), _mm_srli_epi32(m, 10), 4);
+  const __m256d rd = _mm256_cvtepi32_pd(R);
+  const __m256d hi = _mm256_and_pd(ms, _mm256_castsi256_pd(_mm256_set1_epi64x(static_cast<long long>(0xfffffffffc000000ull))));
+  const __m256d lo = _mm256_sub_pd(ms, hi);
+  const __m256d r = _mm256_add_pd(_mm256_mul_pd(lo, rd), _mm256_sub_pd(_mm256_mul_pd(hi, rd), splat(1.0)));
   const __m256d r2 = _mm256_mul_pd(r, r);
-  const double* A = detail::kLogA;
-  const __m256d p =
-      _mm256_fmadd_pd(r2, _mm256_fmadd_pd(r, splat(A[4]), splat(A[3])), _mm256_fmadd_pd(r, splat(A[2]), splat(A[1])));
-  const __m256d y = _mm256_fmadd_pd(_mm256_mul_pd(r, r2), p, _mm256_fmadd_pd(r2, splat(A[0]), lo));
-  return _mm256_blendv_pd(_mm256_add_pd(y, hi), ynear, near);
+  const __m256d c2 = splat(detail::u2d(kMklLn64C[0])), c3 = splat(detail::u2d(kMklLn64C[1]));
+  const __m256d c4 = splat(detail::u2d(kMklLn64C[2])), c5 = splat(detail::u2d(kMklLn64C[3]));
+  const __m256d p = _mm256_add_pd(_mm256_add_pd(_mm256_mul_pd(c3, r), c2),
+                                  _mm256_mul_pd(_mm256_add_pd(_mm256_mul_pd(c5, r), c4), r2));
+  const __m128i row = _mm_slli_epi32(_mm_sub_epi32(R, _mm_set1_epi32(512)), 1);
+  const double* T = &detail::kMklLn64Tab[0][0];
+  const __m256d th = _mm256_i32gather_pd(T, row, 8), tl = _mm256_i32gather_pd(T + 1, row, 8);
+  const __m256d t = _mm256_add_pd(th, _mm256_mul_pd(e, splat(detail::u2d(kMklLn64Ln2Hi))));
+  const __m256d sum = _mm256_add_pd(r, t);
+  const __m256d low = _mm256_add_pd(_mm256_add_pd(tl, _mm256_mul_pd(e, splat(detail::u2d(kMklLn64Ln2Lo)))),
+                                    _mm256_sub_pd(r, _mm256_sub_pd(sum, t)));
+  return _mm256_add_pd(sum, _mm256_add_pd(_mm256_mul_pd(r2, p), low));
 }
 // MklExponential's float64 values 4 at a time (lane j holds x_{i+j}, stepped by kA^4): u = x times the double
-// 1 / m, glibc_log4_unit, a - ln(u) beta (a product then a difference, as the header).
+// 1 / m, mkl_ln4, a - ln(u) beta (a product then a difference, as the header).
 __attribute__((target("avx2,fma"))) void mkl_exponential_f64_avx2(MklExponential& g, int64_t n, double beta,
                                                                   double* out) {
   int64_t i = 0;
@@ -329,7 +312,7 @@ __attribute__((target("avx2,fma"))) void mkl_exponential_f64_avx2(MklExponential
     const __m256i step = _mm256_set1_epi64x(Mcg31::power(4));
     const __m256d vmin = _mm256_set1_pd(std::numeric_limits<double>::min()), vbeta = _mm256_set1_pd(beta);
     for (; i + 4 <= n; i += 4) {
-      _mm256_storeu_pd(out + i, _mm256_sub_pd(vmin, _mm256_mul_pd(glibc_log4_unit(mcg31_quotient4(a)), vbeta)));
+      _mm256_storeu_pd(out + i, _mm256_sub_pd(vmin, _mm256_mul_pd(mkl_ln4(mcg31_quotient4(a)), vbeta)));
       a = mcg31_mul4(a, step);
     }
     g.x = static_cast<uint32_t>(_mm256_extract_epi64(a, 0));
@@ -338,8 +321,8 @@ __attribute__((target("avx2,fma"))) void mkl_exponential_f64_avx2(MklExponential
 }
 #endif
 
-// n of MklExponential's float64 values (glibc's log: std::fma an instruction in the FMA clone).
-XRNG_FMA_CLONES void mkl_exponential_f64(MklExponential& g, int64_t n, double beta, double* out) {
+// n of MklExponential's float64 values (mkl_ln_f64).
+void mkl_exponential_f64(MklExponential& g, int64_t n, double beta, double* out) {
 #if defined(XRNG_TORCH_AVX2)
   if (has_avx2_fma()) return mkl_exponential_f64_avx2(g, n, beta, out);
 #endif

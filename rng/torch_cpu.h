@@ -44,6 +44,7 @@
 #include "rng/detail/math.h"
 #include "rng/detail/torch_cpu_math.h"
 #include "rng/detail/torch_cpu_math64.h"
+#include "rng/detail/torch_cpu_mkl_ln64.h"
 
 namespace xrng::torch_cpu {
 
@@ -158,8 +159,8 @@ inline MklCpu mkl_cpu_of(Kernel k) {
   return k == Kernel::x86_intel ? MklCpu::l9 : k == Kernel::x86_intel_avx512 ? MklCpu::z0 : MklCpu::generic;
 }
 // Whether release r's float64 exponential_ (lambda finite) on kernel k is refused as not reproduced: MKL's
-// on an Intel CPU, whose reduced-accuracy logarithm (dLn_L9EPnnn, dLn_Z0EPnnn) is not modelled (glibc's log
-// stands in for the generic one, 1 or 2 ulp off on 0.1 % of values; for these most values would differ).
+// on an Intel CPU, whose reduced-accuracy logarithm (dLn_L9EPnnn, dLn_Z0EPnnn) is not modelled (the generic
+// one, mkl_ln_f64, differs from the l9 kernel's on most values).
 inline bool mkl_exponential_f64_refused(Release r, Kernel k) {
   return mkl_exponential(r, k) && mkl_cpu_of(k) != MklCpu::generic;
 }
@@ -1017,6 +1018,68 @@ inline float mkl_ln_f32_z0(float x) {
   return std::fma(p, r, k * detail::u2f(kMklLnLn2));
 }
 
+// Intel MKL's double-precision natural logarithm as its generic kernel
+// computes it (mkl_vml_kernel_dLn_EXHAynn: what torch 2.0 to 2.6's float64
+// exponential_ calls on a CPU that is not Intel's), for a positive normal x
+// with biased exponent E: ms = x's mantissa 1.f times 2^-10 (exact), R =
+// rcpps(float(ms)) rounded to an integer in [512, 1024] (mkl_rcp_of), hi =
+// ms with its low 26 bits cleared, lo = ms - hi, r = lo R + (hi R - 1)
+// (both products exact, one rounding), and with {T_hi, T_lo} the table
+// entry of R (-ln R - 1013 ln2) and ln2 in two parts (E ln2_hi exact):
+// t = T_hi + E ln2_hi, s = r + t, ln x = s + ((r^2) ((c3 r + c2) +
+// (c5 r + c4) r^2) + ((T_lo + E ln2_lo) + (r - (s - t)))), every binary64
+// operation rounded (SSE2, no FMA). rcpps is the CPU's approximate
+// reciprocal, implemented differently by each CPU design: R is the staircase
+// kMklRcpSteps measured on an AMD EPYC of family 25 (Zen 3), so these are
+// the values that CPU's MKL computes; proven equal to the kernel run there
+// (MKL 2023.1's, and the static copies in torch 2.0.1's, 2.5.1's, 2.6.0's
+// and 2.15.0's libtorch_cpu.so) on every float64 uniform of torch's
+// exponential_ (x_i / (2^31 - 1), all 2^31 - 2 of them), SPEC.md 14.7.
+// Another CPU's rcpps moves R at some mantissas; R moved by one changes
+// about one value in 4,000 of those it touches (for a rounded-exact R,
+// 41,751 of the 2^31 - 2 uniforms differ).
+// The kernel's constants (binary64 bits): c2 .. c5, ln2 in two parts.
+inline constexpr uint64_t kMklLn64C[4] = {0xbfdffffffffff81full, 0x3fd55555555543c5ull, 0xbfd0000148058ee1ull,
+                                          0x3fc9999cacdb4d0aull};
+inline constexpr uint64_t kMklLn64Ln2Hi = 0x3fe62e42fefa0000ull, kMklLn64Ln2Lo = 0x3d7cf79abc9e0000ull;
+// R of f = 2^-10 (1 + M 2^-23), M = f's mantissa field (2^23 for f = 2^-9):
+// a table of R by M / 1024 (the steps measured fall on multiples of 1024).
+inline constexpr std::array<uint32_t, 8193> kMklRcpR = [] {
+  std::array<uint32_t, 8193> t{};
+  int step = 0;
+  for (uint32_t i = 0; i <= 8192; ++i) {
+    while (step < 512 && detail::kMklRcpSteps[step] <= (i << 10)) ++step;
+    t[i] = 1024u - static_cast<uint32_t>(step);
+  }
+  return t;
+}();
+static_assert([] {
+  for (uint32_t s : detail::kMklRcpSteps)
+    if (s % 1024u != 0) return false;
+  return true;
+}(), "kMklRcpR: a step off a multiple of 1024 needs a finer table");
+inline uint32_t mkl_rcp_of(double ms) {
+  const uint32_t m = detail::f2u(static_cast<float>(ms)) - 0x3a800000u;  // in [0, 2^23]
+  return kMklRcpR[m >> 10];
+}
+inline double mkl_ln_f64(double x) {
+  const uint64_t b = detail::d2u(x);
+  const double ms = detail::u2d((b & 0x000fffffffffffffull) | 0x3f50000000000000ull);
+  const double e = static_cast<double>(static_cast<int32_t>(b >> 52));
+  const uint32_t R = mkl_rcp_of(ms);
+  const double rd = static_cast<double>(R);
+  const double hi = detail::u2d(detail::d2u(ms) & 0xfffffffffc000000ull), lo = ms - hi;
+  const double r = lo * rd + (hi * rd - 1.0);
+  const double r2 = r * r;
+  const double p = (detail::u2d(kMklLn64C[1]) * r + detail::u2d(kMklLn64C[0])) +
+                   (detail::u2d(kMklLn64C[3]) * r + detail::u2d(kMklLn64C[2])) * r2;
+  const double* T = detail::kMklLn64Tab[R - 512];
+  const double t = T[0] + e * detail::u2d(kMklLn64Ln2Hi);
+  const double sum = r + t;
+  const double low = (T[1] + e * detail::u2d(kMklLn64Ln2Lo)) + (r - (sum - t));
+  return sum + (r2 * p + low);
+}
+
 // The logarithm of kernel set c.
 inline float mkl_ln(float x, MklCpu c) {
   return c == MklCpu::l9 ? mkl_ln_f32_l9(x) : c == MklCpu::z0 ? mkl_ln_f32_z0(x) : mkl_ln_f32(x);
@@ -1035,11 +1098,10 @@ inline float mkl_ln(float x, MklCpu c) {
 // a - ln(u) beta, each step rounded (the Intel kernels fuse the last two).
 // float: ln is mkl_ln(., mkl_cpu_of(kernel)), so every value is MKL's on that
 // kernel's CPU (proven over all 2^31 - 2 x_i for the generic and l9 kernels,
-// SPEC.md 14.7); float64:
-// ln is glibc's log, not MKL's vdLn, which differs on some inputs (SPEC.md
-// 14.7 gives the count): those values are 1 or 2 ulp off, the stream's word
-// and every other value exact (on an Intel CPU MKL takes a reduced-accuracy
-// vdLn: most values differ). float16 and bfloat16 round the float value.
+// SPEC.md 14.7); float64: ln is mkl_ln_f64, MKL's generic vdLn with the
+// rcpps of the AMD CPU it was measured on (proven over all 2^31 - 2 x_i
+// there; an Intel CPU takes a reduced-accuracy vdLn, not reproduced:
+// mkl_exponential_f64_refused). float16 and bfloat16 round the float value.
 struct MklExponential : Mcg31 {
   uint32_t x = 1;              // x_i of the next element
   MklCpu cpu = MklCpu::generic;  // the float call's kernel set
@@ -1064,7 +1126,7 @@ struct MklExponential : Mcg31 {
   double next_f64(double beta) {
     const double u = static_cast<double>(x) * (1.0 / static_cast<double>(kM));
     x = mul(x, kA);
-    return std::numeric_limits<double>::min() - detail::glibc_log(u) * beta;
+    return std::numeric_limits<double>::min() - mkl_ln_f64(u) * beta;
   }
 };
 

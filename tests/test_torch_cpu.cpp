@@ -785,6 +785,26 @@ TEST_CASE("torch_cpu: MklExponential: MKL's logarithm and exponential (known ans
     CHECK(tc::detail::f2u(static_cast<float>(std::log(static_cast<double>(x)))) != k[1]);  // (not the rounded ln)
   }
   CHECK(tc::detail::f2u(tc::mkl_ln_f32(1.0f)) == 0u);
+  // mkl_ln_f64 (MKL 2023.1's dLn_EXHAynn run on an AMD EPYC of family 25; ln64_period.cpp proves it over every
+  // x / (2^31 - 1)): {x, bits of ln(x / (2^31 - 1))} where it is not glibc's log, then where R taken as the
+  // rounded 1 / float(ms) rather than that CPU's rcpps would give another value
+  const uint64_t ln64_kat[][2] = {
+      {76608407ull, 0xc00aaab0e5906f04ull},   {80417446ull, 0xc00a47502d944ae5ull},
+      {105235592ull, 0xc008207635eaa2aeull},  {173837889ull, 0xc0041c86ba1e36cdull},
+      {178977320ull, 0xc003e0db1fa1bd86ull},  {276476048ull, 0xc0006640923dd0a3ull},
+      {287182536ull, 0xc0001870dbe57977ull},  {300755702ull, 0xbfff73ba2d8ccc8cull},
+      {409356868ull, 0xbffa84f9bb5fcd2bull},  {1618318922ull, 0xbfd21b2dbab9e21dull},
+      {1647413328ull, 0xbfd0f73da66ed31bull}, {1958463729ull, 0xbfb79640619813daull},
+      {2004473119ull, 0xbfb1a47284d44e9dull}, {2095842541ull, 0xbf98ece0e74c0bb1ull},
+      {2128690553ull, 0xbf82005a024efddaull}};
+  for (int i = 0; i < 15; ++i) {
+    const double u = static_cast<double>(ln64_kat[i][0]) * (1.0 / 2147483647.0);
+    CHECK_MESSAGE(tc::detail::d2u(tc::mkl_ln_f64(u)) == ln64_kat[i][1], ln64_kat[i][0]);
+    if (i < 8) CHECK(tc::detail::d2u(tc::detail::glibc_log(u)) != ln64_kat[i][1]);
+  }
+  CHECK(tc::mkl_ln_f64(1.0) == 0.0);
+  CHECK(tc::kMklRcpR[0] == 1024u);
+  CHECK(tc::kMklRcpR[8192] == 512u);
   // vsRngExponential(ICDF, MCG31 seeded 123456789, a = FLT_MIN, beta = float(1 / 1.5)), the first 8
   const uint32_t exp_kat[8] = {0x3ff3b9cau, 0x3f1bcc82u, 0x3f1687d8u, 0x3cf31864u,
                                0x3ebda553u, 0x3e799738u, 0x3edc1668u, 0x3f53fc06u};
@@ -830,7 +850,7 @@ TEST_CASE("torch_cpu: MklExponential: MKL's logarithm and exponential (known ans
         CHECK_MESSAGE(bad == 0, "seed " << seed << " lambda " << lambda << " kernel " << static_cast<int>(kern));
         CHECK(s.random() == ref.random());
       }
-      // float64 (4 AVX2 lanes and glibc's log on them where the CPU has AVX2 and FMA)
+      // float64 (4 AVX2 lanes of mkl_ln_f64 where the CPU has AVX2)
       tc::State s64(seed), ref64(seed);
       std::vector<double> got64(static_cast<size_t>(n));
       tc::exponential(s64, n, lambda, xrng::DType::f64, got64.data(), tc::Release::r2_3, tc::Kernel::x86);

@@ -46,9 +46,11 @@ drew them with Intel MKL's MCG31 generator, seeded with one word, and MKL's
 own logarithm: float32, float16 and bfloat16 exact as MKL computes them on a
 CPU that is not Intel's, or, ``kernel="x86-intel"``, on an Intel one with AVX2
 and without AVX-512, or, ``"x86-intel-avx512"``, with AVX-512 (MKL's AVX-512
-code run by emulation, no such CPU at hand), float64 but about 0.1 % of values 1 or 2 ulp off
-(on the CPU that is not Intel's; the Intel kernels refuse float64, ValueError:
-MKL's reduced-accuracy logarithm there is not modelled);
+code run by emulation, no such CPU at hand), float64 exact as MKL computes it
+on the AMD CPU it was measured on (its logarithm's table row is picked by the
+CPU's approximate reciprocal ``rcpps``; another CPU design's may move about 2
+values in 100,000; the Intel kernels refuse float64, ValueError: MKL's
+reduced-accuracy logarithm there is not modelled);
 their AArch64 wheels, ``kernel="arm"``, had no MKL) and ``randint`` of a range
 in [2^28, 2^32) (one 32-bit word per element before 2.7). Every other draw is the same in all of them, but for the
 differences SPEC.md 14.6 lists.

@@ -108,7 +108,7 @@ def report(x, got, want, what):
     if d.any():
         i = int(np.argmax(d))
         pytest.fail(f"{what}: {int(d.sum())} of {x.size} differ; first x={float(x[i])!r} "
-                    f"({int(x.view(np.uint32)[i]):#x}): kernel {int(got[i]):#x}, xrng {int(want[i]):#x}")
+                    f"({int(x.view(got.dtype)[i]):#x}): kernel {int(got[i]):#x}, xrng {int(want[i]):#x}")
 
 
 @pytest.mark.parametrize("name,model,isa", KERNELS, ids=[k[1] for k in KERNELS])
@@ -152,3 +152,38 @@ def test_emulator_sees_the_special_path(torch_cpu, name):
     for top, (lanes, got, special) in emulated(name).run(x).items():
         assert set((np.nonzero(special)[0] // 64).tolist()) == expect, (hex(top), lanes)
         assert not special[np.repeat(np.arange(16) % 2 == 0, 64)].any()
+
+
+def sample_f64():
+    """2^22 float64 inputs of MKL's generic double-precision logarithm: 2^21 of the uniforms torch 2.0 to 2.6's
+    float64 exponential_ takes it of (x / (2^31 - 1), x a stride through [1, 2^31 - 2] and its ends), and 2^21
+    positive normal doubles spread over every binade."""
+    m = (1 << 31) - 1
+    x = np.concatenate([np.arange(1, 1 << 21, dtype=np.int64) * 1023 + 1, [m - 1]])
+    u = x.astype(np.float64) * (1.0 / m)
+    bits = (np.arange(1 << 21, dtype=np.uint64) * np.uint64(0x3feff3d8c1a7b) + np.uint64(0x0010000000000000))
+    bits %= np.uint64(0x7ff0000000000000 - 0x0010000000000000)
+    other = (bits + np.uint64(0x0010000000000000)).view(np.float64)
+    out = np.concatenate([u, other])
+    assert (out > 0).all() and np.isfinite(out).all() and (out >= np.finfo(np.float64).tiny).all()
+    return out
+
+
+def test_ln64_generic_run_natively_equals_xrng(torch_cpu, models):
+    """mkl_ln_f64 (MKL's dLn_EXHAynn: torch 2.0 to 2.6's float64 exponential_ on a CPU that is not Intel's) against
+    the kernel run here. Its table entry is picked by the CPU's rcpps, whose rounding is each CPU design's own:
+    the model holds the staircase measured on an AMD EPYC of family 25 (make_ln64.py), so the verdict is given
+    where this CPU's rcpps agrees with it."""
+    if "sse2" not in cpu_flags():
+        pytest.skip("not an x86-64 CPU")
+    k = kernel_or_skip(torch_cpu, "mkl_vml_kernel_dLn_EXHAynn")
+    moved = models.rcp_moved()
+    if moved:
+        pytest.skip(f"SKIPPED: this CPU's rcpps, rounded as the kernel rounds it, is not the staircase "
+                    f"mkl_ln_f64 holds at {moved} of 2^23 + 1 mantissas (its MKL computes other float64 values)")
+    x = sample_f64()
+    got = np.empty_like(x)
+    step = 1 << 20
+    for i in range(0, x.size, step):
+        k(min(step, x.size - i), x[i:].ctypes.data, got[i:].ctypes.data)
+    report(x, got.view(np.uint64), emulate_ln.model(models, "f64", x), "dLn_EXHAynn run on this CPU")

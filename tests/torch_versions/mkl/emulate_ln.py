@@ -610,18 +610,25 @@ def build_models():
                 'namespace tc = xrng::torch_cpu;\n'
                 'extern "C" void ln_l9(const float* x, float* y, long n) { for (long i = 0; i < n; ++i) y[i] = tc::mkl_ln_f32_l9(x[i]); }\n'
                 'extern "C" void ln_z0(const float* x, float* y, long n) { for (long i = 0; i < n; ++i) y[i] = tc::mkl_ln_f32_z0(x[i]); }\n'
-                'extern "C" void ln_generic(const float* x, float* y, long n) { for (long i = 0; i < n; ++i) y[i] = tc::mkl_ln_f32(x[i]); }\n')
+                'extern "C" void ln_generic(const float* x, float* y, long n) { for (long i = 0; i < n; ++i) y[i] = tc::mkl_ln_f32(x[i]); }\n'
+                '// the double-precision generic kernel (mkl_ln_f64), and how many of the 2^23 + 1 mantissas its R\n'
+                '// takes this CPU\'s rcpps to another integer than the steps it holds (make_ln64.py)\n'
+                'extern "C" void ln_f64(const double* x, double* y, long n) { for (long i = 0; i < n; ++i) y[i] = tc::mkl_ln_f64(x[i]); }\n'
+                '#include "rcpps.h"\n'
+                'extern "C" long rcp_moved() { long moved = 0;\n'
+                '  for (uint32_t m = 0; m <= (1u << 23); ++m) moved += host_rcp_R(m) != tc::kMklRcpR[m >> 10];\n'
+                '  return moved; }\n')
     so = src[:-4] + ".so"
-    subprocess.check_call(["g++", "-std=c++17", "-O2", "-ffp-contract=off", "-shared", "-fPIC", "-I", REPO, src,
-                           "-o", so])
+    subprocess.check_call(["g++", "-std=c++17", "-O2", "-ffp-contract=off", "-shared", "-fPIC", "-I", REPO, "-I", HERE,
+                           src, "-o", so])
     return ctypes.CDLL(so)
 
 
 def model(lib, name, x):
-    y = np.empty_like(x, dtype=np.float32)
+    y = np.empty_like(x, dtype=np.float64 if name == "f64" else np.float32)
     getattr(lib, "ln_" + name)(x.ctypes.data_as(ctypes.c_void_p), y.ctypes.data_as(ctypes.c_void_p),
                                ctypes.c_long(x.size))
-    return y.view(np.uint32)
+    return y.view(np.uint64 if y.dtype == np.float64 else np.uint32)
 
 
 def binade(e):
