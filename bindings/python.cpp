@@ -514,7 +514,8 @@ PYBIND11_MODULE(_C, m) {
       py::arg("seeded") = false, py::arg("sm_count") = 0, py::arg("threads_per_sm") = 2048, py::arg("release") = 0,
       "Starts an entry of the dispatcher mode (installs its kernels at the first). torch: 0 xrng's streams, "
       "1 torch-cpu-x86, 2 torch-cpu-scalar, 3 torch-cuda (sm_count, threads_per_sm), 4 torch-cpu-arm, "
-      "5 torch-cpu-arm-sve256, 6 torch-cpu-x86-windows, 7 torch-cpu-x86-intel, 8 torch-cpu-x86-intel-avx512; release "
+      "5 torch-cpu-arm-sve256, 6 torch-cpu-x86-windows, 7 torch-cpu-x86-intel, 8 torch-cpu-x86-intel-avx512, "
+      "9 torch-cpu-scalar-intel; release "
       "(torch-cpu only): which torch releases' draws, 0 2.13 on, 1 2.12, 2 2.7 to 2.11, 3 2.3 to 2.6, 4 2.1 and "
       "2.2, 5 2.0, 6 1.13 "
       "(torch_cpu_release).");

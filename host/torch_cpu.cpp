@@ -218,6 +218,15 @@ __attribute__((target("avx2,fma"))) inline __m256 mkl_ln8_l9(__m256 u) {
   for (int i = 4; i >= 0; --i) p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(detail::u2f(kMklLnL9C[i])));
   return _mm256_fmadd_ps(k, _mm256_set1_ps(detail::u2f(kMklLnLn2)), _mm256_fmadd_ps(_mm256_mul_ps(r, p), r, r));
 }
+// mkl_ln_f32_e9, 8 lanes: l9's polynomial, every step rounded (no FMA, as MKL's AVX and SSE4.2 kernels).
+__attribute__((target("avx2"))) inline __m256 mkl_ln8_e9(__m256 u) {
+  __m256 k, r;
+  mkl_ln8_reduce(u, k, r);
+  __m256 p = _mm256_set1_ps(detail::u2f(kMklLnL9C[6]));
+  for (int i = 5; i >= 0; --i) p = _mm256_add_ps(_mm256_mul_ps(p, r), _mm256_set1_ps(detail::u2f(kMklLnL9C[i])));
+  return _mm256_add_ps(_mm256_add_ps(_mm256_mul_ps(_mm256_mul_ps(p, r), r), r),
+                       _mm256_mul_ps(k, _mm256_set1_ps(detail::u2f(kMklLnLn2))));
+}
 // Row j of table column c of mkl_ln_f32_z0 in each lane (j in [0, 16): two 8-entry permutes, bit 3 picks).
 __attribute__((target("avx2"))) inline __m256 z0_row(int c, __m256i j) {
   const __m256 lo = _mm256_permutevar8x32_ps(_mm256_castsi256_ps(_mm256_loadu_si256(
@@ -246,6 +255,7 @@ template <MklCpu L>
 __attribute__((target("avx2,fma"))) inline __m256 mkl_ln8_of(__m256 u) {
   if constexpr (L == MklCpu::l9) return mkl_ln8_l9(u);
   else if constexpr (L == MklCpu::z0) return mkl_ln8_z0(u);
+  else if constexpr (L == MklCpu::e9) return mkl_ln8_e9(u);
   else return mkl_ln8(u);
 }
 template <MklCpu L>
@@ -257,9 +267,9 @@ __attribute__((target("avx2,fma"))) void mkl_exponential_f32_avx2(MklExponential
     const __m256i step = _mm256_set1_epi64x(Mcg31::power(8));
     const __m256 vmin = _mm256_set1_ps(std::numeric_limits<float>::min()), vbeta = _mm256_set1_ps(beta);
     for (; i + 8 <= n; i += 8) {
-      if constexpr (L == MklCpu::generic) {
+      if constexpr (!mkl_fma_set(L)) {  // (the generic uniform; a - ln beta rounded twice)
         const __m256 u = _mm256_set_m128(mcg31_uniform4(b), mcg31_uniform4(a));
-        _mm256_storeu_ps(out + i, _mm256_sub_ps(vmin, _mm256_mul_ps(mkl_ln8(u), vbeta)));
+        _mm256_storeu_ps(out + i, _mm256_sub_ps(vmin, _mm256_mul_ps(mkl_ln8_of<L>(u), vbeta)));
       } else {  // (Intel's uniform; a - ln beta one vfnmadd)
         const __m256 u = _mm256_set_m128(mcg31_uniform4_intel(b), mcg31_uniform4_intel(a));
         _mm256_storeu_ps(out + i, _mm256_fnmadd_ps(mkl_ln8_of<L>(u), vbeta, vmin));
@@ -293,9 +303,9 @@ __attribute__((target("avx2,fma"))) inline __m256d mkl_ln4(__m256d x) {
   const __m256d c4 = splat(detail::u2d(kMklLn64C[2])), c5 = splat(detail::u2d(kMklLn64C[3]));
   const __m256d p = _mm256_add_pd(_mm256_add_pd(_mm256_mul_pd(c3, r), c2),
                                   _mm256_mul_pd(_mm256_add_pd(_mm256_mul_pd(c5, r), c4), r2));
-  const __m128i row = _mm_slli_epi32(_mm_sub_epi32(R, _mm_set1_epi32(512)), 1);
+  const __m256i row = _mm256_cvtepi32_epi64(_mm_slli_epi32(_mm_sub_epi32(R, _mm_set1_epi32(512)), 1));
   const double* T = &detail::kMklLn64Tab[0][0];
-  const __m256d th = _mm256_i32gather_pd(T, row, 8), tl = _mm256_i32gather_pd(T + 1, row, 8);
+  const __m256d th = _mm256_i64gather_pd(T, row, 8), tl = _mm256_i64gather_pd(T + 1, row, 8);
   const __m256d t = _mm256_add_pd(th, _mm256_mul_pd(e, splat(detail::u2d(kMklLn64Ln2Hi))));
   const __m256d sum = _mm256_add_pd(r, t);
   const __m256d low = _mm256_add_pd(_mm256_add_pd(tl, _mm256_mul_pd(e, splat(detail::u2d(kMklLn64Ln2Lo)))),
@@ -375,6 +385,7 @@ void mkl_exponential_f32(MklExponential& g, int64_t n, float beta, float* out) {
   if (has_avx2_fma()) {
     if (g.cpu == MklCpu::l9) return mkl_exponential_f32_avx2<MklCpu::l9>(g, n, beta, out);
     if (g.cpu == MklCpu::z0) return mkl_exponential_f32_avx2<MklCpu::z0>(g, n, beta, out);
+    if (g.cpu == MklCpu::e9) return mkl_exponential_f32_avx2<MklCpu::e9>(g, n, beta, out);
     return mkl_exponential_f32_avx2<MklCpu::generic>(g, n, beta, out);
   }
 #endif

@@ -16,7 +16,8 @@
 // through avx_mathfun.h, its multiply-adds fused), Kernel::scalar torch's
 // default build on x86-64 (x86 without AVX2 or with
 // ATEN_CPU_CAPABILITY=default: NormalFill16 through glibc's logf/sinf/cosf,
-// multiply-adds rounded twice), Kernel::arm torch's AArch64 wheels (SPEC.md
+// multiply-adds rounded twice; Kernel::scalar_intel the same on an Intel
+// CPU, whose MKL differs, below), Kernel::arm torch's AArch64 wheels (SPEC.md
 // 14.8: the scalar kernel's functions, the multiply-adds fused where x86's
 // AVX2 build fuses them, no MKL, and from 2.3 on a float64 value converted
 // to float16 in one rounding), and Kernel::arm_sve256 the same wheels on a
@@ -48,12 +49,15 @@
 
 namespace xrng::torch_cpu {
 
-enum class Kernel { x86, scalar, arm, arm_sve256, x86_windows, x86_intel, x86_intel_avx512 };
+enum class Kernel { x86, scalar, arm, arm_sve256, x86_windows, x86_intel, x86_intel_avx512, scalar_intel };
 // Kernel::x86_intel and x86_intel_avx512 are Kernel::x86 on an Intel CPU with
 // AVX2 and without AVX-512, or with AVX-512: every draw is x86's but torch
 // 2.0 to 2.6's MKL bernoulli_ and exponential_ (mkl_bernoulli,
 // mkl_exponential), whose uniform and logarithm Intel MKL picks by CPU
-// (MklCpu).
+// (MklCpu). Kernel::scalar_intel is Kernel::scalar (torch's default build,
+// which torch runs on a CPU without AVX2) on an Intel CPU with SSE4.2 or
+// AVX and without AVX2 (Sandy Bridge, Ivy Bridge, the Pentium and Celeron
+// parts without AVX2): scalar's draws but MKL's exponential_ logarithm.
 
 // Whether kernel k is torch's AVX2 build on Linux (x86 on any x86-64 CPU).
 inline bool is_x86_linux(Kernel k) {
@@ -63,11 +67,11 @@ inline bool is_x86_linux(Kernel k) {
 // Whether kernel k is one of torch's AArch64 builds.
 inline bool is_arm(Kernel k) { return k == Kernel::arm || k == Kernel::arm_sve256; }
 
-// The kernel named "x86", "scalar", "arm", "arm-sve256", "x86-windows", "x86-intel" or
-// "x86-intel-avx512" (xrng.torch_cpu's kernel=; the streams "torch-cpu-<name>") into `k`; false for
-// another name. kKernelNames: those names, for errors.
+// The kernel named "x86", "scalar", "arm", "arm-sve256", "x86-windows", "x86-intel",
+// "x86-intel-avx512" or "scalar-intel" (xrng.torch_cpu's kernel=; the streams "torch-cpu-<name>") into
+// `k`; false for another name. kKernelNames: those names, for errors.
 inline constexpr const char* kKernelNames =
-    "'x86', 'scalar', 'arm', 'arm-sve256', 'x86-windows', 'x86-intel' or 'x86-intel-avx512'";
+    "'x86', 'scalar', 'arm', 'arm-sve256', 'x86-windows', 'x86-intel', 'x86-intel-avx512' or 'scalar-intel'";
 inline bool kernel_named(const char* name, Kernel& k) {
   if (std::strcmp(name, "x86") == 0) k = Kernel::x86;  // (the fast entries' per-call read: no string)
   else if (std::strcmp(name, "scalar") == 0) k = Kernel::scalar;
@@ -76,6 +80,7 @@ inline bool kernel_named(const char* name, Kernel& k) {
   else if (std::strcmp(name, "x86-windows") == 0) k = Kernel::x86_windows;
   else if (std::strcmp(name, "x86-intel") == 0) k = Kernel::x86_intel;
   else if (std::strcmp(name, "x86-intel-avx512") == 0) k = Kernel::x86_intel_avx512;
+  else if (std::strcmp(name, "scalar-intel") == 0) k = Kernel::scalar_intel;
   else return false;
   return true;
 }
@@ -83,8 +88,8 @@ inline bool kernel_named(const char* name, Kernel& k) {
 // Whether kernel k fuses the multiply-adds of uniform_(from, to), the
 // normals' radius c std + mean and cauchy_'s median + sigma tan: torch's
 // AVX2 build on Linux (GCC contracts them) and its AArch64 builds; not its
-// default build, nor its Windows wheels (MSVC does not contract).
-inline bool fuses(Kernel k) { return k != Kernel::scalar && k != Kernel::x86_windows; }
+// default build (scalar, scalar_intel), nor its Windows wheels (MSVC does not contract).
+inline bool fuses(Kernel k) { return k != Kernel::scalar && k != Kernel::scalar_intel && k != Kernel::x86_windows; }
 
 // Which torch releases' CPU draws a stream gives, where they differ (SPEC.md
 // 14.7): the 16-wide normal (randn / normal_ of 16 or more contiguous
@@ -149,15 +154,22 @@ inline bool mkl_exponential(Release r, Kernel k) { return mkl_bernoulli(r, k); }
 
 // Which of Intel MKL's kernel sets torch 2.0 to 2.6's MKL draws (MklBernoulli,
 // MklExponential) run on kernel k's CPU: MKL picks them by CPU (its
-// dispatch, read from torch's static MKL: mkl_vsl_kernel_{ex,l9,z0}_*):
-// generic on a CPU that is not Intel's, l9 on an Intel one with AVX2 and
-// without AVX-512, z0 on an Intel one with AVX-512. They differ in the float
-// uniform (MklBernoulli::uniform_intel), the logarithm (mkl_ln) and the
-// exponential's last step (MklExponential::value_f32).
-enum class MklCpu { generic, l9, z0 };
+// dispatch, read from torch's static MKL: mkl_vsl_kernel_{ex,h8,e9,l9,z0}_*):
+// generic on a CPU that is not Intel's, e9 (AVX; 2.5 and 2.6's MKL has none
+// and runs h8, SSE4.2, there too: the same values) on an Intel one without
+// AVX2, l9 on an Intel one with AVX2 and without AVX-512, z0 on an Intel one
+// with AVX-512. They differ in the float uniform (MklBernoulli::uniform_intel:
+// l9 and z0), the logarithm (mkl_ln) and the exponential's last step (fused
+// in l9 and z0: MklExponential::value_f32).
+enum class MklCpu { generic, l9, z0, e9 };
 inline MklCpu mkl_cpu_of(Kernel k) {
-  return k == Kernel::x86_intel ? MklCpu::l9 : k == Kernel::x86_intel_avx512 ? MklCpu::z0 : MklCpu::generic;
+  return k == Kernel::x86_intel          ? MklCpu::l9
+         : k == Kernel::x86_intel_avx512 ? MklCpu::z0
+         : k == Kernel::scalar_intel     ? MklCpu::e9
+                                         : MklCpu::generic;
 }
+// Whether kernel set c has FMA (l9, z0): the float uniform float(x) 2^-31 and a - ln beta one fused step.
+constexpr bool mkl_fma_set(MklCpu c) { return c == MklCpu::l9 || c == MklCpu::z0; }
 // Whether release r's float64 exponential_ (lambda finite) on kernel k is refused as not reproduced: MKL's
 // on an Intel CPU, whose reduced-accuracy logarithm (dLn_L9EPnnn, dLn_Z0EPnnn) is not modelled (with the generic
 // one, mkl_ln_f64, 86 % of float64 values differ from the l9 kernel's: SPEC.md 14.7).
@@ -885,15 +897,17 @@ struct MklBernoulli : Mcg31 {
   uint32_t limit = 0;  // the element is x_i < limit
 
   // MKL's uniform of x, rounded to float, on a CPU that is not Intel's
-  // (its generic kernels): (double) x / (2^31 - 1) to float (the same float
-  // as x times the double 1 / (2^31 - 1), for every x).
+  // (its generic kernels) and on an Intel one without AVX2 (its e9 and h8
+  // engines, read: x times the double 1 / (2^31 - 1), then to float):
+  // (double) x / (2^31 - 1) to float (the same float as x times the double
+  // 1 / (2^31 - 1), for every x).
   static float uniform(uint32_t x) { return static_cast<float>(static_cast<double>(x) / static_cast<double>(kM)); }
   // ... on an Intel CPU with AVX2 (MKL's l9 and z0 engines: x converted to
   // float, then one multiply-add with the scale 1 / (2^31 - 1) rounded to
   // float, 2^-31, and 0: exact), which is below uniform(x) for some x.
   static float uniform_intel(uint32_t x) { return static_cast<float>(static_cast<int32_t>(x)) * 0x1p-31f; }
-  // The uniform kernel k's CPU computes (mkl_cpu_of(k): generic or Intel's).
-  static float uniform(uint32_t x, Kernel k) { return mkl_cpu_of(k) == MklCpu::generic ? uniform(x) : uniform_intel(x); }
+  // The uniform kernel k's CPU computes (mkl_cpu_of(k): l9 and z0 Intel's, the others generic).
+  static float uniform(uint32_t x, Kernel k) { return mkl_fma_set(mkl_cpu_of(k)) ? uniform_intel(x) : uniform(x); }
   // The smallest x in [0, 2^31 - 1] with uniform(x, k) >= float(p) (p in [0, 1]).
   static uint32_t limit_of(double p, Kernel k = Kernel::x86) {
     const float pf = static_cast<float>(p);
@@ -1080,9 +1094,28 @@ inline double mkl_ln_f64(double x) {
   return sum + (r2 * p + low);
 }
 
+// MKL's single-precision logarithm as VSL calls it on an Intel CPU without
+// AVX2 (mkl_vml_kernel_sLn_E9LAynn, AVX, and E7LAynn in torch 2.0.1 to
+// 2.4.1; sLn_H8LAynn, SSE4.2, in 2.5.1 and later): mkl_ln_f32_l9's
+// reduction and coefficients without FMA, ln x = ((r p(r)) r + r) + k ln2,
+// p in Horner form (p = p r + c_i), every step rounded. Read from E9LAynn's
+// machine code and proven equal to E9LAynn and E7LAynn (torch 2.0.1's
+// static MKL) and H8LAynn (torch 2.6.0's and 2.15.0's), run natively, on
+// all 2^31 - 2^24 positive normal floats (SPEC.md 14.7).
+inline float mkl_ln_f32_e9(float x) {
+  float k, r;
+  mkl_ln_reduce(x, k, r);
+  float p = detail::u2f(kMklLnL9C[6]);
+  for (int i = 5; i >= 0; --i) p = p * r + detail::u2f(kMklLnL9C[i]);
+  return ((p * r) * r + r) + k * detail::u2f(kMklLnLn2);
+}
+
 // The logarithm of kernel set c.
 inline float mkl_ln(float x, MklCpu c) {
-  return c == MklCpu::l9 ? mkl_ln_f32_l9(x) : c == MklCpu::z0 ? mkl_ln_f32_z0(x) : mkl_ln_f32(x);
+  return c == MklCpu::l9   ? mkl_ln_f32_l9(x)
+         : c == MklCpu::z0 ? mkl_ln_f32_z0(x)
+         : c == MklCpu::e9 ? mkl_ln_f32_e9(x)
+                           : mkl_ln_f32(x);
 }
 
 // exponential_(lambda) in torch 2.0 to 2.6's x86-64 wheels (mkl_exponential:
@@ -1111,12 +1144,12 @@ struct MklExponential : Mcg31 {
       : x(start(f64 ? static_cast<uint32_t>(s.random64()) : s.random())), cpu(mkl_cpu_of(k)) {}
   // The stream seeded with `word`.
   explicit MklExponential(uint32_t word, Kernel k = Kernel::x86) : x(start(word)), cpu(mkl_cpu_of(k)) {}
-  // The value of x (float call, scale beta, kernel set `c`: the Intel sets' uniform, their logarithm, and
-  // a - ln beta one fused multiply-add, vfnmadd, where the generic set rounds the product).
+  // The value of x (float call, scale beta, kernel set `c`: its logarithm; l9's and z0's uniform, and a -
+  // ln beta one fused multiply-add, vfnmadd, where the generic and e9 sets round the product).
   static float value_f32(uint32_t x, float beta, MklCpu c = MklCpu::generic) {
-    const float ln = mkl_ln(c == MklCpu::generic ? MklBernoulli::uniform(x) : MklBernoulli::uniform_intel(x), c);
-    return c == MklCpu::generic ? std::numeric_limits<float>::min() - ln * beta
-                                : std::fma(-ln, beta, std::numeric_limits<float>::min());
+    const float ln = mkl_ln(mkl_fma_set(c) ? MklBernoulli::uniform_intel(x) : MklBernoulli::uniform(x), c);
+    return mkl_fma_set(c) ? std::fma(-ln, beta, std::numeric_limits<float>::min())
+                          : std::numeric_limits<float>::min() - ln * beta;
   }
   float next_f32(float beta) {
     const float v = value_f32(x, beta, cpu);

@@ -676,6 +676,51 @@ TEST_CASE("torch_cpu: MklBernoulli gives torch 2.0.1's values (measured), skips 
   CHECK(d.random() == d2.random());
 }
 
+TEST_CASE("torch_cpu: MKL's draws on an Intel CPU without AVX2 (scalar-intel): known answers") {
+  // sLn_E9LAynn (torch 2.0.1's static MKL, run natively: tests/torch_versions/mkl/check_mkl.sh proves it and
+  // H8LAynn on every positive normal float) where it is neither the generic kernel's nor l9's
+  const uint32_t e9_kat[][2] = {
+      {0x328b51d3u, 0xc18f7f28u}, {0x35be2f88u, 0xc15778b8u}, {0x3705bb6au, 0xc13bd5cau}, {0x38f10d3du, 0xc1112325u}};
+  for (const auto& k : e9_kat) {
+    const float x = tc::detail::u2f(k[0]);
+    CHECK_MESSAGE(tc::detail::f2u(tc::mkl_ln_f32_e9(x)) == k[1], std::hex << k[0]);
+    CHECK(tc::detail::f2u(tc::mkl_ln_f32(x)) != k[1]);
+    CHECK(tc::detail::f2u(tc::mkl_ln_f32_l9(x)) != k[1]);
+  }
+  CHECK(tc::detail::f2u(tc::mkl_ln_f32_e9(1.0f)) == 0u);
+  // vsRngExponential(MCG31 seeded 123456789, FLT_MIN, float(1 / 1.5)) there: the generic uniform, e9's logarithm,
+  // a - ln beta rounded twice
+  const uint32_t exp_kat[8] = {0x3ff3b9cau, 0x3f1bcc82u, 0x3f1687d8u, 0x3cf31864u,
+                               0x3ebda553u, 0x3e79973bu, 0x3edc1668u, 0x3f53fc06u};
+  tc::MklExponential g(123456789u, tc::Kernel::scalar_intel);
+  for (const uint32_t want : exp_kat) CHECK(tc::detail::f2u(g.next_f32(static_cast<float>(1.0 / 1.5))) == want);
+  // its uniform, so bernoulli_'s threshold, is the generic kernel's; float64 exponential_ refused (Intel's vdLn)
+  CHECK(tc::MklBernoulli::uniform(262060616u, tc::Kernel::scalar_intel) == 0x1.f3d74ap-4f);
+  CHECK(tc::MklBernoulli::limit_of(0.1, tc::Kernel::scalar_intel) == 214748360u);
+  CHECK(tc::mkl_exponential_f64_refused(tc::Release::r2_3, tc::Kernel::scalar_intel));
+  {
+    tc::State s(4), ref(4);
+    double out[3];
+    CHECK_THROWS_AS(tc::exponential(s, 3, 1.5, xrng::DType::f64, out, tc::Release::r2_0, tc::Kernel::scalar_intel),
+                    std::invalid_argument);
+    CHECK(s.random() == ref.random());
+  }
+  // every other draw is the default build's: no fused multiply-add, not x86's build
+  tc::Kernel named = tc::Kernel::x86;
+  CHECK((tc::kernel_named("scalar-intel", named) && named == tc::Kernel::scalar_intel));
+  CHECK_FALSE(tc::fuses(tc::Kernel::scalar_intel));
+  CHECK_FALSE(tc::is_x86_linux(tc::Kernel::scalar_intel));
+  CHECK(tc::mkl_exponential(tc::Release::r2_0, tc::Kernel::scalar_intel));
+  for (const uint64_t seed : {0ull, 5ull})
+    for (const auto r : {tc::Release::r2_0, tc::Release::r2_12, tc::Release::r2_13}) {
+      tc::State a(seed), b(seed);
+      std::vector<float> x(1000), y(1000);
+      tc::randn(a, 1000, 0.5, 2.0, tc::Kernel::scalar_intel, xrng::DType::f32, x.data(), true, r);
+      tc::randn(b, 1000, 0.5, 2.0, tc::Kernel::scalar, xrng::DType::f32, y.data(), true, r);
+      CHECK(x == y);
+    }
+}
+
 TEST_CASE("torch_cpu: MKL's draws on Intel CPUs (x86-intel, x86-intel-avx512): known answers, host loops") {
   using M = tc::MklBernoulli;
   // Known answers from MKL 2023.1 told its CPU is Intel's (tests/torch_versions/mkl/check_mkl.sh, which proves
@@ -834,11 +879,12 @@ TEST_CASE("torch_cpu: MklExponential: MKL's logarithm and exponential (known ans
         }
       }
   // the host's loop (8 AVX2 lanes where the CPU has them) equals the header's next_f32, long runs, every phase,
-  // with each kernel's uniform and logarithm (x86's generic ones, x86-intel's, x86-intel-avx512's)
+  // with each kernel's uniform and logarithm (x86's generic ones, x86-intel's, x86-intel-avx512's, scalar-intel's)
   for (const uint64_t seed : {1ull, 77ull, 123456789ull})
     for (const double lambda : {1.0, 1.5, 1e-3, 7e5}) {
       const int64_t n = (int64_t{1} << 20) + static_cast<int64_t>(seed % 8);
-      for (const auto kern : {tc::Kernel::x86, tc::Kernel::x86_intel, tc::Kernel::x86_intel_avx512}) {
+      for (const auto kern :
+           {tc::Kernel::x86, tc::Kernel::x86_intel, tc::Kernel::x86_intel_avx512, tc::Kernel::scalar_intel}) {
         tc::State s(seed), ref(seed);
         std::vector<float> got(static_cast<size_t>(n));
         tc::exponential(s, n, lambda, xrng::DType::f32, got.data(), tc::Release::r2_3, kern);

@@ -146,7 +146,7 @@ std::string draw_help() {
       "--stream V: the stream version (SPEC.md section 7), 1 or 2, default " +
       std::to_string(xrng::kStreamVersion) + "; 1 gives the values of the releases before stream 2.\n"
       "--stream torch-cpu-KERNEL[@REL], KERNEL x86 | scalar | arm | arm-sve256 | x86-windows | x86-intel |\n"
-      "x86-intel-avx512: torch's CPU\n"
+      "x86-intel-avx512 | scalar-intel: torch's CPU\n"
       "generator (SPEC.md \"torch CPU streams\"): the values\n"
       "of torch.manual_seed(S); torch.randn(N) (--dist normal, --mean/--std), torch.rand(N) / uniform_ (--dist\n"
       "uniform, --low/--high), exponential_ (--lambda|--rate), cauchy_ (--median/--sigma), log_normal_\n"
@@ -155,6 +155,8 @@ std::string draw_help() {
       "i64), on an x86 CPU running torch's AVX2 or default kernel or on an AArch64 CPU (arm: SPEC.md 14.8), or\n"
       "torch's Windows wheels' AVX2 kernel (x86-windows: SPEC.md 14.9), or the AVX2 kernel on an Intel CPU\n"
       "without or with AVX-512 (x86-intel, x86-intel-avx512: x86 but MKL's exponential_ logarithm, 2.0 to 2.6,\n"
+      "SPEC.md 14.7), or the default kernel on an Intel CPU without AVX2 (scalar-intel: scalar but MKL's\n"
+      "exponential_ logarithm, 2.0 to 2.6,\n"
       "SPEC.md 14.7); besides\n"
       "those only --seed, --count, --dtype, --format.\n"
       "@REL (MAJOR.MINOR[.PATCH], 1.13 on): that torch release's values where releases differ (16-bit uniforms and\n"

@@ -46,6 +46,7 @@ std::string torch_stream_name(const Config& c) {
     case kTorchCpuX86Windows: return std::string("torch-cpu-x86-windows") + rel;
     case kTorchCpuX86Intel: return std::string("torch-cpu-x86-intel") + rel;
     case kTorchCpuX86IntelAvx512: return std::string("torch-cpu-x86-intel-avx512") + rel;
+    case kTorchCpuScalarIntel: return std::string("torch-cpu-scalar-intel") + rel;
     case kTorchCuda:
       return "torch-cuda (" + std::to_string(c.sm_count) + " SMs x " + std::to_string(c.threads_per_sm) +
              " threads)";

@@ -51,11 +51,12 @@ enum TorchStream : int {
   kTorchCpuX86Windows = 6,
   kTorchCpuX86Intel = 7,
   kTorchCpuX86IntelAvx512 = 8,
-  kTorchStreamLast = kTorchCpuX86IntelAvx512
+  kTorchCpuScalarIntel = 9,
+  kTorchStreamLast = kTorchCpuScalarIntel
 };
 
 // Whether stream `t` is one of torch's CPU generator's (x86, scalar, arm, arm-sve256, x86-windows, x86-intel,
-// x86-intel-avx512) and its kernel.
+// x86-intel-avx512, scalar-intel) and its kernel.
 inline bool is_torch_cpu(int t) { return t > kXrng && t <= kTorchStreamLast && t != kTorchCuda; }
 inline xrng::torch_cpu::Kernel torch_cpu_kernel(int t) {
   return t == kTorchCpuScalar       ? xrng::torch_cpu::Kernel::scalar
@@ -64,6 +65,7 @@ inline xrng::torch_cpu::Kernel torch_cpu_kernel(int t) {
          : t == kTorchCpuX86Windows ? xrng::torch_cpu::Kernel::x86_windows
          : t == kTorchCpuX86Intel   ? xrng::torch_cpu::Kernel::x86_intel
          : t == kTorchCpuX86IntelAvx512 ? xrng::torch_cpu::Kernel::x86_intel_avx512
+         : t == kTorchCpuScalarIntel    ? xrng::torch_cpu::Kernel::scalar_intel
                                         : xrng::torch_cpu::Kernel::x86;
 }
 

@@ -106,14 +106,15 @@ def _served() -> frozenset:
 # ==== torch's own generators as the mode's stream (issue 26; bindings/mode/torch_streams.h) ====
 _TORCH_STREAMS = {"torch-cpu-x86": 1, "torch-cpu-scalar": 2, "torch-cuda": 3, "torch-cpu-arm": 4,
                   "torch-cpu-arm-sve256": 5, "torch-cpu-x86-windows": 6, "torch-cpu-x86-intel": 7,
-                  "torch-cpu-x86-intel-avx512": 8}
+                  "torch-cpu-x86-intel-avx512": 8, "torch-cpu-scalar-intel": 9}
 
 
 def stream_arg(stream, engine: str, sm_count=None, threads_per_sm=None, profile=None):
     """``reproducible(stream=...)``: an xrng stream version (1 or 2, None: the
     newest) or one of torch's own generators: ``"torch-cpu-x86"``,
     ``"torch-cpu-scalar"``, ``"torch-cpu-arm"``, ``"torch-cpu-arm-sve256"``,
-    ``"torch-cpu-x86-windows"``, ``"torch-cpu-x86-intel"``, ``"torch-cpu-x86-intel-avx512"`` (each with or
+    ``"torch-cpu-x86-windows"``, ``"torch-cpu-x86-intel"``, ``"torch-cpu-x86-intel-avx512"``,
+    ``"torch-cpu-scalar-intel"`` (each with or
     without ``"@<torch release>"``, ``"torch-cpu-x86@2.4"``:
     that release's draws where releases differ, :func:`xrng.torch_cpu`'s
     ``release=``), ``"torch-cuda"`` (with ``sm_count=`` and

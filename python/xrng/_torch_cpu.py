@@ -1,7 +1,7 @@
 """torch's CPU generator as an xrng stream (SPEC.md "torch CPU streams").
 
 ``xrng.torch_cpu(seed_or_torch_generator, kernel=...)`` (``"x86"``, ``"scalar"``, ``"arm"``,
-``"arm-sve256"``, ``"x86-windows"``, ``"x86-intel"`` or ``"x86-intel-avx512"``) returns a :class:`TorchCPUGenerator`: pass it as ``generator=`` to :func:`xrng.rand`,
+``"arm-sve256"``, ``"x86-windows"``, ``"x86-intel"``, ``"x86-intel-avx512"`` or ``"scalar-intel"``) returns a :class:`TorchCPUGenerator`: pass it as ``generator=`` to :func:`xrng.rand`,
 :func:`xrng.randn`, :func:`xrng.randint`, :func:`xrng.randperm`,
 :func:`xrng.bernoulli`, :func:`xrng.dropout` (and :func:`xrng.uniform_`,
 :func:`xrng.normal_`, :func:`xrng.randint_`, :func:`xrng.random_`; ``dtype=``, ``device=``, ``out=``
@@ -29,7 +29,12 @@ on): ``"x86"``'s draws but for torch 2.0 to 2.6's MKL draws, whose uniform
 and logarithm Intel MKL picks by CPU: float ``exponential_`` (so
 ``multinomial`` without replacement; about 40 % of float32 values differ
 from ``"x86"``'s, which are MKL's generic kernels', what an AMD CPU runs)
-and ``bernoulli_`` (one element in 2^31 for half of all p; SPEC.md 14.7). The generator advances exactly as
+and ``bernoulli_`` (one element in 2^31 for half of all p; SPEC.md 14.7), ``"scalar-intel"`` the
+default build on an Intel CPU without AVX2 (Sandy Bridge, Ivy Bridge, the
+Pentium and Celeron parts without it): ``"scalar"``'s draws but torch 2.0 to
+2.6's MKL ``exponential_`` (so ``multinomial`` without replacement), whose
+logarithm is MKL's AVX / SSE4.2 one (about 39 % of float32 values differ from
+``"scalar"``'s; its ``bernoulli_`` is ``"scalar"``'s). The generator advances exactly as
 torch's would; :meth:`TorchCPUGenerator.to_torch` writes its state back to a
 ``torch.Generator``.
 
@@ -81,7 +86,7 @@ from . import _C
 
 __all__ = ["TorchCPUGenerator", "torch_cpu"]
 
-_KERNELS = ("x86", "scalar", "arm", "arm-sve256", "x86-windows", "x86-intel", "x86-intel-avx512")
+_KERNELS = ("x86", "scalar", "arm", "arm-sve256", "x86-windows", "x86-intel", "x86-intel-avx512", "scalar-intel")
 
 
 def release_number(release: Optional[str]) -> int:
@@ -197,7 +202,7 @@ _dropout = _C._torch_cpu_dropout
 def torch_cpu(seed_or_generator: Union[int, torch.Generator], kernel: str = "x86",
               release: Optional[str] = None) -> TorchCPUGenerator:
     """A generator reproducing torch's CPU generator (see the module doc):
-    ``kernel`` "x86", "scalar", "arm", "arm-sve256", "x86-windows", "x86-intel" or "x86-intel-avx512"; ``release`` the torch release whose draws
+    ``kernel`` "x86", "scalar", "arm", "arm-sve256", "x86-windows", "x86-intel", "x86-intel-avx512" or "scalar-intel"; ``release`` the torch release whose draws
     to give where releases differ ("2.4"; None: 2.13 and later)."""
     return TorchCPUGenerator(seed_or_generator, kernel, release)
 

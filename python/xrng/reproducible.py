@@ -306,14 +306,16 @@ class reproducible:
             generators (SPEC.md 8.5): ``"torch-cpu-x86"`` /
             ``"torch-cpu-scalar"`` / ``"torch-cpu-arm"`` /
             ``"torch-cpu-arm-sve256"`` / ``"torch-cpu-x86-windows"`` /
-            ``"torch-cpu-x86-intel"`` / ``"torch-cpu-x86-intel-avx512"`` (every
+            ``"torch-cpu-x86-intel"`` / ``"torch-cpu-x86-intel-avx512"`` /
+            ``"torch-cpu-scalar-intel"`` (every
             draw gives what torch's CPU generator gives on an x86 CPU with
             AVX2 / on an x86 CPU without it or with
             ``ATEN_CPU_CAPABILITY=default`` / on an AArch64 CPU (SPEC.md
             14.8) / on a 256-bit SVE one / torch's Windows wheels on an x86
             CPU with AVX2 (SPEC.md 14.9) / on an Intel CPU with AVX2 and
             without AVX-512 / with AVX-512 (x86's draws but torch 2.0 to
-            2.6's MKL ``exponential_``, SPEC.md 14.7), on any host and device; the
+            2.6's MKL ``exponential_``, SPEC.md 14.7) / on an Intel CPU without
+            AVX2 (scalar's draws but that MKL ``exponential_``), on any host and device; the
             state is torch's CPU generator itself; ``seed``: None keeps its
             state, an int seeds it at entry; ``"torch-cpu-x86@2.4"``: that
             torch release's draws where releases differ, as
@@ -370,7 +372,7 @@ class reproducible:
         #: The stream of every draw of the mode: xrng's stream version (1 or
         #: 2), or one of torch's generators ("torch-cpu-x86",
         #: "torch-cpu-scalar", "torch-cpu-arm", "torch-cpu-arm-sve256", "torch-cpu-x86-windows",
-        #: "torch-cpu-x86-intel", "torch-cpu-x86-intel-avx512", each with or
+        #: "torch-cpu-x86-intel", "torch-cpu-x86-intel-avx512", "torch-cpu-scalar-intel", each with or
         #: without "@<release>" as given,
         #: "torch-cuda:<sm_count>:<threads_per_sm>").
         from ._dispatch import stream_arg

@@ -3,7 +3,9 @@
 torch 2.0 to 2.6's x86-64 `exponential_` (so `multinomial` without
 replacement) is MKL's `vsRngExponential`, whose logarithm is one of three
 kernels picked by the CPU (SPEC.md 14.7): `sLn_EXHAynn` on a CPU that is not
-Intel's (`mkl_ln_f32`, kernel x86), `sLn_L9LAynn` on an Intel one with AVX2
+Intel's (`mkl_ln_f32`, kernel x86), `sLn_H8LAynn` (and, in 2.0 to 2.4,
+`sLn_E9LAynn`, the same function) on an Intel one without AVX2
+(`mkl_ln_f32_e9`, scalar-intel), `sLn_L9LAynn` on one with AVX2
 (`mkl_ln_f32_l9`, x86-intel), `sLn_Z0LAynn` with AVX-512 (`mkl_ln_f32_z0`,
 x86-intel-avx512). Every torch x86-64 wheel since links the same static MKL
 kernels into `libtorch_cpu.so` and exports them, so the installed torch
@@ -35,6 +37,7 @@ import emulate_ln  # noqa: E402
 
 LIB = os.path.join(os.path.dirname(torch.__file__), "lib", "libtorch_cpu.so")
 KERNELS = [("mkl_vml_kernel_sLn_EXHAynn", "generic", ()),
+           ("mkl_vml_kernel_sLn_H8LAynn", "e9", ("sse4_2",)),
            ("mkl_vml_kernel_sLn_L9LAynn", "l9", ("avx2", "fma")),
            ("mkl_vml_kernel_sLn_Z0LAynn", "z0", ("avx512f", "avx512dq"))]
 

@@ -437,6 +437,49 @@ def test_cli_intel_streams(cli):
     assert cli.fingerprint("--stream", "torch-cpu-x86-intel-avx512@2.4", *args).startswith(_f32_digest(z))
 
 
+# ---- kernel "scalar-intel": torch's default build on an Intel CPU without AVX2 (SPEC.md 14.7) ----
+
+# torch 2.0.1 with its static MKL told the CPU is Intel's and limited to AVX (MKL_ENABLE_INSTRUCTIONS=AVX: its e9
+# kernels, as on a Sandy Bridge) under ATEN_CPU_CAPABILITY=default: torch.manual_seed(0);
+# torch.empty(4096).exponential_(1.5): the first 16 hex digits of the sha256 of its float32 bytes (1601 of the 4096
+# differ from the AMD host's)
+_EXPONENTIAL_2_0_INTEL_NO_AVX2 = "5c1fd5603717e794"
+
+
+@pytest.mark.parametrize("release", ["2.0", "2.6.0", "2.7", None])
+def test_scalar_intel_kernel(release):
+    kernel = "scalar-intel"
+    no_f64 = (torch.float32, torch.float16, torch.bfloat16)
+    mine = _generator_equals_mode(lambda d: _exponentials(d, no_f64), _exponentials_via_generator,
+                                  _exponentials_via_torch, 0, kernel=kernel, release=release)
+    mkl = release in ("2.0", "2.6.0")
+    scalar = _exponentials(_exponentials_via_generator(xrng.torch_cpu(0, kernel="scalar", release=release)), no_f64)
+    assert torch.equal(mine[0], scalar[0]) == (not mkl)  # float32: MKL's AVX / SSE4.2 logarithm
+    g = xrng.torch_cpu(0, kernel=kernel, release=release)
+    before = g.state.clone()
+    if mkl:  # float64: Intel's vdLn, refused before the generator advances
+        with pytest.raises(ValueError, match="float64 exponential_ on an Intel CPU"):
+            xrng.exponential_(torch.empty(5, dtype=torch.float64), 1.5, generator=g)
+        assert torch.equal(g.state, before)
+    x = xrng.exponential_(torch.empty(4096), 1.5, generator=xrng.torch_cpu(0, kernel=kernel, release=release))
+    assert (_f32_digest(x) == _EXPONENTIAL_2_0_INTEL_NO_AVX2) == mkl
+    # bernoulli_ and dropout: the generic uniform, so the scalar kernel's threshold; every other draw scalar's
+    _generator_equals_mode(_discrete, _discrete_via_generator, _discrete_via_torch, 0, kernel=kernel, release=release)
+    draws = [lambda g: xrng.bernoulli(3000, p=0.1, generator=g), lambda g: xrng.randn(300, generator=g),
+             lambda g: xrng.normal_(torch.empty(40), 0.5, 2.0, generator=g),
+             lambda g: xrng.rand(100, dtype=torch.float16, generator=g)]
+    for draw in draws:
+        gi, gs = xrng.torch_cpu(5, kernel=kernel, release=release), xrng.torch_cpu(5, kernel="scalar", release=release)
+        assert torch.equal(draw(gi), draw(gs))
+        assert torch.equal(gi.state, gs.state)
+    assert f"kernel={kernel!r}" in repr(g)
+
+
+def test_cli_scalar_intel_stream(cli):
+    args = ("--dist", "exponential", "--lambda", 1.5, "--seed", 0, "--count", 4096)
+    assert cli.fingerprint("--stream", "torch-cpu-scalar-intel@2.0", *args).startswith(_EXPONENTIAL_2_0_INTEL_NO_AVX2)
+
+
 # ---- kernel "arm": torch's AArch64 wheels (SPEC.md 14.8) ----
 
 def _arm_draws(draw):
@@ -509,7 +552,8 @@ def test_arm_kernel_is_scalar_functions_fused_no_mkl():
         arm = xrng.bernoulli(300, p=0.3, generator=xrng.torch_cpu(5, kernel="arm", release=release))
         assert torch.equal(arm, xrng.bernoulli(300, p=0.3, generator=xrng.torch_cpu(5, kernel="arm", release="2.7")))
         assert not torch.equal(arm, xrng.bernoulli(300, p=0.3, generator=xrng.torch_cpu(5, release=release)))
-    with pytest.raises(ValueError, match="'x86', 'scalar', 'arm', 'arm-sve256', 'x86-windows', 'x86-intel' or 'x86-intel-avx512'"):
+    with pytest.raises(ValueError, match="'x86', 'scalar', 'arm', 'arm-sve256', 'x86-windows', 'x86-intel', 'x86-intel-avx512' "
+                                         "or 'scalar-intel'"):
         xrng.torch_cpu(0, kernel="aarch64")
     assert repr(xrng.torch_cpu(0, kernel="arm", release="2.4")) == "xrng.torch_cpu(kernel='arm', release='2.4')"
 

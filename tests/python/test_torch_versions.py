@@ -43,17 +43,21 @@ record = _load("record")
 # ("aarch64": their DEFAULT capability, under qemu-aarch64; "aarch64-sve256": their SVE256 capability, under
 # qemu-aarch64 -cpu max,sve256=on, as on a Graviton3).
 # "avx2-intel": avx2 with the wheel's static MKL told the CPU is Intel's (mkl/record_intel.sh), as on an Intel CPU
-# with AVX2 and without AVX-512.
+# with AVX2 and without AVX-512; "default-intel": default with it told so and limited to AVX
+# (mkl/record_intel.sh --no-avx2), as on an Intel CPU without AVX2.
 STREAM = {"avx2": "torch-cpu-x86", "avx512": "torch-cpu-x86", "default": "torch-cpu-scalar",
-          "aarch64": "torch-cpu-arm", "aarch64-sve256": "torch-cpu-arm-sve256", "avx2-intel": "torch-cpu-x86-intel"}
+          "aarch64": "torch-cpu-arm", "aarch64-sve256": "torch-cpu-arm-sve256", "avx2-intel": "torch-cpu-x86-intel",
+          "default-intel": "torch-cpu-scalar-intel"}
 
 # 2.0 to 2.6's x86-64 wheels: exponential_ (so multinomial without replacement) from Intel MKL's
 # vsRngExponential / vdRngExponential (SPEC.md 14.7: MklExponential), every dtype MKL's values (float64's
-# logarithm, mkl_ln_f64, with the rcpps of the AMD CPU these records were made on). On "avx2-intel" the streams
-# refuse the float64 one (MKL's reduced-accuracy vdLn of an Intel CPU), which torch's own kernel then draws.
+# logarithm, mkl_ln_f64, with the rcpps of the AMD CPU these records were made on). On "avx2-intel" and
+# "default-intel" the streams refuse the float64 one (MKL's reduced-accuracy vdLn of an Intel CPU), which torch's
+# own kernel then draws.
 _EXPONENTIAL = ["exponential_ f64"]
 # The groups the streams refuse (reported, not raised: xrng.reproducible(strict=False)), per capability
-REFUSED = {"avx2-intel": {"exponential_ f64": "torch 2.0 to 2.6's float64 exponential_ on an Intel CPU"}}
+REFUSED = {c: {"exponential_ f64": "torch 2.0 to 2.6's float64 exponential_ on an Intel CPU"}
+           for c in ("avx2-intel", "default-intel")}
 # 2.0 and 2.1 had no float16 bernoulli_ (a scalar p, so dropout, or a tensor p): they raised; the streams draw
 _NO_F16_BERNOULLI = ["bernoulli p f16", "bernoulli_ f16", "dropout f16", "dropout T f16"]
 # 1.13 to 2.4 made dropout's noise contiguous (LEGACY_CONTIGUOUS_MEMORY_FORMAT), so the mask of a transposed input
@@ -69,7 +73,7 @@ KNOWN = {
     "2.0.1": {"values": _NO_F16_BERNOULLI},
     "2.1.2": {"values": _NO_F16_BERNOULLI},
     **{(v, c): {"values": _EXPONENTIAL}
-       for v in ("2.0.1", "2.1.2", "2.2.2", "2.3.1", "2.4.1", "2.5.1", "2.6.0") for c in ("avx2-intel",)},
+       for v in ("2.0.1", "2.1.2", "2.2.2", "2.3.1", "2.4.1", "2.5.1", "2.6.0") for c in ("avx2-intel", "default-intel")},
     **{(v, "aarch64"): {"values": _DROPOUT_T} for v in ("2.0.1", "2.1.2", "2.2.2", "2.3.1", "2.4.1")},
     # AArch64 2.6 on, DEFAULT: bfloat16's input * noise rounds differently in one element (torch's own bfloat16
     # arithmetic on that CPU, not a draw: the masks are equal; SVE256 equals the stream)

@@ -12,7 +12,9 @@ geometric_; the scalar-p bernoulli_, dropout and randint of a range in
 
 --intel adds a run with LIBINTEL_CPU (mkl/intel_cpu.c built as a shared
 library) preloaded, Intel MKL then running an Intel CPU's kernels, against
-torch-cpu-x86-intel@R.
+torch-cpu-x86-intel@R, and one under ATEN_CPU_CAPABILITY=default with MKL
+also limited to AVX (MKL_ENABLE_INSTRUCTIONS=AVX: an Intel CPU without AVX2)
+against torch-cpu-scalar-intel@R.
 
 DIR holds the release's `torch` package (as check.sh installs it); it runs in
 a subprocess per capability, xrng (under xrng.reproducible, strict) in this
@@ -79,12 +81,14 @@ open(out, "wb").write(pickle.dumps(res))
 """
 
 
-def torch_side(path, capability, preload=None):
+def torch_side(path, capability, preload=None, mkl_isa=None):
     with tempfile.TemporaryDirectory() as d:
         out = os.path.join(d, "draws.pkl")
         env = dict(os.environ, PYTHONPATH=path, ATEN_CPU_CAPABILITY=capability)
         if preload:
             env["LD_PRELOAD"] = preload
+        if mkl_isa:
+            env["MKL_ENABLE_INSTRUCTIONS"] = mkl_isa
         r = subprocess.run([sys.executable, "-c", DRAW, str(N), pickle.dumps(CASES).hex(), out], env=env, cwd="/",
                            capture_output=True, text=True)
         if r.returncode != 0:
@@ -112,11 +116,12 @@ def xrng_side(stream):
 def main():
     path = os.path.expanduser(sys.argv[1])
     bad = total = 0
-    runs = [("avx2", "x86", None), ("default", "scalar", None)]
+    runs = [("avx2", "x86", None, None), ("default", "scalar", None, None)]
     if len(sys.argv) == 4 and sys.argv[2] == "--intel":  # MKL told the CPU is Intel's: torch-cpu-x86-intel
-        runs.append(("avx2", "x86-intel", os.path.abspath(sys.argv[3])))
-    for capability, kernel, preload in runs:
-        theirs = torch_side(path, capability, preload)
+        runs.append(("avx2", "x86-intel", os.path.abspath(sys.argv[3]), None))
+        runs.append(("default", "scalar-intel", os.path.abspath(sys.argv[3]), "AVX"))  # ... and has no AVX2
+    for capability, kernel, preload, mkl_isa in runs:
+        theirs = torch_side(path, capability, preload, mkl_isa)
         stream = f"torch-cpu-{kernel}@{theirs.pop('version')}"
         mine = xrng_side(stream)
         for i, (name, dtype, strided, _) in enumerate(CASES):

@@ -33,6 +33,11 @@ LD_PRELOAD="$root/libintel_cpu.so" MKL_THREADING_LAYER=SEQUENTIAL "$root/mkl_che
 if ! grep -qw avx512dq /proc/cpuinfo; then
   python3 "$here/emulate_ln.py" "$lib/libmkl_vml_avx512.so.2" mkl_vml_kernel_sLn_Z0LAynn z0 --jobs "$(nproc)"
 fi
+# the logarithm of an Intel CPU without AVX2 (mkl_ln_f32_e9): PyPI's MKL has no such kernel, the installed
+# torch's static MKL does (sLn_H8LAynn, SSE4.2)
+g++ -std=c++17 -O2 -ffp-contract=off -I"$repo" "$here/ln32_all.cpp" -o "$root/ln32_all" -ldl
+torch_lib="$(python3 -c 'import os, torch; print(os.path.join(os.path.dirname(torch.__file__), "lib", "libtorch_cpu.so"))')"
+"$root/ln32_all" "$torch_lib" mkl_vml_kernel_sLn_H8LAynn e9
 # the host's SIMD loops against the header over the same period (no MKL needed)
 g++ -std=c++17 -O2 -ffp-contract=off -I"$repo" -I"$repo/host" "$here/host_period.cpp" -o "$root/host_period"
 "$root/host_period"

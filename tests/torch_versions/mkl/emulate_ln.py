@@ -611,6 +611,7 @@ def build_models():
                 'extern "C" void ln_l9(const float* x, float* y, long n) { for (long i = 0; i < n; ++i) y[i] = tc::mkl_ln_f32_l9(x[i]); }\n'
                 'extern "C" void ln_z0(const float* x, float* y, long n) { for (long i = 0; i < n; ++i) y[i] = tc::mkl_ln_f32_z0(x[i]); }\n'
                 'extern "C" void ln_generic(const float* x, float* y, long n) { for (long i = 0; i < n; ++i) y[i] = tc::mkl_ln_f32(x[i]); }\n'
+                'extern "C" void ln_e9(const float* x, float* y, long n) { for (long i = 0; i < n; ++i) y[i] = tc::mkl_ln_f32_e9(x[i]); }\n'
                 '// the double-precision generic kernel (mkl_ln_f64), and how many of the 2^23 + 1 mantissas its R\n'
                 '// takes this CPU\'s rcpps to another integer than the steps it holds (make_ln64.py)\n'
                 'extern "C" void ln_f64(const double* x, double* y, long n) { for (long i = 0; i < n; ++i) y[i] = tc::mkl_ln_f64(x[i]); }\n'
