@@ -287,15 +287,17 @@ __attribute__((target("avx2,fma"))) void mkl_exponential_f32_avx2(MklExponential
 __attribute__((target("avx2,fma"))) inline __m256d splat(double v) { return _mm256_set1_pd(v); }
 __attribute__((target("avx2,fma"))) inline __m256d mkl_ln4(__m256d x) {
   const __m256i b = _mm256_castpd_si256(x);
-  const __m256d ms = _mm256_castsi256_pd(_mm256_or_si256(_mm256_and_si256(b, _mm256_set1_epi64x(0x000fffffffffffffll)),
-                                                          _mm256_set1_epi64x(0x3f50000000000000ll)));
+  const __m256i frac = _mm256_and_si256(b, _mm256_set1_epi64x(0x000fffffffffffffll));
+  const __m256d ms = _mm256_castsi256_pd(_mm256_or_si256(frac, _mm256_set1_epi64x(0x3f50000000000000ll)));
   // E: the high words >> 20 (the sign is 0)
-  const __m128i hiw = _mm256_castsi256_si128(_mm256_permutevar8x32_epi32(b, _mm256_setr_epi32(1, 3, 5, 7, 1, 3, 5, 7)));
+  const __m128i hiw =
+      _mm256_castsi256_si128(_mm256_permutevar8x32_epi32(b, _mm256_setr_epi32(1, 3, 5, 7, 1, 3, 5, 7)));
   const __m256d e = _mm256_cvtepi32_pd(_mm_srli_epi32(hiw, 20));
   const __m128i m = _mm_sub_epi32(_mm_castps_si128(_mm256_cvtpd_ps(ms)), _mm_set1_epi32(0x3a800000));
   const __m128i R = _mm_i32gather_epi32(reinterpret_cast<const int*>(kMklRcpR.data()), _mm_srli_epi32(m, 10), 4);
   const __m256d rd = _mm256_cvtepi32_pd(R);
-  const __m256d hi = _mm256_and_pd(ms, _mm256_castsi256_pd(_mm256_set1_epi64x(static_cast<long long>(0xfffffffffc000000ull))));
+  const __m256d hi =
+      _mm256_and_pd(ms, _mm256_castsi256_pd(_mm256_set1_epi64x(static_cast<long long>(0xfffffffffc000000ull))));
   const __m256d lo = _mm256_sub_pd(ms, hi);
   const __m256d r = _mm256_add_pd(_mm256_mul_pd(lo, rd), _mm256_sub_pd(_mm256_mul_pd(hi, rd), splat(1.0)));
   const __m256d r2 = _mm256_mul_pd(r, r);

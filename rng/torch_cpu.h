@@ -1046,12 +1046,12 @@ inline float mkl_ln_f32_z0(float x) {
 // reciprocal, implemented differently by each CPU design: R is the staircase
 // kMklRcpSteps measured on an AMD EPYC of family 25 (Zen 3), so these are
 // the values that CPU's MKL computes; proven equal to the kernel run there
-// (MKL 2023.1's, and the static copies in torch 2.0.1's, 2.5.1's, 2.6.0's
-// and 2.15.0's libtorch_cpu.so) on every float64 uniform of torch's
+// (MKL 2023.1's, and the static copies in torch 2.0.1's, 2.6.0's and
+// 2.15.0's libtorch_cpu.so) on every float64 uniform of torch's
 // exponential_ (x_i / (2^31 - 1), all 2^31 - 2 of them), SPEC.md 14.7.
 // Another CPU's rcpps moves R at some mantissas; R moved by one changes
-// about one value in 4,000 of those it touches (for a rounded-exact R,
-// 41,751 of the 2^31 - 2 uniforms differ).
+// about one value in 3,900 of those it touches (for R the rounded
+// 1 / float(ms): 41,751 of the 2^31 - 2 uniforms differ, R at 160,904,021).
 // The kernel's constants (binary64 bits): c2 .. c5, ln2 in two parts.
 inline constexpr uint64_t kMklLn64C[4] = {0xbfdffffffffff81full, 0x3fd55555555543c5ull, 0xbfd0000148058ee1ull,
                                           0x3fc9999cacdb4d0aull};
@@ -1131,7 +1131,7 @@ inline float mkl_ln(float x, MklCpu c) {
 // a - ln(u) beta, each step rounded (the Intel kernels fuse the last two).
 // float: ln is mkl_ln(., mkl_cpu_of(kernel)), so every value is MKL's on that
 // kernel's CPU (proven over all 2^31 - 2 x_i for the generic and l9 kernels,
-// SPEC.md 14.7); float64: ln is mkl_ln_f64, MKL's generic vdLn with the
+// e9's logarithm over every positive float, SPEC.md 14.7); float64: ln is mkl_ln_f64, MKL's generic vdLn with the
 // rcpps of the AMD CPU it was measured on (proven over all 2^31 - 2 x_i
 // there; an Intel CPU takes a reduced-accuracy vdLn, not reproduced:
 // mkl_exponential_f64_refused). float16 and bfloat16 round the float value.

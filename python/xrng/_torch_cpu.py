@@ -1,7 +1,8 @@
 """torch's CPU generator as an xrng stream (SPEC.md "torch CPU streams").
 
 ``xrng.torch_cpu(seed_or_torch_generator, kernel=...)`` (``"x86"``, ``"scalar"``, ``"arm"``,
-``"arm-sve256"``, ``"x86-windows"``, ``"x86-intel"``, ``"x86-intel-avx512"`` or ``"scalar-intel"``) returns a :class:`TorchCPUGenerator`: pass it as ``generator=`` to :func:`xrng.rand`,
+``"arm-sve256"``, ``"x86-windows"``, ``"x86-intel"``, ``"x86-intel-avx512"`` or
+``"scalar-intel"``) returns a :class:`TorchCPUGenerator`: pass it as ``generator=`` to :func:`xrng.rand`,
 :func:`xrng.randn`, :func:`xrng.randint`, :func:`xrng.randperm`,
 :func:`xrng.bernoulli`, :func:`xrng.dropout` (and :func:`xrng.uniform_`,
 :func:`xrng.normal_`, :func:`xrng.randint_`, :func:`xrng.random_`; ``dtype=``, ``device=``, ``out=``
@@ -202,7 +203,8 @@ _dropout = _C._torch_cpu_dropout
 def torch_cpu(seed_or_generator: Union[int, torch.Generator], kernel: str = "x86",
               release: Optional[str] = None) -> TorchCPUGenerator:
     """A generator reproducing torch's CPU generator (see the module doc):
-    ``kernel`` "x86", "scalar", "arm", "arm-sve256", "x86-windows", "x86-intel", "x86-intel-avx512" or "scalar-intel"; ``release`` the torch release whose draws
+    ``kernel`` "x86", "scalar", "arm", "arm-sve256", "x86-windows", "x86-intel", "x86-intel-avx512" or
+    "scalar-intel"; ``release`` the torch release whose draws
     to give where releases differ ("2.4"; None: 2.13 and later)."""
     return TorchCPUGenerator(seed_or_generator, kernel, release)
 

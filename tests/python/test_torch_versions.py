@@ -73,7 +73,8 @@ KNOWN = {
     "2.0.1": {"values": _NO_F16_BERNOULLI},
     "2.1.2": {"values": _NO_F16_BERNOULLI},
     **{(v, c): {"values": _EXPONENTIAL}
-       for v in ("2.0.1", "2.1.2", "2.2.2", "2.3.1", "2.4.1", "2.5.1", "2.6.0") for c in ("avx2-intel", "default-intel")},
+       for v in ("2.0.1", "2.1.2", "2.2.2", "2.3.1", "2.4.1", "2.5.1", "2.6.0")
+       for c in ("avx2-intel", "default-intel")},
     **{(v, "aarch64"): {"values": _DROPOUT_T} for v in ("2.0.1", "2.1.2", "2.2.2", "2.3.1", "2.4.1")},
     # AArch64 2.6 on, DEFAULT: bfloat16's input * noise rounds differently in one element (torch's own bfloat16
     # arithmetic on that CPU, not a draw: the masks are equal; SVE256 equals the stream)
