@@ -282,8 +282,9 @@ __attribute__((target("avx2,fma"))) void mkl_exponential_f32_avx2(MklExponential
   for (; i < n; ++i) out[i] = g.next_f32(beta);
 }
 // mkl_ln_f64 of four positive normal doubles (MklExponential's float64
-// uniforms): the same binary64 operations (no fused ones), R through
-// kMklRcpR by one gather, the table row {hi, lo} by two.
+// uniforms): the same binary64 operations (no fused ones), R and the table
+// rows {hi, lo} by scalar loads (faster than gathers on the AMD host here:
+// 2^20 float64 exponentials in 4.9 ms against 7.3).
 __attribute__((target("avx2,fma"))) inline __m256d splat(double v) { return _mm256_set1_pd(v); }
 __attribute__((target("avx2,fma"))) inline __m256d mkl_ln4(__m256d x) {
   const __m256i b = _mm256_castpd_si256(x);
@@ -293,9 +294,13 @@ __attribute__((target("avx2,fma"))) inline __m256d mkl_ln4(__m256d x) {
   const __m128i hiw =
       _mm256_castsi256_si128(_mm256_permutevar8x32_epi32(b, _mm256_setr_epi32(1, 3, 5, 7, 1, 3, 5, 7)));
   const __m256d e = _mm256_cvtepi32_pd(_mm_srli_epi32(hiw, 20));
-  const __m128i m = _mm_sub_epi32(_mm_castps_si128(_mm256_cvtpd_ps(ms)), _mm_set1_epi32(0x3a800000));
-  const __m128i R = _mm_i32gather_epi32(reinterpret_cast<const int*>(kMklRcpR.data()), _mm_srli_epi32(m, 10), 4);
-  const __m256d rd = _mm256_cvtepi32_pd(R);
+  // R and the table rows by scalar loads (AMD's gathers are slow)
+  alignas(16) uint32_t mi[4];
+  _mm_store_si128(reinterpret_cast<__m128i*>(mi),
+                  _mm_srli_epi32(_mm_sub_epi32(_mm_castps_si128(_mm256_cvtpd_ps(ms)), _mm_set1_epi32(0x3a800000)), 10));
+  const uint32_t R0 = kMklRcpR[mi[0]], R1 = kMklRcpR[mi[1]], R2 = kMklRcpR[mi[2]], R3 = kMklRcpR[mi[3]];
+  const __m256d rd = _mm256_cvtepi32_pd(_mm_setr_epi32(static_cast<int>(R0), static_cast<int>(R1),
+                                                       static_cast<int>(R2), static_cast<int>(R3)));
   const __m256d hi =
       _mm256_and_pd(ms, _mm256_castsi256_pd(_mm256_set1_epi64x(static_cast<long long>(0xfffffffffc000000ull))));
   const __m256d lo = _mm256_sub_pd(ms, hi);
@@ -305,9 +310,12 @@ __attribute__((target("avx2,fma"))) inline __m256d mkl_ln4(__m256d x) {
   const __m256d c4 = splat(detail::u2d(kMklLn64C[2])), c5 = splat(detail::u2d(kMklLn64C[3]));
   const __m256d p = _mm256_add_pd(_mm256_add_pd(_mm256_mul_pd(c3, r), c2),
                                   _mm256_mul_pd(_mm256_add_pd(_mm256_mul_pd(c5, r), c4), r2));
-  const __m256i row = _mm256_cvtepi32_epi64(_mm_slli_epi32(_mm_sub_epi32(R, _mm_set1_epi32(512)), 1));
-  const double* T = &detail::kMklLn64Tab[0][0];
-  const __m256d th = _mm256_i64gather_pd(T, row, 8), tl = _mm256_i64gather_pd(T + 1, row, 8);
+  // rows {hi, lo} of lanes 0 and 2, 1 and 3: unpacked into (hi0 hi1 hi2 hi3) and (lo0 lo1 lo2 lo3)
+  const __m256d r02 = _mm256_setr_m128d(_mm_loadu_pd(detail::kMklLn64Tab[R0 - 512]),
+                                        _mm_loadu_pd(detail::kMklLn64Tab[R2 - 512]));
+  const __m256d r13 = _mm256_setr_m128d(_mm_loadu_pd(detail::kMklLn64Tab[R1 - 512]),
+                                        _mm_loadu_pd(detail::kMklLn64Tab[R3 - 512]));
+  const __m256d th = _mm256_unpacklo_pd(r02, r13), tl = _mm256_unpackhi_pd(r02, r13);
   const __m256d t = _mm256_add_pd(th, _mm256_mul_pd(e, splat(detail::u2d(kMklLn64Ln2Hi))));
   const __m256d sum = _mm256_add_pd(r, t);
   const __m256d low = _mm256_add_pd(_mm256_add_pd(tl, _mm256_mul_pd(e, splat(detail::u2d(kMklLn64Ln2Lo)))),
